@@ -1,0 +1,59 @@
+# Top-level build of Metis and RefFS: each directory adds its targets through rules.mk.
+PREFIX     ?= /usr/local
+CC         ?= cc
+BUILD      := build
+BIN        := bin
+LIBDIR     := lib/metis
+PKGS       := fuse3 inih libzstd libcrypto
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS     ?= -O2 -g
+CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -MMD -MP \
+              -Ireffs -Ifs-state -Ireplayer $(PKG_CFLAGS)
+LDLIBS     += $(PKG_LIBS) -lpthread -lm
+ifeq ($(WERROR),1)
+CFLAGS     += -Werror
+endif
+ifeq ($(SANITIZE),1)
+CFLAGS     += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS    += -fsanitize=address,undefined
+BUILD      := build/san
+BIN        := build/san/bin
+LIBDIR     := build/san/lib/metis
+endif
+export METIS_BIN := $(abspath $(BIN))
+export SANITIZE
+
+.PHONY: all deps run check unit integration bench install clean mutations
+all:
+
+# Every object lands in $(BUILD), mirroring the source tree.
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+include reffs/rules.mk
+include fs-state/rules.mk
+include replayer/rules.mk
+include tests/rules.mk
+
+deps:
+	@scripts/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run-default.sh
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit integration
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/metis
+	install -m 755 $(wildcard $(BIN)/*) $(DESTDIR)$(PREFIX)/bin/
+	cp -r $(LIBDIR)/. $(DESTDIR)$(PREFIX)/lib/metis/
+
+clean:
+	rm -rf build bin lib
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,55 @@
+/* Backend interface: how Metis makes, mounts, snapshots and restores one file system. */
+#ifndef METIS_BACKEND_H
+#define METIS_BACKEND_H
+
+#include <stdint.h>
+#include "config.h"
+
+/*
+ * Life of a backend during a run:
+ *   backend_open -> setup (mkfs / start daemon, first mount)
+ *   per step: begin (mount if unmounted; returns the root fd)  -> op + read-back
+ *             end   (unmount if cfg->remount)                  -> save(state id)
+ *   on backtrack: restore(state id) before begin.
+ *   teardown (unmount, detach, remove every file it made) — also from a signal path.
+ * All functions return 0 or -1 with a one-line message (naming the fs and the step) in
+ * b->err; a -1 is an infrastructure failure, never a discrepancy.
+ */
+struct backend;
+struct backend_ops {
+    int (*setup)(struct backend *b);
+    int (*begin)(struct backend *b);              /* sets b->rootfd */
+    int (*end)(struct backend *b);
+    int (*save)(struct backend *b, uint64_t id);
+    int (*restore)(struct backend *b, uint64_t id);
+    void (*discard)(struct backend *b, uint64_t id);
+    /* Writes the concrete state id to a file under dir (image, pickle); returns its path in out. */
+    int (*export_state)(struct backend *b, uint64_t id, const char *dir, char *out, size_t outlen);
+    void (*teardown)(struct backend *b);
+    /* Bytes held by saved states (for memory reports). */
+    uint64_t (*held_bytes)(struct backend *b);
+};
+
+struct backend {
+    const struct backend_ops *ops;
+    const struct fs_config *cfg;
+    char run_id[64];            /* unique per run: names devices, images, mount points */
+    char mnt[1024];             /* mount point */
+    char image[1024];           /* backing image, if any */
+    int rootfd;                 /* valid between begin and end */
+    int mounted;
+    char err[1024];
+    void *priv;
+};
+
+/* Makes the backend for cfg; nothing is created on disk until setup. */
+struct backend *backend_open(const struct fs_config *cfg, const char *run_id, const char *workdir);
+void backend_close(struct backend *b);
+/* The mount points, images and loop devices that run_id may have left (used after a crash). */
+void backend_sweep(const char *run_id);
+
+/* Shell command with a timeout; returns exit status, 124 on timeout, -1 on exec failure.
+ * Output goes to a buffer (for error messages). */
+int run_cmd(double timeout, char *out, size_t outlen, const char *fmt, ...);
+
+#endif

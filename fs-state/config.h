@@ -1,0 +1,98 @@
+/* Metis run configuration: the parsed INI file (libinih) every engine module reads. */
+#ifndef METIS_CONFIG_H
+#define METIS_CONFIG_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "ops.h"
+
+#define METIS_MAX_FS 8
+#define METIS_MAX_PARTS 64      /* partition 0 is the value 0, partition k>0 is [2^(k-1), 2^k) */
+#define METIS_MAX_BITS 32
+
+enum fs_type { FS_KERNEL, FS_REFFS, FS_FUSE };
+
+struct fs_config {
+    char name[64];              /* from [fs NAME] */
+    int line;                   /* line of the section header, for messages */
+    enum fs_type type;
+    char fstype[32];            /* kernel: ext2, ext4, xfs, btrfs, f2fs, ... */
+    uint64_t size;              /* device / image / capacity bytes; 0 = smallest the fstype accepts */
+    char mkfs_opts[256];
+    char mount_opts[256];
+    char mount_cmd[1024];       /* fuse: {mnt} and {img} are substituted */
+    char unmount_cmd[1024];     /* fuse: default "fusermount3 -u {mnt}" */
+    char reffs_opts[256];       /* reffs: extra -o options (e.g. mutation=NAME) */
+    char exclude[512];          /* comma-separated entries at the root left out of the abstraction */
+    char ignore[256];           /* comma-separated attributes left out: dir_nlink, xattrs, mode, ... */
+    int remount;                /* 1 (default): unmount/remount around every operation */
+    double op_timeout;          /* seconds one step may take on this fs before it is infrastructure failure */
+};
+
+/* Weighted partitions of a size/offset argument. */
+enum part_mode { PART_RANGE, PART_BOUNDARY, PART_BOUNDARY_PM1 };
+struct partitions {
+    double weight[METIS_MAX_PARTS];
+    int nparts;                 /* partitions in use: 0 .. nparts-1 */
+    enum part_mode mode;
+};
+
+/* Per-bit probabilities of a bitmap argument. */
+struct bitmap {
+    int nbits;
+    unsigned value[METIS_MAX_BITS];  /* the bit (e.g. O_TRUNC or S_ISUID) */
+    const char *name[METIS_MAX_BITS];
+    double prob[METIS_MAX_BITS];
+};
+
+/* Argument draws the input driver makes; one entry per kind of argument. */
+enum arg_kind {
+    ARG_WRITE_SIZE, ARG_WRITE_OFFSET, ARG_TRUNC_SIZE, ARG_FALLOC_OFFSET, ARG_FALLOC_LEN,
+    ARG_XATTR_SIZE, ARG_NKINDS
+};
+enum bitmap_kind { BM_OPEN_FLAGS, BM_MODE, BM_NKINDS };
+
+struct pool_config {
+    int dirs;                   /* directory names per level */
+    int files;                  /* file names per directory */
+    int depth;                  /* directory nesting below the root */
+    int name_len;               /* every name is padded to this many characters */
+    int xattr_names;            /* user.x0 .. */
+    int nuids, ngids;
+    uint32_t uids[8], gids[8];
+    double prepopulate;         /* fraction of the pool created before the search starts */
+};
+
+struct run_config {
+    uint64_t seed;
+    long max_depth;             /* SPIN -m */
+    uint64_t ops;               /* stop after this many operations (0 = no limit) */
+    double seconds;             /* stop after this long (0 = no limit) */
+    char hash[32];              /* OpenSSL digest name, default md5 */
+    int keep_going;
+    char out[1024];             /* output directory; empty = runs/<time>-<config> */
+    int ring;                   /* concrete states kept for the replayer (default 10) */
+    int hashtable_log2;         /* SPIN -w */
+};
+
+struct metis_config {
+    char path[1024];
+    char name[128];             /* config file's base name without .ini */
+    struct run_config run;
+    int nfs;
+    struct fs_config fs[METIS_MAX_FS];   /* fs[0] is the reference */
+    struct pool_config pool;
+    int op_weight[OP_COUNT];    /* branches per operation in the model; 0 leaves it out */
+    struct partitions part[ARG_NKINDS];
+    struct bitmap bits[BM_NKINDS];
+};
+
+/* Fills cfg with defaults, then the file. On error returns -1 with "file:line: message" in err. */
+int config_load(const char *path, struct metis_config *cfg, char *err, size_t errlen);
+void config_defaults(struct metis_config *cfg);
+/* Checks what the file alone cannot show (mkfs present, sizes, mount points free). */
+int config_validate(const struct metis_config *cfg, char *err, size_t errlen);
+const char *arg_kind_name(enum arg_kind k);
+const char *bitmap_kind_name(enum bitmap_kind k);
+
+#endif

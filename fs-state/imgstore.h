@@ -1,0 +1,22 @@
+/* Image store: device images saved block-deduplicated, so identical blocks are held once. */
+#ifndef METIS_IMGSTORE_H
+#define METIS_IMGSTORE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+struct imgstore;
+struct imgstore *imgstore_new(size_t image_size, size_t block_size);
+void imgstore_free(struct imgstore *s);
+/* Saves the image read from fd (pread) under id, replacing an older one. */
+int imgstore_save(struct imgstore *s, uint64_t id, int fd);
+/* Writes the saved image id back to fd, only the blocks that differ from what fd holds now
+ * (the store remembers the last image saved or restored through it). -1 if id is unknown. */
+int imgstore_restore(struct imgstore *s, uint64_t id, int fd);
+void imgstore_discard(struct imgstore *s, uint64_t id);
+int imgstore_has(struct imgstore *s, uint64_t id);
+int imgstore_write_file(struct imgstore *s, uint64_t id, const char *path);
+uint64_t imgstore_bytes(struct imgstore *s);   /* distinct block bytes held */
+uint64_t imgstore_count(struct imgstore *s);
+
+#endif

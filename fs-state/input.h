@@ -1,0 +1,53 @@
+/* Input driver: Metis's own seeded generator, the name pool and weighted input partitions. */
+#ifndef METIS_INPUT_H
+#define METIS_INPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "config.h"
+
+/* xoshiro256** state: independent of libc rand(), which SPIN uses itself. */
+struct rng { uint64_t s[4]; };
+void rng_seed(struct rng *r, uint64_t seed);
+uint64_t rng_next(struct rng *r);
+uint64_t rng_below(struct rng *r, uint64_t n);     /* uniform in [0, n) */
+double rng_unit(struct rng *r);                    /* uniform in [0, 1) */
+
+/* The bounded pool of names: directory paths (without the root) and file paths. */
+struct name_pool {
+    int ndirs, nfiles;
+    char **dirs;                /* "/d0", "/d0/d1", ... */
+    char **files;               /* "/f0", "/d0/f1", ... */
+    int nxattrs;
+    char **xattrs;              /* "user.x0", ... */
+};
+
+/* How often each partition / bit was drawn: written to coverage.txt and summary.json. */
+struct coverage {
+    uint64_t part[ARG_NKINDS][METIS_MAX_PARTS];
+    uint64_t part_boundary[ARG_NKINDS][METIS_MAX_PARTS][3];   /* 2^k-1, 2^k, 2^k+1 */
+    uint64_t bit_set[BM_NKINDS][METIS_MAX_BITS];
+    uint64_t bit_draws[BM_NKINDS];
+};
+
+struct input {
+    struct rng rng;
+    const struct metis_config *cfg;
+    struct name_pool pool;
+    struct coverage cov;
+};
+
+int input_init(struct input *in, const struct metis_config *cfg, uint64_t seed);
+void input_free(struct input *in);
+uint64_t input_value(struct input *in, enum arg_kind k);    /* from the weighted partitions */
+unsigned input_bitmap(struct input *in, enum bitmap_kind k); /* each bit by its probability */
+const char *input_dir(struct input *in);                     /* a pool directory, or "/" */
+const char *input_file(struct input *in);
+const char *input_any_path(struct input *in);                /* a file or directory path */
+const char *input_xattr(struct input *in);
+uint32_t input_uid(struct input *in);
+uint32_t input_gid(struct input *in);
+void coverage_write_text(const struct input *in, FILE *f);
+void coverage_write_json(const struct input *in, FILE *f);
+
+#endif

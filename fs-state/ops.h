@@ -1,0 +1,75 @@
+/* The operation table: every operation Metis drives, its arguments, how it runs, and its log form. */
+#ifndef METIS_OPS_H
+#define METIS_OPS_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* One line per operation: adding an operation is a line here plus its draw/exec/format in ops.c. */
+#define METIS_OPS(X) \
+    X(create_file)   \
+    X(write_file)    \
+    X(truncate)      \
+    X(fallocate_file)\
+    X(chmod)         \
+    X(chown_file)    \
+    X(chgrp_file)    \
+    X(unlink)        \
+    X(mkdir)         \
+    X(rmdir)         \
+    X(rename)        \
+    X(link)          \
+    X(symlink)       \
+    X(setxattr)      \
+    X(removexattr)
+
+enum op_id {
+#define METIS_OP_ENUM(n) OP_##n,
+    METIS_OPS(METIS_OP_ENUM)
+#undef METIS_OP_ENUM
+    OP_COUNT
+};
+
+#define METIS_PATH_MAX 4096
+#define METIS_XATTR_NAME_MAX 256
+#define METIS_XATTR_VALUE_MAX 65536
+
+/* Every value an operation depends on; what is logged and replayed. The bytes written are
+ * derived from data_seed (op_fill_bytes), so the log stays small yet exact. */
+struct op_args {
+    enum op_id op;
+    char path[METIS_PATH_MAX];     /* relative to the mount point, starts with "/" */
+    char path2[METIS_PATH_MAX];    /* rename/link destination, symlink target */
+    int flags;                     /* open flags, rename flags, xattr flags, fallocate mode */
+    mode_t mode;
+    uint64_t offset;
+    uint64_t size;
+    uint32_t uid, gid;             /* (uint32_t)-1 keeps */
+    char xname[METIS_XATTR_NAME_MAX];
+    uint64_t data_seed;
+};
+
+/* Outcome of one operation on one file system. */
+struct op_result {
+    long ret;
+    int err;                       /* errno, 0 on success */
+};
+
+struct metis_config;
+struct input;
+
+const char *op_name(enum op_id op);
+int op_lookup(const char *name);            /* -1 if unknown */
+/* Draws the arguments of op from the configured partitions and pool. */
+void op_draw(enum op_id op, struct input *in, struct op_args *a);
+/* Runs a on the file system whose root directory is rootfd, never reaching outside it. */
+void op_exec(int rootfd, const struct op_args *a, struct op_result *r);
+/* Deterministic bytes of a write. */
+void op_fill_bytes(uint64_t seed, void *buf, size_t len);
+/* One-line text form "NAME key=value ..." (no newline) and its exact inverse.
+ * op_parse returns 0, or -1 with a message in err. */
+int op_format(const struct op_args *a, char *buf, size_t len);
+int op_parse(const char *text, struct op_args *a, char *err, size_t errlen);
+
+#endif

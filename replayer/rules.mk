@@ -1,0 +1,9 @@
+# Replayer: bin/metis-replay (traces, repro, shrink, emit-c), built once its sources exist.
+REPLAY_SRC := $(wildcard replayer/*.c)
+ifneq ($(REPLAY_SRC),)
+$(BIN)/metis-replay: $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(LIBMETIS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+all: $(BIN)/metis-replay
+endif

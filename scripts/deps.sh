@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Metis needs that are missing (idempotent, fast when none are).
+set -euo pipefail
+pkgs=(build-essential pkg-config spin fuse3 libfuse3-dev libcriterion-dev libinih-dev
+      libzstd-dev libssl-dev uthash-dev e2fsprogs xfsprogs btrfs-progs f2fs-tools
+      parallel bc openssh-server openssh-client rsync util-linux kmod iproute2)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "deps: missing packages: ${missing[*]} (run as root to install them)" >&2
+  exit 1
+fi
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

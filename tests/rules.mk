@@ -1,0 +1,17 @@
+# Tests: one Criterion binary of every tests/unit/*.c, and the tests/integration/*.sh scripts.
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_BIN := $(BUILD)/tests/unit-tests
+
+$(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/%.o) $(LIBMETIS) $(LIBREFFS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+
+unit: $(UNIT_BIN)
+	$(UNIT_BIN) --jobs 2 $(UNIT_ARGS)
+
+integration: all
+	@tests/run-integration.sh $(IT)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@tests/bench/run.sh
