@@ -30,6 +30,11 @@ struct backend_ops {
     uint64_t (*held_bytes)(struct backend *b);
 };
 
+/* Brings a freshly mounted, empty file system to state id by replaying the operations of the
+ * search path through b->rootfd (open during the call). The engine provides it for backends
+ * that cannot snapshot (type=fuse without an image); 0 or -1 (message in b->err). */
+typedef int (*backend_replay_fn)(void *ctx, struct backend *b, uint64_t id);
+
 struct backend {
     const struct backend_ops *ops;
     const struct fs_config *cfg;
@@ -40,6 +45,8 @@ struct backend {
     int mounted;
     char err[1024];
     void *priv;
+    backend_replay_fn replay_fn;   /* set by the engine; needed only where snapshots are not */
+    void *replay_ctx;
 };
 
 /* Makes the backend for cfg; nothing is created on disk until setup. */

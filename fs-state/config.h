@@ -9,6 +9,7 @@
 #define METIS_MAX_FS 8
 #define METIS_MAX_PARTS 64      /* partition 0 is the value 0, partition k>0 is [2^(k-1), 2^k) */
 #define METIS_MAX_BITS 32
+#define METIS_MAX_POOL_PATHS 4096 /* directory + file names the pool may hold */
 
 enum fs_type { FS_KERNEL, FS_REFFS, FS_FUSE };
 
@@ -27,6 +28,7 @@ struct fs_config {
     char ignore[256];           /* comma-separated attributes left out: dir_nlink, xattrs, mode, ... */
     int remount;                /* 1 (default): unmount/remount around every operation */
     double op_timeout;          /* seconds one step may take on this fs before it is infrastructure failure */
+    int fstype_line, size_line; /* lines of those keys (0 = not given), for config_validate */
 };
 
 /* Weighted partitions of a size/offset argument. */
@@ -73,6 +75,7 @@ struct run_config {
     char out[1024];             /* output directory; empty = runs/<time>-<config> */
     int ring;                   /* concrete states kept for the replayer (default 10) */
     int hashtable_log2;         /* SPIN -w */
+    int out_line;               /* line of the out key (0 = not given), for config_validate */
 };
 
 struct metis_config {

@@ -13,6 +13,9 @@ int imgstore_save(struct imgstore *s, uint64_t id, int fd);
 /* Writes the saved image id back to fd, only the blocks that differ from what fd holds now
  * (the store remembers the last image saved or restored through it). -1 if id is unknown. */
 int imgstore_restore(struct imgstore *s, uint64_t id, int fd);
+/* Tells the store that fd may have been written behind its back (e.g. a mount): the next
+ * restore reads and compares the file instead of trusting the remembered image. */
+void imgstore_file_changed(struct imgstore *s);
 void imgstore_discard(struct imgstore *s, uint64_t id);
 int imgstore_has(struct imgstore *s, uint64_t id);
 int imgstore_write_file(struct imgstore *s, uint64_t id, const char *path);

@@ -34,6 +34,7 @@ enum op_id {
 #define METIS_PATH_MAX 4096
 #define METIS_XATTR_NAME_MAX 256
 #define METIS_XATTR_VALUE_MAX 65536
+#define METIS_OP_LINE_MAX 12288     /* longest line op_parse accepts (two full paths fit) */
 
 /* Every value an operation depends on; what is logged and replayed. The bytes written are
  * derived from data_seed (op_fill_bytes), so the log stays small yet exact. */

@@ -135,4 +135,10 @@ int reffs_pickle(struct reffs *fs, int all, uint64_t key, int fd);
 int reffs_load(struct reffs *fs, int fd, int restore, const struct reffs_inval *inval,
                uint64_t *first_key);
 
+/* Planted mutations (see reffs/lib/mutation.h): the i-th mutation's name, and in *rule (if
+ * rule is non-NULL) the rule it breaks; NULL past the end. reffs_create fails with errno
+ * EINVAL for an unknown limits->mutation, and with ENOTSUP for a known one in a library
+ * built without -DREFFS_MUTANT. Names match case-insensitively, with or without "MUT_". */
+const char *reffs_mutation_list(int i, const char **rule);
+
 #endif

@@ -1,0 +1,365 @@
+/* FUSE (any mount command) backend: image-backed states like kernel, or fresh mounts + replay. */
+#include "backend.h"
+#include "backend_impl.h"
+#include "imgstore.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uthash.h>
+
+/*
+ * With cfg->size > 0 the fs keeps its data in b->image (made with mkfs.<fstype> when fstype
+ * is given, else left zeroed for the mount command to format): it is unmounted around every
+ * step (unless remount = 0) and states are image snapshots. With no image the daemon holds the
+ * state: it stays mounted, and restore remounts it empty and lets the engine replay the path.
+ */
+struct saved_id {
+    UT_hash_handle hh;
+    uint64_t id;
+};
+
+struct fpriv {
+    struct backend_image im;
+    struct saved_id *ids;       /* no image: the states the engine may ask to replay */
+    int has_image;
+    pid_t pid;                  /* the mount command while it runs (a daemon in the foreground) */
+    int daemonizes;             /* -1 unknown; 1 if the mount command exits once mounted */
+    char log[1100];
+    int set_up;
+};
+
+static struct fpriv *fp(struct backend *b)
+{
+    if (!b->priv) {
+        struct fpriv *p = calloc(1, sizeof *p);
+        if (!p)
+            return NULL;
+        p->im.fd = -1;
+        p->daemonizes = -1;
+        b->priv = p;
+    }
+    return b->priv;
+}
+
+static void log_tail(const char *path, char *out, size_t outlen)
+{
+    char line[512];
+    FILE *f = fopen(path, "re");
+    out[0] = 0;
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        if (line[0] != '\n')
+            snprintf(out, outlen, "%s", line);
+    fclose(f);
+    out[strcspn(out, "\n")] = 0;
+}
+
+/* A command that daemonizes exits right after mounting; one that is the daemon runs on. The
+ * first mount tells which (once, so that later steps do not pay for the wait). */
+static void classify(struct fpriv *p)
+{
+    if (p->pid > 0 && p->daemonizes != 0) {
+        int exited = bk_wait_pid(p->pid, p->daemonizes < 0 ? 0.2 : 5.0) != -1;
+        if (p->daemonizes < 0)
+            p->daemonizes = exited;
+        if (exited)
+            p->pid = 0;
+    } else if (p->pid == 0 && p->daemonizes < 0) {
+        p->daemonizes = 1;
+    }
+}
+
+static int f_mount(struct backend *b, struct fpriv *p, const char *step)
+{
+    char cmd[4096], tail[512];
+    if (bk_subst(b, b->cfg->mount_cmd, cmd, sizeof cmd) < 0)
+        return bk_err(b, step, "mount_cmd too long");
+    char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+    int logfd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    p->pid = bk_spawn(argv, logfd);
+    if (logfd >= 0)
+        close(logfd);
+    if (p->pid < 0)
+        return bk_err(b, step, "cannot run '%s': %s", cmd, strerror(errno));
+    double timeout = b->cfg->op_timeout > 0 ? b->cfg->op_timeout : 30;
+    int status = -1;             /* stays -1 while the command runs: a foreground daemon */
+    int rc = bk_wait_mounted(b->mnt, 1, timeout, &p->pid, &status);
+    if (rc < 0) {
+        log_tail(p->log, tail, sizeof tail);
+        if (p->pid > 0)
+            bk_stop_pid(p->pid, 1.0);
+        p->pid = 0;
+        return bk_err(b, step, "'%s' did not mount %s%s%s%s", cmd, b->mnt,
+                      status > 0 ? " (it failed)" : status < 0 ? " in time" : "",
+                      tail[0] ? ": " : "", tail);
+    }
+    b->mounted = 1;
+    if (p->has_image)
+        imgstore_file_changed(p->im.store);
+    classify(p);
+    return 0;
+}
+
+/* 1 if another process has path open (a daemonized fs may still be writing its image). */
+static int file_in_use(const char *path)
+{
+    DIR *proc = opendir("/proc");
+    struct dirent *e;
+    int used = 0;
+    if (!proc)
+        return 0;
+    while (!used && (e = readdir(proc))) {
+        char dir[300], link[PATH_MAX], target[PATH_MAX];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || atoi(e->d_name) == getpid())
+            continue;           /* we hold the image open ourselves */
+        snprintf(dir, sizeof dir, "/proc/%s/fd", e->d_name);
+        DIR *fds = opendir(dir);
+        struct dirent *f;
+        while (fds && !used && (f = readdir(fds))) {
+            snprintf(link, sizeof link, "%s/%s", dir, f->d_name);
+            ssize_t n = readlink(link, target, sizeof target - 1);
+            used = n > 0 && (target[n] = 0, strcmp(target, path) == 0);
+        }
+        if (fds)
+            closedir(fds);
+    }
+    closedir(proc);
+    return used;
+}
+
+static int wait_image_closed(struct backend *b, double timeout)
+{
+    double end = bk_now() + timeout;
+    while (file_in_use(b->image)) {
+        if (bk_now() > end)
+            return -1;
+        usleep(1000);
+    }
+    return 0;
+}
+
+/* Unmounts and waits until the daemon is gone, so the image holds everything it wrote. */
+static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
+{
+    char cmd[4096], out[512];
+    const char *tmpl = b->cfg->unmount_cmd[0] ? b->cfg->unmount_cmd : "fusermount3 -u {mnt}";
+    double timeout = b->cfg->op_timeout > 0 ? b->cfg->op_timeout : 30;
+    bk_close_root(b);
+    if (bk_subst(b, tmpl, cmd, sizeof cmd) < 0)
+        return bk_err(b, step, "unmount_cmd too long");
+    int rc = run_cmd(timeout, out, sizeof out, "%s", cmd);
+    if (rc != 0 && bk_is_mounted(b->mnt))
+        return bk_err(b, step, "'%s' %s %d%s%s", cmd, rc == 124 ? "timed out after" : "exited with",
+                      rc == 124 ? (int)timeout : rc, out[0] ? ": " : "", out);
+    b->mounted = 0;
+    if (p->pid > 0 && !p->daemonizes) {
+        if (bk_wait_pid(p->pid, timeout) == -1) {
+            bk_stop_pid(p->pid, 1.0);
+            p->pid = 0;
+            return bk_err(b, step, "the fs daemon did not exit after the unmount");
+        }
+        p->pid = 0;
+    } else if (p->has_image && wait_image_closed(b, timeout) < 0) {
+        return bk_err(b, step, "the fs daemon still has %s open after the unmount", b->image);
+    }
+    return 0;
+}
+
+static void fu_teardown(struct backend *b);
+
+static int fu_setup_steps(struct backend *b, struct fpriv *p)
+{
+    const struct fs_config *c = b->cfg;
+    if (!c->mount_cmd[0])
+        return bk_err(b, "setup", "type=fuse needs mount_cmd");
+    if (bk_make_mnt(b) < 0)
+        return -1;
+    snprintf(p->log, sizeof p->log, "%s.log", b->mnt);
+    p->has_image = c->size > 0;
+    if (p->has_image && (bimage_create(b, &p->im, c->size) < 0 ||
+                         (c->fstype[0] && bimage_mkfs(b, c->fstype, c->size) < 0)))
+        return -1;
+    return f_mount(b, p, "setup: first mount");
+}
+
+static int fu_setup(struct backend *b)
+{
+    struct fpriv *p = fp(b);
+    if (!p)
+        return bk_err(b, "setup", "out of memory");
+    if (p->set_up)
+        return bk_err(b, "setup", "already set up");
+    if (fu_setup_steps(b, p) == 0) {
+        p->set_up = 1;
+        return 0;
+    }
+    char err[sizeof b->err];
+    memcpy(err, b->err, sizeof err);
+    fu_teardown(b);
+    memcpy(b->err, err, sizeof err);
+    return -1;
+}
+
+static int fu_begin(struct backend *b)
+{
+    struct fpriv *p = b->priv;
+    if (!p || !p->set_up)
+        return bk_err(b, "begin", "not set up");
+    if (!b->mounted && f_mount(b, p, "begin: mount") < 0)
+        return -1;
+    if (p->has_image)
+        imgstore_file_changed(p->im.store);
+    return bk_open_root(b);
+}
+
+static int fu_end(struct backend *b)
+{
+    struct fpriv *p = b->priv;
+    bk_close_root(b);
+    if (p && p->has_image && b->cfg->remount && b->mounted)
+        return f_unmount(b, p, "end");
+    return 0;
+}
+
+static int remember(struct backend *b, struct fpriv *p, uint64_t id)
+{
+    struct saved_id *s;
+    HASH_FIND(hh, p->ids, &id, sizeof id, s);
+    if (s)
+        return 0;
+    if (!(s = calloc(1, sizeof *s)))
+        return bk_err(b, "save", "out of memory");
+    s->id = id;
+    HASH_ADD(hh, p->ids, id, sizeof s->id, s);
+    return 0;
+}
+
+static void forget(struct fpriv *p, uint64_t id)
+{
+    struct saved_id *s, *tmp;
+    HASH_ITER(hh, p->ids, s, tmp)
+        if (s->id == id || id == UINT64_MAX) {
+            HASH_DEL(p->ids, s);
+            free(s);
+        }
+}
+
+/* While mounted (remount = 0) the snapshot is relaxed: only what the daemon has written. */
+static int fu_save(struct backend *b, uint64_t id)
+{
+    struct fpriv *p = b->priv;
+    if (!p || !p->set_up)
+        return bk_err(b, "save", "not set up");
+    if (!p->has_image)
+        return remember(b, p, id);   /* the engine's replay path is the state */
+    if (b->mounted) {
+        int fd = open(b->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0) {
+            syncfs(fd);
+            close(fd);
+        }
+    }
+    return bimage_save(b, &p->im, id);
+}
+
+static int replay(struct backend *b, struct fpriv *p, uint64_t id)
+{
+    struct saved_id *s;
+    HASH_FIND(hh, p->ids, &id, sizeof id, s);
+    if (!s)
+        return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
+                      (unsigned long long)id);
+    if (!b->replay_fn)
+        return bk_err(b, "restore", "state %llu: no image to restore and no replay hook",
+                      (unsigned long long)id);
+    if ((b->mounted && f_unmount(b, p, "restore: unmount") < 0) ||
+        f_mount(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
+        return -1;
+    int rc = b->replay_fn(b->replay_ctx, b, id);
+    bk_close_root(b);
+    if (rc < 0 && !b->err[0])
+        bk_err(b, "restore", "replaying the operations to state %llu failed",
+               (unsigned long long)id);
+    return rc < 0 ? -1 : 0;
+}
+
+static int fu_restore(struct backend *b, uint64_t id)
+{
+    struct fpriv *p = b->priv;
+    if (!p || !p->set_up)
+        return bk_err(b, "restore", "not set up");
+    if (!p->has_image)
+        return replay(b, p, id);
+    if (!imgstore_has(p->im.store, id))
+        return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
+                      (unsigned long long)id);
+    if (b->mounted && f_unmount(b, p, "restore: unmount") < 0)
+        return -1;
+    return bimage_restore(b, &p->im, id);
+}
+
+static void fu_discard(struct backend *b, uint64_t id)
+{
+    struct fpriv *p = b->priv;
+    if (p && p->has_image && p->im.store)
+        imgstore_discard(p->im.store, id);
+    else if (p)
+        forget(p, id);
+}
+
+static int fu_export(struct backend *b, uint64_t id, const char *dir, char *out, size_t outlen)
+{
+    struct fpriv *p = b->priv;
+    if (!p || !p->set_up)
+        return bk_err(b, "export", "not set up");
+    if (!p->has_image)
+        return bk_err(b, "export", "no image: this fs keeps its state in its daemon (set size)");
+    return bimage_export(b, &p->im, id, dir, out, outlen);
+}
+
+static void fu_teardown(struct backend *b)
+{
+    struct fpriv *p = b->priv;
+    if (!p)
+        return;
+    bk_close_root(b);
+    if ((b->mounted || bk_is_mounted(b->mnt)) && f_unmount(b, p, "teardown") < 0) {
+        bk_unmount(b->mnt, 1.0);        /* lazy if still busy */
+        b->mounted = 0;
+    }
+    if (p->pid > 0)
+        bk_stop_pid(p->pid, 1.0);
+    p->pid = 0;
+    if (p->has_image)
+        bimage_destroy(b, &p->im);
+    forget(p, UINT64_MAX);
+    if (p->log[0])
+        unlink(p->log);
+    p->set_up = 0;
+    bk_remove_mnt(b);
+}
+
+static uint64_t fu_held_bytes(struct backend *b)
+{
+    struct fpriv *p = b->priv;
+    return p && p->has_image && p->im.store ? imgstore_bytes(p->im.store) : 0;
+}
+
+const struct backend_ops backend_fuse_ops = {
+    .setup = fu_setup,
+    .begin = fu_begin,
+    .end = fu_end,
+    .save = fu_save,
+    .restore = fu_restore,
+    .discard = fu_discard,
+    .export_state = fu_export,
+    .teardown = fu_teardown,
+    .held_bytes = fu_held_bytes,
+};

@@ -1,0 +1,79 @@
+/* Helpers shared by the backend implementations (kernel, reffs, fuse); not for the engine. */
+#ifndef METIS_BACKEND_IMPL_H
+#define METIS_BACKEND_IMPL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "backend.h"
+
+struct imgstore;
+
+extern const struct backend_ops backend_kernel_ops;
+extern const struct backend_ops backend_reffs_ops;
+extern const struct backend_ops backend_fuse_ops;
+
+/* Formats "fs NAME: STEP: message" into b->err; returns -1 so callers can return it. */
+int bk_err(struct backend *b, const char *step, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Seconds for slow setup commands (mkfs, mount commands): the op timeout, at least 30 s. */
+double bk_setup_timeout(const struct backend *b);
+
+/* The image every image-backed backend keeps: the backing file, its size and its states. */
+struct backend_image {
+    int fd;
+    uint64_t size;
+    struct imgstore *store;
+};
+/* Creates b->image (size bytes of zeros, in /dev/shm) and its store. */
+int bimage_create(struct backend *b, struct backend_image *im, uint64_t size);
+/* Runs mkfs.FSTYPE with quiet/force flags and cfg->mkfs_opts on b->image. */
+int bimage_mkfs(struct backend *b, const char *fstype, uint64_t size);
+int bimage_save(struct backend *b, struct backend_image *im, uint64_t id);
+int bimage_restore(struct backend *b, struct backend_image *im, uint64_t id);
+int bimage_export(struct backend *b, struct backend_image *im, uint64_t id, const char *dir,
+                  char *out, size_t outlen);
+/* Closes the file, frees the store and unlinks b->image; safe to call twice. */
+void bimage_destroy(struct backend *b, struct backend_image *im);
+
+/* Makes <base>/metis-<run>/ and the mount point b->mnt; removes them (if empty). */
+int bk_make_mnt(struct backend *b);
+void bk_remove_mnt(struct backend *b);
+
+/* Root-fd handling every backend's begin/end share. */
+int bk_open_root(struct backend *b);
+void bk_close_root(struct backend *b);
+
+/* 1 when something is mounted on path (its device differs from its parent's). */
+int bk_is_mounted(const char *path);
+/* Polls until path is mounted (want=1) or not (want=0); 0 on success, -1 on timeout.
+ * If *pid > 0 exits meanwhile, it is reaped: *pid becomes 0, *status its exit code, and the
+ * wait ends (0 if path is then as wanted, else -1). */
+int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int *status);
+/* umount2 with retries on EBUSY for up to timeout seconds, then a lazy detach (-1 if lazy). */
+int bk_unmount(const char *path, double timeout);
+
+/* Starts argv[0] (searched in PATH) in its own process group, stdin from /dev/null,
+ * stdout+stderr to logfd (or /dev/null if logfd < 0); returns its pid or -1. */
+pid_t bk_spawn(char *const argv[], int logfd);
+/* waitpid with a timeout; returns the exit status (128+sig if killed), -1 on timeout. */
+int bk_wait_pid(pid_t pid, double timeout);
+/* SIGTERM, wait up to timeout, then SIGKILL; always reaps. */
+void bk_stop_pid(pid_t pid, double timeout);
+
+/* Replaces {mnt}, {img} and {bin} in tmpl. -1 if the result does not fit. */
+int bk_subst(const struct backend *b, const char *tmpl, char *out, size_t outlen);
+/* The directory of the running binary's sibling tools: $METIS_BIN, else dirname(/proc/self/exe). */
+void bk_bin_dir(char *out, size_t outlen);
+double bk_now(void);
+
+/* Loop devices (backend_kernel.c). Attaches file (O_RDWR fd) to a free loop device; returns
+ * its number or -1 with errno. */
+int bk_loop_attach(int fd, const char *file);
+/* Detaches loop device nr; when it is still busy, marks it to detach at its last close. */
+int bk_loop_detach(int nr);
+/* Detaches every loop device whose backing file name starts with prefix. */
+void bk_loop_sweep(const char *prefix);
+
+#endif

@@ -1,0 +1,366 @@
+/* Kernel file-system backend: an image in /dev/shm on a loop device, mounted with mount(2). */
+#include "backend.h"
+#include "backend_impl.h"
+#include "imgstore.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * The loop device stays attached for the whole run but nobody holds it open between steps:
+ * the block device's page cache is dropped at its last close (the unmount), so what restore
+ * pwrites into the backing file is what the next mount reads. For the same reason the loop
+ * device is not LO_FLAGS_AUTOCLEAR (it would detach at every unmount); after a crash,
+ * backend_sweep detaches it.
+ */
+struct kpriv {
+    struct backend_image im;
+    int loopnr;                 /* -1 when not attached */
+    char loopdev[32];
+    unsigned long mflags;
+    char mdata[256];
+};
+
+static uint64_t default_size(const char *fstype)
+{
+    if (strcmp(fstype, "ext2") == 0 || strcmp(fstype, "ext4") == 0)
+        return 256 << 10;       /* ext4 is then made without a journal */
+    if (strcmp(fstype, "ext3") == 0)
+        return 2 << 20;         /* the smallest that gets the journal ext3 cannot mount without */
+    if (strcmp(fstype, "f2fs") == 0)
+        return 52 << 20;        /* mkfs.f2fs 1.15 refuses 50 MiB (or crashes below) */
+    return 16 << 20;            /* xfs (with the fstests variables), btrfs -M, and the rest */
+}
+
+/* ---- loop devices ---- */
+
+static int loop_configure(int lfd, int fd, const char *file)
+{
+    struct loop_config lc;
+    memset(&lc, 0, sizeof lc);
+    lc.fd = (unsigned)fd;
+    snprintf((char *)lc.info.lo_file_name, sizeof lc.info.lo_file_name, "%s", file);
+    if (ioctl(lfd, LOOP_CONFIGURE, &lc) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOTTY)
+        return -1;
+    /* kernels before 5.8 */
+    if (ioctl(lfd, LOOP_SET_FD, fd) < 0)
+        return -1;
+    if (ioctl(lfd, LOOP_SET_STATUS64, &lc.info) < 0) {
+        int e = errno;
+        ioctl(lfd, LOOP_CLR_FD, 0);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int bk_loop_attach(int fd, const char *file)
+{
+    int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+    if (ctl < 0)
+        return -1;
+    for (int tries = 0; tries < 32; tries++) {
+        int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+        char dev[32];
+        if (nr < 0)
+            break;
+        snprintf(dev, sizeof dev, "/dev/loop%d", nr);
+        int lfd = open(dev, O_RDWR | O_CLOEXEC);
+        if (lfd < 0) {
+            if (errno != ENOENT)
+                break;
+            usleep(1000);        /* the device node is still being made */
+            continue;
+        }
+        int rc = loop_configure(lfd, fd, file), e = errno;
+        close(lfd);
+        if (rc == 0) {
+            close(ctl);
+            return nr;
+        }
+        if (e != EBUSY) {       /* EBUSY: another process took it first */
+            errno = e;
+            break;
+        }
+    }
+    int e = errno;
+    close(ctl);
+    errno = e;
+    return -1;
+}
+
+int bk_loop_detach(int nr)
+{
+    char dev[32];
+    snprintf(dev, sizeof dev, "/dev/loop%d", nr);
+    int lfd = open(dev, O_RDONLY | O_CLOEXEC);
+    if (lfd < 0)
+        return -1;
+    int rc = ioctl(lfd, LOOP_CLR_FD, 0);
+    if (rc < 0 && errno == EBUSY) {
+        struct loop_info64 info;
+        if (ioctl(lfd, LOOP_GET_STATUS64, &info) == 0) {
+            info.lo_flags |= LO_FLAGS_AUTOCLEAR;   /* still mounted lazily: detach when released */
+            rc = ioctl(lfd, LOOP_SET_STATUS64, &info);
+        }
+    }
+    close(lfd);
+    return rc;
+}
+
+void bk_loop_sweep(const char *prefix)
+{
+    DIR *d = opendir("/sys/block");
+    struct dirent *e;
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        char path[512], file[4096];
+        int nr;
+        if (sscanf(e->d_name, "loop%d", &nr) != 1)
+            continue;
+        snprintf(path, sizeof path, "/sys/block/%s/loop/backing_file", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        int got = fgets(file, sizeof file, f) != NULL;
+        fclose(f);
+        if (got && strncmp(file, prefix, strlen(prefix)) == 0)
+            bk_loop_detach(nr);
+    }
+    closedir(d);
+}
+
+/* ---- mount options ---- */
+
+static const struct {
+    const char *name;
+    unsigned long set, clear;
+} mount_flags[] = {
+    { "ro", MS_RDONLY, 0 }, { "rw", 0, MS_RDONLY }, { "nosuid", MS_NOSUID, 0 },
+    { "suid", 0, MS_NOSUID }, { "nodev", MS_NODEV, 0 }, { "dev", 0, MS_NODEV },
+    { "noexec", MS_NOEXEC, 0 }, { "exec", 0, MS_NOEXEC }, { "sync", MS_SYNCHRONOUS, 0 },
+    { "async", 0, MS_SYNCHRONOUS }, { "dirsync", MS_DIRSYNC, 0 }, { "noatime", MS_NOATIME, 0 },
+    { "atime", 0, MS_NOATIME }, { "nodiratime", MS_NODIRATIME, 0 },
+    { "diratime", 0, MS_NODIRATIME }, { "relatime", MS_RELATIME, 0 },
+    { "norelatime", 0, MS_RELATIME }, { "strictatime", MS_STRICTATIME, 0 },
+    { "lazytime", MS_LAZYTIME, 0 }, { "nolazytime", 0, MS_LAZYTIME }, { "silent", MS_SILENT, 0 },
+    { "loud", 0, MS_SILENT }, { "defaults", 0, 0 },
+};
+
+/* Splits "noatime,errors=remount-ro" into flags for mount(2) and the fs's own data string. */
+static int parse_mount_opts(struct backend *b, struct kpriv *p)
+{
+    char opts[sizeof b->cfg->mount_opts], *save = NULL;
+    size_t used = 0;
+    snprintf(opts, sizeof opts, "%s", b->cfg->mount_opts);
+    p->mflags = MS_SILENT;
+    p->mdata[0] = 0;
+    for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+        size_t i, n = sizeof mount_flags / sizeof mount_flags[0];
+        for (i = 0; i < n && strcmp(o, mount_flags[i].name) != 0; i++)
+            ;
+        if (i < n) {
+            p->mflags = (p->mflags | mount_flags[i].set) & ~mount_flags[i].clear;
+            continue;
+        }
+        int k = snprintf(p->mdata + used, sizeof p->mdata - used, "%s%s", used ? "," : "", o);
+        if (k < 0 || (size_t)k >= sizeof p->mdata - used)
+            return bk_err(b, "setup", "mount_opts too long");
+        used += (size_t)k;
+    }
+    return 0;
+}
+
+/* ---- mount and unmount ---- */
+
+static int k_mount(struct backend *b, struct kpriv *p, const char *step)
+{
+    if (mount(p->loopdev, b->mnt, b->cfg->fstype, p->mflags, p->mdata[0] ? p->mdata : NULL) < 0)
+        return bk_err(b, step, "mount %s (%s) on %s with options '%s': %s%s", p->loopdev,
+                      b->cfg->fstype, b->mnt, b->cfg->mount_opts, strerror(errno),
+                      errno == EINVAL ? " (bad mount_opts? see dmesg)"
+                      : errno == ENODEV ? " (this kernel has no such fs: modprobe it?)" : "");
+    b->mounted = 1;
+    imgstore_file_changed(p->im.store);
+    return 0;
+}
+
+/* A plain unmount; EBUSY is retried briefly (a reader of the tree may just be closing). */
+static int k_umount(struct backend *b, const char *step)
+{
+    double end = bk_now() + 0.2;
+    bk_close_root(b);
+    while (umount2(b->mnt, UMOUNT_NOFOLLOW) < 0) {
+        if (errno == EINVAL) {
+            break;                  /* not mounted */
+        }
+        if (errno != EBUSY || bk_now() > end)
+            return bk_err(b, step, "umount %s: %s%s", b->mnt, strerror(errno),
+                          errno == EBUSY ? " (a file on it is still open)" : "");
+        usleep(500);
+    }
+    b->mounted = 0;
+    return 0;
+}
+
+/* ---- backend ops ---- */
+
+static struct kpriv *kp(struct backend *b)
+{
+    if (!b->priv) {
+        struct kpriv *p = calloc(1, sizeof *p);
+        if (!p)
+            return NULL;
+        p->im.fd = -1;
+        p->loopnr = -1;
+        b->priv = p;
+    }
+    return b->priv;
+}
+
+static void k_teardown(struct backend *b);
+
+static int k_setup_steps(struct backend *b, struct kpriv *p)
+{
+    const struct fs_config *c = b->cfg;
+    uint64_t size = c->size ? c->size : default_size(c->fstype);
+    if (!c->fstype[0])
+        return bk_err(b, "setup", "no fstype given");
+    if (parse_mount_opts(b, p) < 0 || bk_make_mnt(b) < 0 || bimage_create(b, &p->im, size) < 0 ||
+        bimage_mkfs(b, c->fstype, size) < 0)
+        return -1;
+    p->loopnr = bk_loop_attach(p->im.fd, b->image);
+    if (p->loopnr < 0)
+        return bk_err(b, "setup", "cannot attach %s to a loop device: %s", b->image,
+                      strerror(errno));
+    snprintf(p->loopdev, sizeof p->loopdev, "/dev/loop%d", p->loopnr);
+    return k_mount(b, p, "setup: first mount");
+}
+
+static int k_setup(struct backend *b)
+{
+    struct kpriv *p = kp(b);
+    if (!p)
+        return bk_err(b, "setup", "out of memory");
+    if (p->im.store)
+        return bk_err(b, "setup", "already set up");
+    if (k_setup_steps(b, p) == 0)
+        return 0;
+    char err[sizeof b->err];
+    memcpy(err, b->err, sizeof err);
+    k_teardown(b);
+    memcpy(b->err, err, sizeof err);
+    return -1;
+}
+
+static int k_begin(struct backend *b)
+{
+    struct kpriv *p = b->priv;
+    if (!p || !p->im.store)
+        return bk_err(b, "begin", "not set up");
+    if (!b->mounted && k_mount(b, p, "begin: mount") < 0)
+        return -1;
+    imgstore_file_changed(p->im.store);   /* a mounted fs may write the image at any time */
+    return bk_open_root(b);
+}
+
+static int k_end(struct backend *b)
+{
+    bk_close_root(b);
+    if (b->cfg->remount && b->mounted)
+        return k_umount(b, "end");
+    return 0;
+}
+
+/* While mounted (remount = 0) this is a relaxed snapshot: syncfs writes back what the fs
+ * has, but the image of a live fs is only as consistent as a crash at that moment. */
+static int k_save(struct backend *b, uint64_t id)
+{
+    struct kpriv *p = b->priv;
+    if (!p || !p->im.store)
+        return bk_err(b, "save", "not set up");
+    if (b->mounted) {
+        int fd = b->rootfd >= 0 ? b->rootfd : open(b->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int rc = fd >= 0 ? syncfs(fd) : -1;
+        if (fd >= 0 && fd != b->rootfd)
+            close(fd);
+        if (rc < 0)
+            return bk_err(b, "save", "syncfs %s: %s", b->mnt, strerror(errno));
+    }
+    return bimage_save(b, &p->im, id);
+}
+
+static int k_restore(struct backend *b, uint64_t id)
+{
+    struct kpriv *p = b->priv;
+    if (!p || !p->im.store)
+        return bk_err(b, "restore", "not set up");
+    if (!imgstore_has(p->im.store, id))
+        return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
+                      (unsigned long long)id);
+    if (b->mounted && k_umount(b, "restore: umount") < 0)
+        return -1;
+    return bimage_restore(b, &p->im, id);
+}
+
+static void k_discard(struct backend *b, uint64_t id)
+{
+    struct kpriv *p = b->priv;
+    if (p && p->im.store)
+        imgstore_discard(p->im.store, id);
+}
+
+static int k_export(struct backend *b, uint64_t id, const char *dir, char *out, size_t outlen)
+{
+    struct kpriv *p = b->priv;
+    if (!p || !p->im.store)
+        return bk_err(b, "export", "not set up");
+    return bimage_export(b, &p->im, id, dir, out, outlen);
+}
+
+/* Idempotent and safe after a partial setup: each resource is marked gone once released. */
+static void k_teardown(struct backend *b)
+{
+    struct kpriv *p = b->priv;
+    if (!p)
+        return;
+    bk_close_root(b);
+    if (b->mounted || bk_is_mounted(b->mnt))
+        bk_unmount(b->mnt, 2.0);
+    b->mounted = 0;
+    if (p->loopnr >= 0)
+        bk_loop_detach(p->loopnr);
+    p->loopnr = -1;
+    bimage_destroy(b, &p->im);
+    bk_remove_mnt(b);
+}
+
+static uint64_t k_held_bytes(struct backend *b)
+{
+    struct kpriv *p = b->priv;
+    return p && p->im.store ? imgstore_bytes(p->im.store) : 0;
+}
+
+const struct backend_ops backend_kernel_ops = {
+    .setup = k_setup,
+    .begin = k_begin,
+    .end = k_end,
+    .save = k_save,
+    .restore = k_restore,
+    .discard = k_discard,
+    .export_state = k_export,
+    .teardown = k_teardown,
+    .held_bytes = k_held_bytes,
+};

@@ -1,0 +1,251 @@
+/* RefFS backend: the bin/reffs daemon mounted once; states saved and restored by its ioctls. */
+#include "backend.h"
+#include "backend_impl.h"
+#include "reffs_ioctl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#define FUSE_SUPER_MAGIC 0x65735546
+
+/* The state lives in the daemon, so nothing is unmounted between steps. */
+struct rpriv {
+    pid_t pid;                  /* the daemon, run in the foreground so we can stop it */
+    int ctlfd;                  /* root of the mount, kept open for the ioctls */
+    char log[1100];             /* the daemon's stdout and stderr */
+    int set_up;
+};
+
+static struct rpriv *rp(struct backend *b)
+{
+    if (!b->priv) {
+        struct rpriv *p = calloc(1, sizeof *p);
+        if (!p)
+            return NULL;
+        p->ctlfd = -1;
+        b->priv = p;
+    }
+    return b->priv;
+}
+
+static int executable(const char *path)
+{
+    return access(path, X_OK) == 0;
+}
+
+/* $METIS_REFFS_BIN, else the reffs next to the running binary (or in $METIS_BIN), else PATH. */
+static void find_reffs(char *out, size_t outlen)
+{
+    const char *env = getenv("METIS_REFFS_BIN");
+    char dir[PATH_MAX - 16];
+    if (env && *env) {
+        snprintf(out, outlen, "%s", env);
+        return;
+    }
+    bk_bin_dir(dir, sizeof dir);
+    snprintf(out, outlen, "%s/reffs", dir);
+    if (!executable(out))
+        snprintf(out, outlen, "reffs");
+}
+
+/* The last line the daemon wrote, for error messages. */
+static void log_tail(const char *path, char *out, size_t outlen)
+{
+    char line[512];
+    FILE *f = fopen(path, "re");
+    out[0] = 0;
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        if (line[0] != '\n')
+            snprintf(out, outlen, "%s", line);
+    fclose(f);
+    out[strcspn(out, "\n")] = 0;
+}
+
+static int start_daemon(struct backend *b, struct rpriv *p)
+{
+    char bin[PATH_MAX], opts[512], tail[512];
+    find_reffs(bin, sizeof bin);
+    if (b->cfg->size)
+        snprintf(opts, sizeof opts, "capacity=%llu%s%s", (unsigned long long)b->cfg->size,
+                 b->cfg->reffs_opts[0] ? "," : "", b->cfg->reffs_opts);
+    else
+        snprintf(opts, sizeof opts, "%s", b->cfg->reffs_opts);
+    char *argv[] = { bin, "-f", "-o", opts, b->mnt, NULL };
+    if (!opts[0])
+        argv[2] = b->mnt, argv[3] = NULL;
+    snprintf(p->log, sizeof p->log, "%s.log", b->mnt);
+    int logfd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    p->pid = bk_spawn(argv, logfd);
+    if (logfd >= 0)
+        close(logfd);
+    if (p->pid < 0)
+        return bk_err(b, "setup", "cannot start %s: %s", bin, strerror(errno));
+    int status = -1;
+    if (bk_wait_mounted(b->mnt, 1, bk_setup_timeout(b), &p->pid, &status) < 0) {
+        log_tail(p->log, tail, sizeof tail);
+        return bk_err(b, "setup", "%s -f -o '%s' %s %s%s%s", bin, opts, b->mnt,
+                      status >= 0 ? "exited without mounting" : "did not mount in time",
+                      tail[0] ? ": " : "", tail);
+    }
+    if (p->pid == 0)
+        return bk_err(b, "setup", "%s exited after mounting (it should stay in the foreground)",
+                      bin);
+    b->mounted = 1;
+    return 0;
+}
+
+static int open_ctl(struct backend *b, struct rpriv *p)
+{
+    struct statfs sf;
+    p->ctlfd = open(b->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (p->ctlfd < 0)
+        return bk_err(b, "setup", "cannot open %s: %s", b->mnt, strerror(errno));
+    if (fstatfs(p->ctlfd, &sf) < 0 || sf.f_type != FUSE_SUPER_MAGIC)
+        return bk_err(b, "setup", "%s is not a FUSE mount", b->mnt);
+    return 0;
+}
+
+static void r_teardown(struct backend *b);
+
+static int r_setup(struct backend *b)
+{
+    struct rpriv *p = rp(b);
+    if (!p)
+        return bk_err(b, "setup", "out of memory");
+    if (p->set_up)
+        return bk_err(b, "setup", "already set up");
+    if (bk_make_mnt(b) == 0 && start_daemon(b, p) == 0 && open_ctl(b, p) == 0) {
+        p->set_up = 1;
+        return 0;
+    }
+    char err[sizeof b->err];
+    memcpy(err, b->err, sizeof err);
+    r_teardown(b);
+    memcpy(b->err, err, sizeof err);
+    return -1;
+}
+
+static int r_begin(struct backend *b)
+{
+    struct rpriv *p = b->priv;
+    if (!p || !p->set_up)
+        return bk_err(b, "begin", "not set up");
+    return bk_open_root(b);
+}
+
+static int r_end(struct backend *b)
+{
+    bk_close_root(b);
+    return 0;
+}
+
+static int key_ioctl(struct backend *b, unsigned long cmd, const char *step, uint64_t id)
+{
+    struct rpriv *p = b->priv;
+    struct reffs_ioc_key k = { id };
+    if (!p || p->ctlfd < 0)
+        return bk_err(b, step, "not set up");
+    if (ioctl(p->ctlfd, cmd, &k) < 0)
+        return bk_err(b, step, "state %llu: %s", (unsigned long long)id,
+                      errno == ENOENT ? "never saved (or discarded)" : strerror(errno));
+    return 0;
+}
+
+static int r_save(struct backend *b, uint64_t id)
+{
+    return key_ioctl(b, REFFS_IOC_SAVE, "save", id);
+}
+
+static int r_restore(struct backend *b, uint64_t id)
+{
+    return key_ioctl(b, REFFS_IOC_RESTORE, "restore", id);
+}
+
+static void r_discard(struct backend *b, uint64_t id)
+{
+    struct rpriv *p = b->priv;
+    struct reffs_ioc_key k = { id };
+    if (p && p->ctlfd >= 0)
+        ioctl(p->ctlfd, REFFS_IOC_DISCARD, &k);
+}
+
+static int r_export(struct backend *b, uint64_t id, const char *dir, char *out, size_t outlen)
+{
+    struct rpriv *p = b->priv;
+    struct reffs_ioc_file f;
+    char abs[PATH_MAX];
+    if (!p || p->ctlfd < 0)
+        return bk_err(b, "export", "not set up");
+    if (!realpath(dir, abs))
+        return bk_err(b, "export", "%s: %s", dir, strerror(errno));
+    memset(&f, 0, sizeof f);
+    f.key = id;
+    if (snprintf(f.path, sizeof f.path, "%s/%s-%llu.pickle", abs, b->cfg->name,
+                 (unsigned long long)id) >= (int)sizeof f.path ||
+        snprintf(out, outlen, "%s", f.path) >= (int)outlen)
+        return bk_err(b, "export", "path too long under %s", abs);
+    if (ioctl(p->ctlfd, REFFS_IOC_PICKLE, &f) < 0)
+        return bk_err(b, "export", "state %llu to %s: %s", (unsigned long long)id, f.path,
+                      errno == ENOENT ? "never saved (or discarded)" : strerror(errno));
+    return 0;
+}
+
+/* umount2 as root; fusermount3 otherwise. Then the daemon exits on its own, or is stopped. */
+static void r_teardown(struct backend *b)
+{
+    struct rpriv *p = b->priv;
+    if (!p)
+        return;
+    bk_close_root(b);
+    if (p->ctlfd >= 0)
+        close(p->ctlfd);
+    p->ctlfd = -1;
+    if (b->mounted || bk_is_mounted(b->mnt)) {
+        char out[256];
+        if (bk_unmount(b->mnt, 2.0) < 0 && errno == EPERM &&
+            run_cmd(5, out, sizeof out, "fusermount3 -u %s || fusermount3 -uz %s", b->mnt,
+                    b->mnt) != 0)
+            fprintf(stderr, "metis: fs %s: teardown: cannot unmount %s: %s\n", b->cfg->name,
+                    b->mnt, out);
+    }
+    b->mounted = 0;
+    if (p->pid > 0 && bk_wait_pid(p->pid, 2.0) == -1)
+        bk_stop_pid(p->pid, 1.0);
+    p->pid = 0;
+    if (p->log[0])
+        unlink(p->log);
+    p->log[0] = 0;
+    p->set_up = 0;
+    bk_remove_mnt(b);
+}
+
+static uint64_t r_held_bytes(struct backend *b)
+{
+    struct rpriv *p = b->priv;
+    struct reffs_ioc_stats st = { 0, 0 };
+    if (!p || p->ctlfd < 0 || ioctl(p->ctlfd, REFFS_IOC_STATS, &st) < 0)
+        return 0;
+    return st.bytes;
+}
+
+const struct backend_ops backend_reffs_ops = {
+    .setup = r_setup,
+    .begin = r_begin,
+    .end = r_end,
+    .save = r_save,
+    .restore = r_restore,
+    .discard = r_discard,
+    .export_state = r_export,
+    .teardown = r_teardown,
+    .held_bytes = r_held_bytes,
+};

@@ -1,0 +1,1198 @@
+/* Metis run configuration: defaults, the INI loader (libinih) with file:line errors, and host checks. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <ini.h>
+#include <openssl/evp.h>
+#include "abstract.h"
+#include "config.h"
+
+#define KiB 1024ULL
+#define MiB (1024ULL * KiB)
+
+/* ------------------------------------------------------------------ tables */
+
+static const char *const op_names[OP_COUNT] = {
+#define CFG_OP_NAME(n) #n,
+    METIS_OPS(CFG_OP_NAME)
+#undef CFG_OP_NAME
+};
+
+static const char *const arg_names[ARG_NKINDS] = {
+    "write_size", "write_offset", "trunc_size", "falloc_offset", "falloc_len", "xattr_size",
+};
+/* Partitions in use by default (write/falloc below 8 KiB, truncate below 16 KiB, xattr values
+ * below 256 bytes since ext4 with 1 KiB blocks holds little xattr data) and the most a kind
+ * may use: one write stays below 2 GiB, an xattr value at or below 64 KiB. */
+static const int arg_default_parts[ARG_NKINDS] = { 14, 14, 15, 14, 14, 9 };
+static const int arg_max_parts[ARG_NKINDS] = { 32, 63, 63, 63, 63, 17 };
+
+static const char *const part_mode_names[] = { "range", "boundary", "boundary_pm1" };
+static const char *const fs_type_names[] = { "kernel", "reffs", "fuse" };
+static const char *const bitmap_names[BM_NKINDS] = { "open_flags", "mode" };
+
+struct bit_def {
+    const char *name;
+    unsigned value;
+    double prob;
+};
+
+/* O_WRONLY and O_RDWR are the two access-mode bits; neither set is O_RDONLY. */
+static const struct bit_def open_flag_bits[] = {
+    { "rdwr", O_RDWR, 0.5 },   { "excl", O_EXCL, 0.2 },     { "trunc", O_TRUNC, 0.2 },
+    { "append", O_APPEND, 0.2 }, { "wronly", O_WRONLY, 0.0 }, { "nonblock", O_NONBLOCK, 0.0 },
+    { "sync", O_SYNC, 0.0 },   { "noatime", O_NOATIME, 0.0 },
+};
+static const struct bit_def mode_bits[] = {
+    { "suid", S_ISUID, 0.1 }, { "sgid", S_ISGID, 0.1 }, { "sticky", S_ISVTX, 0.1 },
+    { "ur", S_IRUSR, 0.5 },   { "uw", S_IWUSR, 0.5 },   { "ux", S_IXUSR, 0.5 },
+    { "gr", S_IRGRP, 0.5 },   { "gw", S_IWGRP, 0.5 },   { "gx", S_IXGRP, 0.5 },
+    { "or", S_IROTH, 0.5 },   { "ow", S_IWOTH, 0.5 },   { "ox", S_IXOTH, 0.5 },
+};
+static const struct {
+    const struct bit_def *defs;
+    int n;
+} bit_tables[BM_NKINDS] = {
+    { open_flag_bits, sizeof open_flag_bits / sizeof open_flag_bits[0] },
+    { mode_bits, sizeof mode_bits / sizeof mode_bits[0] },
+};
+
+/* Smallest devices the tools make here (measured: mkfs.ext3 adds a journal from 2 MiB,
+ * mkfs.btrfs needs -M below 109 MiB, mkfs.f2fs fails below 52 MiB). */
+static const struct {
+    const char *fstype;
+    uint64_t min;
+} fs_minimum[] = {
+    { "ext2", 256 * KiB }, { "ext3", 2 * MiB }, { "ext4", 256 * KiB },
+    { "xfs", 16 * MiB },   { "btrfs", 16 * MiB }, { "f2fs", 52 * MiB },
+};
+#define BTRFS_UNMIXED_MIN (109 * MiB)
+#define REFFS_DEFAULT_SIZE (256 * KiB)
+
+const char *arg_kind_name(enum arg_kind k)
+{
+    return (unsigned)k < ARG_NKINDS ? arg_names[k] : "?";
+}
+
+const char *bitmap_kind_name(enum bitmap_kind k)
+{
+    return (unsigned)k < BM_NKINDS ? bitmap_names[k] : "?";
+}
+
+static int name_index(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- defaults */
+
+static void set_default_bits(struct bitmap *bm, enum bitmap_kind k)
+{
+    bm->nbits = bit_tables[k].n;
+    for (int i = 0; i < bm->nbits; i++) {
+        bm->value[i] = bit_tables[k].defs[i].value;
+        bm->name[i] = bit_tables[k].defs[i].name;
+        bm->prob[i] = bit_tables[k].defs[i].prob;
+    }
+}
+
+static void set_uniform_parts(struct partitions *p, int nparts)
+{
+    for (int i = 0; i < METIS_MAX_PARTS; i++)
+        p->weight[i] = i < nparts ? 1.0 : 0.0;
+    p->nparts = nparts;
+}
+
+void config_defaults(struct metis_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->run.seed = 1;
+    cfg->run.max_depth = 10000;
+    snprintf(cfg->run.hash, sizeof cfg->run.hash, "md5");
+    cfg->run.ring = 10;
+    cfg->run.hashtable_log2 = 22;
+    cfg->pool = (struct pool_config){
+        .dirs = 2, .files = 2, .depth = 1, .xattr_names = 2,
+        .nuids = 2, .ngids = 2, .uids = { 0, 1000 }, .gids = { 0, 1000 },
+    };
+    for (int i = 0; i < OP_COUNT; i++)
+        cfg->op_weight[i] = 1;
+    for (int k = 0; k < ARG_NKINDS; k++) {
+        set_uniform_parts(&cfg->part[k], arg_default_parts[k]);
+        cfg->part[k].mode = PART_RANGE;
+    }
+    for (int k = 0; k < BM_NKINDS; k++)
+        set_default_bits(&cfg->bits[k], k);
+}
+
+static void fs_defaults(struct fs_config *fs, const char *name, int line)
+{
+    memset(fs, 0, sizeof *fs);
+    snprintf(fs->name, sizeof fs->name, "%s", name);
+    fs->line = line;
+    fs->remount = 1;
+    fs->op_timeout = 10.0;
+}
+
+/* ----------------------------------------------------------- parse state */
+
+enum section { SEC_NONE, SEC_RUN, SEC_FS, SEC_POOL, SEC_OPS, SEC_SIZES, SEC_BITS };
+
+enum field_kind { FK_INT, FK_LONG, FK_U64, FK_DOUBLE, FK_BOOL, FK_STR, FK_SIZE, FK_SPECIAL };
+
+/* One key of [run], [pool] or [fs NAME]: where it lives and which values it takes. */
+struct field {
+    const char *name;
+    enum field_kind kind;
+    size_t off;
+    size_t len;                 /* FK_STR: buffer size */
+    double min, max;            /* inclusive range of numbers */
+    unsigned types;             /* [fs]: bit (1 << fs_type) for each type the key applies to */
+};
+
+#define ALL_TYPES 7u
+#define T(t) (1u << (t))
+#define RUNF(n, k, lo, hi) { #n, k, offsetof(struct run_config, n), sizeof(((struct run_config *)0)->n), lo, hi, 0 }
+#define POOLF(n, k, lo, hi) { #n, k, offsetof(struct pool_config, n), 0, lo, hi, 0 }
+#define FSF(n, k, lo, hi, ty) { #n, k, offsetof(struct fs_config, n), sizeof(((struct fs_config *)0)->n), lo, hi, ty }
+
+static const struct field run_fields[] = {
+    RUNF(seed, FK_U64, 0, 0),          RUNF(max_depth, FK_LONG, 1, 1e8),
+    RUNF(ops, FK_U64, 0, 0),           RUNF(seconds, FK_DOUBLE, 0, 1e9),
+    RUNF(hash, FK_STR, 0, 0),          RUNF(keep_going, FK_BOOL, 0, 1),
+    RUNF(out, FK_STR, 0, 0),           RUNF(ring, FK_INT, 1, 1e6),
+    RUNF(hashtable_log2, FK_INT, 10, 32),
+};
+static const struct field pool_fields[] = {
+    POOLF(dirs, FK_INT, 0, 64),        POOLF(files, FK_INT, 1, 64),
+    POOLF(depth, FK_INT, 0, 16),       POOLF(name_len, FK_INT, 0, 255),
+    POOLF(xattr_names, FK_INT, 0, 64), POOLF(uids, FK_SPECIAL, 0, 0),
+    POOLF(gids, FK_SPECIAL, 0, 0),     POOLF(prepopulate, FK_DOUBLE, 0, 1),
+};
+enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
+       FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
+       FSK_COUNT };
+static const struct field fs_fields[FSK_COUNT] = {
+    FSF(type, FK_SPECIAL, 0, 0, ALL_TYPES),
+    FSF(fstype, FK_STR, 0, 0, T(FS_KERNEL)),
+    FSF(size, FK_SIZE, 0, 0, ALL_TYPES),
+    FSF(mkfs_opts, FK_STR, 0, 0, T(FS_KERNEL)),
+    FSF(mount_opts, FK_STR, 0, 0, T(FS_KERNEL)),
+    FSF(mount_cmd, FK_STR, 0, 0, T(FS_FUSE)),
+    FSF(unmount_cmd, FK_STR, 0, 0, T(FS_FUSE)),
+    FSF(reffs_opts, FK_STR, 0, 0, T(FS_REFFS)),
+    FSF(exclude, FK_STR, 0, 0, ALL_TYPES),
+    FSF(ignore, FK_STR, 0, 0, ALL_TYPES),
+    FSF(remount, FK_BOOL, 0, 1, ALL_TYPES),
+    FSF(op_timeout, FK_DOUBLE, 0.001, 86400, ALL_TYPES),
+};
+#define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+struct parse_state {
+    struct metis_config *cfg;
+    const char *path;
+    int line;                   /* line the reader handed to inih last */
+    enum section sec;
+    int fs;                     /* index of the current [fs NAME] */
+    int fs_key_line[METIS_MAX_FS][FSK_COUNT];
+    int ops_line, pool_line, pool_key_line;
+    int err_line;               /* line of the first problem, 0 if none yet */
+    bool failed;
+    char msg[512];
+    FILE *f;
+    char *buf;
+    size_t cap;
+};
+
+static void fail(struct parse_state *st, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Keeps only the first problem: later ones are often its consequences. */
+static void fail(struct parse_state *st, int line, const char *fmt, ...)
+{
+    if (st->failed)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->msg, sizeof st->msg, fmt, ap);
+    va_end(ap);
+    st->failed = true;
+    st->err_line = line;
+}
+
+/* ------------------------------------------------------------ value parsing */
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *v = x;
+    return true;
+}
+
+static bool parse_double(const char *s, double *v)
+{
+    if (!isdigit((unsigned char)s[0]) && s[0] != '.')
+        return false;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (errno || *end || !isfinite(x))
+        return false;
+    *v = x;
+    return true;
+}
+
+static bool parse_bool(const char *s, int *v)
+{
+    static const char *const yes[] = { "1", "yes", "true", "on" };
+    static const char *const no[] = { "0", "no", "false", "off" };
+    for (int i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0)
+            return *v = 1, true;
+        if (strcasecmp(s, no[i]) == 0)
+            return *v = 0, true;
+    }
+    return false;
+}
+
+/* Bytes with an optional binary suffix: 256K, 16M, 1G, 16MiB. */
+static bool parse_size(const char *s, uint64_t *v)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno)
+        return false;
+    int shift = 0;
+    const char *units = "KMGT";
+    const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    if (u) {
+        shift = 10 * (int)(u - units + 1);
+        end++;
+        if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
+            end += strlen(end);
+    }
+    if (*end || (shift && x > (UINT64_MAX >> shift)))
+        return false;
+    *v = (uint64_t)x << shift;
+    return true;
+}
+
+static const char *fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+    if (b >= MiB && b % MiB == 0)
+        snprintf(buf, len, "%llu MiB", (unsigned long long)(b / MiB));
+    else if (b >= KiB && b % KiB == 0)
+        snprintf(buf, len, "%llu KiB", (unsigned long long)(b / KiB));
+    else
+        snprintf(buf, len, "%llu bytes", (unsigned long long)b);
+    return buf;
+}
+
+static bool number_in_range(struct parse_state *st, const struct field *f, const char *value,
+                            double *x)
+{
+    bool ok = f->kind == FK_DOUBLE ? parse_double(value, x) : false;
+    if (f->kind != FK_DOUBLE) {
+        uint64_t u;
+        ok = parse_u64(value, &u);
+        *x = (double)u;
+    }
+    if (!ok) {
+        fail(st, st->line, "%s: '%s' is not a non-negative %s", f->name, value,
+             f->kind == FK_DOUBLE ? "number" : "integer");
+        return false;
+    }
+    if (*x < f->min || *x > f->max) {
+        if (f->kind == FK_DOUBLE)
+            fail(st, st->line, "%s: %s is out of range (%g..%g)", f->name, value, f->min, f->max);
+        else
+            fail(st, st->line, "%s: %s is out of range (%.0f..%.0f)", f->name, value, f->min,
+                 f->max);
+        return false;
+    }
+    return true;
+}
+
+static void set_string(struct parse_state *st, const struct field *f, char *dst,
+                       const char *value)
+{
+    if (strlen(value) >= f->len)
+        fail(st, st->line, "%s: value too long (at most %zu characters)", f->name, f->len - 1);
+    else
+        memcpy(dst, value, strlen(value) + 1);
+}
+
+/* Stores value into the field of struct base described by f. */
+static void set_field(struct parse_state *st, const struct field *f, void *base,
+                      const char *value)
+{
+    char *p = (char *)base + f->off;
+    double x;
+    uint64_t u;
+    int b;
+    switch (f->kind) {
+    case FK_INT:
+        if (number_in_range(st, f, value, &x))
+            *(int *)p = (int)x;
+        break;
+    case FK_LONG:
+        if (number_in_range(st, f, value, &x))
+            *(long *)p = (long)x;
+        break;
+    case FK_DOUBLE:
+        if (number_in_range(st, f, value, &x))
+            *(double *)p = x;
+        break;
+    case FK_U64:
+        if (parse_u64(value, &u))
+            *(uint64_t *)p = u;
+        else
+            fail(st, st->line, "%s: '%s' is not a non-negative integer", f->name, value);
+        break;
+    case FK_SIZE:
+        if (parse_size(value, &u))
+            *(uint64_t *)p = u;
+        else
+            fail(st, st->line, "%s: '%s' is not a size (bytes, or a number with K, M, G or T)",
+                 f->name, value);
+        break;
+    case FK_BOOL:
+        if (parse_bool(value, &b))
+            *(int *)p = b;
+        else
+            fail(st, st->line, "%s: '%s' is not a boolean (1/0, yes/no, true/false, on/off)",
+                 f->name, value);
+        break;
+    case FK_STR:
+        set_string(st, f, p, value);
+        break;
+    case FK_SPECIAL:
+        break;
+    }
+}
+
+static const struct field *find_field(const struct field *fields, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(fields[i].name, name) == 0)
+            return &fields[i];
+    return NULL;
+}
+
+/* Splits a list at blanks and commas; calls fn on each item until it returns false. */
+static bool for_each_item(struct parse_state *st, const char *key, const char *value,
+                          bool (*fn)(struct parse_state *, const char *, const char *, void *),
+                          void *arg)
+{
+    char copy[1024];
+    if (strlen(value) >= sizeof copy) {
+        fail(st, st->line, "%s: value too long", key);
+        return false;
+    }
+    snprintf(copy, sizeof copy, "%s", value);
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save))
+        if (!fn(st, key, tok, arg))
+            return false;
+    return true;
+}
+
+/* ------------------------------------------------------------------ [run] */
+
+static void run_key(struct parse_state *st, const char *name, const char *value)
+{
+    struct run_config *run = &st->cfg->run;
+    const struct field *f = find_field(run_fields, NFIELDS(run_fields), name);
+    if (!f) {
+        fail(st, st->line, "[run]: unknown key '%s'", name);
+        return;
+    }
+    set_field(st, f, run, value);
+    if (st->failed)
+        return;
+    if (strcmp(name, "hash") == 0 && !EVP_get_digestbyname(value))
+        fail(st, st->line, "hash: '%s' is not a digest OpenSSL knows (e.g. md5, sha1, sha256)",
+             value);
+    if (strcmp(name, "out") == 0)
+        run->out_line = st->line;
+}
+
+/* ----------------------------------------------------------------- [pool] */
+
+struct id_list {
+    uint32_t *ids;
+    int *n;
+};
+
+static bool add_id(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct id_list *l = arg;
+    uint64_t v;
+    if (!parse_u64(tok, &v) || v >= UINT32_MAX) {
+        fail(st, st->line, "%s: '%s' is not an id (0..%u)", key, tok, UINT32_MAX - 1);
+        return false;
+    }
+    if (*l->n >= 8) {
+        fail(st, st->line, "%s: more than 8 ids", key);
+        return false;
+    }
+    l->ids[(*l->n)++] = (uint32_t)v;
+    return true;
+}
+
+static void parse_ids(struct parse_state *st, const char *key, const char *value,
+                      uint32_t *ids, int *n)
+{
+    int count = 0;
+    uint32_t tmp[8];
+    struct id_list l = { tmp, &count };
+    if (!for_each_item(st, key, value, add_id, &l))
+        return;
+    if (count == 0) {
+        fail(st, st->line, "%s: needs at least one id", key);
+        return;
+    }
+    memcpy(ids, tmp, sizeof tmp);
+    *n = count;
+}
+
+static void pool_key(struct parse_state *st, const char *name, const char *value)
+{
+    struct pool_config *pool = &st->cfg->pool;
+    const struct field *f = find_field(pool_fields, NFIELDS(pool_fields), name);
+    if (!f) {
+        fail(st, st->line, "[pool]: unknown key '%s'", name);
+        return;
+    }
+    st->pool_key_line = st->line;
+    if (strcmp(name, "uids") == 0)
+        parse_ids(st, name, value, pool->uids, &pool->nuids);
+    else if (strcmp(name, "gids") == 0)
+        parse_ids(st, name, value, pool->gids, &pool->ngids);
+    else
+        set_field(st, f, pool, value);
+}
+
+/* ------------------------------------------------------------------ [ops] */
+
+static void ops_key(struct parse_state *st, const char *name, const char *value)
+{
+    int op = name_index(op_names, OP_COUNT, name);
+    if (op < 0) {
+        fail(st, st->line, "[ops]: unknown operation '%s'", name);
+        return;
+    }
+    uint64_t w;
+    if (!parse_u64(value, &w))
+        fail(st, st->line, "%s: weight '%s' is not a non-negative integer", name, value);
+    else if (w > 1000)
+        fail(st, st->line, "%s: weight %s is out of range (0..1000)", name, value);
+    else
+        st->cfg->op_weight[op] = (int)w;
+}
+
+/* ---------------------------------------------------------------- [sizes] */
+
+struct part_parse {
+    enum arg_kind kind;
+    double weight[METIS_MAX_PARTS];
+    bool seen[METIS_MAX_PARTS];
+    int nparts;
+};
+
+/* Partition of lower bound lb: 0 for the value 0, k+1 for [2^k, 2^(k+1)); -1 if lb is neither. */
+static int part_of_bound(uint64_t lb)
+{
+    if (lb == 0)
+        return 0;
+    if (lb & (lb - 1))
+        return -1;
+    return __builtin_ctzll(lb) + 1;
+}
+
+static bool add_part(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct part_parse *pp = arg;
+    char bound[64];
+    const char *colon = strchr(tok, ':');
+    double w;
+    uint64_t lb;
+    if (!colon || (size_t)(colon - tok) >= sizeof bound) {
+        fail(st, st->line, "%s: '%s' is not BOUND:WEIGHT", key, tok);
+        return false;
+    }
+    snprintf(bound, sizeof bound, "%.*s", (int)(colon - tok), tok);
+    int part = parse_u64(bound, &lb) ? part_of_bound(lb) : -1;
+    if (part < 0) {
+        fail(st, st->line, "%s: lower bound '%s' is neither 0 nor a power of two", key, bound);
+        return false;
+    }
+    int max = arg_max_parts[pp->kind];
+    if (part >= max) {
+        fail(st, st->line, "%s: lower bound %s is beyond the largest allowed (%llu)", key, bound,
+             1ULL << (max - 2));
+        return false;
+    }
+    if (pp->seen[part]) {
+        fail(st, st->line, "%s: lower bound %s given twice", key, bound);
+        return false;
+    }
+    if (!parse_double(colon + 1, &w)) {
+        fail(st, st->line, "%s: weight '%s' is not a non-negative number", key, colon + 1);
+        return false;
+    }
+    pp->seen[part] = true;
+    pp->weight[part] = w;
+    if (part >= pp->nparts)
+        pp->nparts = part + 1;
+    return true;
+}
+
+/* "uniform:N": partitions 0..N (the value 0 up to [2^(N-1), 2^N)), all weight 1. */
+static bool parse_uniform(struct parse_state *st, const char *key, const char *n,
+                          struct part_parse *pp)
+{
+    uint64_t v;
+    int max = arg_max_parts[pp->kind];
+    if (!parse_u64(n, &v) || v >= (uint64_t)max) {
+        fail(st, st->line, "%s: uniform:%s: N must be an integer 0..%d", key, n, max - 1);
+        return false;
+    }
+    for (uint64_t i = 0; i <= v; i++)
+        pp->weight[i] = 1.0;
+    pp->nparts = (int)v + 1;
+    return true;
+}
+
+static void parts_key(struct parse_state *st, enum arg_kind k, const char *name,
+                      const char *value)
+{
+    struct part_parse pp = { .kind = k };
+    bool ok;
+    if (strncmp(value, "uniform:", 8) == 0)
+        ok = parse_uniform(st, name, value + 8, &pp);
+    else
+        ok = for_each_item(st, name, value, add_part, &pp);
+    if (!ok)
+        return;
+    double sum = 0;
+    for (int i = 0; i < pp.nparts; i++)
+        sum += pp.weight[i];
+    if (sum <= 0) {
+        fail(st, st->line, "%s: %s", name,
+             pp.nparts ? "every weight is 0" : "no partitions (expected BOUND:WEIGHT ...)");
+        return;
+    }
+    struct partitions *p = &st->cfg->part[k];
+    memcpy(p->weight, pp.weight, sizeof p->weight);
+    p->nparts = pp.nparts;
+}
+
+static void sizes_key(struct parse_state *st, const char *name, const char *value)
+{
+    char kind[64];
+    size_t len = strlen(name);
+    bool is_mode = len > 5 && strcmp(name + len - 5, "_mode") == 0;
+    snprintf(kind, sizeof kind, "%.*s", (int)(is_mode ? len - 5 : len), name);
+    int k = name_index(arg_names, ARG_NKINDS, kind);
+    if (k < 0) {
+        fail(st, st->line, "[sizes]: unknown key '%s'", name);
+        return;
+    }
+    if (!is_mode) {
+        parts_key(st, k, name, value);
+        return;
+    }
+    int m = name_index(part_mode_names, 3, value);
+    if (m < 0)
+        fail(st, st->line, "%s: '%s' is not range, boundary or boundary_pm1", name, value);
+    else
+        st->cfg->part[k].mode = m;
+}
+
+/* ----------------------------------------------------------------- [bits] */
+
+struct bits_parse {
+    enum bitmap_kind kind;
+    double prob[METIS_MAX_BITS];
+    bool seen[METIS_MAX_BITS];
+};
+
+static int bit_index(enum bitmap_kind k, const char *name)
+{
+    for (int i = 0; i < bit_tables[k].n; i++)
+        if (strcmp(bit_tables[k].defs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static bool add_bit(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct bits_parse *bp = arg;
+    char name[32];
+    const char *colon = strchr(tok, ':');
+    double p;
+    if (!colon || (size_t)(colon - tok) >= sizeof name) {
+        fail(st, st->line, "%s: '%s' is not NAME:PROBABILITY", key, tok);
+        return false;
+    }
+    snprintf(name, sizeof name, "%.*s", (int)(colon - tok), tok);
+    int i = bit_index(bp->kind, name);
+    if (i < 0) {
+        fail(st, st->line, "%s: unknown bit '%s'", key, name);
+        return false;
+    }
+    if (bp->seen[i]) {
+        fail(st, st->line, "%s: bit '%s' given twice", key, name);
+        return false;
+    }
+    if (!parse_double(colon + 1, &p) || p > 1) {
+        fail(st, st->line, "%s: probability '%s' of %s is not a number 0..1", key, colon + 1,
+             name);
+        return false;
+    }
+    bp->seen[i] = true;
+    bp->prob[i] = p;
+    return true;
+}
+
+static void bits_key(struct parse_state *st, const char *name, const char *value)
+{
+    int k = name_index(bitmap_names, BM_NKINDS, name);
+    if (k < 0) {
+        fail(st, st->line, "[bits]: unknown key '%s'", name);
+        return;
+    }
+    struct bits_parse bp = { .kind = k };
+    if (!for_each_item(st, name, value, add_bit, &bp))
+        return;
+    if (k == BM_OPEN_FLAGS && bp.prob[bit_index(k, "rdwr")] > 0 &&
+        bp.prob[bit_index(k, "wronly")] > 0) {
+        fail(st, st->line, "%s: rdwr and wronly cannot both be drawn "
+             "(O_WRONLY|O_RDWR is no access mode)", name);
+        return;
+    }
+    struct bitmap *bm = &st->cfg->bits[k];
+    for (int i = 0; i < bm->nbits; i++)
+        bm->prob[i] = bp.prob[i];
+}
+
+/* ------------------------------------------------------------ [fs NAME] */
+
+static void fs_type_key(struct parse_state *st, struct fs_config *fs, const char *value)
+{
+    int t = name_index(fs_type_names, 3, value);
+    if (t < 0)
+        fail(st, st->line, "type: '%s' is not kernel, reffs or fuse", value);
+    else
+        fs->type = t;
+}
+
+static bool valid_fstype(const char *s)
+{
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.')
+            return false;
+    return true;
+}
+
+/* The abstraction owns the names; asking it here puts the file and line on a typo. */
+static void check_ignore(struct parse_state *st, const char *value)
+{
+    unsigned bits;
+    char msg[256];
+    if (abstract_parse_ignore(value, &bits, msg, sizeof msg) < 0)
+        fail(st, st->line, "ignore: %s", msg);
+}
+
+/* Appends tok to the comma-joined list in arg, so the abstraction never sees blanks. */
+static bool add_exclude_entry(struct parse_state *st, const char *key, const char *tok,
+                              void *arg)
+{
+    char *list = arg;
+    if (strchr(tok, '/') || strcmp(tok, ".") == 0 || strcmp(tok, "..") == 0) {
+        fail(st, st->line, "%s: '%s' is not a name in the root directory", key, tok);
+        return false;
+    }
+    size_t len = strlen(list);
+    snprintf(list + len, sizeof ((struct fs_config *)0)->exclude - len, "%s%s",
+             len ? "," : "", tok);
+    return true;
+}
+
+static void set_exclude(struct parse_state *st, struct fs_config *fs, const char *value)
+{
+    char list[sizeof fs->exclude] = "";
+    if (for_each_item(st, "exclude", value, add_exclude_entry, list))
+        memcpy(fs->exclude, list, sizeof list);
+}
+
+static void fs_key(struct parse_state *st, const char *name, const char *value)
+{
+    struct fs_config *fs = &st->cfg->fs[st->fs];
+    const struct field *f = find_field(fs_fields, FSK_COUNT, name);
+    if (!f) {
+        fail(st, st->line, "[fs %s]: unknown key '%s'", fs->name, name);
+        return;
+    }
+    st->fs_key_line[st->fs][f - fs_fields] = st->line;
+    if (f - fs_fields == FSK_TYPE) {
+        fs_type_key(st, fs, value);
+        return;
+    }
+    set_field(st, f, fs, value);
+    if (f - fs_fields == FSK_IGNORE && !st->failed)
+        check_ignore(st, value);
+    if (f - fs_fields == FSK_EXCLUDE && !st->failed)
+        set_exclude(st, fs, value);
+    if (f - fs_fields == FSK_FSTYPE && !st->failed && !valid_fstype(value))
+        fail(st, st->line, "fstype: '%s' is not a file system type name", value);
+    if (f - fs_fields == FSK_FSTYPE)
+        fs->fstype_line = st->line;
+    if (f - fs_fields == FSK_SIZE)
+        fs->size_line = st->line;
+}
+
+/* -------------------------------------------------------------- sections */
+
+static bool valid_fs_name(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
+            return false;
+    return true;
+}
+
+static void begin_fs(struct parse_state *st, const char *name)
+{
+    struct metis_config *cfg = st->cfg;
+    if (!valid_fs_name(name) || strlen(name) >= sizeof cfg->fs[0].name) {
+        fail(st, st->line, "[fs %s]: a name is 1..%zu of A-Z a-z 0-9 _ -", name,
+             sizeof cfg->fs[0].name - 1);
+        return;
+    }
+    for (int i = 0; i < cfg->nfs; i++)
+        if (strcmp(cfg->fs[i].name, name) == 0) {
+            fail(st, st->line, "[fs %s]: name already used on line %d", name, cfg->fs[i].line);
+            return;
+        }
+    if (cfg->nfs >= METIS_MAX_FS) {
+        fail(st, st->line, "[fs %s]: more than %d file systems", name, METIS_MAX_FS);
+        return;
+    }
+    st->fs = cfg->nfs++;
+    fs_defaults(&cfg->fs[st->fs], name, st->line);
+    st->sec = SEC_FS;
+}
+
+static void begin_section(struct parse_state *st, const char *name)
+{
+    static const struct {
+        const char *name;
+        enum section sec;
+    } plain[] = { { "run", SEC_RUN },   { "pool", SEC_POOL }, { "ops", SEC_OPS },
+                  { "sizes", SEC_SIZES }, { "bits", SEC_BITS } };
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        if (strcmp(name, plain[i].name) == 0) {
+            st->sec = plain[i].sec;
+            if (st->sec == SEC_OPS && !st->ops_line)
+                st->ops_line = st->line;
+            if (st->sec == SEC_POOL && !st->pool_line)
+                st->pool_line = st->line;
+            return;
+        }
+    if (strncmp(name, "fs", 2) == 0 && (name[2] == ' ' || name[2] == '\t')) {
+        const char *n = name + 2;
+        while (*n == ' ' || *n == '\t')
+            n++;
+        begin_fs(st, n);
+    } else if (strcmp(name, "fs") == 0) {
+        fail(st, st->line, "[fs] needs a name: [fs NAME]");
+    } else {
+        fail(st, st->line, "unknown section [%s] (expected run, fs NAME, pool, ops, sizes or bits)",
+             name);
+    }
+}
+
+/* A header line "[...]": inih takes everything up to the first ']' as the name. */
+static void section_line(struct parse_state *st, const char *line)
+{
+    const char *close = strchr(line, ']');
+    if (!close) {
+        fail(st, st->line, "section header without ']'");
+        return;
+    }
+    const char *s = line + 1;
+    while (s < close && isspace((unsigned char)*s))
+        s++;
+    const char *e = close;
+    while (e > s && isspace((unsigned char)e[-1]))
+        e--;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(e - s), s);
+    begin_section(st, name);
+}
+
+/* --------------------------------------------------------- inih callbacks */
+
+/*
+ * Line reader for ini_parse_stream: counts lines (this libinih does not pass line numbers),
+ * follows section headers (inih does not report a section without keys), and strips leading
+ * blanks, since inih would take an indented line as the continuation of the previous value.
+ */
+static char *read_line(char *str, int num, void *stream)
+{
+    struct parse_state *st = stream;
+    ssize_t n = getline(&st->buf, &st->cap, st->f);
+    if (n < 0)
+        return NULL;
+    st->line++;
+    char *s = st->buf;
+    if (st->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
+        s += 3;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (strlen(s) + 1 > (size_t)num) {
+        fail(st, st->line, "line too long (at most %d characters)", num - 2);
+        snprintf(str, num, "\n");
+        return str;
+    }
+    snprintf(str, num, "%s", s);
+    if (*s == '[')
+        section_line(st, s);
+    return str;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+    struct parse_state *st = user;
+    (void)section;
+    if (st->failed)
+        return 1;
+    switch (st->sec) {
+    case SEC_NONE:
+        fail(st, st->line, "'%s' is outside any section", name);
+        break;
+    case SEC_RUN: run_key(st, name, value); break;
+    case SEC_FS: fs_key(st, name, value); break;
+    case SEC_POOL: pool_key(st, name, value); break;
+    case SEC_OPS: ops_key(st, name, value); break;
+    case SEC_SIZES: sizes_key(st, name, value); break;
+    case SEC_BITS: bits_key(st, name, value); break;
+    }
+    return !st->failed;
+}
+
+/* ------------------------------------------------------ whole-file checks */
+
+static const char *const type_nouns[] = { "a kernel", "a reffs", "a fuse" };
+
+static void finish_fs(struct parse_state *st, int i)
+{
+    struct fs_config *fs = &st->cfg->fs[i];
+    int *lines = st->fs_key_line[i];
+    if (!lines[FSK_TYPE]) {
+        fail(st, fs->line, "[fs %s]: no type (kernel, reffs or fuse)", fs->name);
+        return;
+    }
+    for (int k = 0; k < FSK_COUNT; k++)
+        if (lines[k] && !(fs_fields[k].types & T(fs->type))) {
+            fail(st, lines[k], "[fs %s]: %s does not apply to %s file system", fs->name,
+                 fs_fields[k].name, type_nouns[fs->type]);
+            return;
+        }
+    if (fs->type == FS_KERNEL && !fs->fstype[0])
+        fail(st, fs->line, "[fs %s]: a kernel file system needs fstype (e.g. ext4)", fs->name);
+    if (fs->type == FS_FUSE && !fs->mount_cmd[0])
+        fail(st, fs->line, "[fs %s]: a fuse file system needs mount_cmd", fs->name);
+    if (fs->type == FS_REFFS && !lines[FSK_SIZE])
+        fs->size = REFFS_DEFAULT_SIZE;
+    if (fs->type == FS_KERNEL && !lines[FSK_EXCLUDE])
+        snprintf(fs->exclude, sizeof fs->exclude, "lost+found");
+    if (fs->type == FS_FUSE && !lines[FSK_UNMOUNT_CMD])
+        snprintf(fs->unmount_cmd, sizeof fs->unmount_cmd, "fusermount3 -u {mnt}");
+}
+
+/* Directory and file names of the pool; saturates above METIS_MAX_POOL_PATHS. */
+static uint64_t pool_dir_count(const struct pool_config *p)
+{
+    uint64_t level = 1, total = 0;
+    for (int d = 0; d < p->depth && total <= METIS_MAX_POOL_PATHS; d++) {
+        level *= (uint64_t)p->dirs;
+        total += level;
+    }
+    return total;
+}
+
+static void finish_pool(struct parse_state *st)
+{
+    const struct pool_config *p = &st->cfg->pool;
+    int line = st->pool_key_line ? st->pool_key_line : st->pool_line;
+    uint64_t dirs = pool_dir_count(p);
+    uint64_t paths = dirs + (dirs + 1) * (uint64_t)p->files;
+    if (paths > METIS_MAX_POOL_PATHS)
+        fail(st, line, "[pool]: %llu directories and %d files per directory exceed %d paths",
+             (unsigned long long)dirs, p->files, METIS_MAX_POOL_PATHS);
+    else if ((uint64_t)(p->depth + 1) * (p->name_len + 1) >= METIS_PATH_MAX)
+        fail(st, line, "[pool]: depth %d with name_len %d makes paths longer than %d",
+             p->depth, p->name_len, METIS_PATH_MAX - 1);
+}
+
+/* Largest value partition use can draw, boundary_pm1 included (2^k + 1). */
+static uint64_t part_high(const struct partitions *p)
+{
+    int top = p->nparts - 1;
+    while (top > 0 && p->weight[top] <= 0)
+        top--;
+    return top <= 0 ? 0 : (1ULL << top) + 1;
+}
+
+/* Bytes one file can come to hold: its extent stays below the largest offset + length. */
+static uint64_t file_data_bound(const struct metis_config *cfg)
+{
+    const struct partitions *pt = cfg->part;
+    uint64_t bound = 0, b;
+    if (cfg->op_weight[OP_write_file] &&
+        (b = part_high(&pt[ARG_WRITE_OFFSET]) + part_high(&pt[ARG_WRITE_SIZE])) > bound)
+        bound = b;
+    if (cfg->op_weight[OP_fallocate_file] &&
+        (b = part_high(&pt[ARG_FALLOC_OFFSET]) + part_high(&pt[ARG_FALLOC_LEN])) > bound)
+        bound = b;
+    if (cfg->op_weight[OP_truncate] && (b = part_high(&pt[ARG_TRUNC_SIZE])) > bound)
+        bound = b;
+    if (cfg->op_weight[OP_setxattr])
+        bound += (uint64_t)cfg->pool.xattr_names * (part_high(&pt[ARG_XATTR_SIZE]) + 64);
+    return bound;
+}
+
+static uint64_t fs_min_size(const char *fstype)
+{
+    for (size_t i = 0; i < sizeof fs_minimum / sizeof fs_minimum[0]; i++)
+        if (strcmp(fs_minimum[i].fstype, fstype) == 0)
+            return fs_minimum[i].min;
+    return 0;
+}
+
+/* ENOSPC at different points on two file systems is a false discrepancy, so the pool's data
+ * must fit in half of every device (the rest is metadata, journal and slack). */
+static void finish_sizing(struct parse_state *st)
+{
+    const struct metis_config *cfg = st->cfg;
+    uint64_t files = (pool_dir_count(&cfg->pool) + 1) * (uint64_t)cfg->pool.files;
+    uint64_t bound = file_data_bound(cfg);
+    uint64_t data = bound > UINT64_MAX / files ? UINT64_MAX : files * bound;
+    for (int i = 0; i < cfg->nfs && !st->failed; i++) {
+        const struct fs_config *fs = &cfg->fs[i];
+        uint64_t size = fs->size;
+        if (!size && fs->type == FS_KERNEL)
+            size = fs_min_size(fs->fstype);
+        if (!size || data <= size / 2)
+            continue;
+        char a[32], b[32];
+        fail(st, fs->size_line ? fs->size_line : fs->line,
+             "[fs %s]: the pool can hold %s of data, more than half of its %s: "
+             "shrink [sizes] or [pool], or grow size", fs->name,
+             fmt_bytes(data, a, sizeof a), fmt_bytes(size, b, sizeof b));
+    }
+}
+
+static void finish(struct parse_state *st)
+{
+    struct metis_config *cfg = st->cfg;
+    if (cfg->nfs == 0)
+        fail(st, 0, "no [fs NAME] section: at least one file system is needed");
+    for (int i = 0; i < cfg->nfs && !st->failed; i++)
+        finish_fs(st, i);
+    int sum = 0;
+    for (int i = 0; i < OP_COUNT; i++)
+        sum += cfg->op_weight[i];
+    if (!st->failed && sum == 0)
+        fail(st, st->ops_line, "[ops]: every weight is 0; at least one operation needs one");
+    if (!st->failed)
+        finish_pool(st);
+    if (!st->failed)
+        finish_sizing(st);
+}
+
+/* ------------------------------------------------------------------ load */
+
+static void set_name(struct metis_config *cfg, const char *path)
+{
+    snprintf(cfg->path, sizeof cfg->path, "%s", path);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 4 && strcmp(base + len - 4, ".ini") == 0)
+        len -= 4;
+    snprintf(cfg->name, sizeof cfg->name, "%.*s", (int)len, base);
+}
+
+int config_load(const char *path, struct metis_config *cfg, char *err, size_t errlen)
+{
+    config_defaults(cfg);
+    set_name(cfg, path);
+    struct parse_state st = { .cfg = cfg, .path = path, .sec = SEC_NONE };
+    st.f = fopen(path, "r");
+    if (!st.f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    int syntax = ini_parse_stream(read_line, &st, on_key, &st);
+    bool read_error = ferror(st.f);
+    fclose(st.f);
+    free(st.buf);
+    if (read_error) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(EIO));
+        return -1;
+    }
+    /* inih reports the first line it could not parse; an earlier problem of ours wins. */
+    if (syntax > 0 && (!st.failed || syntax < st.err_line)) {
+        snprintf(err, errlen, "%s:%d: syntax error: expected [section], key = value or a comment",
+                 path, syntax);
+        return -1;
+    }
+    if (syntax < 0) {
+        snprintf(err, errlen, "%s: cannot parse (inih error %d)", path, syntax);
+        return -1;
+    }
+    if (!st.failed)
+        finish(&st);
+    if (st.failed) {
+        snprintf(err, errlen, "%s:%d: %s", path, st.err_line, st.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------- validate */
+
+/* Looks for an executable in PATH and the sbin directories root's PATH usually has. */
+static bool find_program(const char *prog)
+{
+    const char *env = getenv("PATH");
+    char dirs[4096];
+    snprintf(dirs, sizeof dirs, "%s:/sbin:/usr/sbin:/usr/local/sbin", env ? env : "");
+    char *save = NULL;
+    for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        char p[4352];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/%s", *d ? d : ".", prog);
+        if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && access(p, X_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool proc_filesystems_lists(const char *fstype)
+{
+    FILE *f = fopen("/proc/filesystems", "r");
+    if (!f)
+        return false;
+    char line[256];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *name = strrchr(line, '\t');
+        name = name ? name + 1 : line;
+        name[strcspn(name, "\n")] = '\0';
+        found = strcmp(name, fstype) == 0;
+    }
+    fclose(f);
+    return found;
+}
+
+/* modprobe -n (dry run) succeeds when the module exists or is built in. */
+static bool modprobe_can_load(const char *module)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return false;
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        execlp("modprobe", "modprobe", "-n", "-q", module, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return false;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static bool kernel_knows(const char *fstype)
+{
+    char alias[64];
+    snprintf(alias, sizeof alias, "fs-%s", fstype);
+    return proc_filesystems_lists(fstype) || modprobe_can_load(fstype) ||
+           modprobe_can_load(alias);
+}
+
+static int validate_kernel_fs(const struct metis_config *cfg, const struct fs_config *fs,
+                              char *err, size_t errlen)
+{
+    char mkfs[64], a[32], b[32];
+    int tline = fs->fstype_line ? fs->fstype_line : fs->line;
+    int sline = fs->size_line ? fs->size_line : fs->line;
+    snprintf(mkfs, sizeof mkfs, "mkfs.%s", fs->fstype);
+    if (!find_program(mkfs))
+        return snprintf(err, errlen, "%s:%d: [fs %s]: %s is not in PATH, /sbin or /usr/sbin",
+                        cfg->path, tline, fs->name, mkfs), -1;
+    if (!kernel_knows(fs->fstype))
+        return snprintf(err, errlen, "%s:%d: [fs %s]: the kernel does not know %s "
+                        "(not in /proc/filesystems, and modprobe cannot load it)",
+                        cfg->path, tline, fs->name, fs->fstype), -1;
+    uint64_t min = fs_min_size(fs->fstype);
+    if (fs->size && fs->size < min)
+        return snprintf(err, errlen, "%s:%d: [fs %s]: size %s is below the smallest %s (%s)",
+                        cfg->path, sline, fs->name, fmt_bytes(fs->size, a, sizeof a),
+                        fs->fstype, fmt_bytes(min, b, sizeof b)), -1;
+    bool mixed = strstr(fs->mkfs_opts, "-M") || strstr(fs->mkfs_opts, "--mixed");
+    if (strcmp(fs->fstype, "btrfs") == 0 && !mixed && fs->size && fs->size < BTRFS_UNMIXED_MIN)
+        return snprintf(err, errlen, "%s:%d: [fs %s]: btrfs below %s needs mkfs_opts = -M",
+                        cfg->path, sline, fs->name,
+                        fmt_bytes(BTRFS_UNMIXED_MIN, a, sizeof a)), -1;
+    return 0;
+}
+
+int config_validate(const struct metis_config *cfg, char *err, size_t errlen)
+{
+    for (int i = 0; i < cfg->nfs; i++) {
+        const struct fs_config *fs = &cfg->fs[i];
+        if (fs->type == FS_KERNEL && validate_kernel_fs(cfg, fs, err, errlen) < 0)
+            return -1;
+        if (fs->type != FS_KERNEL && access("/dev/fuse", R_OK | W_OK) != 0)
+            return snprintf(err, errlen, "%s:%d: [fs %s]: /dev/fuse: %s", cfg->path, fs->line,
+                            fs->name, strerror(errno)), -1;
+    }
+    struct stat sb;
+    if (cfg->run.out[0] && stat(cfg->run.out, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return snprintf(err, errlen, "%s:%d: out: %s exists and is not a directory", cfg->path,
+                        cfg->run.out_line, cfg->run.out), -1;
+    return 0;
+}

@@ -1,0 +1,109 @@
+/* Worker pool of fsset.h: a generation counter under one mutex hands each step's job to every worker. */
+#include "fsset.h"
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define FSSET_MAX 16
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t job_cv = PTHREAD_COND_INITIALIZER, done_cv = PTHREAD_COND_INITIALIZER;
+static pthread_t workers[FSSET_MAX];
+static int nworkers, quitting;
+static unsigned long generation;
+static fsset_job cur_job;
+static void *cur_ctx;
+static int results[FSSET_MAX], finished[FSSET_MAX];
+
+static void *worker_main(void *arg)
+{
+    int i = (int)(long)arg;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&mu);
+    for (;;) {
+        while (generation == seen && !quitting)
+            pthread_cond_wait(&job_cv, &mu);
+        if (quitting)
+            break;
+        seen = generation;
+        fsset_job job = cur_job;
+        void *ctx = cur_ctx;
+        pthread_mutex_unlock(&mu);
+        int rc = job(i, ctx);
+        pthread_mutex_lock(&mu);
+        if (seen == generation) {
+            results[i] = rc;
+            finished[i] = 1;
+            pthread_cond_signal(&done_cv);
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return NULL;
+}
+
+int fsset_start(int n)
+{
+    if (n < 1 || n > FSSET_MAX)
+        return -1;
+    nworkers = n;
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&workers[i], NULL, worker_main, (void *)(long)i) != 0)
+            return -1;
+    return 0;
+}
+
+static int all_finished(void)
+{
+    for (int i = 0; i < nworkers; i++)
+        if (!finished[i])
+            return 0;
+    return 1;
+}
+
+int fsset_run(fsset_job job, void *ctx, double timeout, int *late)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += (time_t)timeout;
+    deadline.tv_nsec += (long)((timeout - (long)timeout) * 1e9);
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < nworkers; i++)
+        finished[i] = 0;
+    cur_job = job;
+    cur_ctx = ctx;
+    generation++;
+    pthread_cond_broadcast(&job_cv);
+    int rc = 0;
+    while (!all_finished() && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&done_cv, &mu, &deadline);
+    int out = 0;
+    if (!all_finished()) {
+        for (int i = 0; i < nworkers; i++)
+            if (!finished[i] && late)
+                *late = i;
+        out = -1;
+    } else {
+        for (int i = 0; i < nworkers && !out; i++)
+            if (results[i])
+                out = i + 1;
+    }
+    pthread_mutex_unlock(&mu);
+    return out;
+}
+
+void fsset_stop(void)
+{
+    if (nworkers == 0)
+        return;
+    pthread_mutex_lock(&mu);
+    quitting = 1;
+    pthread_cond_broadcast(&job_cv);
+    pthread_mutex_unlock(&mu);
+    /* A worker stuck in a hung mount cannot be joined; the process exits around it. */
+    nworkers = 0;
+}

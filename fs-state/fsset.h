@@ -1,0 +1,14 @@
+/* Runs one job on every file system at once, one worker thread per file system, with a time limit. */
+#ifndef METIS_FSSET_H
+#define METIS_FSSET_H
+
+typedef int (*fsset_job)(int fs_index, void *ctx);
+
+/* Starts n workers; even one gets its own thread, so a hung file system cannot hang Metis. */
+int fsset_start(int n);
+/* Runs job(i, ctx) for every i in parallel; returns 0 when all returned 0, the first failing
+ * index + 1 otherwise, or -1 when the time limit passed (*late is set to a slow index). */
+int fsset_run(fsset_job job, void *ctx, double timeout, int *late);
+void fsset_stop(void);
+
+#endif

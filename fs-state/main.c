@@ -1,0 +1,240 @@
+/* bin/metis: the command line — validates the config, builds pan, runs it, and cleans up after it. */
+#include "backend.h"
+#include "config.h"
+#include "model.h"
+#include "runopts.h"
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+int swarm_main(int argc, char **argv) __attribute__((weak));
+
+static volatile sig_atomic_t forwarded_signal;
+static pid_t engine_pid;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: metis run CONFIG [--ops N] [--seconds S] [--seed N] [--depth N] [--out DIR]\n"
+            "                        [--keep-going] [--vt I --swarm-seed S]\n"
+            "       metis check CONFIG\n"
+            "       metis swarm CONFIG --hosts HOSTS [--vts N] [--seconds S] [--out DIR]\n"
+            "exit status: 0 no discrepancy, 1 discrepancy, 2 bad usage or config,\n"
+            "             3 infrastructure failure, 130 interrupted\n");
+}
+
+static void exe_dir(char *out, size_t len)
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    buf[n > 0 ? n : 0] = '\0';
+    snprintf(out, len, "%s", dirname(buf));
+}
+
+static void on_signal(int sig)
+{
+    forwarded_signal = sig;
+    if (engine_pid > 0)
+        kill(engine_pid, SIGTERM);
+}
+
+static int mkdir_p(const char *path)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int make_out_dir(struct metis_config *cfg, char *out, size_t len)
+{
+    if (cfg->run.out[0]) {
+        snprintf(out, len, "%s", cfg->run.out);
+    } else {
+        char stamp[64];
+        time_t t = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
+        snprintf(out, len, "runs/%s-%s", stamp, cfg->name);
+        for (int k = 2; access(out, F_OK) == 0; k++)
+            snprintf(out, len, "runs/%s-%s-%d", stamp, cfg->name, k);
+    }
+    if (mkdir_p(out) < 0) {
+        fprintf(stderr, "metis: %s: cannot create the output directory: %s\n", out, strerror(errno));
+        return -1;
+    }
+    char abs[PATH_MAX];
+    if (realpath(out, abs))
+        snprintf(out, len, "%s", abs);
+    return 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+    char buf[8192];
+    size_t n;
+    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    int rc = in && out && !ferror(in) && fclose(out) == 0 ? 0 : -1;
+    if (in)
+        fclose(in);
+    return rc;
+}
+
+static void set_engine_env(const struct run_opts *ro, const char *cfg_copy, const char *out,
+                           const char *run_id, const char *bindir)
+{
+    char buf[PATH_MAX + 64];
+    setenv("METIS_CONFIG", cfg_copy, 1);
+    setenv("METIS_OUT", out, 1);
+    setenv("METIS_RUN_ID", run_id, 1);
+    setenv("METIS_BIN_DIR", bindir, 1);
+    snprintf(buf, sizeof buf, "%s/reffs", bindir);
+    setenv("METIS_REFFS_BIN", buf, 0);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)ro->cfg.run.seed);
+    setenv("METIS_SEED", buf, 1);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)ro->cfg.run.ops);
+    setenv("METIS_OPS", buf, 1);
+    snprintf(buf, sizeof buf, "%g", ro->cfg.run.seconds);
+    setenv("METIS_SECONDS", buf, 1);
+    snprintf(buf, sizeof buf, "%d", ro->cfg.run.keep_going);
+    setenv("METIS_KEEP_GOING", buf, 1);
+}
+
+static pid_t spawn_engine(char **argv, const char *out)
+{
+    char path[PATH_MAX + 16];
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    snprintf(path, sizeof path, "%s/pan.out", out);
+    if (!freopen(path, "w", stdout))
+        _exit(3);
+    execv(argv[0], argv);
+    fprintf(stderr, "metis: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(3);
+}
+
+static int wait_engine(pid_t pid)
+{
+    int status = 0, waited_after_signal = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, 0);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR)
+            return 3;
+        /* Interrupted by a signal: give the engine time to tear down, then insist. */
+        if (forwarded_signal && ++waited_after_signal == 1)
+            alarm(30);
+        else if (forwarded_signal)
+            kill(pid, SIGKILL);
+    }
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status) == 4 ? 130 : WEXITSTATUS(status);
+    fprintf(stderr, "metis: the engine died from signal %d (%s)\n", WTERMSIG(status),
+            strsignal(WTERMSIG(status)));
+    return 3;
+}
+
+static void on_alarm(int sig)
+{
+    if (engine_pid > 0)
+        kill(engine_pid, SIGKILL);
+}
+
+static void install_forwarding(void)
+{
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_alarm;
+    sigaction(SIGALRM, &sa, NULL);
+}
+
+static int cmd_run(struct run_opts *ro)
+{
+    char out[PATH_MAX], work[PATH_MAX + 8], cfg_copy[PATH_MAX + 16], pan[PATH_MAX + 8];
+    char bindir[PATH_MAX], libdir[PATH_MAX + 16], err[8192], run_id[64];
+    if (make_out_dir(&ro->cfg, out, sizeof out) < 0)
+        return 2;
+    snprintf(work, sizeof work, "%s/work", out);
+    snprintf(cfg_copy, sizeof cfg_copy, "%s/config.ini", out);
+    mkdir(work, 0755);
+    if (copy_file(ro->cfg.path, cfg_copy) < 0) {
+        fprintf(stderr, "metis: %s: cannot copy the config: %s\n", cfg_copy, strerror(errno));
+        return 2;
+    }
+    exe_dir(bindir, sizeof bindir);
+    snprintf(libdir, sizeof libdir, "%s/../lib/metis", bindir);
+    if (getenv("METIS_LIBDIR"))
+        snprintf(libdir, sizeof libdir, "%s", getenv("METIS_LIBDIR"));
+    if (pan_build(&ro->cfg, &ro->search, work, libdir, pan, sizeof pan, err, sizeof err) < 0) {
+        fprintf(stderr, "metis: %s\n", err);
+        return 3;
+    }
+    snprintf(run_id, sizeof run_id, "m%d", (int)getpid());
+    set_engine_env(ro, cfg_copy, out, run_id, bindir);
+    fprintf(stderr, "metis: run %s, output in %s\n", run_id, out);
+    install_forwarding();
+    engine_pid = spawn_engine(pan_args(&ro->cfg, &ro->search, pan), out);
+    if (engine_pid < 0) {
+        fprintf(stderr, "metis: fork: %s\n", strerror(errno));
+        return 3;
+    }
+    int rc = wait_engine(engine_pid);
+    backend_sweep(run_id);
+    return rc;
+}
+
+static int cmd_check(struct run_opts *ro)
+{
+    int ops = 0;
+    for (int i = 0; i < OP_COUNT; i++)
+        ops += ro->cfg.op_weight[i] > 0;
+    printf("%s: ok (%d file systems, %d operations)\n", ro->cfg.path, ro->cfg.nfs, ops);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "swarm")) {
+        if (!swarm_main) {
+            fprintf(stderr, "metis: swarm is not built into this binary\n");
+            return 2;
+        }
+        return swarm_main(argc - 1, argv + 1);
+    }
+    int is_run = !strcmp(argv[1], "run"), is_check = !strcmp(argv[1], "check");
+    if (!is_run && !is_check) {
+        fprintf(stderr, "metis: unknown command '%s'\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    struct run_opts ro;
+    if (run_opts_parse(argc - 1, argv + 1, &ro) < 0)
+        return 2;
+    return is_run ? cmd_run(&ro) : cmd_check(&ro);
+}

@@ -1,0 +1,745 @@
+/* The operation table: how each operation draws its arguments, runs confined below a mount root, and is logged. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "input.h"
+#include "ops.h"
+
+/* Fields an operation uses: the only ones drawn, logged, parsed and compared. */
+enum {
+    F_PATH = 1 << 0, F_PATH2 = 1 << 1, F_FLAGS = 1 << 2, F_MODE = 1 << 3, F_OFF = 1 << 4,
+    F_SIZE = 1 << 5, F_UID = 1 << 6, F_GID = 1 << 7, F_XNAME = 1 << 8, F_SEED = 1 << 9,
+};
+#define NFIELDS 10
+static const char *const field_key[NFIELDS] = {
+    "path", "path2", "flags", "mode", "off", "size", "uid", "gid", "xname", "seed",
+};
+
+/* Largest write or xattr value the driver builds in memory; bigger requests fail as the kernel would. */
+#define WRITE_MAX (64u << 20)
+#define UID_KEEP ((uint32_t)-1)
+
+typedef void draw_fn(struct input *in, struct op_args *a);
+typedef long exec_fn(int rootfd, const struct op_args *a);
+
+struct op_desc {
+    const char *name;
+    draw_fn *draw;
+    exec_fn *exec;
+    unsigned fields;
+};
+
+/* ---------- confinement helpers ---------- */
+
+static int open_beneath(int rootfd, const char *rel, uint64_t flags, mode_t mode)
+{
+    struct open_how how = {
+        .flags = flags | O_CLOEXEC,
+        .mode = (flags & (O_CREAT | __O_TMPFILE)) ? mode : 0,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+    };
+    return (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
+}
+
+/* The target of a path, following a final symlink, as an O_PATH fd confined below rootfd. */
+static int open_target(int rootfd, const char *path)
+{
+    return open_beneath(rootfd, path + 1, O_PATH, 0);
+}
+
+/* The parent directory of path as an O_PATH fd; *last points at the last component inside buf. */
+static int open_parent(int rootfd, const char *path, char *buf, const char **last)
+{
+    snprintf(buf, METIS_PATH_MAX, "%s", path + 1);
+    char *slash = strrchr(buf, '/');
+    if (!slash) {
+        *last = buf;
+        return open_beneath(rootfd, ".", O_PATH | O_DIRECTORY, 0);
+    }
+    *slash = '\0';
+    *last = slash + 1;
+    return open_beneath(rootfd, buf, O_PATH | O_DIRECTORY, 0);
+}
+
+/* A magic-link path to an O_PATH fd, so path-based syscalls act on exactly that inode. */
+static const char *fd_path(int fd, char *buf, size_t len)
+{
+    snprintf(buf, len, "/proc/self/fd/%d", fd);
+    return buf;
+}
+
+/* Closes fd without disturbing the errno of the operation. */
+static long finish(int fd, long ret)
+{
+    int saved = errno;
+    if (fd >= 0)
+        close(fd);
+    errno = saved;
+    return ret;
+}
+
+/* ---------- deterministic data ---------- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void op_fill_bytes(uint64_t seed, void *buf, size_t len)
+{
+    unsigned char *p = buf;
+    uint64_t state = seed;
+    while (len >= 8) {
+        uint64_t v = splitmix64(&state);
+        memcpy(p, &v, 8);
+        p += 8;
+        len -= 8;
+    }
+    if (len) {
+        uint64_t v = splitmix64(&state);
+        memcpy(p, &v, len);
+    }
+}
+
+/* A reusable buffer for write data and xattr values. */
+static void *data_buffer(uint64_t seed, size_t len)
+{
+    static __thread unsigned char *buf;
+    static __thread size_t cap;
+    if (len > cap) {
+        size_t ncap = len < 4096 ? 4096 : len;
+        unsigned char *n = realloc(buf, ncap);
+        if (!n)
+            return NULL;
+        buf = n;
+        cap = ncap;
+    }
+    op_fill_bytes(seed, buf, len);
+    return buf ? buf : (void *)"";
+}
+
+/* ---------- exec: each runs the real syscall on a path confined below rootfd ---------- */
+
+static long exec_create_file(int rootfd, const struct op_args *a)
+{
+    int fd = open_beneath(rootfd, a->path + 1, (unsigned)a->flags | O_CREAT, a->mode);
+    return fd < 0 ? -1 : finish(fd, 0);
+}
+
+static long exec_write_file(int rootfd, const struct op_args *a)
+{
+    if (a->size > WRITE_MAX) {
+        errno = EFBIG;
+        return -1;
+    }
+    int fd = open_beneath(rootfd, a->path + 1, (unsigned)a->flags, a->mode);
+    if (fd < 0)
+        return -1;
+    void *data = data_buffer(a->data_seed, a->size);
+    if (!data)
+        return finish(fd, -1);
+    return finish(fd, pwrite(fd, data, a->size, (off_t)a->offset));
+}
+
+static long exec_truncate(int rootfd, const struct op_args *a)
+{
+    char p[64];
+    int fd = open_target(rootfd, a->path);
+    if (fd < 0)
+        return -1;
+    return finish(fd, truncate(fd_path(fd, p, sizeof p), (off_t)a->size));
+}
+
+static long exec_fallocate_file(int rootfd, const struct op_args *a)
+{
+    int fd = open_beneath(rootfd, a->path + 1, O_RDWR, 0);
+    if (fd < 0)
+        return -1;
+    return finish(fd, fallocate(fd, a->flags, (off_t)a->offset, (off_t)a->size));
+}
+
+static long exec_chmod(int rootfd, const struct op_args *a)
+{
+    char p[64];
+    int fd = open_target(rootfd, a->path);
+    if (fd < 0)
+        return -1;
+    return finish(fd, chmod(fd_path(fd, p, sizeof p), a->mode));
+}
+
+static long exec_chown_file(int rootfd, const struct op_args *a)
+{
+    char p[64];
+    int fd = open_target(rootfd, a->path);
+    if (fd < 0)
+        return -1;
+    return finish(fd, chown(fd_path(fd, p, sizeof p), a->uid, UID_KEEP));
+}
+
+static long exec_chgrp_file(int rootfd, const struct op_args *a)
+{
+    char p[64];
+    int fd = open_target(rootfd, a->path);
+    if (fd < 0)
+        return -1;
+    return finish(fd, chown(fd_path(fd, p, sizeof p), UID_KEEP, a->gid));
+}
+
+static long exec_unlink(int rootfd, const struct op_args *a)
+{
+    char buf[METIS_PATH_MAX];
+    const char *last;
+    int dfd = open_parent(rootfd, a->path, buf, &last);
+    if (dfd < 0)
+        return -1;
+    return finish(dfd, unlinkat(dfd, last, 0));
+}
+
+static long exec_mkdir(int rootfd, const struct op_args *a)
+{
+    char buf[METIS_PATH_MAX];
+    const char *last;
+    int dfd = open_parent(rootfd, a->path, buf, &last);
+    if (dfd < 0)
+        return -1;
+    return finish(dfd, mkdirat(dfd, last, a->mode));
+}
+
+static long exec_rmdir(int rootfd, const struct op_args *a)
+{
+    char buf[METIS_PATH_MAX];
+    const char *last;
+    int dfd = open_parent(rootfd, a->path, buf, &last);
+    if (dfd < 0)
+        return -1;
+    return finish(dfd, unlinkat(dfd, last, AT_REMOVEDIR));
+}
+
+/* Runs a two-path *at call (rename, link) on the parents of path and path2. */
+static long exec_two_paths(int rootfd, const struct op_args *a, int is_rename)
+{
+    char b1[METIS_PATH_MAX], b2[METIS_PATH_MAX];
+    const char *l1, *l2;
+    int d1 = open_parent(rootfd, a->path, b1, &l1);
+    if (d1 < 0)
+        return -1;
+    int d2 = open_parent(rootfd, a->path2, b2, &l2);
+    if (d2 < 0)
+        return finish(d1, -1);
+    long ret = is_rename ? renameat2(d1, l1, d2, l2, (unsigned)a->flags)
+                         : linkat(d1, l1, d2, l2, 0);
+    finish(d2, 0);
+    return finish(d1, ret);
+}
+
+static long exec_rename(int rootfd, const struct op_args *a)
+{
+    return exec_two_paths(rootfd, a, 1);
+}
+
+static long exec_link(int rootfd, const struct op_args *a)
+{
+    return exec_two_paths(rootfd, a, 0);
+}
+
+static long exec_symlink(int rootfd, const struct op_args *a)
+{
+    char buf[METIS_PATH_MAX];
+    const char *last;
+    int dfd = open_parent(rootfd, a->path, buf, &last);
+    if (dfd < 0)
+        return -1;
+    return finish(dfd, symlinkat(a->path2, dfd, last));
+}
+
+static long exec_setxattr(int rootfd, const struct op_args *a)
+{
+    char p[64];
+    /* Sizes beyond the kernel's limit are rejected (E2BIG) before it reads the value. */
+    size_t have = a->size > METIS_XATTR_VALUE_MAX ? 0 : a->size;
+    void *value = data_buffer(a->data_seed, have);
+    if (!value)
+        return -1;
+    int fd = open_target(rootfd, a->path);
+    if (fd < 0)
+        return -1;
+    return finish(fd, setxattr(fd_path(fd, p, sizeof p), a->xname, value, a->size, a->flags));
+}
+
+static long exec_removexattr(int rootfd, const struct op_args *a)
+{
+    char p[64];
+    int fd = open_target(rootfd, a->path);
+    if (fd < 0)
+        return -1;
+    return finish(fd, removexattr(fd_path(fd, p, sizeof p), a->xname));
+}
+
+/* ---------- draw: arguments from the pool and the weighted partitions ---------- */
+
+/* A pool directory other than the root (a file when the pool has no directories). */
+static const char *pool_dir(struct input *in)
+{
+    if (in->pool.ndirs == 0)
+        return input_file(in);
+    return in->pool.dirs[rng_below(&in->rng, in->pool.ndirs)];
+}
+
+static void set_path(char *dst, const char *src)
+{
+    snprintf(dst, METIS_PATH_MAX, "%s", src);
+}
+
+static void draw_create_file(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_file(in));
+    a->flags = (int)(input_bitmap(in, BM_OPEN_FLAGS) | O_CREAT);
+    a->mode = input_bitmap(in, BM_MODE);
+}
+
+/* A write opens for writing: the drawn flags without creation, the access mode forced writable,
+ * and without O_APPEND: appends would grow a file without bound along a search path, so the
+ * two sides would meet ENOSPC at different points (config sizing bounds offset + size instead). */
+static void draw_write_file(struct input *in, struct op_args *a)
+{
+    unsigned f = input_bitmap(in, BM_OPEN_FLAGS);
+    unsigned acc = (f & O_ACCMODE) == O_RDWR ? O_RDWR : O_WRONLY;
+    set_path(a->path, input_file(in));
+    a->flags = (int)((f & ~(unsigned)(O_CREAT | O_EXCL | O_APPEND | O_ACCMODE | __O_TMPFILE)) | acc);
+    a->offset = input_value(in, ARG_WRITE_OFFSET);
+    a->size = input_value(in, ARG_WRITE_SIZE);
+    a->data_seed = rng_next(&in->rng);
+}
+
+static void draw_truncate(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_file(in));
+    a->size = input_value(in, ARG_TRUNC_SIZE);
+}
+
+static void draw_fallocate_file(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_file(in));
+    a->flags = rng_below(&in->rng, 2) ? FALLOC_FL_KEEP_SIZE : 0;
+    a->offset = input_value(in, ARG_FALLOC_OFFSET);
+    a->size = input_value(in, ARG_FALLOC_LEN);
+}
+
+static void draw_chmod(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_any_path(in));
+    a->mode = input_bitmap(in, BM_MODE);
+}
+
+static void draw_chown_file(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_any_path(in));
+    a->uid = input_uid(in);
+}
+
+static void draw_chgrp_file(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_any_path(in));
+    a->gid = input_gid(in);
+}
+
+static void draw_unlink(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_any_path(in));
+}
+
+static void draw_mkdir(struct input *in, struct op_args *a)
+{
+    set_path(a->path, pool_dir(in));
+    a->mode = input_bitmap(in, BM_MODE);
+}
+
+static void draw_rmdir(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_any_path(in));
+}
+
+static void draw_rename(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_any_path(in));
+    set_path(a->path2, input_any_path(in));
+    uint64_t r = rng_below(&in->rng, 10);
+    a->flags = r == 8 ? RENAME_NOREPLACE : r == 9 ? RENAME_EXCHANGE : 0;
+}
+
+static void draw_link(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_any_path(in));
+    set_path(a->path2, input_any_path(in));
+}
+
+/* Is pool path p strictly below directory dir ("" is the root)? Returns the relative rest. */
+static const char *below(const char *p, const char *dir, size_t dlen)
+{
+    if (strncmp(p, dir, dlen) != 0 || p[dlen] != '/')
+        return NULL;
+    return p + dlen + 1;
+}
+
+/* Symlink targets only go down from the link's directory (or name it, "."), so they never escape. */
+static void draw_symlink(struct input *in, struct op_args *a)
+{
+    const struct name_pool *pl = &in->pool;
+    set_path(a->path, input_any_path(in));
+    size_t dlen = (size_t)(strrchr(a->path, '/') - a->path);
+    int n = 1;
+    for (int i = 0; i < pl->ndirs + pl->nfiles; i++) {
+        const char *p = i < pl->ndirs ? pl->dirs[i] : pl->files[i - pl->ndirs];
+        n += below(p, a->path, dlen) != NULL;
+    }
+    uint64_t k = rng_below(&in->rng, (uint64_t)n);
+    set_path(a->path2, ".");
+    for (int i = 0; k > 0 && i < pl->ndirs + pl->nfiles; i++) {
+        const char *p = i < pl->ndirs ? pl->dirs[i] : pl->files[i - pl->ndirs];
+        const char *rel = below(p, a->path, dlen);
+        if (rel && --k == 0)
+            set_path(a->path2, rel);
+    }
+}
+
+static void draw_setxattr(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_any_path(in));
+    snprintf(a->xname, sizeof a->xname, "%s", input_xattr(in));
+    a->size = input_value(in, ARG_XATTR_SIZE);
+    a->data_seed = rng_next(&in->rng);
+    uint64_t r = rng_below(&in->rng, 5);
+    a->flags = r == 3 ? XATTR_CREATE : r == 4 ? XATTR_REPLACE : 0;
+}
+
+static void draw_removexattr(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_any_path(in));
+    snprintf(a->xname, sizeof a->xname, "%s", input_xattr(in));
+}
+
+/* ---------- the table ---------- */
+
+#define FP F_PATH
+static const struct op_desc op_table[OP_COUNT] = {
+    [OP_create_file]    = { "create_file",    draw_create_file,    exec_create_file,    FP | F_FLAGS | F_MODE },
+    [OP_write_file]     = { "write_file",     draw_write_file,     exec_write_file,     FP | F_FLAGS | F_OFF | F_SIZE | F_SEED },
+    [OP_truncate]       = { "truncate",       draw_truncate,       exec_truncate,       FP | F_SIZE },
+    [OP_fallocate_file] = { "fallocate_file", draw_fallocate_file, exec_fallocate_file, FP | F_FLAGS | F_OFF | F_SIZE },
+    [OP_chmod]          = { "chmod",          draw_chmod,          exec_chmod,          FP | F_MODE },
+    [OP_chown_file]     = { "chown_file",     draw_chown_file,     exec_chown_file,     FP | F_UID },
+    [OP_chgrp_file]     = { "chgrp_file",     draw_chgrp_file,     exec_chgrp_file,     FP | F_GID },
+    [OP_unlink]         = { "unlink",         draw_unlink,         exec_unlink,         FP },
+    [OP_mkdir]          = { "mkdir",          draw_mkdir,          exec_mkdir,          FP | F_MODE },
+    [OP_rmdir]          = { "rmdir",          draw_rmdir,          exec_rmdir,          FP },
+    [OP_rename]         = { "rename",         draw_rename,         exec_rename,         FP | F_PATH2 | F_FLAGS },
+    [OP_link]           = { "link",           draw_link,           exec_link,           FP | F_PATH2 },
+    [OP_symlink]        = { "symlink",        draw_symlink,        exec_symlink,        FP | F_PATH2 },
+    [OP_setxattr]       = { "setxattr",       draw_setxattr,       exec_setxattr,       FP | F_XNAME | F_SIZE | F_SEED | F_FLAGS },
+    [OP_removexattr]    = { "removexattr",    draw_removexattr,    exec_removexattr,    FP | F_XNAME },
+};
+#undef FP
+
+const char *op_name(enum op_id op)
+{
+    return (unsigned)op < OP_COUNT ? op_table[op].name : "?";
+}
+
+int op_lookup(const char *name)
+{
+    for (int i = 0; i < OP_COUNT; i++)
+        if (strcmp(op_table[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+void op_draw(enum op_id op, struct input *in, struct op_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->op = op;
+    op_table[op].draw(in, a);
+}
+
+/* ---------- validation shared by exec and parse ---------- */
+
+static int bad_char(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f || c == ' ';
+}
+
+/* Components separated by single '/', none empty, ".", or containing "..". */
+static const char *check_components(const char *p)
+{
+    if (strstr(p, ".."))
+        return "contains '..'";
+    if (p[0] == '/' || strstr(p, "//"))
+        return "has an empty component";
+    for (const char *c = p; *c; c++)
+        if (bad_char((unsigned char)*c))
+            return "contains a space or control character";
+    size_t n = strlen(p);
+    if (n == 0 || p[n - 1] == '/')
+        return "has an empty component";
+    if (strcmp(p, ".") == 0 || strncmp(p, "./", 2) == 0 || strstr(p, "/./") ||
+        (n >= 2 && strcmp(p + n - 2, "/.") == 0))
+        return "has a '.' component";
+    return NULL;
+}
+
+static const char *check_path(const char *p)
+{
+    if (p[0] != '/')
+        return "does not start with '/'";
+    if (p[1] == '\0')
+        return "names the root";
+    return check_components(p + 1);
+}
+
+/* Symlink targets are relative and only go down; "." (the link's own directory) is allowed. */
+static const char *check_target(const char *t)
+{
+    if (t[0] == '/')
+        return "is absolute";
+    if (strcmp(t, ".") == 0)
+        return NULL;
+    return check_components(t);
+}
+
+static const char *check_xname(const char *x)
+{
+    if (!*x)
+        return "is empty";
+    for (const char *c = x; *c; c++)
+        if (bad_char((unsigned char)*c))
+            return "contains a space or control character";
+    return NULL;
+}
+
+static const char *check_args(const struct op_args *a, const char **which)
+{
+    unsigned f = op_table[a->op].fields;
+    const char *why = NULL;
+    if ((f & F_PATH) && (why = check_path(a->path)))
+        *which = "path";
+    else if ((f & F_PATH2) && (why = a->op == OP_symlink ? check_target(a->path2)
+                                                        : check_path(a->path2)))
+        *which = "path2";
+    else if ((f & F_XNAME) && (why = check_xname(a->xname)))
+        *which = "xname";
+    return why;
+}
+
+void op_exec(int rootfd, const struct op_args *a, struct op_result *r)
+{
+    const char *which;
+    if ((unsigned)a->op >= OP_COUNT || memchr(a->path, 0, sizeof a->path) == NULL ||
+        memchr(a->path2, 0, sizeof a->path2) == NULL || memchr(a->xname, 0, sizeof a->xname) == NULL ||
+        check_args(a, &which)) {
+        /* Never reached from op_draw or op_parse; refusing keeps a corrupt request confined. */
+        r->ret = -1;
+        r->err = EINVAL;
+        return;
+    }
+    errno = 0;
+    long ret = op_table[a->op].exec(rootfd, a);
+    r->ret = ret;
+    r->err = ret < 0 ? (errno ? errno : EIO) : 0;
+}
+
+/* ---------- text form ---------- */
+
+struct out { char *buf; size_t len, pos; int overflow; };
+
+static void put(struct out *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = o->pos < o->len ? o->len - o->pos : 0;
+    int n = vsnprintf(o->buf + (room ? o->pos : 0), room, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= room)
+        o->overflow = 1;
+    else
+        o->pos += (size_t)n;
+}
+
+static void put_field(struct out *o, const struct op_args *a, int i)
+{
+    put(o, " %s=", field_key[i]);
+    switch (1u << i) {
+    case F_PATH:  put(o, "%s", a->path); break;
+    case F_PATH2: put(o, "%s", a->path2); break;
+    case F_FLAGS: put(o, "0x%x", (unsigned)a->flags); break;
+    case F_MODE:  put(o, "%#o", (unsigned)a->mode); break;
+    case F_OFF:   put(o, "%" PRIu64, a->offset); break;
+    case F_SIZE:  put(o, "%" PRIu64, a->size); break;
+    case F_UID:   a->uid == UID_KEEP ? put(o, "-1") : put(o, "%" PRIu32, a->uid); break;
+    case F_GID:   a->gid == UID_KEEP ? put(o, "-1") : put(o, "%" PRIu32, a->gid); break;
+    case F_XNAME: put(o, "%s", a->xname); break;
+    case F_SEED:  put(o, "0x%" PRIx64, a->data_seed); break;
+    }
+}
+
+int op_format(const struct op_args *a, char *buf, size_t len)
+{
+    if ((unsigned)a->op >= OP_COUNT || len == 0)
+        return -1;
+    struct out o = { buf, len, 0, 0 };
+    put(&o, "%s", op_table[a->op].name);
+    for (int i = 0; i < NFIELDS; i++)
+        if (op_table[a->op].fields & (1u << i))
+            put_field(&o, a, i);
+    if (o.overflow) {
+        buf[0] = '\0';
+        return -1;
+    }
+    return (int)o.pos;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Parses an unsigned number in base (0x prefix required for 16) up to max; 0 on success. */
+static int parse_uint(const char *s, int base, uint64_t max, uint64_t *out)
+{
+    if (base == 16) {
+        if (strncmp(s, "0x", 2) != 0)
+            return -1;
+        s += 2;
+    } else if (base == 8 && s[0] != '0') {
+        return -1;
+    }
+    if (*s == '\0')
+        return -1;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        int d = *s >= '0' && *s <= '9' ? *s - '0'
+              : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : 99;
+        if (d >= base || v > (max - (uint64_t)d) / (uint64_t)base)
+            return -1;
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_id(const char *s, uint32_t *out)
+{
+    uint64_t v;
+    if (strcmp(s, "-1") == 0) {
+        *out = UID_KEEP;
+        return 0;
+    }
+    if (parse_uint(s, 10, UID_KEEP - 1, &v))
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int parse_string(const char *v, char *dst, size_t cap)
+{
+    size_t n = strlen(v);
+    if (n >= cap)
+        return -1;
+    memcpy(dst, v, n + 1);
+    return 0;
+}
+
+static int parse_value(struct op_args *a, int i, const char *v)
+{
+    uint64_t n;
+    switch (1u << i) {
+    case F_PATH:  return parse_string(v, a->path, sizeof a->path);
+    case F_PATH2: return parse_string(v, a->path2, sizeof a->path2);
+    case F_XNAME: return parse_string(v, a->xname, sizeof a->xname);
+    case F_FLAGS: if (parse_uint(v, 16, UINT32_MAX, &n)) return -1; a->flags = (int)(uint32_t)n; return 0;
+    case F_MODE:  if (parse_uint(v, 8, 07777, &n)) return -1; a->mode = (mode_t)n; return 0;
+    case F_OFF:   return parse_uint(v, 10, UINT64_MAX, &a->offset);
+    case F_SIZE:  return parse_uint(v, 10, UINT64_MAX, &a->size);
+    case F_UID:   return parse_id(v, &a->uid);
+    case F_GID:   return parse_id(v, &a->gid);
+    case F_SEED:  return parse_uint(v, 16, UINT64_MAX, &a->data_seed);
+    }
+    return -1;
+}
+
+static int field_index(const char *key, size_t klen)
+{
+    for (int i = 0; i < NFIELDS; i++)
+        if (strlen(field_key[i]) == klen && strncmp(field_key[i], key, klen) == 0)
+            return i;
+    return -1;
+}
+
+/* Parses one "key=value" token into a; seen collects the fields given so far. */
+static int parse_token(char *tok, struct op_args *a, unsigned *seen, char *err, size_t errlen)
+{
+    char *eq = strchr(tok, '=');
+    if (!eq)
+        return fail(err, errlen, "'%.40s' is not key=value", tok);
+    int i = field_index(tok, (size_t)(eq - tok));
+    if (i < 0)
+        return fail(err, errlen, "unknown key '%.*s'", (int)(eq - tok) > 40 ? 40 : (int)(eq - tok), tok);
+    if (!(op_table[a->op].fields & (1u << i)))
+        return fail(err, errlen, "key '%s' is not used by %s", field_key[i], op_table[a->op].name);
+    if (*seen & (1u << i))
+        return fail(err, errlen, "duplicate key '%s'", field_key[i]);
+    *seen |= 1u << i;
+    if (parse_value(a, i, eq + 1))
+        return fail(err, errlen, "bad value for '%s': '%.40s'", field_key[i], eq + 1);
+    return 0;
+}
+
+int op_parse(const char *text, struct op_args *a, char *err, size_t errlen)
+{
+    char line[METIS_OP_LINE_MAX + 1];
+    size_t n = strnlen(text, sizeof line);
+    if (n >= sizeof line)
+        return fail(err, errlen, "line longer than %d characters", METIS_OP_LINE_MAX);
+    memcpy(line, text, n + 1);
+    if (n && line[n - 1] == '\n')
+        line[--n] = '\0';
+    for (size_t k = 0; k < n; k++)
+        if ((unsigned char)line[k] < 0x20 || line[k] == 0x7f)
+            return fail(err, errlen, "control character at column %zu", k + 1);
+    memset(a, 0, sizeof *a);
+    char *save = NULL, *tok = strtok_r(line, " ", &save);
+    if (!tok)
+        return fail(err, errlen, "empty line");
+    int op = op_lookup(tok);
+    if (op < 0)
+        return fail(err, errlen, "unknown operation '%.40s'", tok);
+    a->op = (enum op_id)op;
+    unsigned seen = 0;
+    while ((tok = strtok_r(NULL, " ", &save)))
+        if (parse_token(tok, a, &seen, err, errlen))
+            return -1;
+    unsigned missing = op_table[op].fields & ~seen;
+    if (missing)
+        return fail(err, errlen, "missing field '%s'", field_key[__builtin_ctz(missing)]);
+    const char *which = NULL, *why = check_args(a, &which);
+    if (why)
+        return fail(err, errlen, "%s %s", which, why);
+    return 0;
+}

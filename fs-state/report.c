@@ -1,0 +1,120 @@
+/* Run report implementation: what a user reads during and after a run. */
+#include "report.h"
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *status_name(enum run_status st)
+{
+    switch (st) {
+    case STATUS_OK: return "ok";
+    case STATUS_DISCREPANCY: return "discrepancy";
+    case STATUS_INFRA: return "infrastructure-failure";
+    case STATUS_INTERRUPTED: return "interrupted";
+    }
+    return "unknown";
+}
+
+static long peak_rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+static double ops_per_second(const struct engine *e, double now)
+{
+    double t = now - e->t_start;
+    return t > 0 ? e->ops / t : 0;
+}
+
+void progress_tick(double now)
+{
+    struct engine *e = engine_get();
+    static int tty = -1;
+    if (tty < 0)
+        tty = isatty(2);
+    if (now - e->last_progress < (tty ? 1.0 : 10.0))
+        return;
+    e->last_progress = now;
+    fprintf(stderr, "[%7.1fs] ops=%llu (%.0f/s) states=%.0f matched=%.0f depth=%zu restores=%llu "
+            "discrepancies=%llu\n", now - e->t_start, (unsigned long long)e->ops,
+            ops_per_second(e, now), e->stored, e->matched, e->depth,
+            (unsigned long long)e->restores, (unsigned long long)e->discrepancies);
+}
+
+static void write_timing_json(const struct engine *e, FILE *f)
+{
+    fputs("\"time_per_op_us\":{", f);
+    for (int i = 0; i < e->nfs; i++) {
+        const struct fs_outcome *o = &e->out[i];
+        double n = e->ops ? (double)e->ops : 1;
+        fprintf(f, "%s\"%s\":{\"restore_mount\":%.1f,\"operation\":%.1f,\"abstract\":%.1f,"
+                "\"unmount_save\":%.1f,\"held_bytes\":%llu}", i ? "," : "", e->cfg.fs[i].name,
+                o->t_prepare / n * 1e6, o->t_op / n * 1e6, o->t_abstract / n * 1e6,
+                o->t_finish / n * 1e6,
+                e->be[i] ? (unsigned long long)e->be[i]->ops->held_bytes(e->be[i]) : 0ULL);
+    }
+    fputs("}", f);
+}
+
+static void write_summary_json(struct engine *e, enum run_status st, const char *reason,
+                               double now, FILE *f)
+{
+    fprintf(f, "{\"status\":\"%s\",\"reason\":\"%s\",\"config\":\"%s\",\"run_id\":\"%s\","
+            "\"seed\":%llu,\"ops\":%llu,\"seconds\":%.3f,\"ops_per_s\":%.1f,\"states\":%.0f,"
+            "\"matched\":%.0f,\"restores\":%llu,\"discrepancies\":%llu,\"max_depth\":%ld,"
+            "\"peak_rss_kib\":%ld,", status_name(st), reason, e->cfg.path, e->run_id,
+            (unsigned long long)e->cfg.run.seed, (unsigned long long)e->ops, now - e->t_start,
+            ops_per_second(e, now), e->stored, e->matched, (unsigned long long)e->restores,
+            (unsigned long long)e->discrepancies, e->max_depth_seen, peak_rss_kib());
+    fputs("\"fs\":[", f);
+    for (int i = 0; i < e->nfs; i++)
+        fprintf(f, "%s\"%s\"", i ? "," : "", e->cfg.fs[i].name);
+    fputs("],", f);
+    write_timing_json(e, f);
+    fputs(",\"reach\":", f);
+    reach_write_json(&e->reach, f);
+    fputs(",\"coverage\":", f);
+    coverage_write_json(&e->in, f);
+    fputs("}\n", f);
+}
+
+static FILE *open_out(const struct engine *e, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", e->out_dir, name);
+    return fopen(path, "w");
+}
+
+void report_write(struct engine *e, enum run_status st, const char *reason)
+{
+    double now = now_seconds();
+    if (e->t_start == 0)
+        e->t_start = now;
+    FILE *f = open_out(e, "summary.json");
+    if (f) {
+        write_summary_json(e, st, reason, now, f);
+        fclose(f);
+    }
+    if ((f = open_out(e, "reach.txt"))) {
+        reach_write_text(&e->reach, e->cfg.op_weight, f);
+        fclose(f);
+    }
+    if ((f = open_out(e, "coverage.txt"))) {
+        coverage_write_text(&e->in, f);
+        fclose(f);
+    }
+    if (e->ops)
+        reach_print_unreached(&e->reach, e->cfg.op_weight, stderr);
+    fprintf(stderr, "ops=%llu states=%.0f matched=%.0f restores=%llu discrepancies=%llu "
+            "ops_per_s=%.1f\n", (unsigned long long)e->ops, e->stored, e->matched,
+            (unsigned long long)e->restores, (unsigned long long)e->discrepancies,
+            ops_per_second(e, now));
+}

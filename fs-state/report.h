@@ -1,0 +1,10 @@
+/* Run report: the progress line, the final summary line, summary.json, reach.txt and coverage.txt. */
+#ifndef METIS_REPORT_H
+#define METIS_REPORT_H
+
+#include "engine.h"
+
+void report_write(struct engine *e, enum run_status st, const char *reason);
+const char *status_name(enum run_status st);
+
+#endif

@@ -1,0 +1,141 @@
+/* Command-line parsing of run/check and the swarm's derivation of diversified search options. */
+#include "runopts.h"
+#include "input.h"
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_u64(const char *opt, const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || *s == '-') {
+        fprintf(stderr, "metis: %s: '%s' is not a non-negative integer\n", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || v < 0) {
+        fprintf(stderr, "metis: --seconds: '%s' is not a non-negative number\n", s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+enum { O_OPS = 1, O_SECONDS, O_SEED, O_DEPTH, O_OUT, O_KEEP, O_VT, O_SWARM_SEED };
+
+static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_vt, int *have_ss)
+{
+    uint64_t v;
+    switch (c) {
+    case O_OPS: return parse_u64("--ops", arg, &ro->cfg.run.ops);
+    case O_SECONDS: return parse_seconds(arg, &ro->cfg.run.seconds);
+    case O_SEED: return parse_u64("--seed", arg, &ro->cfg.run.seed);
+    case O_DEPTH:
+        if (parse_u64("--depth", arg, &v) < 0 || v == 0 || v > 100000000) {
+            fprintf(stderr, "metis: --depth: must be between 1 and 100000000\n");
+            return -1;
+        }
+        ro->cfg.run.max_depth = (long)v;
+        return 0;
+    case O_OUT: snprintf(ro->cfg.run.out, sizeof ro->cfg.run.out, "%s", arg); return 0;
+    case O_KEEP: ro->cfg.run.keep_going = 1; return 0;
+    case O_VT:
+        if (parse_u64("--vt", arg, &v) < 0 || v > 1000000)
+            return -1;
+        ro->vt = (int)v;
+        *have_vt = 1;
+        return 0;
+    case O_SWARM_SEED: *have_ss = 1; return parse_u64("--swarm-seed", arg, &ro->swarm_seed);
+    }
+    fprintf(stderr, "metis: unknown option (see metis --help)\n");
+    return -1;
+}
+
+int run_opts_parse(int argc, char **argv, struct run_opts *ro)
+{
+    static const struct option longopts[] = {
+        {"ops", required_argument, 0, O_OPS},         {"seconds", required_argument, 0, O_SECONDS},
+        {"seed", required_argument, 0, O_SEED},       {"depth", required_argument, 0, O_DEPTH},
+        {"out", required_argument, 0, O_OUT},         {"keep-going", no_argument, 0, O_KEEP},
+        {"vt", required_argument, 0, O_VT},           {"swarm-seed", required_argument, 0, O_SWARM_SEED},
+        {0, 0, 0, 0}};
+    char err[1200];
+    struct { int c; const char *arg; } given[32];
+    int ngiven = 0, have_vt = 0, have_ss = 0, c;
+    memset(ro, 0, sizeof *ro);
+    ro->vt = -1;
+    optind = 1;
+    opterr = 0;
+    /* Options are collected first and applied after the config is loaded, so they override it. */
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (c == '?' || ngiven == 32) {
+            fprintf(stderr, "metis: unknown option '%s' or missing value\n", argv[optind - 1]);
+            return -1;
+        }
+        given[ngiven].c = c;
+        given[ngiven++].arg = optarg;
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "metis: %s: expected exactly one CONFIG\n", argv[0]);
+        return -1;
+    }
+    if (config_load(argv[optind], &ro->cfg, err, sizeof err) < 0) {
+        fprintf(stderr, "metis: %s\n", err);
+        return -1;
+    }
+    for (int i = 0; i < ngiven; i++)
+        if (apply_option(given[i].c, given[i].arg, ro, &have_vt, &have_ss) < 0)
+            return -1;
+    if (have_vt != have_ss) {
+        fprintf(stderr, "metis: --vt and --swarm-seed go together\n");
+        return -1;
+    }
+    if (have_vt)
+        swarm_diversify(ro->swarm_seed, ro->vt, &ro->search, &ro->cfg.run.seed);
+    if (config_validate(&ro->cfg, err, sizeof err) < 0) {
+        fprintf(stderr, "metis: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+void swarm_diversify(uint64_t swarm_seed, int vt, struct search_opts *so, uint64_t *input_seed)
+{
+    struct rng r;
+    rng_seed(&r, swarm_seed * 0x9e3779b97f4a7c15ULL + (uint64_t)vt + 1);
+    memset(so, 0, sizeof *so);
+    /* VT 0 keeps SPIN's plain order, so a swarm always contains the ordinary search. */
+    if (vt > 0) {
+        unsigned order = (unsigned)rng_below(&r, 4);
+        so->t_rand = order == 1 || order == 3;
+        so->p_rand = order == 3;
+        so->t_reverse = order == 2;
+        so->hash_fn = (int)rng_below(&r, 100);
+        so->bitstate = rng_below(&r, 4) == 0;
+        so->hash_count = so->bitstate ? 2 + (int)rng_below(&r, 4) : 0;
+    }
+    so->spin_seed = 1 + rng_below(&r, 1000000);
+    *input_seed = rng_next(&r) ^ (uint64_t)vt;
+}
+
+void search_opts_describe(const struct search_opts *so, char *buf, size_t len)
+{
+    snprintf(buf, len, "order=%s hash=%d storage=%s%s spin_seed=%lu",
+             so->t_rand ? (so->p_rand ? "t_rand+p_rand" : "t_rand") :
+             so->t_reverse ? "t_reverse" : "default", so->hash_fn,
+             so->bitstate ? "bitstate" : "exhaustive",
+             so->bitstate ? (so->hash_count == 2 ? " k=2" : so->hash_count == 3 ? " k=3" :
+                             so->hash_count == 4 ? " k=4" : " k=5") : "",
+             so->spin_seed);
+}

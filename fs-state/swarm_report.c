@@ -1,0 +1,412 @@
+/* The swarm's merged report: per VT (host, options, counters, status) from the collected VT
+ * directories and parallel's job log, totals, and the discrepancies ready for the replayer. */
+#include "swarm.h"
+#include "model.h"
+#include "runopts.h"
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_LISTED 10000
+#define TABLE_ROWS 40            /* more VTs than this: the table shows the first and the failed */
+
+struct vt_row {
+    int have_vt, have_summary, in_joblog, exit_code, job_exit, job_signal, options_differ;
+    char login[512], hostname[256], options[256], run_id[64], status[48];
+    uint64_t input_seed;
+    double ops, seconds, ops_per_s, states, matched, restores, discrepancies, job_runtime;
+};
+
+struct totals { double ops, ops_per_s, states, matched, restores, discrepancies; int ok, failed; };
+
+struct disc { int vt; long long seq; char fs[64], file[PATH_MAX + 320]; };
+
+static struct vt_row rows[SWARM_MAX_VTS];
+static struct disc discs[MAX_LISTED];
+static int ndiscs;
+
+/* Joblog columns: Seq Host Starttime JobRuntime Send Receive Exitval Signal Command;
+ * our command ends with "--vt I". */
+static void read_joblog(const struct swarm *s)
+{
+    char path[PATH_MAX + 16], line[16384], host[512];
+    snprintf(path, sizeof path, "%s/joblog.txt", s->out);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        double start, runtime;
+        int exitval, sig, seq, vt;
+        line[strcspn(line, "\n")] = '\0';
+        char *tail = strrchr(line, ' ');
+        if (sscanf(line, "%d\t%511[^\t]\t%lf\t%lf\t%*s\t%*s\t%d\t%d", &seq, host, &start,
+                   &runtime, &exitval, &sig) != 6 || !tail || tail - line < 5 ||
+            strncmp(tail - 4, "--vt ", 5) || sscanf(tail + 1, "%d", &vt) != 1 ||
+            vt < 0 || vt >= s->nvts)
+            continue;
+        struct vt_row *r = &rows[vt];
+        r->in_joblog = 1;
+        r->job_exit = exitval;
+        r->job_signal = sig;
+        r->job_runtime = runtime;
+        if (!r->login[0])
+            snprintf(r->login, sizeof r->login, "%.500s", host);
+    }
+    if (f)
+        fclose(f);
+}
+
+static void read_vt_json(const struct swarm *s, int vt, struct vt_row *r)
+{
+    char path[PATH_MAX + 32], opts[256];
+    double v;
+    snprintf(path, sizeof path, "%s/vt-%d/vt.json", s->out, vt);
+    char *j = swarm_read_file(path, 1 << 16);
+    if (!j)
+        return;
+    r->have_vt = 1;
+    swarm_json_str(j, "sshlogin", r->login, sizeof r->login);
+    swarm_json_str(j, "hostname", r->hostname, sizeof r->hostname);
+    swarm_json_str(j, "run_id", r->run_id, sizeof r->run_id);
+    if (swarm_json_str(j, "options", opts, sizeof opts) == 0 && strcmp(opts, r->options))
+        r->options_differ = 1;       /* the worker's metis derives other options: version skew */
+    r->exit_code = swarm_json_num(j, "exit", &v) == 0 ? (int)v : -1;
+    free(j);
+}
+
+static void read_summary(const struct swarm *s, int vt, struct vt_row *r)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/vt-%d/summary.json", s->out, vt);
+    char *j = swarm_read_file(path, 1 << 20);
+    if (!j)
+        return;
+    r->have_summary = 1;
+    swarm_json_num(j, "ops", &r->ops);
+    swarm_json_num(j, "seconds", &r->seconds);
+    swarm_json_num(j, "ops_per_s", &r->ops_per_s);
+    swarm_json_num(j, "states", &r->states);
+    swarm_json_num(j, "matched", &r->matched);
+    swarm_json_num(j, "restores", &r->restores);
+    swarm_json_num(j, "discrepancies", &r->discrepancies);
+    if (!r->run_id[0])
+        swarm_json_str(j, "run_id", r->run_id, sizeof r->run_id);
+    free(j);
+}
+
+static int timed_out(const struct swarm *s, const struct vt_row *r)
+{
+    return r->in_joblog && s->o.vt_timeout > 0 && r->job_runtime >= s->o.vt_timeout - 1;
+}
+
+static const char *exit_status(int code)
+{
+    switch (code) {
+    case 0: return "ok";
+    case 1: return "discrepancy";
+    case 2: return "config-error";
+    case 3: return "infra-failure";
+    case 130: return "interrupted";
+    }
+    return "crashed";
+}
+
+static void judge_row(const struct swarm *s, struct vt_row *r)
+{
+    const char *st;
+    if (r->have_vt && r->exit_code >= 0)
+        st = exit_status(r->exit_code);
+    else if (r->have_vt)
+        st = "killed";
+    else if (r->in_joblog && r->job_exit == 255)
+        st = "ssh-failed";
+    else if (r->in_joblog)
+        st = "no-result";
+    else
+        st = s->interrupted || s->halted ? "not-run" : "lost";
+    if (timed_out(s, r) && (!strcmp(st, "interrupted") || !strcmp(st, "killed") ||
+                            !strcmp(st, "ssh-failed") || !strcmp(st, "no-result")))
+        st = "timeout";
+    else if (s->halted && !strcmp(st, "interrupted"))
+        st = "stopped";
+    snprintf(r->status, sizeof r->status, "%s%s", st, r->options_differ ? "!options" : "");
+}
+
+static void add_disc(int vt, long long seq, const char *fs, const char *file)
+{
+    if (ndiscs == MAX_LISTED)
+        return;
+    discs[ndiscs].vt = vt;
+    discs[ndiscs].seq = seq;
+    snprintf(discs[ndiscs].fs, sizeof discs[ndiscs].fs, "%s", fs);
+    snprintf(discs[ndiscs].file, sizeof discs[ndiscs].file, "%s", file);
+    ndiscs++;
+}
+
+/* log.txt: "discrepancy SEQ fs=NAME ..." lines; details in discrepancy-SEQ.txt if present. */
+static void read_discrepancies(const struct swarm *s, int vt)
+{
+    char path[PATH_MAX + 32], line[4096], fs[64], file[PATH_MAX + 320];
+    long long seq;
+    int found = 0;
+    snprintf(path, sizeof path, "%s/vt-%d/log.txt", s->out, vt);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "discrepancy ", 12) || sscanf(line, "discrepancy %lld fs=%63s", &seq, fs) != 2)
+            continue;
+        snprintf(file, sizeof file, "%s/vt-%d/discrepancy-%lld.txt", s->out, vt, seq);
+        add_disc(vt, seq, fs, access(file, R_OK) == 0 ? file : "");
+        found++;
+    }
+    if (f)
+        fclose(f);
+    if (found || rows[vt].discrepancies <= 0)
+        return;
+    snprintf(path, sizeof path, "%s/vt-%d", s->out, vt);
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (!strncmp(e->d_name, "discrepancy-", 12)) {
+            snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+            add_disc(vt, -1, "?", file);
+        }
+    if (d)
+        closedir(d);
+}
+
+static void gather(struct swarm *s, struct totals *t)
+{
+    memset(t, 0, sizeof *t);
+    ndiscs = 0;
+    for (int i = 0; i < s->nvts; i++) {
+        struct vt_row *r = &rows[i];
+        struct search_opts so;
+        memset(r, 0, sizeof *r);
+        r->exit_code = -1;
+        swarm_diversify(s->o.swarm_seed, i, &so, &r->input_seed);
+        search_opts_describe(&so, r->options, sizeof r->options);
+    }
+    read_joblog(s);
+    for (int i = 0; i < s->nvts; i++) {
+        struct vt_row *r = &rows[i];
+        read_vt_json(s, i, r);
+        read_summary(s, i, r);
+        judge_row(s, r);
+        t->ops += r->ops;
+        t->ops_per_s += r->ops_per_s;
+        t->states += r->states;
+        t->matched += r->matched;
+        t->restores += r->restores;
+        t->discrepancies += r->discrepancies;
+        if (!strcmp(r->status, "ok"))
+            t->ok++;
+        else if (strcmp(r->status, "discrepancy"))
+            t->failed++;
+        read_discrepancies(s, i);
+        for (int k = 0; k < s->nhosts; k++)
+            if (!strcmp(s->host[k].login, r->login))
+                s->host[k].vts_ran++;
+    }
+}
+
+static const char *overall(const struct swarm *s, const struct totals *t)
+{
+    if (t->discrepancies > 0 || ndiscs > 0)
+        return "discrepancy";
+    if (s->interrupted)
+        return "interrupted";
+    return t->failed ? "failed" : "ok";
+}
+
+static const char *host_state(const struct swarm_host *h)
+{
+    return !h->answered ? "unreachable" : !h->ready ? "not-ready" : "ready";
+}
+
+static void rerun_cmd(const struct swarm *s, int vt, char *out, size_t len)
+{
+    char qc[PATH_MAX + 64], extra[96] = "";
+    swarm_shell_quote(s->cfg->path, qc, sizeof qc);
+    if (s->o.have_seconds)
+        snprintf(extra, sizeof extra, " --seconds %g", s->o.seconds);
+    if (s->o.have_ops)
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --ops %llu",
+                 (unsigned long long)s->o.ops);
+    snprintf(out, len, "metis run %s --vt %d --swarm-seed %llu%s%s", qc, vt,
+             (unsigned long long)s->o.swarm_seed, extra, s->o.keep_going ? " --keep-going" : "");
+}
+
+static void json_hosts(const struct swarm *s, FILE *f)
+{
+    char a[1100], b[600], c[1100], d[1100];
+    fputs("\"hosts\":[", f);
+    for (int k = 0; k < s->nhosts; k++) {
+        const struct swarm_host *h = &s->host[k];
+        swarm_json_escape(h->login, a, sizeof a);
+        swarm_json_escape(h->hostname, b, sizeof b);
+        swarm_json_escape(h->missing, c, sizeof c);
+        swarm_json_escape(h->error, d, sizeof d);
+        fprintf(f, "%s{\"sshlogin\":\"%s\",\"state\":\"%s\",\"hostname\":\"%s\",\"cores\":%d,"
+                "\"slots\":%d,\"vts\":%d,\"collected\":%d,\"missing\":\"%s\",\"error\":\"%s\"}",
+                k ? "," : "", a, host_state(h), b, h->cores, h->slots ? h->slots : h->cores,
+                h->vts_ran, h->collected, c, d);
+    }
+    fputs("],", f);
+}
+
+static void json_vts(const struct swarm *s, FILE *f)
+{
+    char a[1100], b[600], dir[PATH_MAX + 32], qd[PATH_MAX * 2], cmd[PATH_MAX + 256], qc[PATH_MAX * 2];
+    fputs("\"vt\":[", f);
+    for (int i = 0; i < s->nvts; i++) {
+        const struct vt_row *r = &rows[i];
+        swarm_json_escape(r->login, a, sizeof a);
+        swarm_json_escape(r->hostname, b, sizeof b);
+        snprintf(dir, sizeof dir, "%s/vt-%d", s->out, i);
+        swarm_json_escape(dir, qd, sizeof qd);
+        rerun_cmd(s, i, cmd, sizeof cmd);
+        swarm_json_escape(cmd, qc, sizeof qc);
+        fprintf(f, "%s{\"vt\":%d,\"sshlogin\":\"%s\",\"hostname\":\"%s\",\"options\":\"%s\","
+                "\"input_seed\":%llu,\"run_id\":\"%s\",\"status\":\"%s\",\"exit\":%d,"
+                "\"ops\":%.0f,\"seconds\":%.3f,\"ops_per_s\":%.1f,\"states\":%.0f,\"matched\":%.0f,"
+                "\"restores\":%.0f,\"discrepancies\":%.0f,\"run_dir\":\"%s\",\"rerun\":\"%s\"}",
+                i ? "," : "", i, a, b, r->options, (unsigned long long)r->input_seed, r->run_id,
+                r->status, r->exit_code, r->ops, r->seconds, r->ops_per_s, r->states, r->matched,
+                r->restores, r->discrepancies, r->have_vt ? qd : "", qc);
+    }
+    fputs("],", f);
+}
+
+static void json_discs(const struct swarm *s, FILE *f)
+{
+    char dir[PATH_MAX + 32], qd[PATH_MAX * 2], qf[PATH_MAX * 2];
+    fputs("\"discrepancies\":[", f);
+    for (int i = 0; i < ndiscs; i++) {
+        snprintf(dir, sizeof dir, "%s/vt-%d", s->out, discs[i].vt);
+        swarm_json_escape(dir, qd, sizeof qd);
+        swarm_json_escape(discs[i].file, qf, sizeof qf);
+        fprintf(f, "%s{\"vt\":%d,\"run_dir\":\"%s\",\"seq\":%lld,\"fs\":\"%s\",\"file\":\"%s\"}",
+                i ? "," : "", discs[i].vt, qd, discs[i].seq, discs[i].fs, qf);
+    }
+    fputs("]", f);
+}
+
+static void write_json(const struct swarm *s, const struct totals *t, FILE *f)
+{
+    char cfg[PATH_MAX * 2];
+    swarm_json_escape(s->cfg->path, cfg, sizeof cfg);
+    fprintf(f, "{\"swarm_id\":\"%s\",\"status\":\"%s\",\"config\":\"%s\",\"swarm_seed\":%llu,"
+            "\"vts\":%d,\"seconds\":%g,\"vt_timeout\":%g,\"wall_seconds\":%.3f,"
+            "\"stop_on_discrepancy\":%d,\"stopped\":%d,\"interrupted\":%d,",
+            s->id, overall(s, t), cfg, (unsigned long long)s->o.swarm_seed, s->nvts,
+            s->o.have_seconds ? s->o.seconds : 0, s->o.vt_timeout, s->t_end - s->t_start,
+            s->o.stop_on_discrepancy, s->halted, s->interrupted);
+    fprintf(f, "\"totals\":{\"ops\":%.0f,\"ops_per_s\":%.1f,\"states\":%.0f,\"matched\":%.0f,"
+            "\"restores\":%.0f,\"discrepancies\":%.0f,\"vts_ok\":%d,\"vts_failed\":%d},",
+            t->ops, t->ops_per_s, t->states, t->matched, t->restores, t->discrepancies, t->ok,
+            t->failed);
+    json_hosts(s, f);
+    json_vts(s, f);
+    json_discs(s, f);
+    fputs("}\n", f);
+}
+
+static void text_hosts(const struct swarm *s, FILE *f)
+{
+    for (int k = 0; k < s->nhosts; k++) {
+        const struct swarm_host *h = &s->host[k];
+        fprintf(f, "  host %-20.20s %-11s %d VTs%s%s%s%s\n", h->login, host_state(h), h->vts_ran,
+                h->ready && !h->collected ? ", results NOT collected" : "",
+                h->missing[0] ? ", missing: " : "", h->missing,
+                !h->answered && h->error[0] ? "" : "");
+        if (!h->answered && h->error[0])
+            fprintf(f, "       %.110s\n", h->error);
+    }
+}
+
+static void text_row(int i, const struct vt_row *r, FILE *f)
+{
+    fprintf(f, "%4d %-16.16s %-52.52s %9.0f %8.1f %9.0f %5.0f %s\n", i, r->login[0] ? r->login : "-",
+            r->options, r->ops, r->ops_per_s, r->states, r->discrepancies, r->status);
+}
+
+static void text_table(const struct swarm *s, const struct totals *t, FILE *f)
+{
+    int shown = 0, hidden = 0;
+    fprintf(f, "%4s %-16s %-52s %9s %8s %9s %5s %s\n", "VT", "host", "options", "ops", "ops/s",
+            "states", "disc", "status");
+    for (int i = 0; i < s->nvts; i++) {
+        if (shown < TABLE_ROWS || strcmp(rows[i].status, "ok")) {
+            text_row(i, &rows[i], f);
+            shown++;
+        } else {
+            hidden++;
+        }
+    }
+    if (hidden)
+        fprintf(f, "     (%d more VTs with status ok: see summary.json)\n", hidden);
+    fprintf(f, "%4s %-16s %-52s %9.0f %8.1f %9.0f %5.0f %d ok, %d failed\n", "all", "", "",
+            t->ops, t->ops_per_s, t->states, t->discrepancies, t->ok, t->failed);
+}
+
+static void write_text(const struct swarm *s, const struct totals *t, FILE *f)
+{
+    char cmd[PATH_MAX + 256];
+    fprintf(f, "metis swarm %s: %s, config %s, swarm seed %llu, %d VTs, %.1f s%s\n", s->id,
+            overall(s, t), s->cfg->name, (unsigned long long)s->o.swarm_seed, s->nvts,
+            s->t_end - s->t_start, s->halted ? " (stopped at the first discrepancy)" :
+            s->interrupted ? " (interrupted)" : "");
+    text_hosts(s, f);
+    text_table(s, t, f);
+    for (int i = 0; i < ndiscs && i < 5; i++)
+        fprintf(f, "discrepancy: VT %d op %lld fs %s in %s/vt-%d\n", discs[i].vt, discs[i].seq,
+                discs[i].fs, s->out, discs[i].vt);
+    if (ndiscs > 5)
+        fprintf(f, "... %d discrepancies in all: %s/discrepancies.txt\n", ndiscs, s->out);
+    rerun_cmd(s, 0, cmd, sizeof cmd);
+    fprintf(f, "results in %s; one VT alone: %s (VT 0 shown)\n", s->out, cmd);
+}
+
+static void write_disc_list(const struct swarm *s)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/discrepancies.txt", s->out);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "# vt run_dir seq fs detail (replay: metis-replay on the run_dir)\n");
+    for (int i = 0; i < ndiscs; i++)
+        fprintf(f, "%d %s/vt-%d %lld %s %s\n", discs[i].vt, s->out, discs[i].vt, discs[i].seq,
+                discs[i].fs, discs[i].file[0] ? discs[i].file : "-");
+    fclose(f);
+}
+
+static int exit_code(const struct swarm *s, const struct totals *t)
+{
+    const char *o = overall(s, t);
+    return !strcmp(o, "discrepancy") ? 1 : !strcmp(o, "interrupted") ? 130 :
+           !strcmp(o, "failed") ? 3 : 0;
+}
+
+/* Writes summary.json, summary.txt, discrepancies.txt; prints the table. Returns the exit code. */
+int swarm_report(struct swarm *s)
+{
+    struct totals t;
+    char path[PATH_MAX + 32];
+    gather(s, &t);
+    snprintf(path, sizeof path, "%s/summary.json", s->out);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        write_json(s, &t, f);
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "%s/summary.txt", s->out);
+    if ((f = fopen(path, "w"))) {
+        write_text(s, &t, f);
+        fclose(f);
+    }
+    write_disc_list(s);
+    write_text(s, &t, stdout);
+    fflush(stdout);
+    return exit_code(s, &t);
+}

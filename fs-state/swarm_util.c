@@ -1,0 +1,217 @@
+/* Small helpers of the swarm: spawning with redirections, files, shell quoting, flat JSON. */
+#include "swarm.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* path "&2" makes fd a copy of stderr (opening /dev/stderr could truncate the user's file). */
+static void redirect(const char *path, int fd, int flags)
+{
+    if (!path)
+        return;
+    if (!strcmp(path, "&2")) {
+        dup2(2, fd);
+        return;
+    }
+    int f = open(path, flags, 0644);
+    if (f < 0) {
+        fprintf(stderr, "metis swarm: %s: %s\n", path, strerror(errno));
+        _exit(127);
+    }
+    dup2(f, fd);
+    close(f);
+}
+
+/* in/out/err: file names, NULL to inherit. own_group: the child leads its own process group,
+ * so that the terminal's signals reach only us and we decide what the child gets. */
+pid_t swarm_spawn(char *const argv[], const char *in, const char *out, const char *err,
+                  int own_group)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    if (own_group)
+        setpgid(0, 0);
+    struct sigaction sa = {0};
+    sa.sa_handler = SIG_DFL;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    redirect(in, 0, O_RDONLY);
+    redirect(out, 1, O_WRONLY | O_CREAT | O_TRUNC);
+    redirect(err, 2, O_WRONLY | O_CREAT | O_APPEND);
+    execvp(argv[0], argv);
+    fprintf(stderr, "metis swarm: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+/* Exit status of pid (waiting through signals), or 128+N if killed by signal N (*sig = N). */
+int swarm_wait(pid_t pid, int *sig)
+{
+    int status;
+    if (sig)
+        *sig = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (WIFSIGNALED(status)) {
+        if (sig)
+            *sig = WTERMSIG(status);
+        return 128 + WTERMSIG(status);
+    }
+    return WEXITSTATUS(status);
+}
+
+int swarm_mkdir_p(const char *path)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int swarm_rm_rf(const char *path)
+{
+    if (access(path, F_OK) != 0)
+        return 0;
+    return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* 'text' with each ' written as '\'' : safe for any POSIX shell. */
+void swarm_shell_quote(const char *s, char *out, size_t len)
+{
+    size_t n = 0;
+    if (len < 3) {
+        if (len)
+            out[0] = '\0';
+        return;
+    }
+    out[n++] = '\'';
+    for (; *s && n + 6 < len; s++) {
+        if (*s == '\'') {
+            memcpy(out + n, "'\\''", 4);
+            n += 4;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    out[n++] = '\'';
+    out[n] = '\0';
+}
+
+char *swarm_read_file(const char *path, size_t max)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = malloc(max + 1);
+    size_t n = buf ? fread(buf, 1, max, f) : 0;
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+/* The first "key": in the text. The engine's summary.json lists its scalar fields before any
+ * nested object, so the first occurrence is the top-level one. */
+static const char *json_value(const char *json, const char *key)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = json ? strstr(json, pat) : NULL;
+    return p ? p + strlen(pat) : NULL;
+}
+
+int swarm_json_num(const char *json, const char *key, double *out)
+{
+    const char *p = json_value(json, key);
+    char *end;
+    if (!p)
+        return -1;
+    double v = strtod(p, &end);
+    if (end == p)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int swarm_json_str(const char *json, const char *key, char *out, size_t len)
+{
+    const char *p = json_value(json, key);
+    size_t n = 0;
+    if (!p || *p != '"' || len == 0)
+        return -1;
+    for (p++; *p && *p != '"' && n + 1 < len; p++) {
+        if (*p == '\\' && p[1])
+            p++;
+        out[n++] = *p;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+void swarm_json_escape(const char *s, char *out, size_t len)
+{
+    size_t n = 0;
+    for (; *s && n + 7 < len; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            n += snprintf(out + n, len - n, "\\%c", c);
+        else if (c < 0x20)
+            n += snprintf(out + n, len - n, "\\u%04x", c);
+        else
+            out[n++] = (char)c;
+    }
+    out[n] = '\0';
+}
+
+/* A directory name for a sshlogin: readable part plus a hash, since "ssh -p 2 a" and
+ * "ssh_-p_2_a" must not share a directory. */
+void swarm_host_tag(const char *login, char *out, size_t len)
+{
+    uint32_t h = 2166136261u;
+    char readable[48];
+    size_t n = 0;
+    for (const char *p = login; *p; p++) {
+        h = (h ^ (unsigned char)*p) * 16777619u;
+        if (n + 1 < sizeof readable) {
+            int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                     (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == '@';
+            readable[n++] = ok ? *p : '_';
+        }
+    }
+    readable[n] = '\0';
+    snprintf(out, len, "%s-%08x", n ? readable : "local", h);
+}
+
+double swarm_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void swarm_self_exe(char *out, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", out, len - 1);
+    out[n > 0 ? n : 0] = '\0';
+}

@@ -1,0 +1,212 @@
+/* Inodes: allocation, copy-on-write sharing with snapshots, accounting and freeing. */
+#include "internal.h"
+
+struct rblock *blk_new(void)
+{
+    struct rblock *b = xcalloc(1, sizeof *b);
+    b->refs = 1;
+    return b;
+}
+
+void blk_put(struct rblock *b)
+{
+    if (b && --b->refs == 0)
+        free(b);
+}
+
+void extmap_put(struct rextmap *m)
+{
+    if (!m || --m->refs)
+        return;
+    for (size_t i = 0; i < m->n; i++)
+        blk_put(m->v[i].blk);
+    free(m->v);
+    free(m);
+}
+
+static struct rextmap *extmap_clone(const struct rextmap *m)
+{
+    struct rextmap *c = xcalloc(1, sizeof *c);
+    c->refs = 1;
+    c->n = c->cap = m->n;
+    c->v = xmalloc(m->n * sizeof *c->v);
+    if (m->n)
+        memcpy(c->v, m->v, m->n * sizeof *c->v);
+    for (size_t i = 0; i < c->n; i++)
+        c->v[i].blk->refs++;
+    return c;
+}
+
+/* The block map of a writable inode, itself made private to that inode. */
+struct rextmap *extmap_mut(struct rinode *ip)
+{
+    if (!ip->data) {
+        ip->data = xcalloc(1, sizeof *ip->data);
+        ip->data->refs = 1;
+    } else if (ip->data->refs > 1) {
+        struct rextmap *c = extmap_clone(ip->data);
+        ip->data->refs--;
+        ip->data = c;
+    }
+    return ip->data;
+}
+
+uint64_t ino_blocks(const struct rinode *ip)
+{
+    return ip->data ? ip->data->n : 0;
+}
+
+/* Bytes this inode charges against the capacity. */
+uint64_t ino_charge(const struct rinode *ip)
+{
+    uint64_t c = ino_blocks(ip) * REFFS_BLOCK_SIZE + xattrs_charge(ip->xattrs);
+    if (ip->target)
+        c += strlen(ip->target);
+    return c;
+}
+
+struct rinode *ino_get(struct reffs *fs, reffs_ino ino)
+{
+    if (ino >= fs->live.tabsz)
+        return NULL;
+    return fs->live.tab[ino];
+}
+
+static struct rinode *ino_clone(const struct rinode *ip)
+{
+    struct rinode *c = xmalloc(sizeof *c);
+    *c = *ip;
+    c->refs = 1;
+    c->mark = 0;
+    if (c->data)
+        c->data->refs++;
+    if (c->dir)
+        c->dir->refs++;
+    if (c->xattrs)
+        c->xattrs->refs++;
+    if (c->target)
+        c->target = xstrdup(c->target);
+    return c;
+}
+
+/* The live inode, made private to the live state so it may be changed in place. */
+struct rinode *ino_mut(struct reffs *fs, reffs_ino ino)
+{
+    struct rinode *ip = ino_get(fs, ino);
+    if (ip && ip->refs > 1) {
+        struct rinode *c = ino_clone(ip);
+        ip->refs--;
+        fs->live.tab[ino] = c;
+        ip = c;
+    }
+    return ip;
+}
+
+void ino_put(struct rinode *ip)
+{
+    if (!ip || --ip->refs)
+        return;
+    extmap_put(ip->data);
+    rdir_put(ip->dir);
+    rxattrs_put(ip->xattrs);
+    free(ip->target);
+    free(ip);
+}
+
+static reffs_ino ino_pick_number(struct reffs *fs)
+{
+    struct rstate *st = &fs->live;
+    size_t i = fs->free_hint > REFFS_ROOT_INO ? fs->free_hint : REFFS_ROOT_INO + 1;
+    while (i < st->tabsz && st->tab[i])
+        i++;
+    if (i >= st->tabsz) {
+        size_t nsz = st->tabsz * 2 > i + 1 ? st->tabsz * 2 : i + 1;
+        st->tab = xrealloc(st->tab, nsz * sizeof *st->tab);
+        memset(st->tab + st->tabsz, 0, (nsz - st->tabsz) * sizeof *st->tab);
+        st->tabsz = nsz;
+    }
+    fs->free_hint = i + 1;
+    return i;
+}
+
+/* A new live inode with nlink 0; the caller links it. -ENOSPC past the inode limit. */
+int ino_alloc(struct reffs *fs, mode_t mode, uid_t uid, gid_t gid, struct rinode **out)
+{
+    if (fs->live.ninodes >= fs->max_inodes)
+        return -ENOSPC;
+    struct rinode *ip = xcalloc(1, sizeof *ip);
+    ip->refs = 1;
+    ip->ino = ino_pick_number(fs);
+    ip->gen = ++fs->gen_counter;
+    ip->mode = mode;
+    ip->uid = uid;
+    ip->gid = gid;
+    time_now(&ip->atime);
+    ip->mtime = ip->ctime = ip->atime;
+    fs->live.tab[ip->ino] = ip;
+    fs->live.ninodes++;
+    *out = ip;
+    return 0;
+}
+
+struct rpin *pin_get(struct reffs *fs, reffs_ino ino)
+{
+    if (ino >= fs->npins) {
+        size_t n = ino + 1 > fs->npins * 2 ? ino + 1 : fs->npins * 2;
+        fs->pins = xrealloc(fs->pins, n * sizeof *fs->pins);
+        memset(fs->pins + fs->npins, 0, (n - fs->npins) * sizeof *fs->pins);
+        fs->npins = n;
+    }
+    return &fs->pins[ino];
+}
+
+/* Frees a live inode that no name and no open file refer to any more. */
+void ino_maybe_free(struct reffs *fs, reffs_ino ino)
+{
+    struct rinode *ip = ino_get(fs, ino);
+    if (!ip || ip->nlink > 0 || ino == REFFS_ROOT_INO)
+        return;
+    if (ino < fs->npins && fs->pins[ino].opens > 0)
+        return;
+    uint64_t charge = ino_charge(ip);
+    if (mutated(MUT_UNLINK_LEAKS_SPACE))
+        charge = 0;
+    fs->live.used -= charge < fs->live.used ? charge : fs->live.used;
+    fs->live.ninodes--;
+    fs->live.tab[ino] = NULL;
+    if (ino < fs->free_hint)
+        fs->free_hint = ino;
+    ino_put(ip);
+}
+
+int reffs_open(struct reffs *fs, reffs_ino ino)
+{
+    fs_lock(fs);
+    int r = -ENOENT;
+    if (ino_get(fs, ino)) {
+        pin_get(fs, ino)->opens++;
+        r = 0;
+    }
+    fs_unlock(fs);
+    return r;
+}
+
+int reffs_release(struct reffs *fs, reffs_ino ino)
+{
+    fs_lock(fs);
+    if (ino < fs->npins && fs->pins[ino].opens > 0)
+        fs->pins[ino].opens--;
+    ino_maybe_free(fs, ino);
+    fs_unlock(fs);
+    return 0;
+}
+
+/* Lookup counts do not pin inodes: FUSE forgets asynchronously, and free space must not
+ * depend on when the kernel gets round to it. Generations keep reused numbers apart. */
+void reffs_forget(struct reffs *fs, reffs_ino ino, uint64_t nlookup)
+{
+    (void)nlookup;
+    fs_lock(fs);
+    ino_maybe_free(fs, ino);
+    fs_unlock(fs);
+}

@@ -1,0 +1,210 @@
+/* Trace checks against its config: embedded-config loading with trace line numbers, fs matching, pool membership. */
+#include "check.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "input.h"
+
+static const char *const type_names[] = { "kernel", "reffs", "fuse" };
+
+/* "TMP:L: msg" from the config loader becomes "TRACE:(line of cfg record L): msg". */
+static void map_error(const struct trace *t, const char *tmp, const char *in, char *err,
+                      size_t errlen)
+{
+    size_t n = strlen(tmp);
+    int line = 0, used = 0;
+    if (strncmp(in, tmp, n) == 0 && in[n] == ':' &&
+        sscanf(in + n + 1, "%d:%n", &line, &used) == 1 && used > 0) {
+        int at = line > 0 && line <= t->ncfg ? t->cfg_first_line + line - 1 : t->cfg_first_line;
+        snprintf(err, errlen, "%s:%d: embedded config: %s", t->file, at, in + n + 1 + used + 1);
+    } else if (strncmp(in, tmp, n) == 0) {
+        snprintf(err, errlen, "%s:%d: embedded config%s", t->file, t->cfg_first_line, in + n);
+    } else {
+        snprintf(err, errlen, "%s", in);
+    }
+}
+
+static int load_embedded(const struct trace *t, struct metis_config *cfg, char *err,
+                         size_t errlen)
+{
+    char tmp[] = "/tmp/metis-replay-cfg-XXXXXX", msg[1400];
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write the embedded config to /tmp: %s", t->file,
+                 strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    for (int i = 0; i < t->ncfg; i++)
+        fprintf(f, "%s\n", t->cfg[i]);
+    int rc = fclose(f) == 0 ? config_load(tmp, cfg, msg, sizeof msg) : -1;
+    if (rc < 0)
+        map_error(t, tmp, msg, err, errlen);
+    else if ((rc = config_validate(cfg, msg, sizeof msg)) < 0)
+        map_error(t, tmp, msg, err, errlen);
+    unlink(tmp);
+    snprintf(cfg->path, sizeof cfg->path, "%s", t->config_path[0] ? t->config_path : t->file);
+    return rc;
+}
+
+static int load_file(const char *path, struct metis_config *cfg, char *err, size_t errlen)
+{
+    if (config_load(path, cfg, err, errlen) < 0 || config_validate(cfg, err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
+/* Without an override the trace and its config must name the same file systems. */
+static int match_fs(const struct trace *t, const struct metis_config *cfg, int strict,
+                    int map[METIS_MAX_FS], char *err, size_t errlen)
+{
+    for (int i = 0; i < METIS_MAX_FS; i++)
+        map[i] = i < cfg->nfs ? trace_fs_index(t, cfg->fs[i].name) : -1;
+    if (!strict)
+        return 0;
+    for (int i = 0; i < t->nfs; i++) {
+        const struct trace_fs *f = &t->fs[i];
+        if (i >= cfg->nfs || strcmp(cfg->fs[i].name, f->name) != 0 ||
+            strcmp(type_names[cfg->fs[i].type], f->type) != 0) {
+            snprintf(err, errlen, "%s:%d: fs %d (%s, %s) is not fs %d of config %s", t->file,
+                     t->fs_line + i, i, f->name, f->type, i, cfg->path);
+            return -1;
+        }
+    }
+    if (cfg->nfs != t->nfs) {
+        snprintf(err, errlen, "%s:%d: the trace has %d file systems, config %s %d", t->file,
+                 t->fs_line, t->nfs, cfg->path, cfg->nfs);
+        return -1;
+    }
+    return 0;
+}
+
+int check_load_config(const struct trace *t, const char *override, struct metis_config *cfg,
+                      int map[METIS_MAX_FS], char *err, size_t errlen)
+{
+    int rc;
+    if (override)
+        rc = load_file(override, cfg, err, errlen);
+    else if (t->ncfg)
+        rc = load_embedded(t, cfg, err, errlen);
+    else if (t->config_path[0])
+        rc = load_file(t->config_path, cfg, err, errlen);
+    else
+        return snprintf(err, errlen, "%s: no config (neither embedded nor named): use --config",
+                        t->file), -1;
+    if (rc < 0)
+        return -1;
+    cfg->run.seed = t->seed;
+    snprintf(cfg->run.hash, sizeof cfg->run.hash, "%s", t->hash);
+    return match_fs(t, cfg, override == NULL, map, err, errlen);
+}
+
+/* ---- pool membership ---- */
+
+struct pool_set {
+    const char **paths;
+    size_t n;
+    struct input in;
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int pool_build(struct pool_set *ps, const struct metis_config *cfg)
+{
+    memset(ps, 0, sizeof *ps);
+    if (input_init(&ps->in, cfg, cfg->run.seed) < 0)
+        return -1;
+    const struct name_pool *p = &ps->in.pool;
+    ps->paths = malloc(((size_t)p->ndirs + (size_t)p->nfiles + 1) * sizeof *ps->paths);
+    if (!ps->paths)
+        return -1;
+    for (int i = 0; i < p->ndirs; i++)
+        ps->paths[ps->n++] = p->dirs[i];
+    for (int i = 0; i < p->nfiles; i++)
+        ps->paths[ps->n++] = p->files[i];
+    qsort(ps->paths, ps->n, sizeof *ps->paths, cmp_str);
+    return 0;
+}
+
+static int pool_has(const struct pool_set *ps, const char *path)
+{
+    return bsearch(&path, ps->paths, ps->n, sizeof *ps->paths, cmp_str) != NULL;
+}
+
+static int xattr_known(const struct pool_set *ps, const char *name)
+{
+    for (int i = 0; i < ps->in.pool.nxattrs; i++)
+        if (strcmp(ps->in.pool.xattrs[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* A symlink target names a pool path below the link's own directory, or "." */
+static int target_in_pool(const struct pool_set *ps, const char *link, const char *target)
+{
+    char full[2 * METIS_PATH_MAX];
+    if (strcmp(target, ".") == 0)
+        return 1;
+    const char *slash = strrchr(link, '/');
+    int dlen = (int)(slash - link);
+    snprintf(full, sizeof full, "%.*s/%s", dlen, link, target);
+    return pool_has(ps, full);
+}
+
+static const char *op_problem(const struct pool_set *ps, const struct op_args *a,
+                              const char **what)
+{
+    *what = a->path;
+    if (!pool_has(ps, a->path))
+        return "path";
+    *what = a->path2;
+    if ((a->op == OP_rename || a->op == OP_link) && !pool_has(ps, a->path2))
+        return "path2";
+    if (a->op == OP_symlink && !target_in_pool(ps, a->path, a->path2))
+        return "symlink target";
+    *what = a->xname;
+    if ((a->op == OP_setxattr || a->op == OP_removexattr) && !xattr_known(ps, a->xname))
+        return "xattr name";
+    return NULL;
+}
+
+int check_ops(const struct trace *t, const struct metis_config *cfg, char *err, size_t errlen)
+{
+    struct pool_set ps;
+    if (pool_build(&ps, cfg) < 0) {
+        free(ps.paths);
+        input_free(&ps.in);
+        return snprintf(err, errlen, "%s: cannot build the name pool", cfg->path), -1;
+    }
+    int rc = 0;
+    for (size_t k = 0; k < t->nops && rc == 0; k++) {
+        const char *what, *which = op_problem(&ps, &t->ops[k].args, &what);
+        if (which) {
+            snprintf(err, errlen, "%s:%d: op %llu: %s '%.200s' is not in the pool of %s",
+                     t->file, t->ops[k].line, (unsigned long long)t->ops[k].seq, which, what,
+                     cfg->path);
+            rc = -1;
+        }
+    }
+    free(ps.paths);
+    input_free(&ps.in);
+    return rc;
+}
+
+int check_trace(const struct trace *t, const char *override, struct metis_config *cfg,
+                int map[METIS_MAX_FS], char *err, size_t errlen)
+{
+    if (check_load_config(t, override, cfg, map, err, errlen) < 0)
+        return -1;
+    return check_ops(t, cfg, err, errlen);
+}

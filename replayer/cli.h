@@ -1,0 +1,44 @@
+/* The metis-replay commands and what they share: exit statuses, option parsing, loading a run or a trace. */
+#ifndef METIS_CLI_H
+#define METIS_CLI_H
+
+#include <stddef.h>
+#include "config.h"
+#include "runlog.h"
+#include "trace.h"
+
+enum replay_exit {
+    EXIT_MATCH = 0,             /* the replay matches the trace */
+    EXIT_REPRODUCED = 1,        /* the recorded discrepancy is reproduced */
+    EXIT_BAD_INPUT = 2,
+    EXIT_INFRA = 3,
+    EXIT_NONDETERMINISTIC = 4,  /* no try matched the trace */
+    EXIT_INTERRUPTED = 130,
+};
+
+/* Options every command may take. */
+struct cli_opts {
+    const char *input;          /* RUN_DIR or TRACE */
+    const char *config;         /* --config */
+    const char *out;            /* -o */
+    int tries;                  /* --tries, default 5 */
+    int verbose;                /* -v */
+};
+
+/* Parses argv (after the command word); prints the problem and returns -1 on bad usage. */
+int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o);
+/* Loads input: a run directory (the trace of its search path, and its exports) or a trace
+ * file (no exports). 0, or -1 after printing the message. */
+int cli_load(const char *input, struct runlog *rl);
+/* The trace, its config and fs map checked as for `run`; exits with EXIT_BAD_INPUT on error. */
+int cli_check(const struct trace *t, const char *override, struct metis_config *cfg,
+              int map[METIS_MAX_FS]);
+
+int cmd_trace(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_repro(int argc, char **argv);
+int cmd_shrink(int argc, char **argv);
+int cmd_emit_c(int argc, char **argv);
+
+#endif

@@ -1,0 +1,112 @@
+/* bin/metis-replay: extracts, replays, reproduces, shrinks and exports as C the traces of Metis runs. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: metis-replay trace RUN_DIR [-o FILE]\n"
+            "       metis-replay check TRACE [--config CONFIG]\n"
+            "       metis-replay run TRACE [--config CONFIG] [--tries R] [-v]\n"
+            "       metis-replay repro RUN_DIR [--config CONFIG] [--tries R]\n"
+            "       metis-replay shrink RUN_DIR|TRACE [--config CONFIG] [--tries R] [-o FILE]\n"
+            "       metis-replay emit-c TRACE [--config CONFIG] [-o DIR]\n"
+            "exit status: 0 the replay matches the trace, 1 it reproduces the discrepancy,\n"
+            "             2 bad input, 3 infrastructure failure, 4 nondeterministic\n"
+            "             (no try of R matched), 130 interrupted\n");
+}
+
+int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o)
+{
+    static const struct option longopts[] = {
+        { "config", required_argument, NULL, 'c' },
+        { "tries", required_argument, NULL, 't' },
+        { "out", required_argument, NULL, 'o' },
+        { "verbose", no_argument, NULL, 'v' },
+        { NULL, 0, NULL, 0 },
+    };
+    memset(o, 0, sizeof *o);
+    o->tries = 5;
+    optind = 1;
+    opterr = 0;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "c:t:o:v", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': o->config = optarg; break;
+        case 'o': o->out = optarg; break;
+        case 'v': o->verbose = 1; break;
+        case 't':
+            errno = 0;
+            o->tries = (int)strtol(optarg, &end, 10);
+            if (*end || errno || o->tries < 1 || o->tries > 1000) {
+                fprintf(stderr, "metis-replay %s: --tries wants 1..1000, not '%s'\n", cmd, optarg);
+                return -1;
+            }
+            break;
+        default:
+            fprintf(stderr, "metis-replay %s: unknown option '%s'\n", cmd, argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "metis-replay %s: expected one %s argument\n", cmd,
+                strcmp(cmd, "trace") == 0 || strcmp(cmd, "repro") == 0 ? "RUN_DIR" : "TRACE");
+        return -1;
+    }
+    o->input = argv[optind];
+    return 0;
+}
+
+int cli_load(const char *input, struct runlog *rl)
+{
+    char err[2048];
+    struct stat st;
+    memset(rl, 0, sizeof *rl);
+    if (stat(input, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (runlog_read(input, rl, err, sizeof err) == 0)
+            return 0;
+    } else if (trace_read_file(input, &rl->trace, err, sizeof err) == 0) {
+        return 0;
+    }
+    fprintf(stderr, "metis-replay: %s\n", err);
+    return -1;
+}
+
+int cli_check(const struct trace *t, const char *override, struct metis_config *cfg,
+              int map[METIS_MAX_FS])
+{
+    char err[2048];
+    if (check_trace(t, override, cfg, map, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "metis-replay: %s\n", err);
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } cmds[] = {
+        { "trace", cmd_trace }, { "check", cmd_check }, { "run", cmd_run },
+        { "repro", cmd_repro }, { "shrink", cmd_shrink }, { "emit-c", cmd_emit_c },
+    };
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_BAD_INPUT : 0;
+    }
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (strcmp(argv[1], cmds[i].name) == 0)
+            return cmds[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "metis-replay: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return EXIT_BAD_INPUT;
+}

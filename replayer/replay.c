@@ -1,0 +1,144 @@
+/* Replay of trace operations: every result, errno and abstract state against the trace and against fs 0. */
+#include "replay.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define REPORT_LIMIT 20
+
+void replay_expected(const struct trace *t, const int map[METIS_MAX_FS], int nfs,
+                     unsigned want[METIS_MAX_FS])
+{
+    unsigned rec[METIS_MAX_FS];
+    trace_final_discrepancy(t, rec);
+    for (int i = 0; i < METIS_MAX_FS; i++)
+        want[i] = i < nfs && map[i] >= 0 ? rec[map[i]] : 0;
+}
+
+int replay_has_disc(const unsigned want[METIS_MAX_FS], int nfs)
+{
+    for (int i = 0; i < nfs; i++)
+        if (want[i])
+            return 1;
+    return 0;
+}
+
+int replay_same_disc(const unsigned a[METIS_MAX_FS], const unsigned b[METIS_MAX_FS], int nfs)
+{
+    for (int i = 0; i < nfs; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
+const char *replay_kinds(unsigned d, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s%s", d & TRACE_DIFF_RET ? "ret," : "",
+             d & TRACE_DIFF_ERRNO ? "errno," : "", d & TRACE_DIFF_STATE ? "state," : "",
+             d ? "" : "none");
+    size_t n = strlen(buf);
+    if (n && buf[n - 1] == ',')
+        buf[n - 1] = '\0';
+    return buf;
+}
+
+void replay_describe(const struct session *s, const unsigned d[METIS_MAX_FS], char *buf,
+                     size_t len)
+{
+    char kinds[32];
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 1; i < s->nfs && used < len; i++)
+        if (d[i])
+            used += (size_t)snprintf(buf + used, len - used, "%sfs %s differs from %s in %s",
+                                     used ? "; " : "", s->cfg.fs[i].name, s->cfg.fs[0].name,
+                                     replay_kinds(d[i], kinds, sizeof kinds));
+    if (!used)
+        snprintf(buf, len, "no discrepancy");
+}
+
+static int same_outcome(const struct trace_outcome *a, const struct trace_outcome *b, int initial)
+{
+    if (!initial && (a->ret != b->ret || a->err != b->err))
+        return 0;
+    return a->dlen == b->dlen && memcmp(a->digest, b->digest, (size_t)a->dlen) == 0;
+}
+
+static void print_outcome(FILE *f, const char *label, const struct trace_outcome *o)
+{
+    char hex[2 * ABSTRACT_MAX_DIGEST + 1];
+    trace_hex_encode(o->digest, (size_t)o->dlen, hex);
+    fprintf(f, "%s ret=%ld errno=%s state=%s", label, o->ret, trace_errno_name(o->err), hex);
+}
+
+/* Compares every fs's replayed outcome with the recorded one of its trace fs. */
+static void compare_recorded(struct session *s, const struct trace_outcome *rec,
+                             const int map[METIS_MAX_FS], uint64_t seq, int initial,
+                             FILE *report, struct replay_outcome *o)
+{
+    for (int i = 0; i < s->nfs; i++) {
+        if (map[i] < 0 || !rec[map[i]].have)
+            continue;
+        o->compared++;
+        if (same_outcome(&s->out[i], &rec[map[i]], initial))
+            continue;
+        if (o->mismatched++ < REPORT_LIMIT && report) {
+            fprintf(report, "mismatch %s %" PRIu64 " fs=%s: ", initial ? "init" : "op", seq,
+                    s->cfg.fs[i].name);
+            print_outcome(report, "replayed", &s->out[i]);
+            print_outcome(report, "; trace", &rec[map[i]]);
+            fputc('\n', report);
+        }
+    }
+}
+
+static void print_step(FILE *f, const struct session *s, const struct trace_op *op)
+{
+    char text[2 * METIS_PATH_MAX + 512];
+    op_format(&op->args, text, sizeof text);
+    fprintf(f, "op %" PRIu64 " %s\n", op->seq, text);
+    for (int i = 0; i < s->nfs; i++) {
+        fprintf(f, "  %-12s", s->cfg.fs[i].name);
+        print_outcome(f, "", &s->out[i]);
+        fputc('\n', f);
+    }
+}
+
+static void note_disc(struct session *s, int initial, struct replay_outcome *o)
+{
+    if (session_compare(s, initial))
+        o->disc_ops++;
+    memcpy(o->last, s->differs, sizeof o->last);
+}
+
+void replay_ops(struct session *s, const struct trace *t, const int map[METIS_MAX_FS], size_t first,
+                FILE *report, int verbose, struct replay_outcome *o)
+{
+    double t0 = now_seconds();
+    memset(o, 0, sizeof *o);
+    if (first == 0) {
+        compare_recorded(s, t->init, map, 0, 1, report, o);
+        note_disc(s, 1, o);
+    }
+    for (size_t k = first; k < t->nops; k++) {
+        if (session_interrupted()) {
+            o->interrupted = 1;
+            break;
+        }
+        const struct trace_op *op = &t->ops[k];
+        if (session_step(s, &op->args, SESSION_NO_STATE, SESSION_NO_STATE) < 0) {
+            o->infra = 1;
+            break;
+        }
+        o->ops++;
+        if (verbose && report)
+            print_step(report, s, op);
+        compare_recorded(s, op->res, map, op->seq, 0, report, o);
+        note_disc(s, 0, o);
+    }
+    if (o->mismatched > REPORT_LIMIT && report)
+        fprintf(report, "... %zu more mismatches\n", o->mismatched - REPORT_LIMIT);
+    o->seconds = now_seconds() - t0;
+}

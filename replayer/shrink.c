@@ -1,0 +1,325 @@
+/* The shrink command: ddmin over the operations, then single removals, replaying from cached prefix states. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "engine.h"
+#include "replay.h"
+#include "session.h"
+
+/* The states of the last candidate replayed: sid[k] is the state after its first k ops, so a
+ * candidate sharing a prefix with it restores sid[prefix] instead of replaying from scratch. */
+struct shrinker {
+    struct session s;
+    const struct trace *t;
+    struct metis_config cfg;
+    int map[METIS_MAX_FS];
+    unsigned want[METIS_MAX_FS];
+    size_t *ops;
+    uint64_t *sid;
+    unsigned (*diff)[METIS_MAX_FS];
+    size_t n;
+    uint64_t next_sid;
+    size_t tests, steps;
+    struct trace_outcome init[METIS_MAX_FS];
+};
+
+enum { TEST_INFRA = -1, TEST_STOP = -2 };
+
+static void drop_cache_after(struct shrinker *sh, size_t keep)
+{
+    for (size_t k = keep; k < sh->n; k++)
+        session_discard(&sh->s, sh->sid[k + 1]);
+    sh->n = keep;
+}
+
+/* Length of the shortest prefix of cand[0..n) ending in the wanted discrepancy; 0 if none. */
+static long test(struct shrinker *sh, const size_t *cand, size_t n)
+{
+    size_t common = 0;
+    sh->tests++;
+    while (common < n && common < sh->n && sh->ops[common] == cand[common]) {
+        if (replay_same_disc(sh->diff[common], sh->want, sh->s.nfs))
+            return (long)common + 1;
+        common++;
+    }
+    drop_cache_after(sh, common);
+    uint64_t from = sh->sid[common];
+    for (size_t j = common; j < n; j++) {
+        if (session_interrupted())
+            return TEST_STOP;
+        uint64_t to = sh->next_sid++;
+        if (session_step(&sh->s, &sh->t->ops[cand[j]].args, from, to) < 0)
+            return TEST_INFRA;
+        sh->steps++;
+        from = SESSION_NO_STATE;
+        session_compare(&sh->s, 0);
+        sh->ops[j] = cand[j];
+        sh->sid[j + 1] = to;
+        memcpy(sh->diff[j], sh->s.differs, sizeof sh->diff[j]);
+        sh->n = j + 1;
+        if (replay_same_disc(sh->s.differs, sh->want, sh->s.nfs))
+            return (long)j + 1;
+    }
+    return 0;
+}
+
+/* cand without [lo, hi) into out; returns its length. */
+static size_t without(const size_t *cand, size_t n, size_t lo, size_t hi, size_t *out)
+{
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (k < lo || k >= hi)
+            out[m++] = cand[k];
+    return m;
+}
+
+/* Tries one candidate; on success it becomes the current sequence. 1, 0 or a TEST_ code. */
+static int adopt(struct shrinker *sh, size_t *cur, size_t *n, const size_t *cand, size_t m)
+{
+    long r = test(sh, cand, m);
+    if (r <= 0)
+        return (int)r;
+    memmove(cur, cand, (size_t)r * sizeof *cur);
+    *n = (size_t)r;
+    return 1;
+}
+
+/* Zeller's ddmin: chunks alone, then complements, doubling the granularity when neither helps. */
+static int ddmin(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    size_t gran = 2;
+    while (*n >= 2) {
+        size_t chunk = (*n + gran - 1) / gran;
+        int reduced = 0;
+        for (size_t lo = 0; lo < *n && !reduced; lo += chunk) {
+            size_t hi = lo + chunk < *n ? lo + chunk : *n;
+            memcpy(scratch, cur + lo, (hi - lo) * sizeof *cur);
+            int r = adopt(sh, cur, n, scratch, hi - lo);
+            if (r < 0)
+                return r;
+            if (r)
+                reduced = 1, gran = 2;
+        }
+        for (size_t lo = 0; lo < *n && !reduced && gran > 2; lo += chunk) {
+            size_t hi = lo + chunk < *n ? lo + chunk : *n;
+            size_t m = without(cur, *n, lo, hi, scratch);
+            int r = adopt(sh, cur, n, scratch, m);
+            if (r < 0)
+                return r;
+            if (r)
+                reduced = 1, gran = gran - 1 > 2 ? gran - 1 : 2;
+        }
+        if (!reduced) {
+            if (gran >= *n)
+                break;
+            gran = 2 * gran < *n ? 2 * gran : *n;
+        }
+    }
+    return 0;
+}
+
+/* Until no single operation can go: the result is 1-minimal. */
+static int remove_singles(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t k = *n; k-- > 0 && *n > 1;) {
+            size_t m = without(cur, *n, k, k + 1, scratch);
+            int r = adopt(sh, cur, n, scratch, m);
+            if (r < 0)
+                return r;
+            changed |= r;
+        }
+    }
+    return 0;
+}
+
+/* ---- the minimal trace, with the outcomes of one more replay ---- */
+
+static int read_config_lines(struct trace *out, const char *path)
+{
+    FILE *f = fopen(path, "re");
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    if (!f)
+        return -1;
+    while ((n = getline(&buf, &cap, f)) >= 0) {
+        while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+            buf[--n] = '\0';
+        trace_add_cfg_line(out, buf);
+    }
+    free(buf);
+    fclose(f);
+    return 0;
+}
+
+static void header_from_session(struct shrinker *sh, const char *override, struct trace *out)
+{
+    static const char *const types[] = { "kernel", "reffs", "fuse" };
+    trace_init(out);
+    out->seed = sh->t->seed;
+    memcpy(out->hash, sh->t->hash, sizeof out->hash);
+    if (override) {
+        snprintf(out->config_path, sizeof out->config_path, "%s", override);
+        read_config_lines(out, override);
+    } else {
+        memcpy(out->config_path, sh->t->config_path, sizeof out->config_path);
+        for (int i = 0; i < sh->t->ncfg; i++)
+            trace_add_cfg_line(out, sh->t->cfg[i]);
+    }
+    out->nfs = sh->s.nfs;
+    for (int i = 0; i < sh->s.nfs; i++) {
+        const struct fs_config *c = &sh->s.cfg.fs[i];
+        struct trace_fs *f = &out->fs[i];
+        snprintf(f->name, sizeof f->name, "%s", c->name);
+        snprintf(f->type, sizeof f->type, "%s", types[c->type]);
+        snprintf(f->fstype, sizeof f->fstype, "%s", c->fstype[0] ? c->fstype : "-");
+        f->size = c->size;
+        out->init[i] = sh->init[i];
+    }
+}
+
+static void record_outcomes(struct session *s, struct trace_op *op)
+{
+    session_compare(s, 0);
+    for (int i = 0; i < s->nfs; i++) {
+        op->res[i] = s->out[i];
+        op->res[i].have = 1;
+        op->disc[i].have = s->differs[i] != 0;
+        op->disc[i].differs = s->differs[i];
+    }
+}
+
+static int record(struct shrinker *sh, const size_t *cur, size_t n, const char *override,
+                  struct trace *out)
+{
+    header_from_session(sh, override, out);
+    for (size_t k = 0; k < n; k++) {
+        const struct trace_op *src = &sh->t->ops[cur[k]];
+        if (session_step(&sh->s, &src->args, k == 0 ? 0 : SESSION_NO_STATE, SESSION_NO_STATE) < 0)
+            return -1;
+        struct trace_op *op = trace_add_op(out, src->seq, &src->args);
+        if (!op)
+            return -1;
+        record_outcomes(&sh->s, op);
+    }
+    return 0;
+}
+
+/* ---- the command ---- */
+
+static int verify_full(struct shrinker *sh, size_t *cur, size_t *n, int tries)
+{
+    for (int k = 1; k <= tries; k++) {
+        drop_cache_after(sh, 0);
+        long r = test(sh, cur, *n);
+        if (r < 0)
+            return (int)r;
+        if (r > 0) {
+            *n = (size_t)r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int finish(struct shrinker *sh, int rc)
+{
+    if (rc == TEST_INFRA)
+        fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
+    session_stop(&sh->s);
+    return rc == TEST_STOP ? EXIT_INTERRUPTED : EXIT_INFRA;
+}
+
+static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct cli_opts *o,
+                        size_t from, double t0)
+{
+    struct trace out;
+    char err[1400];
+    if (record(sh, cur, n, o->config, &out) < 0) {
+        trace_free(&out);
+        return finish(sh, TEST_INFRA);
+    }
+    int rc = o->out ? trace_write_file(&out, o->out, err, sizeof err) : trace_write(&out, stdout);
+    fprintf(stderr, "metis-replay: shrink: %zu -> %zu operations in %.3f s (%zu tests, %zu "
+            "steps)%s%s\n", from, n, now_seconds() - t0, sh->tests, sh->steps,
+            o->out ? ", written to " : "", o->out ? o->out : "");
+    if (rc < 0)
+        fprintf(stderr, "metis-replay: %s\n", o->out ? err : "writing the trace failed");
+    trace_free(&out);
+    session_stop(&sh->s);
+    return rc < 0 ? EXIT_INFRA : EXIT_REPRODUCED;
+}
+
+static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
+{
+    size_t total = sh->t->nops;
+    size_t *cur = calloc(total + 1, sizeof *cur), *scratch = calloc(total + 1, sizeof *scratch);
+    sh->ops = calloc(total + 1, sizeof *sh->ops);
+    sh->sid = calloc(total + 2, sizeof *sh->sid);
+    sh->diff = calloc(total + 1, sizeof *sh->diff);
+    if (!cur || !scratch || !sh->ops || !sh->sid || !sh->diff) {
+        fprintf(stderr, "metis-replay: out of memory\n");
+        return EXIT_INFRA;
+    }
+    double t0 = now_seconds();
+    int rc = EXIT_INFRA;
+    if (session_start(&sh->s, &sh->cfg) < 0) {
+        fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
+        session_stop(&sh->s);
+    } else {
+        memcpy(sh->init, sh->s.out, sizeof sh->init);
+        sh->next_sid = 1;
+        size_t n = total;
+        for (size_t k = 0; k < total; k++)
+            cur[k] = k;
+        int r = verify_full(sh, cur, &n, o->tries);
+        if (r == 0) {
+            printf("shrink: nondeterministic: the discrepancy did not reproduce in %d tries\n",
+                   o->tries);
+            session_stop(&sh->s);
+            rc = EXIT_NONDETERMINISTIC;
+        } else if (r < 0 || (r = ddmin(sh, cur, &n, scratch)) < 0 ||
+                   (r = remove_singles(sh, cur, &n, scratch)) < 0) {
+            rc = finish(sh, r);
+        } else {
+            rc = write_result(sh, cur, n, o, total, t0);
+        }
+    }
+    free(cur);
+    free(scratch);
+    free(sh->ops);
+    free(sh->sid);
+    free(sh->diff);
+    return rc;
+}
+
+int cmd_shrink(int argc, char **argv)
+{
+    struct cli_opts o;
+    struct runlog rl;
+    static struct shrinker sh;
+    if (cli_parse(argc, argv, "shrink", &o) < 0 || cli_load(o.input, &rl) < 0)
+        return EXIT_BAD_INPUT;
+    if (cli_check(&rl.trace, o.config, &sh.cfg, sh.map) < 0) {
+        runlog_free(&rl);
+        return EXIT_BAD_INPUT;
+    }
+    sh.t = &rl.trace;
+    replay_expected(&rl.trace, sh.map, sh.cfg.nfs, sh.want);
+    int rc;
+    if (!replay_has_disc(sh.want, sh.cfg.nfs) || rl.trace.nops == 0) {
+        fprintf(stderr, "metis-replay: %s records no discrepancy after an operation: nothing "
+                "to shrink\n", o.input);
+        rc = EXIT_BAD_INPUT;
+    } else {
+        session_install_cleanup();
+        rc = shrink_loaded(&sh, &o);
+    }
+    runlog_free(&rl);
+    return rc;
+}

@@ -1,0 +1,729 @@
+/* Trace text form: the strict parser (file:line errors, hostile input refused) and the canonical writer. */
+#include "trace.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_TOKENS 12
+#define MAX_ERRNO 134
+
+void trace_init(struct trace *t)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->hash, sizeof t->hash, "md5");
+    t->seed = 1;
+}
+
+void trace_free(struct trace *t)
+{
+    for (int i = 0; i < t->ncfg; i++)
+        free(t->cfg[i]);
+    free(t->cfg);
+    free(t->ops);
+    memset(t, 0, sizeof *t);
+}
+
+struct trace_op *trace_add_op(struct trace *t, uint64_t seq, const struct op_args *a)
+{
+    if (t->nops == t->ops_cap) {
+        size_t ncap = t->ops_cap ? 2 * t->ops_cap : 64;
+        struct trace_op *n = realloc(t->ops, ncap * sizeof *n);
+        if (!n)
+            return NULL;
+        t->ops = n;
+        t->ops_cap = ncap;
+    }
+    struct trace_op *op = &t->ops[t->nops++];
+    memset(op, 0, sizeof *op);
+    op->seq = seq;
+    op->args = *a;
+    return op;
+}
+
+int trace_add_cfg_line(struct trace *t, const char *line)
+{
+    if (t->ncfg == t->cfg_cap) {
+        int ncap = t->cfg_cap ? 2 * t->cfg_cap : 32;
+        char **n = realloc(t->cfg, (size_t)ncap * sizeof *n);
+        if (!n)
+            return -1;
+        t->cfg = n;
+        t->cfg_cap = ncap;
+    }
+    if (!(t->cfg[t->ncfg] = strdup(line)))
+        return -1;
+    t->ncfg++;
+    return 0;
+}
+
+int trace_fs_index(const struct trace *t, const char *name)
+{
+    for (int i = 0; i < t->nfs; i++)
+        if (strcmp(t->fs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int trace_copy_header(struct trace *dst, const struct trace *src)
+{
+    trace_init(dst);
+    memcpy(dst->file, src->file, sizeof dst->file);
+    dst->seed = src->seed;
+    memcpy(dst->hash, src->hash, sizeof dst->hash);
+    memcpy(dst->config_path, src->config_path, sizeof dst->config_path);
+    dst->nfs = src->nfs;
+    memcpy(dst->fs, src->fs, sizeof dst->fs);
+    memcpy(dst->init, src->init, sizeof dst->init);
+    memcpy(dst->init_disc, src->init_disc, sizeof dst->init_disc);
+    for (int i = 0; i < src->ncfg; i++)
+        if (trace_add_cfg_line(dst, src->cfg[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* ---------- small codecs ---------- */
+
+const char *trace_errno_name(int err)
+{
+    if (err == 0)
+        return "0";
+    const char *n = err > 0 ? strerrorname_np(err) : NULL;
+    return n ? n : "E?";
+}
+
+int trace_errno_parse(const char *name)
+{
+    if (strcmp(name, "0") == 0)
+        return 0;
+    for (int e = 1; e < MAX_ERRNO; e++) {
+        const char *n = strerrorname_np(e);
+        if (n && strcmp(n, name) == 0)
+            return e;
+    }
+    return -1;
+}
+
+void trace_hex_encode(const unsigned char *in, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[in[i] >> 4];
+        out[2 * i + 1] = digits[in[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int trace_hex_decode(const char *hex, unsigned char *out, size_t cap)
+{
+    size_t n = strlen(hex);
+    if (n == 0 || n % 2 || n / 2 > cap)
+        return -1;
+    for (size_t i = 0; i < n / 2; i++) {
+        int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        out[i] = (unsigned char)(hi << 4 | lo);
+    }
+    return (int)(n / 2);
+}
+
+/* Decimal without sign, leading zeros or overflow. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (!*s || (s[0] == '0' && s[1]))
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_long(const char *s, long *out)
+{
+    uint64_t v;
+    int neg = *s == '-';
+    if (parse_u64(s + neg, &v) || v > (uint64_t)LONG_MAX + (uint64_t)neg || (neg && v == 0))
+        return -1;
+    *out = neg ? (long)(0 - v) : (long)v;
+    return 0;
+}
+
+/* ---------- parser ---------- */
+
+enum stage { ST_HEADER, ST_RUN, ST_CONFIG, ST_FS, ST_BODY, ST_END };
+
+struct parser {
+    struct trace *t;
+    const char *file;
+    int line;
+    enum stage stage;
+    uint64_t end_ops;
+    int have_end, have_hash;
+    char *err;
+    size_t errlen;
+};
+
+static int perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int perr(struct parser *p, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(p->err, p->errlen, "%s:%d: %s", p->file, p->line, msg);
+    return -1;
+}
+
+/* Splits s at single spaces in place; -1 on an empty token (double or edge space). */
+static int split(char *s, char **tok, int max)
+{
+    int n = 0;
+    for (char *c = s;;) {
+        if (n == max)
+            return -1;
+        tok[n++] = c;
+        char *sp = strchr(c, ' ');
+        if (!sp)
+            break;
+        *sp = '\0';
+        c = sp + 1;
+    }
+    for (int i = 0; i < n; i++)
+        if (!*tok[i])
+            return -1;
+    return n;
+}
+
+/* Fills vals[i] with the value of keys[i] from tokens "key=value"; each key exactly once. */
+static int take_kv(struct parser *p, char **tok, int ntok, const char *const *keys, int nkeys,
+                   char **vals)
+{
+    for (int k = 0; k < nkeys; k++)
+        vals[k] = NULL;
+    for (int i = 0; i < ntok; i++) {
+        char *eq = strchr(tok[i], '=');
+        if (!eq)
+            return perr(p, "'%.40s' is not key=value", tok[i]);
+        *eq = '\0';
+        int k;
+        for (k = 0; k < nkeys && strcmp(keys[k], tok[i]) != 0; k++)
+            ;
+        if (k == nkeys)
+            return perr(p, "unknown key '%.40s'", tok[i]);
+        if (vals[k])
+            return perr(p, "duplicate key '%s'", keys[k]);
+        vals[k] = eq + 1;
+    }
+    for (int k = 0; k < nkeys; k++)
+        if (!vals[k])
+            return perr(p, "missing field '%s'", keys[k]);
+    return 0;
+}
+
+static int valid_name(const char *s, size_t cap)
+{
+    if (!*s || strlen(s) >= cap)
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
+            return 0;
+    return 1;
+}
+
+static int parse_run(struct parser *p, char **tok, int n)
+{
+    static const char *const keys[] = { "seed", "hash" };
+    char *v[2];
+    if (take_kv(p, tok + 1, n - 1, keys, 2, v) < 0)
+        return -1;
+    if (parse_u64(v[0], &p->t->seed))
+        return perr(p, "bad seed '%.40s'", v[0]);
+    if (!valid_name(v[1], sizeof p->t->hash) || abstract_digest_len(v[1]) <= 0)
+        return perr(p, "unknown hash '%.40s'", v[1]);
+    snprintf(p->t->hash, sizeof p->t->hash, "%s", v[1]);
+    p->stage = ST_CONFIG;
+    return 0;
+}
+
+static int parse_fs(struct parser *p, char **tok, int n)
+{
+    static const char *const keys[] = { "name", "type", "fstype", "size" };
+    char *v[4];
+    struct trace *t = p->t;
+    uint64_t idx;
+    if (n < 2 || parse_u64(tok[1], &idx))
+        return perr(p, "fs: missing or bad index");
+    if (idx != (uint64_t)t->nfs)
+        return perr(p, "fs %" PRIu64 ": expected fs %d", idx, t->nfs);
+    if (t->nfs == METIS_MAX_FS)
+        return perr(p, "more than %d file systems", METIS_MAX_FS);
+    if (take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
+        return -1;
+    struct trace_fs *f = &t->fs[t->nfs];
+    if (!valid_name(v[0], sizeof f->name))
+        return perr(p, "bad fs name '%.40s'", v[0]);
+    if (trace_fs_index(t, v[0]) >= 0)
+        return perr(p, "fs name '%s' used twice", v[0]);
+    if (strcmp(v[1], "kernel") && strcmp(v[1], "reffs") && strcmp(v[1], "fuse"))
+        return perr(p, "type '%.40s' is not kernel, reffs or fuse", v[1]);
+    if (strcmp(v[2], "-") && !valid_name(v[2], sizeof f->fstype))
+        return perr(p, "bad fstype '%.40s'", v[2]);
+    if (parse_u64(v[3], &f->size))
+        return perr(p, "bad size '%.40s'", v[3]);
+    snprintf(f->name, sizeof f->name, "%s", v[0]);
+    snprintf(f->type, sizeof f->type, "%s", v[1]);
+    snprintf(f->fstype, sizeof f->fstype, "%s", v[2]);
+    if (t->nfs++ == 0)
+        t->fs_line = p->line;
+    p->stage = ST_FS;
+    return 0;
+}
+
+static int fs_of(struct parser *p, const char *name)
+{
+    int i = trace_fs_index(p->t, name);
+    if (i < 0)
+        perr(p, "no fs named '%.64s'", name);
+    return i;
+}
+
+static int parse_state(struct parser *p, const char *hex, struct trace_outcome *o)
+{
+    o->dlen = trace_hex_decode(hex, o->digest, sizeof o->digest);
+    if (o->dlen < 0)
+        return perr(p, "bad state '%.40s' (want lowercase hex)", hex);
+    if (o->dlen != abstract_digest_len(p->t->hash))
+        return perr(p, "state has %d bytes, a %s digest %d", o->dlen, p->t->hash,
+                    abstract_digest_len(p->t->hash));
+    return 0;
+}
+
+static int parse_init(struct parser *p, char **tok, int n)
+{
+    static const char *const keys[] = { "state" };
+    char *v[1];
+    if (n < 2)
+        return perr(p, "init: missing fs name");
+    int i = fs_of(p, tok[1]);
+    if (i < 0 || take_kv(p, tok + 2, n - 2, keys, 1, v) < 0)
+        return -1;
+    if (p->t->init[i].have)
+        return perr(p, "second init record of fs '%s'", tok[1]);
+    if (p->t->nops || p->t->init_disc[i].have)
+        return perr(p, "init record after the operations began");
+    if (parse_state(p, v[0], &p->t->init[i]) < 0)
+        return -1;
+    p->t->init[i].have = 1;
+    return 0;
+}
+
+static struct trace_op *current_op(struct parser *p, const char *seqtext, const char *what)
+{
+    uint64_t seq;
+    struct trace *t = p->t;
+    if (parse_u64(seqtext, &seq)) {
+        perr(p, "%s: bad operation number '%.40s'", what, seqtext);
+        return NULL;
+    }
+    if (!t->nops || t->ops[t->nops - 1].seq != seq) {
+        perr(p, "%s %" PRIu64 " does not follow op %" PRIu64, what, seq,
+             t->nops ? t->ops[t->nops - 1].seq : 0);
+        return NULL;
+    }
+    return &t->ops[t->nops - 1];
+}
+
+static int parse_res(struct parser *p, char **tok, int n)
+{
+    static const char *const keys[] = { "ret", "errno", "state" };
+    char *v[3];
+    if (n < 3)
+        return perr(p, "res: missing operation number or fs name");
+    struct trace_op *op = current_op(p, tok[1], "res");
+    if (!op)
+        return -1;
+    int i = fs_of(p, tok[2]);
+    if (i < 0 || take_kv(p, tok + 3, n - 3, keys, 3, v) < 0)
+        return -1;
+    struct trace_outcome *o = &op->res[i];
+    if (o->have)
+        return perr(p, "second res record of fs '%s'", tok[2]);
+    if (op->disc[i].have)
+        return perr(p, "res record after the discrepancy record");
+    if (parse_long(v[0], &o->ret))
+        return perr(p, "bad ret '%.40s'", v[0]);
+    if ((o->err = trace_errno_parse(v[1])) < 0)
+        return perr(p, "unknown errno '%.40s'", v[1]);
+    if (parse_state(p, v[2], o) < 0)
+        return -1;
+    o->have = 1;
+    return 0;
+}
+
+static int parse_same(struct parser *p, const char *v, unsigned bit, unsigned *differs)
+{
+    if (strcmp(v, "differs") == 0)
+        *differs |= bit;
+    else if (strcmp(v, "same") != 0)
+        return perr(p, "'%.40s' is not same or differs", v);
+    return 0;
+}
+
+static int parse_disc(struct parser *p, char **tok, int n)
+{
+    static const char *const keys[] = { "fs", "ret", "errno", "state" };
+    char *v[4];
+    struct trace_disc *d;
+    if (n < 2)
+        return perr(p, "discrepancy: missing operation number");
+    if (strcmp(tok[1], "0") == 0 && p->t->nops == 0) {
+        d = p->t->init_disc;
+    } else {
+        struct trace_op *op = current_op(p, tok[1], "discrepancy");
+        if (!op)
+            return -1;
+        d = op->disc;
+    }
+    if (take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
+        return -1;
+    int i = fs_of(p, v[0]);
+    if (i < 0)
+        return -1;
+    if (i == 0)
+        return perr(p, "the reference fs '%s' cannot disagree with itself", v[0]);
+    if (d[i].have)
+        return perr(p, "second discrepancy record of fs '%s'", v[0]);
+    unsigned differs = 0;
+    if (parse_same(p, v[1], TRACE_DIFF_RET, &differs) < 0 ||
+        parse_same(p, v[2], TRACE_DIFF_ERRNO, &differs) < 0 ||
+        parse_same(p, v[3], TRACE_DIFF_STATE, &differs) < 0)
+        return -1;
+    if (!differs)
+        return perr(p, "a discrepancy record where nothing differs");
+    d[i].have = 1;
+    d[i].differs = differs;
+    return 0;
+}
+
+/* "op SEQ OPERATION ARGS": the arguments are op_parse's, the rest is ours. */
+static int parse_op(struct parser *p, char *line)
+{
+    char *sp = strchr(line + 3, ' ');
+    uint64_t seq;
+    if (!sp)
+        return perr(p, "op: missing operation");
+    *sp = '\0';
+    if (parse_u64(line + 3, &seq) || seq == 0)
+        return perr(p, "op: bad operation number '%.40s'", line + 3);
+    struct trace *t = p->t;
+    if (t->nops && seq <= t->ops[t->nops - 1].seq)
+        return perr(p, "op %" PRIu64 " after op %" PRIu64 " (numbers must increase)", seq,
+                    t->ops[t->nops - 1].seq);
+    struct op_args a;
+    char msg[256];
+    if (op_parse(sp + 1, &a, msg, sizeof msg) < 0)
+        return perr(p, "%s", msg);
+    struct trace_op *op = trace_add_op(t, seq, &a);
+    if (!op)
+        return perr(p, "out of memory");
+    op->line = p->line;
+    return 0;
+}
+
+static int parse_end(struct parser *p, char **tok, int n)
+{
+    static const char *const keys[] = { "ops" };
+    char *v[1];
+    if (take_kv(p, tok + 1, n - 1, keys, 1, v) < 0)
+        return -1;
+    if (parse_u64(v[0], &p->end_ops))
+        return perr(p, "bad ops '%.40s'", v[0]);
+    if (p->end_ops != p->t->nops)
+        return perr(p, "end says %" PRIu64 " operations, the trace has %zu (truncated?)",
+                    p->end_ops, p->t->nops);
+    p->have_end = 1;
+    p->stage = ST_END;
+    return 0;
+}
+
+static int starts(const char *line, const char *word)
+{
+    size_t n = strlen(word);
+    return strncmp(line, word, n) == 0 && (line[n] == ' ' || line[n] == '\0');
+}
+
+static int parse_cfg(struct parser *p, const char *line)
+{
+    if (p->stage > ST_CONFIG)
+        return perr(p, "cfg record after the fs records");
+    if (p->t->ncfg == 0)
+        p->t->cfg_first_line = p->line;
+    if (trace_add_cfg_line(p->t, line[3] ? line + 4 : "") < 0)
+        return perr(p, "out of memory");
+    return 0;
+}
+
+static int parse_config(struct parser *p, const char *line)
+{
+    if (p->stage != ST_CONFIG || p->t->config_path[0] || p->t->ncfg)
+        return perr(p, "config record out of place (once, right after run)");
+    if (!line[6] || !line[7] || strlen(line + 7) >= sizeof p->t->config_path)
+        return perr(p, "config: missing or too long path");
+    snprintf(p->t->config_path, sizeof p->t->config_path, "%s", line + 7);
+    p->t->config_line = p->line;
+    return 0;
+}
+
+/* Records after the fs list: init, op, res, discrepancy, end. */
+static int parse_body(struct parser *p, char *line)
+{
+    char *tok[MAX_TOKENS];
+    if (p->stage == ST_END)
+        return perr(p, "record after end");
+    if (p->stage < ST_FS)
+        return perr(p, "'%.20s' record before the fs records", line);
+    p->stage = ST_BODY;
+    if (starts(line, "op"))
+        return parse_op(p, line);
+    int n = split(line, tok, MAX_TOKENS);
+    if (n < 0)
+        return perr(p, "too many fields, or an empty one");
+    if (strcmp(tok[0], "init") == 0)
+        return parse_init(p, tok, n);
+    if (strcmp(tok[0], "res") == 0)
+        return parse_res(p, tok, n);
+    if (strcmp(tok[0], "discrepancy") == 0)
+        return parse_disc(p, tok, n);
+    if (strcmp(tok[0], "end") == 0)
+        return parse_end(p, tok, n);
+    return perr(p, "unknown record '%.40s'", tok[0]);
+}
+
+static int parse_line(struct parser *p, char *line)
+{
+    char *tok[MAX_TOKENS];
+    if (p->stage == ST_HEADER) {
+        if (strcmp(line, "metis-trace 1") != 0)
+            return perr(p, "not a Metis trace (first line must be 'metis-trace %d')",
+                        TRACE_VERSION);
+        p->stage = ST_RUN;
+        return 0;
+    }
+    if (starts(line, "cfg"))
+        return parse_cfg(p, line);
+    if (p->stage == ST_RUN) {
+        int n = split(line, tok, MAX_TOKENS);
+        if (n < 1 || strcmp(tok[0], "run") != 0)
+            return perr(p, "expected the run record");
+        return parse_run(p, tok, n);
+    }
+    if (starts(line, "config"))
+        return parse_config(p, line);
+    if (starts(line, "fs")) {
+        if (p->stage > ST_FS)
+            return perr(p, "fs record after the operations began");
+        int n = split(line, tok, MAX_TOKENS);
+        return n < 0 ? perr(p, "too many fields, or an empty one") : parse_fs(p, tok, n);
+    }
+    return parse_body(p, line);
+}
+
+/* Only printable ASCII, and in cfg lines also tab and UTF-8 bytes (config comments). */
+static int check_bytes(struct parser *p, const char *s, size_t n)
+{
+    int is_cfg = n >= 3 && strncmp(s, "cfg", 3) == 0 && (n == 3 || s[3] == ' ');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f)
+            continue;
+        if (is_cfg && (c == '\t' || c >= 0x80))
+            continue;
+        return perr(p, "%s byte 0x%02x at column %zu", c == 0 ? "NUL" : "control or non-ASCII",
+                    c, i + 1);
+    }
+    return 0;
+}
+
+static int finish_parse(struct parser *p)
+{
+    if (p->stage == ST_HEADER)
+        return perr(p, "empty file (not a Metis trace)");
+    if (p->stage < ST_FS)
+        return perr(p, "trace ends before its fs records");
+    if (!p->have_end)
+        return perr(p, "trace ends without its end record (truncated?)");
+    return 0;
+}
+
+int trace_parse(const char *text, size_t len, const char *file, struct trace *t, char *err,
+                size_t errlen)
+{
+    struct parser p = { .t = t, .file = file, .err = err, .errlen = errlen };
+    char *line = malloc(TRACE_LINE_MAX + 1);
+    trace_init(t);
+    snprintf(t->file, sizeof t->file, "%s", file);
+    if (!line) {
+        snprintf(err, errlen, "%s: out of memory", file);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t pos = 0; pos < len && rc == 0;) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+        p.line++;
+        if (n > TRACE_LINE_MAX)
+            rc = perr(&p, "line longer than %d characters", TRACE_LINE_MAX);
+        else if ((rc = check_bytes(&p, text + pos, n)) == 0) {
+            memcpy(line, text + pos, n);
+            line[n] = '\0';
+            rc = parse_line(&p, line);
+        }
+        pos += n + 1;
+    }
+    free(line);
+    if (rc == 0) {
+        p.line++;
+        rc = finish_parse(&p);
+    }
+    if (rc < 0)
+        trace_free(t);
+    return rc;
+}
+
+int trace_read_file(const char *path, struct trace *t, char *err, size_t errlen)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    trace_init(t);
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > (off_t)TRACE_FILE_MAX) {
+        snprintf(err, errlen, "%s: not a regular file of at most %u MiB", path,
+                 TRACE_FILE_MAX >> 20);
+        close(fd);
+        return -1;
+    }
+    size_t len = (size_t)st.st_size, got = 0;
+    char *buf = malloc(len + 1);
+    while (buf && got < len) {
+        ssize_t n = read(fd, buf + got, len - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (!buf || got != len) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, buf ? "short read" : "out of memory");
+        free(buf);
+        return -1;
+    }
+    int rc = trace_parse(buf, len, path, t, err, errlen);
+    free(buf);
+    return rc;
+}
+
+/* ---------- writer ---------- */
+
+static void write_outcome(FILE *f, const char *what, uint64_t seq, const char *name,
+                          const struct trace_outcome *o)
+{
+    char hex[2 * ABSTRACT_MAX_DIGEST + 1];
+    trace_hex_encode(o->digest, (size_t)o->dlen, hex);
+    fprintf(f, "%s %" PRIu64 " %s ret=%ld errno=%s state=%s\n", what, seq, name, o->ret,
+            trace_errno_name(o->err), hex);
+}
+
+static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const struct trace_disc *d)
+{
+    for (int i = 0; i < t->nfs; i++)
+        if (d[i].have)
+            fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s\n", seq,
+                    t->fs[i].name, d[i].differs & TRACE_DIFF_RET ? "differs" : "same",
+                    d[i].differs & TRACE_DIFF_ERRNO ? "differs" : "same",
+                    d[i].differs & TRACE_DIFF_STATE ? "differs" : "same");
+}
+
+static void write_header(const struct trace *t, FILE *f)
+{
+    char hex[2 * ABSTRACT_MAX_DIGEST + 1];
+    fprintf(f, "metis-trace %d\nrun seed=%" PRIu64 " hash=%s\n", TRACE_VERSION, t->seed, t->hash);
+    if (t->config_path[0])
+        fprintf(f, "config %s\n", t->config_path);
+    for (int i = 0; i < t->ncfg; i++)
+        fprintf(f, t->cfg[i][0] ? "cfg %s\n" : "cfg\n", t->cfg[i]);
+    for (int i = 0; i < t->nfs; i++)
+        fprintf(f, "fs %d name=%s type=%s fstype=%s size=%" PRIu64 "\n", i, t->fs[i].name,
+                t->fs[i].type, t->fs[i].fstype, t->fs[i].size);
+    for (int i = 0; i < t->nfs; i++)
+        if (t->init[i].have) {
+            trace_hex_encode(t->init[i].digest, (size_t)t->init[i].dlen, hex);
+            fprintf(f, "init %s state=%s\n", t->fs[i].name, hex);
+        }
+    write_discs(f, t, 0, t->init_disc);
+}
+
+int trace_write(const struct trace *t, FILE *f)
+{
+    char text[2 * METIS_PATH_MAX + 512];
+    write_header(t, f);
+    for (size_t k = 0; k < t->nops; k++) {
+        const struct trace_op *op = &t->ops[k];
+        if (op_format(&op->args, text, sizeof text) < 0)
+            return -1;
+        fprintf(f, "op %" PRIu64 " %s\n", op->seq, text);
+        for (int i = 0; i < t->nfs; i++)
+            if (op->res[i].have)
+                write_outcome(f, "res", op->seq, t->fs[i].name, &op->res[i]);
+        write_discs(f, t, op->seq, op->disc);
+    }
+    fprintf(f, "end ops=%zu\n", t->nops);
+    return ferror(f) ? -1 : 0;
+}
+
+int trace_write_file(const struct trace *t, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = trace_write(t, f);
+    if (fclose(f) != 0 || rc < 0) {
+        snprintf(err, errlen, "%s: write failed", path);
+        return -1;
+    }
+    return 0;
+}
+
+int trace_final_discrepancy(const struct trace *t, unsigned differs[METIS_MAX_FS])
+{
+    const struct trace_disc *d = t->nops ? t->ops[t->nops - 1].disc : t->init_disc;
+    int any = 0;
+    for (int i = 0; i < METIS_MAX_FS; i++) {
+        differs[i] = i < t->nfs && d[i].have ? d[i].differs : 0;
+        any |= differs[i] != 0;
+    }
+    return any;
+}

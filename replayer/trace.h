@@ -1,0 +1,98 @@
+/* Metis traces: one search path's operations with their recorded outcomes, as line-oriented text (TRACE.md). */
+#ifndef METIS_TRACE_H
+#define METIS_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "abstract.h"
+#include "config.h"
+#include "ops.h"
+
+#define TRACE_VERSION 1
+/* Longest line the parser accepts: an op line of METIS_OP_LINE_MAX plus its "op SEQ " prefix. */
+#define TRACE_LINE_MAX (METIS_OP_LINE_MAX + 64)
+/* Largest trace file read, so a hostile file cannot exhaust memory. */
+#define TRACE_FILE_MAX (512u << 20)
+
+enum { TRACE_DIFF_RET = 1, TRACE_DIFF_ERRNO = 2, TRACE_DIFF_STATE = 4 };
+
+/* What one file system did: the recorded (or replayed) result and abstract state. */
+struct trace_outcome {
+    int have;
+    long ret;
+    int err;
+    unsigned char digest[ABSTRACT_MAX_DIGEST];
+    int dlen;
+};
+
+/* A recorded "discrepancy" line: which of ret/errno/state differ from the reference. */
+struct trace_disc {
+    int have;
+    unsigned differs;           /* TRACE_DIFF_* */
+};
+
+struct trace_fs {
+    char name[64];
+    char type[16];              /* kernel, reffs, fuse */
+    char fstype[32];            /* "-" when none */
+    uint64_t size;
+};
+
+struct trace_op {
+    uint64_t seq;               /* the operation's number in the run that recorded it */
+    int line;                   /* line of its "op" record (0 when made in memory) */
+    struct op_args args;
+    struct trace_outcome res[METIS_MAX_FS];   /* by trace fs index */
+    struct trace_disc disc[METIS_MAX_FS];
+};
+
+struct trace {
+    char file[1024];            /* where it was read from, for messages */
+    uint64_t seed;
+    char hash[32];
+    char config_path[1024];     /* "" when not given */
+    int config_line;
+    char **cfg;                 /* the embedded config, line by line */
+    int ncfg, cfg_cap, cfg_first_line;
+    int nfs;
+    struct trace_fs fs[METIS_MAX_FS];
+    int fs_line;                /* line of the first fs record */
+    struct trace_outcome init[METIS_MAX_FS];
+    struct trace_disc init_disc[METIS_MAX_FS];
+    struct trace_op *ops;
+    size_t nops, ops_cap;
+};
+
+void trace_init(struct trace *t);
+void trace_free(struct trace *t);
+/* Appends an operation (zeroed outcomes); returns it, or NULL when out of memory. */
+struct trace_op *trace_add_op(struct trace *t, uint64_t seq, const struct op_args *a);
+int trace_add_cfg_line(struct trace *t, const char *line);
+/* Index of the fs called name, -1 if none. */
+int trace_fs_index(const struct trace *t, const char *name);
+
+/* Parses text (len bytes) named file. Returns 0, or -1 with "file:line: message" in err. */
+int trace_parse(const char *text, size_t len, const char *file, struct trace *t, char *err,
+                size_t errlen);
+int trace_read_file(const char *path, struct trace *t, char *err, size_t errlen);
+/* Writes the canonical text form; returns 0 or -1 on a write error. */
+int trace_write(const struct trace *t, FILE *f);
+int trace_write_file(const struct trace *t, const char *path, char *err, size_t errlen);
+
+/* Copies the header (seed, hash, config, fs, init) of src into dst, with no operations. */
+int trace_copy_header(struct trace *dst, const struct trace *src);
+
+/* errno by name ("ENOENT", "0" for none); -1 if unknown. */
+int trace_errno_parse(const char *name);
+const char *trace_errno_name(int err);
+/* Hex digest text to bytes; returns the length, or -1 if not even-length lowercase hex. */
+int trace_hex_decode(const char *hex, unsigned char *out, size_t cap);
+void trace_hex_encode(const unsigned char *in, size_t n, char *out);
+
+/* The discrepancy lines of the last operation (or the initial state if there is none):
+ * per fs, the differs bits, and 1 if any fs differs. */
+int trace_final_discrepancy(const struct trace *t, unsigned differs[METIS_MAX_FS]);
+
+#endif

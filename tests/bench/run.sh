@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `make bench`: runs each shipped config for a fixed time and prints operations/s and states.
+set -u
+cd "$(dirname "$0")/../.."
+tests/prepare-host.sh || exit 1
+bin=${METIS_BIN:-bin}
+secs=${BENCH_SECONDS:-20}
+out=$(mktemp -d /tmp/metis-bench.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+printf '%-22s %10s %10s %10s %10s %12s\n' config ops ops/s states matched peak_rss_MB
+for cfg in configs/*.ini; do
+  name=$(basename "$cfg" .ini)
+  "$bin/metis" run "$cfg" --seconds "$secs" --out "$out/$name" >"$out/$name.log" 2>&1
+  s="$out/$name/summary.json"
+  if [ -f "$s" ]; then
+    python3 - "$s" "$name" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+print("%-22s %10d %10.1f %10d %10d %12.1f" % (sys.argv[2], s["ops"], s["ops_per_s"], s["states"],
+      s["matched"], s["peak_rss_kib"] / 1024.0))
+for fs, t in s.get("time_per_op_us", {}).items():
+    print("    %-18s us/op: restore+mount %.0f  op %.0f  abstract %.0f  unmount+save %.0f" %
+          (fs, t["restore_mount"], t["operation"], t["abstract"], t["unmount_save"]))
+PY
+  else
+    echo "$name: no summary ($(tail -n1 "$out/$name.log"))"
+  fi
+done
+for extra in tests/bench/reffs.sh tests/bench/swarm_scaling.sh; do
+  [ -x "$extra" ] && "$extra"
+done
+exit 0

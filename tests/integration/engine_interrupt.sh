@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# SIGINT during a run: the engine stops, writes its summary and log, and removes everything.
+. tests/lib/common.sh
+"$METIS_BIN/metis" run configs/ext2-vs-ext4.ini --seconds 60 --out "$T/run" 2>"$T/err" &
+pid=$!
+sleep 4
+kill -INT $pid
+wait $pid
+rc=$?
+cat "$T/err"
+[ $rc -eq 130 ] || fail "exit status $rc, want 130"
+[ "$(json_field "$T/run/summary.json" status)" = interrupted ] || fail "summary does not say interrupted"
+grep -q '^end status=' "$T/run/log.txt" || fail "log not flushed to its end"
+[ "$(grep -c '^op ' "$T/run/log.txt")" -gt 100 ] || fail "log lost operations"
+assert_no_leftovers "$(run_id_of "$T/err")"
