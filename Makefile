@@ -57,3 +57,8 @@ clean:
 	rm -rf build bin lib
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# Plants each RefFS mutation in turn and requires Metis to catch it (see tests/mutations/).
+mutations: deps
+	@$(MAKE) --no-print-directory all
+	@tests/mutations/run.sh $(MUTATIONS)

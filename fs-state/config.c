@@ -186,9 +186,9 @@ enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_
        FSK_COUNT };
 static const struct field fs_fields[FSK_COUNT] = {
     FSF(type, FK_SPECIAL, 0, 0, ALL_TYPES),
-    FSF(fstype, FK_STR, 0, 0, T(FS_KERNEL)),
+    FSF(fstype, FK_STR, 0, 0, T(FS_KERNEL) | T(FS_FUSE)),
     FSF(size, FK_SIZE, 0, 0, ALL_TYPES),
-    FSF(mkfs_opts, FK_STR, 0, 0, T(FS_KERNEL)),
+    FSF(mkfs_opts, FK_STR, 0, 0, T(FS_KERNEL) | T(FS_FUSE)),
     FSF(mount_opts, FK_STR, 0, 0, T(FS_KERNEL)),
     FSF(mount_cmd, FK_STR, 0, 0, T(FS_FUSE)),
     FSF(unmount_cmd, FK_STR, 0, 0, T(FS_FUSE)),

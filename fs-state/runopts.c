@@ -62,6 +62,15 @@ static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_v
     return -1;
 }
 
+/* SPIN's fixed branch order would try the first operations of the model at every state before
+ * the last ones; a seeded random order reaches every operation early and stays reproducible. */
+static void default_search(struct search_opts *so, uint64_t seed)
+{
+    memset(so, 0, sizeof *so);
+    so->t_rand = 1;
+    so->spin_seed = 1 + seed % 1000000007ULL;
+}
+
 int run_opts_parse(int argc, char **argv, struct run_opts *ro)
 {
     static const struct option longopts[] = {
@@ -103,6 +112,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
     }
     if (have_vt)
         swarm_diversify(ro->swarm_seed, ro->vt, &ro->search, &ro->cfg.run.seed);
+    else
+        default_search(&ro->search, ro->cfg.run.seed);
     if (config_validate(&ro->cfg, err, sizeof err) < 0) {
         fprintf(stderr, "metis: %s\n", err);
         return -1;

@@ -240,7 +240,8 @@ static int plan(struct swarm *s)
         const struct swarm_host *h = &s->host[i];
         if (!h->ready) {
             fprintf(stderr, "metis swarm: %s: %s, not used%s%s\n", h->login,
-                    h->answered ? "not ready" : "unreachable", h->missing[0] ? ": missing " : "",
+                    h->answered ? "not ready" : "unreachable",
+                    h->missing[0] ? ": missing " : h->error[0] ? ": " : "",
                     h->missing[0] ? h->missing : h->error);
             continue;
         }

@@ -243,6 +243,7 @@ int swarm_vt_job(int argc, char **argv)
     j.pid_start = proc_start(j.pid);
     write_vt_json(&j);
     j.exit_code = wait_run(&j);
+    kill(-j.pid, SIGKILL);   /* whatever metis run left in its group (spin or cc if killed early) */
     if (j.sig)   /* metis run itself died: nobody else swept its run id */
         backend_sweep(j.run_id);
     j.ended = swarm_now();

@@ -14,6 +14,7 @@
 
 struct vt_row {
     int have_vt, have_summary, in_joblog, exit_code, job_exit, job_signal, options_differ;
+    int signalled;               /* the VT's wrapper passed a signal on to it */
     char login[512], hostname[256], options[256], run_id[64], status[48];
     uint64_t input_seed;
     double ops, seconds, ops_per_s, states, matched, restores, discrepancies, job_runtime;
@@ -71,6 +72,7 @@ static void read_vt_json(const struct swarm *s, int vt, struct vt_row *r)
     if (swarm_json_str(j, "options", opts, sizeof opts) == 0 && strcmp(opts, r->options))
         r->options_differ = 1;       /* the worker's metis derives other options: version skew */
     r->exit_code = swarm_json_num(j, "exit", &v) == 0 ? (int)v : -1;
+    r->signalled = swarm_json_num(j, "interrupted", &v) == 0 && v > 0;
     free(j);
 }
 
@@ -114,7 +116,9 @@ static const char *exit_status(int code)
 static void judge_row(const struct swarm *s, struct vt_row *r)
 {
     const char *st;
-    if (r->have_vt && r->exit_code >= 0)
+    if (r->have_vt && r->exit_code > 128 && r->signalled)
+        st = "interrupted";          /* killed by the signal it was sent, e.g. while building pan */
+    else if (r->have_vt && r->exit_code >= 0)
         st = exit_status(r->exit_code);
     else if (r->have_vt)
         st = "killed";
@@ -143,7 +147,7 @@ static void add_disc(int vt, long long seq, const char *fs, const char *file)
     ndiscs++;
 }
 
-/* log.txt: "discrepancy SEQ fs=NAME ..." lines; details in discrepancy-SEQ.txt if present. */
+/* log.txt: "discrepancy SEQ fs=NAME ..." lines; the k-th one is detailed in discrepancy-k.txt. */
 static void read_discrepancies(const struct swarm *s, int vt)
 {
     char path[PATH_MAX + 32], line[4096], fs[64], file[PATH_MAX + 320];
@@ -154,24 +158,16 @@ static void read_discrepancies(const struct swarm *s, int vt)
     while (f && fgets(line, sizeof line, f)) {
         if (strncmp(line, "discrepancy ", 12) || sscanf(line, "discrepancy %lld fs=%63s", &seq, fs) != 2)
             continue;
-        snprintf(file, sizeof file, "%s/vt-%d/discrepancy-%lld.txt", s->out, vt, seq);
+        snprintf(file, sizeof file, "%s/vt-%d/discrepancy-%d.txt", s->out, vt, ++found);
         add_disc(vt, seq, fs, access(file, R_OK) == 0 ? file : "");
-        found++;
     }
     if (f)
         fclose(f);
-    if (found || rows[vt].discrepancies <= 0)
-        return;
-    snprintf(path, sizeof path, "%s/vt-%d", s->out, vt);
-    DIR *d = opendir(path);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (!strncmp(e->d_name, "discrepancy-", 12)) {
-            snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+    for (int k = 1; !found && k <= (int)rows[vt].discrepancies; k++) {
+        snprintf(file, sizeof file, "%s/vt-%d/discrepancy-%d.txt", s->out, vt, k);
+        if (access(file, R_OK) == 0)
             add_disc(vt, -1, "?", file);
-        }
-    if (d)
-        closedir(d);
+    }
 }
 
 static void gather(struct swarm *s, struct totals *t)
@@ -291,16 +287,24 @@ static void json_discs(const struct swarm *s, FILE *f)
     fputs("]", f);
 }
 
+static int hosts_lost(const struct swarm *s)
+{
+    int n = 0;
+    for (int k = 0; k < s->nhosts; k++)
+        n += !s->host[k].ready || !s->host[k].collected;
+    return n;
+}
+
 static void write_json(const struct swarm *s, const struct totals *t, FILE *f)
 {
     char cfg[PATH_MAX * 2];
     swarm_json_escape(s->cfg->path, cfg, sizeof cfg);
     fprintf(f, "{\"swarm_id\":\"%s\",\"status\":\"%s\",\"config\":\"%s\",\"swarm_seed\":%llu,"
             "\"vts\":%d,\"seconds\":%g,\"vt_timeout\":%g,\"wall_seconds\":%.3f,"
-            "\"stop_on_discrepancy\":%d,\"stopped\":%d,\"interrupted\":%d,",
+            "\"stop_on_discrepancy\":%d,\"stopped\":%d,\"interrupted\":%d,\"hosts_lost\":%d,",
             s->id, overall(s, t), cfg, (unsigned long long)s->o.swarm_seed, s->nvts,
             s->o.have_seconds ? s->o.seconds : 0, s->o.vt_timeout, s->t_end - s->t_start,
-            s->o.stop_on_discrepancy, s->halted, s->interrupted);
+            s->o.stop_on_discrepancy, s->halted, s->interrupted, hosts_lost(s));
     fprintf(f, "\"totals\":{\"ops\":%.0f,\"ops_per_s\":%.1f,\"states\":%.0f,\"matched\":%.0f,"
             "\"restores\":%.0f,\"discrepancies\":%.0f,\"vts_ok\":%d,\"vts_failed\":%d},",
             t->ops, t->ops_per_s, t->states, t->matched, t->restores, t->discrepancies, t->ok,
@@ -315,25 +319,47 @@ static void text_hosts(const struct swarm *s, FILE *f)
 {
     for (int k = 0; k < s->nhosts; k++) {
         const struct swarm_host *h = &s->host[k];
-        fprintf(f, "  host %-20.20s %-11s %d VTs%s%s%s%s\n", h->login, host_state(h), h->vts_ran,
+        fprintf(f, "  host %-20.20s %-11s %d VTs%s%s%s\n", h->login, host_state(h), h->vts_ran,
                 h->ready && !h->collected ? ", results NOT collected" : "",
-                h->missing[0] ? ", missing: " : "", h->missing,
-                !h->answered && h->error[0] ? "" : "");
+                h->missing[0] ? ", missing: " : "", h->missing);
         if (!h->answered && h->error[0])
             fprintf(f, "       %.110s\n", h->error);
     }
 }
 
+/* "order=t_rand hash=5 storage=bitstate k=3 spin_seed=9" -> "t_rand h5 bitstate k=3 rs9" */
+static void compact_options(const char *in, char *out, size_t len)
+{
+    static const char *const from[] = {"order=", "hash=", "storage=", "spin_seed="};
+    static const char *const to[] = {"", "h", "", "rs"};
+    size_t n = 0;
+    while (*in && n + 1 < len) {
+        int hit = 0;
+        for (int k = 0; k < 4 && !hit; k++)
+            if (!strncmp(in, from[k], strlen(from[k]))) {
+                n += snprintf(out + n, len - n, "%s", to[k]);
+                in += strlen(from[k]);
+                hit = 1;
+            }
+        if (!hit)
+            out[n++] = *in++;
+    }
+    out[n < len ? n : len - 1] = '\0';
+}
+
 static void text_row(int i, const struct vt_row *r, FILE *f)
 {
-    fprintf(f, "%4d %-16.16s %-52.52s %9.0f %8.1f %9.0f %5.0f %s\n", i, r->login[0] ? r->login : "-",
-            r->options, r->ops, r->ops_per_s, r->states, r->discrepancies, r->status);
+    char opts[96];
+    compact_options(r->options, opts, sizeof opts);
+    fprintf(f, "%4d %-16.16s %-40.40s %9.0f %8.1f %9.0f %5.0f %s\n", i,
+            r->login[0] ? r->login : "-", opts, r->ops, r->ops_per_s, r->states,
+            r->discrepancies, r->status);
 }
 
 static void text_table(const struct swarm *s, const struct totals *t, FILE *f)
 {
     int shown = 0, hidden = 0;
-    fprintf(f, "%4s %-16s %-52s %9s %8s %9s %5s %s\n", "VT", "host", "options", "ops", "ops/s",
+    fprintf(f, "%4s %-16s %-40s %9s %8s %9s %5s %s\n", "VT", "host", "options", "ops", "ops/s",
             "states", "disc", "status");
     for (int i = 0; i < s->nvts; i++) {
         if (shown < TABLE_ROWS || strcmp(rows[i].status, "ok")) {
@@ -345,17 +371,21 @@ static void text_table(const struct swarm *s, const struct totals *t, FILE *f)
     }
     if (hidden)
         fprintf(f, "     (%d more VTs with status ok: see summary.json)\n", hidden);
-    fprintf(f, "%4s %-16s %-52s %9.0f %8.1f %9.0f %5.0f %d ok, %d failed\n", "all", "", "",
+    fprintf(f, "%4s %-16s %-40s %9.0f %8.1f %9.0f %5.0f %d ok, %d not ok\n", "all", "", "",
             t->ops, t->ops_per_s, t->states, t->discrepancies, t->ok, t->failed);
 }
 
 static void write_text(const struct swarm *s, const struct totals *t, FILE *f)
 {
     char cmd[PATH_MAX + 256];
-    fprintf(f, "metis swarm %s: %s, config %s, swarm seed %llu, %d VTs, %.1f s%s\n", s->id,
+    fprintf(f, "metis swarm %s: %s, config %s, swarm seed %llu, %d VTs, %.1f s%s", s->id,
             overall(s, t), s->cfg->name, (unsigned long long)s->o.swarm_seed, s->nvts,
             s->t_end - s->t_start, s->halted ? " (stopped at the first discrepancy)" :
             s->interrupted ? " (interrupted)" : "");
+    if (hosts_lost(s))
+        fprintf(f, ", %d of %d hosts unreachable, not ready or not collected", hosts_lost(s),
+                s->nhosts);
+    fputc('\n', f);
     text_hosts(s, f);
     text_table(s, t, f);
     for (int i = 0; i < ndiscs && i < 5; i++)

@@ -60,6 +60,14 @@ static pid_t start_parallel(char **argv, const char *out)
     return pid;
 }
 
+static int any_remote(const struct swarm *s)
+{
+    for (int k = 0; k < s->nhosts; k++)
+        if (s->host[k].ready && strcmp(s->host[k].login, ":"))
+            return 1;
+    return 0;
+}
+
 /* Runs VTs 0..nvts-1 on the ready hosts. Returns parallel's exit status. */
 int swarm_run_vts(struct swarm *s)
 {
@@ -75,8 +83,10 @@ int swarm_run_vts(struct swarm *s)
     argv[n++] = hosts;
     argv[n++] = "--joblog";
     argv[n++] = joblog;
-    argv[n++] = "--basefile";
-    argv[n++] = s->stage_cfg;
+    if (any_remote(s)) {   /* parallel warns about a --basefile with only ':' */
+        argv[n++] = "--basefile";
+        argv[n++] = s->stage_cfg;
+    }
     argv[n++] = "--termseq";
     argv[n++] = SWARM_TERMSEQ;
     if (s->o.vt_timeout > 0) {

@@ -40,5 +40,6 @@ int cmd_run(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);
 int cmd_emit_c(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif

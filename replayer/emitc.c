@@ -9,67 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "input.h"
 #include "trace.h"
-
-/* ---- the initial state, as engine.c's prepopulate() makes it ---- */
-
-static int push(struct prepop_op **ops, size_t *n, size_t *cap, const struct prepop_op *op)
-{
-    if (*n == *cap) {
-        size_t ncap = *cap ? 2 * *cap : 16;
-        struct prepop_op *m = realloc(*ops, ncap * sizeof *m);
-        if (!m)
-            return -1;
-        *ops = m;
-        *cap = ncap;
-    }
-    (*ops)[(*n)++] = *op;
-    return 0;
-}
-
-int emitc_prepopulate_ops(const struct metis_config *cfg, struct prepop_op **ops, size_t *n)
-{
-    struct input in;
-    struct rng r;
-    struct prepop_op op;
-    size_t cap = 0;
-    *ops = NULL;
-    *n = 0;
-    if (cfg->pool.prepopulate <= 0)
-        return 0;
-    if (input_init(&in, cfg, cfg->run.seed) < 0)
-        return -1;
-    rng_seed(&r, cfg->run.seed ^ 0x9e3779b97f4a7c15ULL);
-    int rc = 0;
-    for (int i = 0; i < in.pool.ndirs && rc == 0; i++) {
-        if (rng_unit(&r) >= cfg->pool.prepopulate)
-            continue;
-        memset(&op, 0, sizeof op);
-        op.args.op = OP_mkdir;
-        op.args.mode = 0755;
-        snprintf(op.args.path, sizeof op.args.path, "%s", in.pool.dirs[i]);
-        rc = push(ops, n, &cap, &op);
-    }
-    for (int i = 0; i < in.pool.nfiles && rc == 0; i++) {
-        if (rng_unit(&r) >= cfg->pool.prepopulate)
-            continue;
-        uint64_t seed = rng_next(&r);
-        memset(&op, 0, sizeof op);
-        op.args.op = OP_create_file;
-        op.args.mode = 0644;
-        snprintf(op.args.path, sizeof op.args.path, "%s", in.pool.files[i]);
-        rc = push(ops, n, &cap, &op);
-        op.args.op = OP_write_file;
-        op.args.size = seed % 64;
-        op.args.data_seed = seed;
-        op.only_if_created = 1;
-        if (rc == 0)
-            rc = push(ops, n, &cap, &op);
-    }
-    input_free(&in);
-    return rc;
-}
 
 /* ---- C text ---- */
 
@@ -194,7 +134,7 @@ static const char program_main[] =
     "        for (int k = 1; k <= NSTEPS; k++)\n            differs |= step(k);\n"
     "    if (!strcmp(what, \"step\") && argc == 4)\n        differs |= step(atoi(argv[3]));\n"
     "    if (!strcmp(what, \"all\") || !strcmp(what, \"tree\")) {\n"
-    "        printf(\"tree of \" FS_NAME \" after the steps:\\n\");\n        tree(\".\", 1);\n    }\n"
+    "        printf(\"tree after the steps:\\n\");\n        tree(\".\", 1);\n    }\n"
     "    if (!strcmp(what, \"all\"))\n"
     "        printf(\"%s\\n\", differs ? \"repro: the defect shows: a step differs from the reference\"\n"
     "                                : \"repro: every step did what the reference did\");\n"

@@ -18,6 +18,7 @@ static void usage(FILE *f)
             "       metis-replay repro RUN_DIR [--config CONFIG] [--tries R]\n"
             "       metis-replay shrink RUN_DIR|TRACE [--config CONFIG] [--tries R] [-o FILE]\n"
             "       metis-replay emit-c TRACE [--config CONFIG] [-o DIR]\n"
+            "       metis-replay record CONFIG [--ops N] [--seed S] [--keep-going] [-o FILE]\n"
             "exit status: 0 the replay matches the trace, 1 it reproduces the discrepancy,\n"
             "             2 bad input, 3 infrastructure failure, 4 nondeterministic\n"
             "             (no try of R matched), 130 interrupted\n");
@@ -98,6 +99,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         { "trace", cmd_trace }, { "check", cmd_check }, { "run", cmd_run },
         { "repro", cmd_repro }, { "shrink", cmd_shrink }, { "emit-c", cmd_emit_c },
+        { "record", cmd_record },
     };
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage(argc < 2 ? stderr : stdout);

@@ -18,11 +18,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# run LABEL PREFIX...: one fresh mount per configuration; PREFIX runs both daemon and benchmark.
+# run LABEL MOUNT_OPTIONS PREFIX...: one fresh mount per configuration; PREFIX runs both daemon and benchmark.
 run() {
-  local label=$1; shift
+  local label=$1 opts=$2; shift 2
   echo "== $label"
-  "$@" "$BIN/reffs" "$MNT"
+  "$@" "$BIN/reffs" -o "$opts" "$MNT"
   mount -t tmpfs -o mode=0755,size=16m "tmpfs-bench-$$" "$TMPFS"
   "$@" build/bench/reffs_readback "$MNT" "$TMPFS" "$ITER"
   fusermount3 -u "$MNT"
@@ -32,5 +32,6 @@ run() {
 # reply must wake another (idle) vCPU: Metis runs RefFS on its own CPU.
 ITER=${1:-5500}
 CPU=$(( $(nproc) - 1 ))
-run "daemon and caller pinned to CPU $CPU" taskset -c "$CPU"
-run "unpinned" env
+run "daemon and caller pinned to CPU $CPU" capacity=64M taskset -c "$CPU"
+run "pinned to CPU $CPU, -o noopen" noopen taskset -c "$CPU"
+run "unpinned" capacity=64M env
