@@ -41,19 +41,21 @@ static int executable(const char *path)
     return access(path, X_OK) == 0;
 }
 
-/* $METIS_REFFS_BIN, else the reffs next to the running binary (or in $METIS_BIN), else PATH. */
-static void find_reffs(char *out, size_t outlen)
+/* $METIS_REFFS_BIN, else the reffs next to the running binary (or in $METIS_BIN), else PATH.
+ * A planted mutation needs the mutant build, where the mutation sites exist. */
+static void find_reffs(const struct backend *b, char *out, size_t outlen)
 {
     const char *env = getenv("METIS_REFFS_BIN");
+    const char *name = strstr(b->cfg->reffs_opts, "mutation=") ? "reffs-mutant" : "reffs";
     char dir[PATH_MAX - 16];
-    if (env && *env) {
+    if (env && *env && strcmp(name, "reffs") == 0) {
         snprintf(out, outlen, "%s", env);
         return;
     }
     bk_bin_dir(dir, sizeof dir);
-    snprintf(out, outlen, "%s/reffs", dir);
+    snprintf(out, outlen, "%s/%s", dir, name);
     if (!executable(out))
-        snprintf(out, outlen, "reffs");
+        snprintf(out, outlen, "%s", name);
 }
 
 /* The last line the daemon wrote, for error messages. */
@@ -74,7 +76,7 @@ static void log_tail(const char *path, char *out, size_t outlen)
 static int start_daemon(struct backend *b, struct rpriv *p)
 {
     char bin[PATH_MAX], opts[512], tail[512];
-    find_reffs(bin, sizeof bin);
+    find_reffs(b, bin, sizeof bin);
     if (b->cfg->size)
         snprintf(opts, sizeof opts, "capacity=%llu%s%s", (unsigned long long)b->cfg->size,
                  b->cfg->reffs_opts[0] ? "," : "", b->cfg->reffs_opts);

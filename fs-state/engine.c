@@ -1,6 +1,7 @@
 /* Engine set-up and tear-down, the differential check, and the record of each discrepancy. */
 #include "engine.h"
 #include "log.h"
+#include "equalize.h"
 #include "fsset.h"
 #include "report.h"
 #include <errno.h>
@@ -45,7 +46,9 @@ static void init_abstraction(struct engine *e)
         die_config("unknown hash");
     for (int i = 0; i < e->nfs; i++) {
         e->abs[i].hash = e->cfg.run.hash;
-        e->abs[i].exclude = e->cfg.fs[i].exclude;
+        snprintf(e->exclude[i], sizeof e->exclude[i], "%s%s%s", e->cfg.fs[i].exclude,
+                 e->cfg.fs[i].exclude[0] ? "," : "", FILLER_DIR);
+        e->abs[i].exclude = e->exclude[i];
         if (abstract_parse_ignore(e->cfg.fs[i].ignore, &e->abs[i].ignore, err, sizeof err) < 0)
             die_config(err);
     }

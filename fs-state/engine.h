@@ -32,6 +32,7 @@ struct engine {
     int nfs, dlen;
     struct backend *be[METIS_MAX_FS];
     struct abstract_opts abs[METIS_MAX_FS];
+    char exclude[METIS_MAX_FS][600];     /* the config's exclusions plus the filler */
     struct fs_outcome out[METIS_MAX_FS];
     struct input in;
     struct op_args args;

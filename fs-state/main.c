@@ -104,9 +104,8 @@ static void set_engine_env(const struct run_opts *ro, const char *cfg_copy, cons
     setenv("METIS_CONFIG", cfg_copy, 1);
     setenv("METIS_OUT", out, 1);
     setenv("METIS_RUN_ID", run_id, 1);
-    setenv("METIS_BIN_DIR", bindir, 1);
-    snprintf(buf, sizeof buf, "%s/reffs", bindir);
-    setenv("METIS_REFFS_BIN", buf, 0);
+    /* The engine runs the reffs, reffs-mutant and {bin} commands that belong to this metis. */
+    setenv("METIS_BIN", bindir, 1);
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)ro->cfg.run.seed);
     setenv("METIS_SEED", buf, 1);
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)ro->cfg.run.ops);

@@ -28,6 +28,27 @@ static void map_error(const struct trace *t, const char *tmp, const char *in, ch
     }
 }
 
+/* A trace may come from anywhere: its embedded config must not run commands of its own
+ * (a fuse mount_cmd, or shell syntax in the mkfs options the backend passes to sh). */
+static int embedded_safe(const struct trace *t, const struct metis_config *cfg, char *err,
+                         size_t errlen)
+{
+    static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ,=._:/+-";
+    for (int i = 0; i < cfg->nfs; i++) {
+        const struct fs_config *fs = &cfg->fs[i];
+        const char *why = fs->type == FS_FUSE ? "is type=fuse (its mount_cmd runs commands)"
+                        : strspn(fs->mkfs_opts, ok) != strlen(fs->mkfs_opts)
+                            ? "has shell syntax in mkfs_opts" : NULL;
+        if (why) {
+            int at = t->cfg_first_line + fs->line - 1;
+            snprintf(err, errlen, "%s:%d: embedded config: [fs %s] %s: pass the config with "
+                     "--config to trust it", t->file, at, fs->name, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int load_embedded(const struct trace *t, struct metis_config *cfg, char *err,
                          size_t errlen)
 {
@@ -47,7 +68,8 @@ static int load_embedded(const struct trace *t, struct metis_config *cfg, char *
     int rc = fclose(f) == 0 ? config_load(tmp, cfg, msg, sizeof msg) : -1;
     if (rc < 0)
         map_error(t, tmp, msg, err, errlen);
-    else if ((rc = config_validate(cfg, msg, sizeof msg)) < 0)
+    else if ((rc = embedded_safe(t, cfg, err, errlen)) == 0 &&
+             (rc = config_validate(cfg, msg, sizeof msg)) < 0)
         map_error(t, tmp, msg, err, errlen);
     unlink(tmp);
     snprintf(cfg->path, sizeof cfg->path, "%s", t->config_path[0] ? t->config_path : t->file);

@@ -1,6 +1,7 @@
 /* The initial state as engine.c's prepopulate() makes it, as a list of operations (for emit-c). */
 #include "emitc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

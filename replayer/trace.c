@@ -559,6 +559,9 @@ static int check_bytes(struct parser *p, const char *s, size_t n)
         return perr(p, "%s byte 0x%02x at column %zu", c == 0 ? "NUL" : "control or non-ASCII",
                     c, i + 1);
     }
+    /* Fields are separated by single spaces: anything else is not what the writer wrote. */
+    if (!is_cfg && n && (s[0] == ' ' || s[n - 1] == ' ' || memmem(s, n, "  ", 2)))
+        return perr(p, "stray space (fields are separated by single spaces)");
     return 0;
 }
 

@@ -1,0 +1,79 @@
+/* Equalizes free inodes and free space across the file systems before a run, so ENOSPC falls at
+ * the same point on each: fillers in a root directory that the abstraction leaves out. */
+#include "equalize.h"
+#include "log.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+/* Past this many, filling inodes one by one costs more than it is worth: say so instead. */
+#define MAX_FILLER_INODES 4096
+
+int free_counts(int rootfd, struct free_counts *fc)
+{
+    struct statvfs sv;
+    if (fstatvfs(rootfd, &sv) < 0)
+        return -errno;
+    fc->inodes = sv.f_ffree;
+    /* Metis runs as root, which may use the reserved blocks too: f_bfree is what ENOSPC sees. */
+    fc->bytes = (uint64_t)sv.f_bfree * sv.f_frsize;
+    return 0;
+}
+
+static int make_filler_files(int dirfd, uint64_t n)
+{
+    char name[32];
+    for (uint64_t i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "i%llu", (unsigned long long)i);
+        int fd = openat(dirfd, name, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0)
+            return -errno;
+        close(fd);
+    }
+    return 0;
+}
+
+static int grow_space_file(int dirfd, uint64_t bytes)
+{
+    int fd = openat(dirfd, "space", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    int rc = fstat(fd, &st) < 0 ? -errno : 0;
+    off_t at = rc ? 0 : st.st_size;
+    if (!rc && bytes && fallocate(fd, 0, at, (off_t)bytes) < 0)
+        rc = -errno;
+    close(fd);
+    return rc;
+}
+
+/* First pass: every fs gets the directory and the space file (one inode each, equally), the
+ * roomier ones inode fillers. */
+int equalize_inodes(int rootfd, uint64_t extra_inodes)
+{
+    if (mkdirat(rootfd, FILLER_DIR, 0700) < 0 && errno != EEXIST)
+        return -errno;
+    int dirfd = openat(rootfd, FILLER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dirfd < 0)
+        return -errno;
+    int rc = extra_inodes > MAX_FILLER_INODES ? 0 : make_filler_files(dirfd, extra_inodes);
+    if (!rc)
+        rc = grow_space_file(dirfd, 0);
+    close(dirfd);
+    return rc ? rc : extra_inodes > MAX_FILLER_INODES ? -E2BIG : 0;
+}
+
+/* Second pass: the roomier ones give up the difference in free bytes. */
+int equalize_space(int rootfd, uint64_t extra_bytes)
+{
+    int dirfd = openat(rootfd, FILLER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dirfd < 0)
+        return -errno;
+    int rc = grow_space_file(dirfd, extra_bytes);
+    close(dirfd);
+    return rc;
+}
