@@ -4,6 +4,8 @@
 #include "reffs_ioctl.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -73,20 +75,36 @@ static void log_tail(const char *path, char *out, size_t outlen)
     out[strcspn(out, "\n")] = 0;
 }
 
+/* A FUSE round trip costs ~6 us when the caller and the daemon share a CPU, but 40-120 us when
+ * the reply must wake the other, idle vCPU (measured: reffs-only 552 ops/s unpinned, 2,500
+ * pinned). This thread does all of this fs's work, and the daemon inherits its CPU. */
+static void pin_to_current_cpu(void)
+{
+    int cpu = sched_getcpu();
+    cpu_set_t set;
+    if (cpu < 0)
+        return;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
 static int start_daemon(struct backend *b, struct rpriv *p)
 {
     char bin[PATH_MAX], opts[512], tail[512];
     find_reffs(b, bin, sizeof bin);
+    /* noopen keeps OPEN/RELEASE round trips out of every operation and read-back: exact here,
+     * because Metis never holds a descriptor across operations. */
     if (b->cfg->size)
-        snprintf(opts, sizeof opts, "capacity=%llu%s%s", (unsigned long long)b->cfg->size,
+        snprintf(opts, sizeof opts, "noopen,capacity=%llu%s%s", (unsigned long long)b->cfg->size,
                  b->cfg->reffs_opts[0] ? "," : "", b->cfg->reffs_opts);
     else
-        snprintf(opts, sizeof opts, "%s", b->cfg->reffs_opts);
+        snprintf(opts, sizeof opts, "noopen%s%s", b->cfg->reffs_opts[0] ? "," : "",
+                 b->cfg->reffs_opts);
     char *argv[] = { bin, "-f", "-o", opts, b->mnt, NULL };
-    if (!opts[0])
-        argv[2] = b->mnt, argv[3] = NULL;
     snprintf(p->log, sizeof p->log, "%s.log", b->mnt);
     int logfd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    pin_to_current_cpu();
     p->pid = bk_spawn(argv, logfd);
     if (logfd >= 0)
         close(logfd);

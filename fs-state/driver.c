@@ -54,6 +54,12 @@ static void install_signals(void)
     signal(SIGBUS, on_crash_signal);
     signal(SIGABRT, on_crash_signal);
     signal(SIGFPE, on_crash_signal);
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
+    sigprocmask(SIG_UNBLOCK, &stops, NULL);   /* bin/metis blocked them until now */
 }
 
 /* ---- per-file-system jobs, run in parallel by fsset ---- */

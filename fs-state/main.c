@@ -125,6 +125,14 @@ static pid_t spawn_engine(char **argv, const char *out)
     snprintf(path, sizeof path, "%s/pan.out", out);
     if (!freopen(path, "w", stdout))
         _exit(3);
+    /* Held until the engine has its handlers (metis_start), so that a signal that comes early
+     * still means an orderly stop and a clean-up, not a sudden death. */
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
+    sigprocmask(SIG_BLOCK, &stops, NULL);
     execv(argv[0], argv);
     fprintf(stderr, "metis: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(3);
@@ -173,6 +181,7 @@ static int cmd_run(struct run_opts *ro)
 {
     char out[PATH_MAX], work[PATH_MAX + 8], cfg_copy[PATH_MAX + 16], pan[PATH_MAX + 8];
     char bindir[PATH_MAX], libdir[PATH_MAX + 16], err[8192], run_id[64];
+    install_forwarding();
     if (make_out_dir(&ro->cfg, out, sizeof out) < 0)
         return 2;
     snprintf(work, sizeof work, "%s/work", out);
@@ -193,7 +202,10 @@ static int cmd_run(struct run_opts *ro)
     snprintf(run_id, sizeof run_id, "m%d", (int)getpid());
     set_engine_env(ro, cfg_copy, out, run_id, bindir);
     fprintf(stderr, "metis: run %s, output in %s\n", run_id, out);
-    install_forwarding();
+    if (forwarded_signal) {
+        fprintf(stderr, "metis: interrupted before the engine started\n");
+        return 130;
+    }
     engine_pid = spawn_engine(pan_args(&ro->cfg, &ro->search, pan), out);
     if (engine_pid < 0) {
         fprintf(stderr, "metis: fork: %s\n", strerror(errno));

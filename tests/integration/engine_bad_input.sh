@@ -6,7 +6,7 @@ expect_refusal() {  # NAME EXPECTED-MESSAGE-REGEX ARGS...
   "$METIS_BIN/metis" "$@" >"$T/out" 2>&1
   local rc=$?
   [ $rc -eq 2 ] || fail "$name: exit status $rc, want 2 ($(cat "$T/out"))"
-  grep -Eq "$want" "$T/out" || fail "$name: message '$(cat "$T/out")' does not match '$want'"
+  grep -Eq -- "$want" "$T/out" || fail "$name: message '$(cat "$T/out")' does not match '$want'"
   [ "$(wc -l <"$T/out")" -le 2 ] || fail "$name: more than a one-line error"
 }
 printf '[run]\nseed = 1\nbogus = 3\n[fs a]\ntype = reffs\n' >"$T/unknown-key.ini"

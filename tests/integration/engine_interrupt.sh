@@ -3,7 +3,10 @@
 . tests/lib/common.sh
 "$METIS_BIN/metis" run configs/ext2-vs-ext4.ini --seconds 60 --out "$T/run" 2>"$T/err" &
 pid=$!
-sleep 4
+for _ in $(seq 100); do  # until the search is under way
+  [ "$(grep -c '^op ' "$T/run/log.txt" 2>/dev/null)" -gt 200 ] && break
+  sleep 0.2
+done
 kill -INT $pid
 wait $pid
 rc=$?

@@ -197,8 +197,8 @@ Test(metis_config_err, fs_types)
           "[fs k]: mount_cmd does not apply to a kernel file system" },
         { "[fs k]\ntype = kernel\nfstype = ext4\nreffs_opts = x\n", 4,
           "[fs k]: reffs_opts does not apply to a kernel file system" },
-        { "[fs f]\ntype = fuse\nmount_cmd = x\nmkfs_opts = -q\n", 4,
-          "[fs f]: mkfs_opts does not apply to a fuse file system" },
+        { "[fs f]\ntype = fuse\nmount_cmd = x\nmount_opts = ro\n", 4,
+          "[fs f]: mount_opts does not apply to a fuse file system" },
     };
     CHECK_ALL(cases);
 }
