@@ -8,11 +8,13 @@
 #include "fsset.h"
 #include "input.h"
 #include "log.h"
+#include "prepopulate.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,7 +238,7 @@ static int initial_one(int i, void *ctx)
     struct fs_outcome *o = &E.out[i];
     if (b->ops->begin(b) < 0)
         return -1;
-    prepopulate(b->rootfd, &E.cfg);
+    prepopulate_run(b->rootfd, E.plan, E.nplan);
     o->dlen = abstract_state(b->rootfd, &E.abs[i], o->digest, NULL);
     if (o->dlen < 0) {
         snprintf(b->err, sizeof b->err, "%s: reading back the initial tree failed", b->cfg->name);
@@ -322,7 +324,11 @@ static void equalize_free_space(void)
 void metis_start(void)
 {
     install_signals();
+    /* Modes are drawn whole: the invoking shell's umask must not filter them. */
+    umask(0);
     engine_init(&E);
+    if (prepopulate_plan(&E.cfg, &E.in.pool, &E.plan, &E.nplan) < 0)
+        engine_infra_failure("out of memory for the prepopulation plan");
     if (fsset_start(E.nfs) < 0)
         engine_infra_failure("cannot start the file-system worker threads");
     run_on_all(setup_one, NULL, "setup");

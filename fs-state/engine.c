@@ -229,32 +229,3 @@ void engine_report_discrepancy(const struct op_args *a)
     if (!e->cfg.run.keep_going)
         engine_finish(STATUS_DISCREPANCY, "discrepancy");
 }
-
-static void prepopulate_path(int rootfd, enum op_id op, const char *p, uint64_t seed)
-{
-    struct op_args a = {.op = op, .mode = op == OP_mkdir ? 0755 : 0644, .flags = 0};
-    struct op_result r;
-    snprintf(a.path, sizeof a.path, "%s", p);
-    op_exec(rootfd, &a, &r);
-    if (op == OP_create_file && r.err == 0) {
-        a.op = OP_write_file;
-        a.size = seed % 64;
-        a.data_seed = seed;
-        op_exec(rootfd, &a, &r);
-    }
-}
-
-void prepopulate(int rootfd, const struct metis_config *cfg)
-{
-    const struct name_pool *pool = &engine_get()->in.pool;
-    struct rng r;
-    if (cfg->pool.prepopulate <= 0)
-        return;
-    rng_seed(&r, cfg->run.seed ^ 0x9e3779b97f4a7c15ULL);
-    for (int i = 0; i < pool->ndirs; i++)
-        if (rng_unit(&r) < cfg->pool.prepopulate)
-            prepopulate_path(rootfd, OP_mkdir, pool->dirs[i], 0);
-    for (int i = 0; i < pool->nfiles; i++)
-        if (rng_unit(&r) < cfg->pool.prepopulate)
-            prepopulate_path(rootfd, OP_create_file, pool->files[i], rng_next(&r));
-}

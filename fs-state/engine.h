@@ -36,6 +36,8 @@ struct engine {
     struct fs_outcome out[METIS_MAX_FS];
     struct input in;
     struct op_args args;
+    struct op_args *plan;        /* prepopulation of the initial state */
+    size_t nplan;
     struct reach reach;
     struct path_entry *path;
     size_t depth, path_cap;
@@ -60,7 +62,5 @@ int engine_compare(const struct op_args *a);
 /* Logs a discrepancy with both trees and the saved states; stops unless keep_going. */
 void engine_report_discrepancy(const struct op_args *a);
 void progress_tick(double now);
-/* Creates the configured share of the pool before the search, the same on every fs. */
-void prepopulate(int rootfd, const struct metis_config *cfg);
 
 #endif

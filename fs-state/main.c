@@ -3,6 +3,7 @@
 #include "config.h"
 #include "model.h"
 #include "runopts.h"
+#include "swarm.h"
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -16,7 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int swarm_main(int argc, char **argv) __attribute__((weak));
 
 static volatile sig_atomic_t forwarded_signal;
 static pid_t engine_pid;
@@ -27,7 +27,9 @@ static void usage(FILE *f)
             "usage: metis run CONFIG [--ops N] [--seconds S] [--seed N] [--depth N] [--out DIR]\n"
             "                        [--keep-going] [--vt I --swarm-seed S]\n"
             "       metis check CONFIG\n"
-            "       metis swarm CONFIG --hosts HOSTS [--vts N] [--seconds S] [--out DIR]\n"
+            "       metis swarm CONFIG --hosts HOSTS [--vts N] [--seconds S] [--ops N] [--out DIR]\n"
+            "                          [--swarm-seed S] [--stop-on-discrepancy] [--vt-timeout S]\n"
+            "       metis swarm --check --hosts HOSTS [CONFIG]\n"
             "exit status: 0 no discrepancy, 1 discrepancy, 2 bad usage or config,\n"
             "             3 infrastructure failure, 130 interrupted\n");
 }
@@ -231,13 +233,8 @@ int main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
-    if (!strcmp(argv[1], "swarm")) {
-        if (!swarm_main) {
-            fprintf(stderr, "metis: swarm is not built into this binary\n");
-            return 2;
-        }
+    if (!strcmp(argv[1], "swarm"))
         return swarm_main(argc - 1, argv + 1);
-    }
     int is_run = !strcmp(argv[1], "run"), is_check = !strcmp(argv[1], "check");
     if (!is_run && !is_check) {
         fprintf(stderr, "metis: unknown command '%s'\n", argv[1]);

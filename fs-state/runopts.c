@@ -121,23 +121,47 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
     return 0;
 }
 
+/* The search option combinations of a swarm: 4 orders x 5 storages (exhaustive, bitstate with
+ * k = 2..5) x 100 hash functions. Combination 0 is SPIN's plain search. */
+enum { SW_ORDERS = 4, SW_STORAGES = 5, SW_HASHES = 100, SW_COMBOS = SW_ORDERS * SW_STORAGES * SW_HASHES };
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void combination(unsigned c, struct search_opts *so)
+{
+    unsigned order = c % SW_ORDERS, storage = c / SW_ORDERS % SW_STORAGES;
+    so->t_rand = order == 1 || order == 3;
+    so->p_rand = order == 3;
+    so->t_reverse = order == 2;
+    so->bitstate = storage > 0;
+    so->hash_count = storage > 0 ? 1 + (int)storage : 0;
+    so->hash_fn = (int)(c / (SW_ORDERS * SW_STORAGES));
+}
+
 void swarm_diversify(uint64_t swarm_seed, int vt, struct search_opts *so, uint64_t *input_seed)
 {
-    struct rng r;
-    rng_seed(&r, swarm_seed * 0x9e3779b97f4a7c15ULL + (uint64_t)vt + 1);
+    struct rng swarm, own;
+    uint64_t stride;
+    /* VT i takes combination i * stride mod SW_COMBOS, stride coprime to SW_COMBOS and drawn from
+     * the swarm seed: the first SW_COMBOS VTs get distinct combinations, any 20 consecutive
+     * ones distinct orders x storages, and VT 0 the plain search. */
+    rng_seed(&swarm, swarm_seed * 0x9e3779b97f4a7c15ULL);
+    do
+        stride = 1 + rng_below(&swarm, SW_COMBOS - 1);
+    while (gcd_u64(stride, SW_COMBOS) != 1);
     memset(so, 0, sizeof *so);
-    /* VT 0 keeps SPIN's plain order, so a swarm always contains the ordinary search. */
-    if (vt > 0) {
-        unsigned order = (unsigned)rng_below(&r, 4);
-        so->t_rand = order == 1 || order == 3;
-        so->p_rand = order == 3;
-        so->t_reverse = order == 2;
-        so->hash_fn = (int)rng_below(&r, 100);
-        so->bitstate = rng_below(&r, 4) == 0;
-        so->hash_count = so->bitstate ? 2 + (int)rng_below(&r, 4) : 0;
-    }
-    so->spin_seed = 1 + rng_below(&r, 1000000);
-    *input_seed = rng_next(&r) ^ (uint64_t)vt;
+    combination((unsigned)((uint64_t)vt % SW_COMBOS * stride % SW_COMBOS), so);
+    rng_seed(&own, swarm_seed * 0x9e3779b97f4a7c15ULL + (uint64_t)vt + 1);
+    so->spin_seed = 1 + rng_below(&own, 1000000);
+    *input_seed = rng_next(&own) ^ (uint64_t)vt;
 }
 
 void search_opts_describe(const struct search_opts *so, char *buf, size_t len)

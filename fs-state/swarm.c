@@ -1,5 +1,4 @@
-/* `metis swarm`: swarm verification over the hosts of a GNU parallel sshloginfile — options,
- * the pre-flight check of the hosts, and the order of a swarm's phases. */
+/* `metis swarm`: options, the pre-flight host check and the phases of a swarm verification. */
 #include "swarm.h"
 #include <errno.h>
 #include <fcntl.h>

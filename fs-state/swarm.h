@@ -98,4 +98,7 @@ int swarm_finish_job(int argc, char **argv);
 /* swarm_report.c */
 int swarm_report(struct swarm *s);
 
+/* `metis swarm ...`: argv[0] is "swarm". Returns the exit status. */
+int swarm_main(int argc, char **argv);
+
 #endif

@@ -1,5 +1,4 @@
-/* The swarm's hosts: the sshloginfile, and a probe of each host (through GNU parallel) for
- * metis, its tools and room, used by --check and before every swarm. */
+/* Swarm hosts: the sshloginfile, and a probe of each host for metis, its tools and room. */
 #include "swarm.h"
 #include <ctype.h>
 #include <errno.h>
@@ -60,33 +59,37 @@ int swarm_hosts_load(struct swarm *s, const char *path)
 {
     FILE *f = fopen(path, "r");
     char buf[1024];
-    int lineno = 0;
+    int lineno = 0, rc = 0;
     if (!f) {
         fprintf(stderr, "metis swarm: %s: cannot read the hosts file: %s\n", path, strerror(errno));
         return -1;
     }
     s->nhosts = 0;
-    while (fgets(buf, sizeof buf, f)) {
+    while (rc == 0 && fgets(buf, sizeof buf, f)) {
         char *l = trim(buf);
         lineno++;
         if (!*l || *l == '#')
             continue;
-        if (s->nhosts == SWARM_MAX_HOSTS || parse_line(&s->host[s->nhosts], l, path, lineno) < 0 ||
-            duplicate_login(s, s->host[s->nhosts].login)) {
-            if (s->nhosts == SWARM_MAX_HOSTS || duplicate_login(s, s->host[s->nhosts].login))
-                fprintf(stderr, "metis swarm: %s:%d: too many hosts or a repeated sshlogin\n",
-                        path, lineno);
-            fclose(f);
-            return -1;
+        struct swarm_host *h = &s->host[s->nhosts];
+        if (s->nhosts == SWARM_MAX_HOSTS) {
+            fprintf(stderr, "metis swarm: %s:%d: more than %d hosts\n", path, lineno, SWARM_MAX_HOSTS);
+            rc = -1;
+        } else if (parse_line(h, l, path, lineno) < 0) {
+            rc = -1;
+        } else if (duplicate_login(s, h->login)) {
+            fprintf(stderr, "metis swarm: %s:%d: repeated sshlogin '%s' (give one line N/%s)\n",
+                    path, lineno, h->login, h->login);
+            rc = -1;
+        } else {
+            s->nhosts++;
         }
-        s->nhosts++;
     }
     fclose(f);
-    if (s->nhosts == 0) {
+    if (rc == 0 && s->nhosts == 0) {
         fprintf(stderr, "metis swarm: %s: no hosts (expected lines like 2/user@host or 1/:)\n", path);
-        return -1;
+        rc = -1;
     }
-    return 0;
+    return rc;
 }
 
 static void add_tool(struct swarm *s, const char *t)

@@ -1,5 +1,4 @@
-/* Worker side of the swarm: the wrapper each VT job runs (`metis swarm --vt-job`), and the
- * per-host finishing job (`metis swarm --finish`) that waits for, sweeps and ships the VTs. */
+/* Worker side of the swarm: the VT wrapper (--vt-job) and the per-host finishing job (--finish). */
 #include "swarm.h"
 #include "backend.h"
 #include "model.h"
@@ -81,11 +80,13 @@ static void write_vt_json(const struct vt_job *j)
         return;
     fprintf(f, "{\"vt\":%d,\"swarm_id\":\"%s\",\"swarm_seed\":%llu,\"sshlogin\":\"%s\","
             "\"hostname\":\"%s\",\"options\":\"%s\",\"input_seed\":%llu,\"run_id\":\"%s\","
-            "\"pid\":%d,\"pid_start\":%llu,\"wrapper_pid\":%d,\"started\":%.3f,\"ended\":%.3f,"
+            "\"pid\":%d,\"pid_start\":%llu,\"wrapper_pid\":%d,\"wrapper_start\":%llu,"
+            "\"started\":%.3f,\"ended\":%.3f,"
             "\"exit\":%d,\"signal\":%d,\"interrupted\":%d,\"config\":\"%s\"}\n",
             j->vt, j->id, (unsigned long long)j->swarm_seed, login, host, j->options,
             (unsigned long long)j->input_seed, j->run_id, (int)j->pid, j->pid_start,
-            (int)getpid(), j->started, j->ended, j->exit_code, j->sig, j->interrupted, cfg);
+            (int)getpid(), proc_start(getpid()), j->started, j->ended, j->exit_code, j->sig,
+            j->interrupted, cfg);
     if (fclose(f) == 0)
         rename(tmp, path);
 }
@@ -258,7 +259,7 @@ int swarm_vt_job(int argc, char **argv)
 struct vt_proc {
     char name[64], run_id[64];
     pid_t pid, wrapper;
-    unsigned long long start;
+    unsigned long long start, wrapper_start;
 };
 
 static int list_vts(const char *dir, struct vt_proc *v, int max)
@@ -282,6 +283,8 @@ static int list_vts(const char *dir, struct vt_proc *v, int max)
                 v[n].start = (unsigned long long)num;
             if (swarm_json_num(json, "wrapper_pid", &num) == 0)
                 v[n].wrapper = (pid_t)num;
+            if (swarm_json_num(json, "wrapper_start", &num) == 0)
+                v[n].wrapper_start = (unsigned long long)num;
             free(json);
         }
         n++;
@@ -291,10 +294,11 @@ static int list_vts(const char *dir, struct vt_proc *v, int max)
     return n;
 }
 
+/* The wrapper too: it writes the VT's final vt.json after metis run has ended. */
 static int any_alive(const struct vt_proc *v, int n)
 {
     for (int i = 0; i < n; i++)
-        if (proc_alive(v[i].pid, v[i].start))
+        if (proc_alive(v[i].pid, v[i].start) || proc_alive(v[i].wrapper, v[i].wrapper_start))
             return 1;
     return 0;
 }
@@ -314,9 +318,12 @@ static void settle(struct vt_proc *v, int n, double grace)
     deadline = swarm_now() + 10;
     while (any_alive(v, n) && swarm_now() < deadline)
         usleep(100000);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if (proc_alive(v[i].pid, v[i].start))
             kill(-v[i].pid, SIGKILL);
+        if (proc_alive(v[i].wrapper, v[i].wrapper_start))
+            kill(v[i].wrapper, SIGKILL);
+    }
     for (int i = 0; i < n; i++)
         if (v[i].run_id[0])
             backend_sweep(v[i].run_id);

@@ -1,5 +1,4 @@
-/* The swarm's merged report: per VT (host, options, counters, status) from the collected VT
- * directories and parallel's job log, totals, and the discrepancies ready for the replayer. */
+/* The swarm's merged report: per-VT table, totals and the list of discrepancies. */
 #include "swarm.h"
 #include "model.h"
 #include "runopts.h"
@@ -211,7 +210,7 @@ static const char *overall(const struct swarm *s, const struct totals *t)
         return "discrepancy";
     if (s->interrupted)
         return "interrupted";
-    return t->failed ? "failed" : "ok";
+    return t->failed || s->nvts == 0 ? "failed" : "ok";
 }
 
 static const char *host_state(const struct swarm_host *h)

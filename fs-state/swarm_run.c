@@ -1,5 +1,4 @@
-/* Primary side of the swarm: runs the VTs through GNU parallel, forwards an interrupt, and
- * brings every host's VT directories back (after their VTs have ended and been swept). */
+/* Primary side of the swarm: VTs through GNU parallel, interrupts, and collecting every host. */
 #include "swarm.h"
 #include <errno.h>
 #include <stdio.h>

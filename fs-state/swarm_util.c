@@ -44,6 +44,7 @@ pid_t swarm_spawn(char *const argv[], const char *in, const char *out, const cha
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL);   /* an ignored signal would stay ignored across exec */
     redirect(in, 0, O_RDONLY);
     redirect(out, 1, O_WRONLY | O_CREAT | O_TRUNC);
     redirect(err, 2, O_WRONLY | O_CREAT | O_APPEND);

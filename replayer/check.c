@@ -108,7 +108,7 @@ static int match_fs(const struct trace *t, const struct metis_config *cfg, int s
     return 0;
 }
 
-int check_load_config(const struct trace *t, const char *override, struct metis_config *cfg,
+int trace_check_config(const struct trace *t, const char *override, struct metis_config *cfg,
                       int map[METIS_MAX_FS], char *err, size_t errlen)
 {
     int rc;
@@ -200,7 +200,7 @@ static const char *op_problem(const struct pool_set *ps, const struct op_args *a
     return NULL;
 }
 
-int check_ops(const struct trace *t, const struct metis_config *cfg, char *err, size_t errlen)
+int trace_check_pool(const struct trace *t, const struct metis_config *cfg, char *err, size_t errlen)
 {
     struct pool_set ps;
     if (pool_build(&ps, cfg) < 0) {
@@ -223,10 +223,10 @@ int check_ops(const struct trace *t, const struct metis_config *cfg, char *err, 
     return rc;
 }
 
-int check_trace(const struct trace *t, const char *override, struct metis_config *cfg,
+int trace_check(const struct trace *t, const char *override, struct metis_config *cfg,
                 int map[METIS_MAX_FS], char *err, size_t errlen)
 {
-    if (check_load_config(t, override, cfg, map, err, errlen) < 0)
+    if (trace_check_config(t, override, cfg, map, err, errlen) < 0)
         return -1;
-    return check_ops(t, cfg, err, errlen);
+    return trace_check_pool(t, cfg, err, errlen);
 }

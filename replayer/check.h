@@ -10,12 +10,12 @@
  * the trace's seed and hash. map[i] is the trace fs index of config fs i (-1 if the trace has
  * none). Without override every trace fs must be in the config, in order, of the same type.
  * 0, or -1 with "file:line: message". */
-int check_load_config(const struct trace *t, const char *override, struct metis_config *cfg,
+int trace_check_config(const struct trace *t, const char *override, struct metis_config *cfg,
                       int map[METIS_MAX_FS], char *err, size_t errlen);
 /* Every path, link target and xattr name of t must be one the config's pool holds. */
-int check_ops(const struct trace *t, const struct metis_config *cfg, char *err, size_t errlen);
+int trace_check_pool(const struct trace *t, const struct metis_config *cfg, char *err, size_t errlen);
 /* Both, plus config_validate: the whole check of `run` before mounting. */
-int check_trace(const struct trace *t, const char *override, struct metis_config *cfg,
+int trace_check(const struct trace *t, const char *override, struct metis_config *cfg,
                 int map[METIS_MAX_FS], char *err, size_t errlen);
 
 #endif

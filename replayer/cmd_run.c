@@ -78,8 +78,8 @@ static int one_try(const struct metis_config *cfg, const struct trace *t, const 
     return out->infra ? EXIT_INFRA : out->interrupted ? EXIT_INTERRUPTED : 0;
 }
 
-static void print_summary(const struct session *s, const struct trace *t,
-                          const struct replay_outcome *o, int attempt, int ok)
+static void print_summary(const struct session *s, const struct replay_outcome *o, int attempt,
+                          int ok)
 {
     char d[512];
     replay_describe(s, o->last, d, sizeof d);
@@ -87,7 +87,6 @@ static void print_summary(const struct session *s, const struct trace *t,
            "results match; at the end: %s%s\n",
            o->ops, s->nfs, o->seconds, attempt, o->compared - o->mismatched, o->compared, d,
            ok ? "" : " (does not match the trace)");
-    (void)t;
 }
 
 int cmd_run(int argc, char **argv)
@@ -116,7 +115,7 @@ int cmd_run(int argc, char **argv)
             break;
         }
         int ok = try_matches(&out, want, cfg.nfs);
-        print_summary(&s, &rl.trace, &out, k, ok);
+        print_summary(&s, &out, k, ok);
         describe_try(&s, &out, log[k - 1], sizeof log[0]);
         if (ok)
             rc = replay_has_disc(want, cfg.nfs) ? EXIT_REPRODUCED : EXIT_MATCH;

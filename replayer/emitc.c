@@ -1,5 +1,8 @@
 /* The emit-c command: writes repro.c (the operations as plain syscalls, write bytes derived in-program) and run.sh. */
-#include "emitc.h"
+#include "config.h"
+#include "ops.h"
+#include "input.h"
+#include "prepopulate.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -209,22 +212,16 @@ static void emit_call(FILE *f, const struct op_args *a)
     }
 }
 
-static void emit_prepopulate(FILE *f, const struct prepop_op *pre, size_t n)
+static void emit_prepopulate(FILE *f, const struct op_args *pre, size_t n)
 {
     char text[2 * METIS_PATH_MAX + 512];
     fprintf(f, "/* The initial state Metis made before the first operation (pool prepopulate). */\n"
-            "static void prepopulate(void)\n{\n    long r = 0, created = 0;\n    (void)created;\n");
+            "static void prepopulate(void)\n{\n    long r = 0;\n");
     for (size_t k = 0; k < n; k++) {
-        op_format(&pre[k].args, text, sizeof text);
-        if (pre[k].only_if_created)
-            fprintf(f, "    if (created) {\n");
+        op_format(&pre[k], text, sizeof text);
         fprintf(f, "    errno = 0;\n");
-        emit_call(f, &pre[k].args);
+        emit_call(f, &pre[k]);
         fprintf(f, "    pre_report("); cstr(f, text); fprintf(f, ", r);\n");
-        if (pre[k].args.op == OP_create_file)
-            fprintf(f, "    created = r == 0;\n");
-        if (pre[k].only_if_created)
-            fprintf(f, "    }\n");
     }
     fprintf(f, "    (void)r;\n}\n\n");
 }
@@ -272,11 +269,16 @@ static void emit_excludes(FILE *f, const char *list)
 
 static int write_program(const struct emit *e, const char *path, char *err, size_t errlen)
 {
-    struct prepop_op *pre;
+    struct op_args *pre;
     size_t npre;
+    struct input in;
     const struct fs_config *fut = &e->cfg->fs[e->fut];
-    if (emitc_prepopulate_ops(e->cfg, &pre, &npre) < 0)
+    if (input_init(&in, e->cfg, e->cfg->run.seed) < 0)
         return snprintf(err, errlen, "cannot build the name pool"), -1;
+    int rc = prepopulate_plan(e->cfg, &in.pool, &pre, &npre);
+    input_free(&in);
+    if (rc < 0)
+        return snprintf(err, errlen, "out of memory for the prepopulation plan"), -1;
     FILE *f = fopen(path, "w");
     if (!f) {
         free(pre);
@@ -287,12 +289,9 @@ static int write_program(const struct emit *e, const char *path, char *err, size
             e->t->file, e->t->nops, fut->name, fut->type == FS_KERNEL ? fut->fstype :
             fut->type == FS_REFFS ? "RefFS" : "FUSE", e->cfg->fs[0].name);
     fprintf(f, "/* Build: cc -o repro repro.c   Run: ./repro MOUNT_POINT (run.sh makes the fs). */\n");
-    mode_t mask = umask(0);
-    umask(mask);
     fprintf(f, "#define FS_NAME \"%s\"\n#define REF_NAME \"%s\"\n#define NSTEPS %zu\n", fut->name,
             e->cfg->fs[0].name, e->t->nops);
-    fprintf(f, "/* Metis does not set its umask: this is the one metis-replay had. */\n"
-            "#define UMASK 0%03o\n", (unsigned)mask);
+    fprintf(f, "/* Metis runs with umask 0: modes are drawn whole. */\n#define UMASK 0\n");
     fputs(program_head, f);
     emit_excludes(f, fut->exclude);
     fputs(program_tree, f);
@@ -348,8 +347,8 @@ static void mkfs_line(FILE *f, const struct fs_config *c)
         flags = strstr(c->mkfs_opts, "-M") ? "-q -f" : "-q -f -M";
     else if (strcmp(c->fstype, "f2fs") == 0)
         flags = "-q -f";
-    fprintf(f, "  %smkfs.%s %s %s \"$img\" >/dev/null || exit 2\n", env, c->fstype, flags,
-            c->mkfs_opts);
+    fprintf(f, "  %smkfs.%s %s %s \"$img\" >\"$work/mkfs.log\" 2>&1 ||\n"
+            "    { cat \"$work/mkfs.log\" >&2; exit 2; }\n", env, c->fstype, flags, c->mkfs_opts);
 }
 
 /* The same size the backend would pick when the config gives none. */

@@ -85,7 +85,7 @@ int cli_check(const struct trace *t, const char *override, struct metis_config *
               int map[METIS_MAX_FS])
 {
     char err[2048];
-    if (check_trace(t, override, cfg, map, err, sizeof err) == 0)
+    if (trace_check(t, override, cfg, map, err, sizeof err) == 0)
         return 0;
     fprintf(stderr, "metis-replay: %s\n", err);
     return -1;
@@ -93,6 +93,7 @@ int cli_check(const struct trace *t, const char *override, struct metis_config *
 
 int main(int argc, char **argv)
 {
+    umask(0);   /* as the engine: modes are drawn whole */
     static const struct {
         const char *name;
         int (*fn)(int, char **);

@@ -1,9 +1,9 @@
 /* Replay session: backends opened from the config, stepped on the fsset workers, swept on exit and on signals. */
 #include "session.h"
+#include "prepopulate.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +16,6 @@
 #include "input.h"
 #include "ops.h"
 
-/* op_exec and abstract_state keep static buffers: one file system at a time runs them. */
-static pthread_mutex_t exec_lock = PTHREAD_MUTEX_INITIALIZER;
 static int fsset_started;
 static char run_id[64];
 static volatile sig_atomic_t stop_signal;
@@ -129,21 +127,12 @@ static const struct history *history_find(uint64_t sid)
     return NULL;
 }
 
-static void exec_locked(int rootfd, const struct op_args *a, struct op_result *r)
-{
-    pthread_mutex_lock(&exec_lock);
-    op_exec(rootfd, a, r);
-    pthread_mutex_unlock(&exec_lock);
-}
-
 static int replay_to(struct backend *b, uint64_t sid, int depth)
 {
     struct op_result r;
     if (sid == 0) {
         struct session *s = b->replay_ctx;
-        pthread_mutex_lock(&exec_lock);
-        prepopulate(b->rootfd, &s->cfg);
-        pthread_mutex_unlock(&exec_lock);
+        prepopulate_run(b->rootfd, s->plan, s->nplan);
         return 0;
     }
     const struct history *h = history_find(sid);
@@ -154,7 +143,7 @@ static int replay_to(struct backend *b, uint64_t sid, int depth)
     }
     if (replay_to(b, h->parent, depth + 1) < 0)
         return -1;
-    exec_locked(b->rootfd, &h->args, &r);
+    op_exec(b->rootfd, &h->args, &r);
     return 0;
 }
 
@@ -176,9 +165,7 @@ static int read_state(struct session *s, int i)
 {
     struct backend *b = s->be[i];
     struct trace_outcome *o = &s->out[i];
-    pthread_mutex_lock(&exec_lock);
     o->dlen = abstract_state(b->rootfd, &s->abs[i], o->digest, NULL);
-    pthread_mutex_unlock(&exec_lock);
     if (o->dlen < 0) {
         snprintf(b->err, sizeof b->err, "fs %s: reading back the tree failed: %s", b->cfg->name,
                  strerror(-o->dlen));
@@ -202,13 +189,10 @@ static int step_one(int i, void *ctx)
         return -1;
     if (b->ops->begin(b) < 0)
         return -1;
-    if (j->args) {
-        exec_locked(b->rootfd, j->args, &r);
-    } else {
-        pthread_mutex_lock(&exec_lock);
-        prepopulate(b->rootfd, &s->cfg);
-        pthread_mutex_unlock(&exec_lock);
-    }
+    if (j->args)
+        op_exec(b->rootfd, j->args, &r);
+    else
+        prepopulate_run(b->rootfd, s->plan, s->nplan);
     o->ret = r.ret;
     o->err = r.err;
     if (read_state(s, i) < 0)
@@ -251,15 +235,16 @@ static int init_abstraction(struct session *s)
     return 0;
 }
 
-/* prepopulate() draws names from the engine's pool: give it the one this config makes. */
+/* The initial state is made by the engine's prepopulation plan for this config's pool. */
 static int init_pool(struct session *s)
 {
-    struct engine *e = engine_get();
-    static int have_pool;
-    if (have_pool)
-        input_free(&e->in);
-    have_pool = input_init(&e->in, &s->cfg, s->cfg.run.seed) == 0;
-    return have_pool ? 0 : serr(s, "%s", "cannot build the name pool of the config");
+    struct input in;
+    if (input_init(&in, &s->cfg, s->cfg.run.seed) < 0)
+        return serr(s, "%s", "cannot build the name pool of the config");
+    free(s->plan);
+    int rc = prepopulate_plan(&s->cfg, &in.pool, &s->plan, &s->nplan);
+    input_free(&in);
+    return rc < 0 ? serr(s, "%s", "out of memory for the prepopulation plan") : 0;
 }
 
 static int open_backends(struct session *s)
@@ -309,35 +294,6 @@ int session_step(struct session *s, const struct op_args *a, uint64_t from, uint
     if (run_all(s, step_one, &j, op_name(a->op), s->timeout) < 0)
         return -1;
     s->live = to;
-    return 0;
-}
-
-struct restore_job {
-    struct session *s;
-    uint64_t sid;
-};
-
-static int restore_one(int i, void *ctx)
-{
-    struct restore_job *j = ctx;
-    if (i >= j->s->nfs)
-        return 0;
-    struct backend *b = j->s->be[i];
-    if (b->ops->restore(b, j->sid) < 0 || b->ops->begin(b) < 0)
-        return -1;
-    j->s->out[i].ret = 0;
-    j->s->out[i].err = 0;
-    if (read_state(j->s, i) < 0)
-        return -1;
-    return b->ops->end(b);
-}
-
-int session_restore(struct session *s, uint64_t sid)
-{
-    struct restore_job j = { s, sid };
-    if (run_all(s, restore_one, &j, "restore", s->timeout) < 0)
-        return -1;
-    s->live = sid;
     return 0;
 }
 
@@ -400,19 +356,6 @@ int session_compare(struct session *s, int initial)
     }
     s->differs[0] = 0;
     return n;
-}
-
-int session_listing(struct session *s, int i, FILE *f)
-{
-    struct backend *b = s->be[i];
-    unsigned char digest[ABSTRACT_MAX_DIGEST];
-    if (b->ops->begin(b) < 0)
-        return -1;
-    pthread_mutex_lock(&exec_lock);
-    int rc = abstract_state(b->rootfd, &s->abs[i], digest, f);
-    pthread_mutex_unlock(&exec_lock);
-    b->ops->end(b);
-    return rc < 0 ? -1 : 0;
 }
 
 void session_stop(struct session *s)

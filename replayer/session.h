@@ -22,6 +22,8 @@ struct session {
     int needs_history;          /* a backend restores by replaying (fuse without an image) */
     char err[1400];
     int started;
+    struct op_args *plan;       /* the engine's prepopulation of the initial state */
+    size_t nplan;
 };
 
 /* Run id of this process ("r<pid>", or $METIS_RUN_ID) and the directory of its mount points. */
@@ -40,14 +42,10 @@ int session_step(struct session *s, const struct op_args *a, uint64_t from, uint
 /* Makes state sid of every fs the one in files[i] (exported image or pickle); -1 with a
  * message when a backend cannot import (then the caller replays from the start). */
 int session_import(struct session *s, const char *const files[METIS_MAX_FS], uint64_t sid);
-/* Restores state sid and reads every fs's abstract state back into out[]. */
-int session_restore(struct session *s, uint64_t sid);
 void session_discard(struct session *s, uint64_t sid);
 /* Compares every fs with fs 0 as engine_compare does; fills differs[], returns how many differ.
  * initial: the initial state (no result to compare). */
 int session_compare(struct session *s, int initial);
-/* Listing of fs i's tree as it is now (for reports); 0 or -1. */
-int session_listing(struct session *s, int i, FILE *f);
 void session_stop(struct session *s);
 
 #endif

@@ -244,7 +244,9 @@ static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct
         trace_free(&out);
         return finish(sh, TEST_INFRA);
     }
-    int rc = o->out ? trace_write_file(&out, o->out, err, sizeof err) : trace_write(&out, stdout);
+    int rc = trace_write(&out, stdout);
+    if (rc == 0 && o->out)
+        rc = trace_write_file(&out, o->out, err, sizeof err);
     fprintf(stderr, "metis-replay: shrink: %zu -> %zu operations in %.3f s (%zu tests, %zu "
             "steps)%s%s\n", from, n, now_seconds() - t0, sh->tests, sh->steps,
             o->out ? ", written to " : "", o->out ? o->out : "");

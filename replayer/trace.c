@@ -72,23 +72,6 @@ int trace_fs_index(const struct trace *t, const char *name)
     return -1;
 }
 
-int trace_copy_header(struct trace *dst, const struct trace *src)
-{
-    trace_init(dst);
-    memcpy(dst->file, src->file, sizeof dst->file);
-    dst->seed = src->seed;
-    memcpy(dst->hash, src->hash, sizeof dst->hash);
-    memcpy(dst->config_path, src->config_path, sizeof dst->config_path);
-    dst->nfs = src->nfs;
-    memcpy(dst->fs, src->fs, sizeof dst->fs);
-    memcpy(dst->init, src->init, sizeof dst->init);
-    memcpy(dst->init_disc, src->init_disc, sizeof dst->init_disc);
-    for (int i = 0; i < src->ncfg; i++)
-        if (trace_add_cfg_line(dst, src->cfg[i]) < 0)
-            return -1;
-    return 0;
-}
-
 /* ---------- small codecs ---------- */
 
 const char *trace_errno_name(int err)

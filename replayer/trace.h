@@ -81,9 +81,6 @@ int trace_read_file(const char *path, struct trace *t, char *err, size_t errlen)
 int trace_write(const struct trace *t, FILE *f);
 int trace_write_file(const struct trace *t, const char *path, char *err, size_t errlen);
 
-/* Copies the header (seed, hash, config, fs, init) of src into dst, with no operations. */
-int trace_copy_header(struct trace *dst, const struct trace *src);
-
 /* errno by name ("ENOENT", "0" for none); -1 if unknown. */
 int trace_errno_parse(const char *name);
 const char *trace_errno_name(int err);

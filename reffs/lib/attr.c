@@ -38,7 +38,8 @@ static void set_time(struct timespec *dst, const struct timespec *src, const str
 
 static void set_owner(struct rinode *ip, const struct reffs_setattr *sa)
 {
-    if ((sa->valid & REFFS_SET_UID) && sa->uid != (uid_t)-1)
+    unsigned uid_bits = REFFS_SET_UID | (mutated(MUT_CHGRP_CLOBBERS_UID) ? REFFS_SET_GID : 0);
+    if ((sa->valid & uid_bits) && sa->uid != (uid_t)-1)
         ip->uid = sa->uid;
     if ((sa->valid & REFFS_SET_GID) && sa->gid != (gid_t)-1)
         ip->gid = sa->gid;
@@ -65,12 +66,16 @@ static int do_setattr(struct reffs *fs, reffs_ino ino, const struct reffs_setatt
         mode_t perm = sa->mode & 07777;
         if (mutated(MUT_CHMOD_DROP_STICKY))
             perm &= ~S_ISVTX;
+        if (mutated(MUT_CHMOD_DROP_SETGID))
+            perm &= ~S_ISGID;
         ip->mode = (ip->mode & S_IFMT) | perm;
     }
     set_owner(ip, sa);
     if ((sa->valid & REFFS_SET_SIZE) && sa->size != ip->size) {
         if (sa->size < ip->size)
             data_shrink(fs, ip, sa->size);
+        else if (mutated(MUT_EXTEND_TRUNC_GARBAGE))
+            mut_soil_extend(fs, ip, sa->size);
         ip->size = sa->size;
         ip->mtime = now;
         changed = 1;

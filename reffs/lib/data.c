@@ -57,6 +57,8 @@ static struct rblock *block_for_write(struct reffs *fs, struct rinode *ip, uint6
         return NULL;
     fs->live.used += REFFS_BLOCK_SIZE;
     struct rblock *b = blk_new();
+    if (mutated(MUT_HOLE_GARBAGE))
+        memset(b->data, 0xa5, REFFS_BLOCK_SIZE);
     ext_insert(m, pos, idx, b);
     return b;
 }
@@ -123,16 +125,20 @@ static ssize_t do_write(struct reffs *fs, reffs_ino ino, const void *buf, size_t
     while (done < size) {
         uint64_t pos = off + done, boff = pos % REFFS_BLOCK_SIZE;
         size_t n = REFFS_BLOCK_SIZE - boff < size - done ? REFFS_BLOCK_SIZE - boff : size - done;
+        if (mutated(MUT_REWRITE_NEEDS_SPACE) && ext_find(ip->data, pos / REFFS_BLOCK_SIZE) &&
+            fs->live.used + REFFS_BLOCK_SIZE > fs->capacity)
+            break;
         struct rblock *b = block_for_write(fs, ip, pos / REFFS_BLOCK_SIZE);
         if (!b)
             break;
-        memcpy(b->data + boff, (const char *)buf + done, n);
+        size_t skip = mutated(MUT_WRITE_BOUNDARY_BYTE) && done > 0 && boff == 0;
+        memcpy(b->data + boff + skip, (const char *)buf + done + skip, n - skip);
         done += n;
     }
-    if (done == 0)
+    if (done == 0 || (done < size && mutated(MUT_WRITE_ENOSPC_NOT_SHORT)))
         return -ENOSPC;
     if (off + (off_t)done > ip->size)
-        ip->size = off + done;
+        ip->size = off + done - (mutated(MUT_WRITE_PAST_EOF_SIZE) && off > ip->size);
     if (!mutated(MUT_WRITE_NO_MTIME)) {
         time_now(&ip->mtime);
         ip->ctime = ip->mtime;
@@ -194,6 +200,37 @@ static void fill_holes(struct reffs *fs, struct rinode *ip, uint64_t first, uint
     fs->live.used += missing * REFFS_BLOCK_SIZE;
 }
 
+/* MUT_FALLOC_ENOSPC_PARTIAL: allocates the holes of [first, last] until space runs out and,
+ * for mode 0, extends the size over what it got (a failed fallocate that is not undone). */
+static void mut_alloc_what_fits(struct reffs *fs, struct rinode *ip, int mode, uint64_t first,
+                                uint64_t last)
+{
+    uint64_t idx = first;
+    while (idx <= last && block_for_write(fs, ip, idx))
+        idx++;
+    off_t end = (off_t)idx * REFFS_BLOCK_SIZE;
+    if (!(mode & FALLOC_FL_KEEP_SIZE) && end > ip->size)
+        ip->size = end;
+}
+
+/* MUT_FALLOC_ZEROES_DATA: zeroes every block of [first, last], data included. */
+static void mut_zero_blocks(struct reffs *fs, struct rinode *ip, uint64_t first, uint64_t last)
+{
+    for (uint64_t idx = first; idx <= last; idx++)
+        memset(block_for_write(fs, ip, idx)->data, 0, REFFS_BLOCK_SIZE);
+}
+
+void mut_soil_extend(struct reffs *fs, struct rinode *ip, long long len)
+{
+    uint64_t tail = (uint64_t)ip->size % REFFS_BLOCK_SIZE;
+    if (!tail || !ext_find(ip->data, (uint64_t)ip->size / REFFS_BLOCK_SIZE))
+        return;
+    uint64_t n = REFFS_BLOCK_SIZE - tail;
+    if ((uint64_t)(len - ip->size) < n)
+        n = (uint64_t)(len - ip->size);
+    memset(block_for_write(fs, ip, (uint64_t)ip->size / REFFS_BLOCK_SIZE)->data + tail, 0xa5, n);
+}
+
 static int do_fallocate(struct reffs *fs, reffs_ino ino, int mode, off_t off, off_t len)
 {
     struct rinode *ip = ino_get(fs, ino);
@@ -213,12 +250,19 @@ static int do_fallocate(struct reffs *fs, reffs_ino ino, int mode, off_t off, of
     size_t have = ext_lower(ip->data, last + 1) - ext_lower(ip->data, first);
     uint64_t missing = last - first + 1 - have;
     uint64_t avail = fs->capacity > fs->live.used ? fs->capacity - fs->live.used : 0;
-    if (missing > avail / REFFS_BLOCK_SIZE)
+    if (missing > avail / REFFS_BLOCK_SIZE) {
+        if (mutated(MUT_FALLOC_ENOSPC_PARTIAL))
+            mut_alloc_what_fits(fs, ino_mut(fs, ino), mode, first, last);
         return -ENOSPC;
+    }
     ip = ino_mut(fs, ino);
     fill_holes(fs, ip, first, last);
+    if (mutated(MUT_FALLOC_ZEROES_DATA))
+        mut_zero_blocks(fs, ip, first, last);
     time_now(&ip->ctime);
-    if (!(mode & FALLOC_FL_KEEP_SIZE) && off + len > ip->size) {
+    int grows = !(mode & FALLOC_FL_KEEP_SIZE) ? !mutated(MUT_FALLOC_NO_EXTEND)
+                                               : mutated(MUT_FALLOC_KEEP_SIZE_GROWS);
+    if (grows && off + len > ip->size) {
         ip->size = off + len;
         ip->mtime = ip->ctime;
     }

@@ -44,7 +44,7 @@ int name_check(const char *name)
     if (!name || !*name)
         return -ENOENT;
     size_t len = strnlen(name, REFFS_NAME_MAX + 1);
-    if (len > REFFS_NAME_MAX)
+    if (len > REFFS_NAME_MAX - mutated(MUT_NAME_MAX_254))
         return -ENAMETOOLONG;
     if (memchr(name, '/', len))
         return -EINVAL;

@@ -11,7 +11,44 @@
     X(MUT_CHMOD_DROP_STICKY, "chmod keeps the sticky bit it is given") \
     X(MUT_LINK_NO_CTIME, "link updates the st_ctime of the inode it links") \
     X(MUT_WRITE_NO_MTIME, "a write updates st_mtime and st_ctime") \
-    X(MUT_UNLINK_LEAKS_SPACE, "unlinking the last link of a closed file returns its blocks to statfs")
+    X(MUT_UNLINK_LEAKS_SPACE, "unlinking the last link of a closed file returns its blocks to statfs") \
+    X(MUT_WRITE_BOUNDARY_BYTE, "a write crossing a 4096-byte block boundary stores every byte (here the first byte of each further block is lost)") \
+    X(MUT_HOLE_GARBAGE, "holes read as zeros: a block a write allocates is zero outside the bytes written") \
+    X(MUT_EXTEND_TRUNC_GARBAGE, "an extending truncate exposes zeros between the old and the new size") \
+    X(MUT_FALLOC_ZEROES_DATA, "fallocate only fills holes: data already in the range stays") \
+    X(MUT_WRITE_PAST_EOF_SIZE, "a write starting past EOF sets st_size to its end (here one byte short)") \
+    X(MUT_WRITE_ENOSPC_NOT_SHORT, "a write that runs out of space part-way returns the short count, not ENOSPC") \
+    X(MUT_FALLOC_ENOSPC_PARTIAL, "fallocate that fails with ENOSPC changes nothing (here mode 0 keeps the blocks that fitted and the size over them)") \
+    X(MUT_REWRITE_NEEDS_SPACE, "rewriting already allocated blocks never needs free space") \
+    X(MUT_XATTR_ENOSPC_IGNORED, "setxattr fails with ENOSPC when name + value bytes exceed the capacity") \
+    X(MUT_INODE_LIMIT_IGNORED, "creating an inode beyond the inode limit fails with ENOSPC") \
+    X(MUT_RENAME_NO_REPLACE, "rename onto an existing name replaces it (here it fails with EEXIST)") \
+    X(MUT_RENAME_TARGET_NLINK, "a file replaced by rename loses the link of the name it had") \
+    X(MUT_RENAME_OVER_NONEMPTY, "rename onto a non-empty directory fails with ENOTEMPTY") \
+    X(MUT_RENAME_DIR_NLINK, "a directory moved to another parent moves its '..' link: old parent's st_nlink - 1, new + 1") \
+    X(MUT_LINK_NLINK_TWICE, "link raises st_nlink by exactly one (here by two)") \
+    X(MUT_UNLINK_NLINK, "unlink of one of several links lowers st_nlink by one (here it stays)") \
+    X(MUT_MKDIR_PARENT_NLINK, "mkdir raises the parent's st_nlink by one: directory nlink = 2 + subdirectories (here not below the root)") \
+    X(MUT_RMDIR_PARENT_NLINK, "rmdir lowers the parent's st_nlink by one (directory nlink = 2 + subdirectories)") \
+    X(MUT_READDIR_RESUME_SKIP, "a listing continued at a cookie returns every remaining entry (here the first is lost)") \
+    X(MUT_NAME_MAX_254, "names of up to 255 bytes are valid (here 255 is ENAMETOOLONG)") \
+    X(MUT_SYMLINK_TARGET_MAX, "symlink targets of up to 4095 bytes are valid (here above 255 is ENAMETOOLONG)") \
+    X(MUT_SETGID_DIR_GID, "a setgid directory hands its gid to new entries") \
+    X(MUT_SETGID_SUBDIR_MODE, "a setgid directory hands S_ISGID to new subdirectories") \
+    X(MUT_CHMOD_DROP_SETGID, "chmod keeps the setgid bit it is given") \
+    X(MUT_MKNOD_DROP_SUID, "a new file keeps all 07777 bits of its mode, S_ISUID included") \
+    X(MUT_CHGRP_CLOBBERS_UID, "chown(f, -1, gid) keeps the owner (here it becomes 0)") \
+    X(MUT_FALLOC_KEEP_SIZE_GROWS, "fallocate with FALLOC_FL_KEEP_SIZE leaves st_size unchanged") \
+    X(MUT_FALLOC_NO_EXTEND, "fallocate mode 0 past EOF extends st_size to offset + len") \
+    X(MUT_XATTR_REPLACE_IGNORED, "setxattr with XATTR_REPLACE of a missing attribute fails with ENODATA (here it creates it)") \
+    X(MUT_REMOVEXATTR_NOOP, "removexattr removes the attribute (here it reports success and keeps it)") \
+    X(MUT_XATTR_VALUE_TRUNC, "xattr values of up to 65536 bytes are stored whole (here cut to 1024)") \
+    X(MUT_XATTR_EMPTY_VALUE, "an xattr with an empty value exists after setxattr") \
+    X(MUT_RMDIR_NONEMPTY_EEXIST, "rmdir of a non-empty directory fails with ENOTEMPTY (here EEXIST, as POSIX allows)") \
+    X(MUT_RENAME_NONEMPTY_EEXIST, "rename onto a non-empty directory fails with ENOTEMPTY (here EEXIST, as POSIX allows)") \
+    X(MUT_XATTR_REPLACE_ENOENT, "setxattr with XATTR_REPLACE of a missing attribute fails with ENODATA (here ENOENT)") \
+    X(MUT_REMOVEXATTR_ENOENT, "removexattr of a missing attribute fails with ENODATA (here ENOENT)") \
+    X(MUT_LOOKUP_EACCES, "lookup of a missing name fails with ENOENT (here EACCES in a non-empty directory)")
 
 enum reffs_mutation {
     MUT_NONE = 0,
@@ -32,5 +69,11 @@ extern __thread int reffs_active_mutation;
 
 /* MUT_NONE for NULL or "", -1 for an unknown name. */
 int reffs_mutation_by_name(const char *name);
+
+/* Helpers of mutation sites that live in one file and are called from another. */
+struct reffs;
+struct rinode;
+/* MUT_EXTEND_TRUNC_GARBAGE: fills the bytes an extending truncate to len exposes in the last block. */
+void mut_soil_extend(struct reffs *fs, struct rinode *ip, long long len);
 
 #endif

@@ -39,8 +39,9 @@ static void link_new(struct reffs *fs, reffs_ino parent, const char *name, struc
 {
     struct rinode *dp = ino_mut(fs, parent);
     if (dp->mode & S_ISGID) {
-        ip->gid = dp->gid;
-        if (S_ISDIR(ip->mode))
+        if (!mutated(MUT_SETGID_DIR_GID))
+            ip->gid = dp->gid;
+        if (S_ISDIR(ip->mode) && !mutated(MUT_SETGID_SUBDIR_MODE))
             ip->mode |= S_ISGID;
     }
     dir_add(dp, name, ip->ino);
@@ -61,7 +62,7 @@ static int do_lookup(struct reffs *fs, reffs_ino parent, const char *name, struc
     else {
         struct rdent *e = dir_find(dp, name);
         if (!e)
-            return -ENOENT;
+            return mutated(MUT_LOOKUP_EACCES) && dp->dir->n > 0 ? -EACCES : -ENOENT;
         ino = e->ino;
     }
     struct rinode *ip = ino_get(fs, ino);
@@ -98,8 +99,9 @@ static int do_mknod(struct reffs *fs, reffs_ino parent, const char *name, mode_t
     if (r || (r = mknod_type_check(mode)))
         return r;
     mode_t type = (mode & S_IFMT) ? (mode & S_IFMT) : S_IFREG;
+    mode_t perm = mode & (mutated(MUT_MKNOD_DROP_SUID) ? 07777 & ~S_ISUID : 07777);
     struct rinode *ip;
-    if ((r = ino_alloc(fs, type | (mode & 07777), uid, gid, &ip)))
+    if ((r = ino_alloc(fs, type | perm, uid, gid, &ip)))
         return r;
     if (S_ISCHR(type) || S_ISBLK(type))
         ip->rdev = rdev;
@@ -135,7 +137,8 @@ static int do_mkdir(struct reffs *fs, reffs_ino parent, const char *name, mode_t
     ip->dir = rdir_new();
     ip->size = 2 * REFFS_DIRENT_SIZE;
     link_new(fs, parent, name, ip);
-    ino_get(fs, parent)->nlink++;
+    if (!(mutated(MUT_MKDIR_PARENT_NLINK) && parent != REFFS_ROOT_INO))
+        ino_get(fs, parent)->nlink++;
     fill_entry(ip, out);
     return 0;
 }
@@ -158,7 +161,7 @@ static int do_symlink(struct reffs *fs, reffs_ino parent, const char *name, cons
     if (!target || !*target)
         return -ENOENT;
     size_t len = strnlen(target, REFFS_SYMLINK_MAX + 1);
-    if (len > REFFS_SYMLINK_MAX)
+    if (len > (mutated(MUT_SYMLINK_TARGET_MAX) ? 255 : REFFS_SYMLINK_MAX))
         return -ENAMETOOLONG;
     if (fs->live.used + len > fs->capacity)
         return -ENOSPC;
@@ -201,7 +204,7 @@ static int do_link(struct reffs *fs, reffs_ino ino, reffs_ino newparent, const c
     ip = ino_mut(fs, ino);
     struct timespec now;
     time_now(&now);
-    ip->nlink++;
+    ip->nlink += 1 + mutated(MUT_LINK_NLINK_TWICE);
     if (!mutated(MUT_LINK_NO_CTIME))
         ip->ctime = now;
     struct rinode *dp = ino_mut(fs, newparent);
@@ -244,9 +247,10 @@ static void remove_entry(struct reffs *fs, reffs_ino parent, const char *name, r
     touch_mc(dp, &now);
     struct rinode *ip = ino_mut(fs, ino);
     if (S_ISDIR(ip->mode)) {
-        dp->nlink--;
+        if (!mutated(MUT_RMDIR_PARENT_NLINK))
+            dp->nlink--;
         ip->nlink = 0;
-    } else {
+    } else if (!(mutated(MUT_UNLINK_NLINK) && ip->nlink > 1)) {
         ip->nlink--;
     }
     ip->ctime = now;
@@ -289,7 +293,7 @@ static int do_rmdir(struct reffs *fs, reffs_ino parent, const char *name)
     if (!S_ISDIR(ip->mode))
         return -ENOTDIR;
     if (ip->dir->n > 0 && !mutated(MUT_RMDIR_NONEMPTY))
-        return -ENOTEMPTY;
+        return mutated(MUT_RMDIR_NONEMPTY_EEXIST) ? -EEXIST : -ENOTEMPTY;
     remove_entry(fs, parent, name, ip->ino);
     return 0;
 }
@@ -346,9 +350,14 @@ static int do_readdir(struct reffs *fs, reffs_ino ino, off_t off, reffs_filldir_
         return 0;
     if (off < 2 && emit(fs, dp->parent, "..", 2, fn, ctx))
         return 0;
+    int skip = mutated(MUT_READDIR_RESUME_SKIP) && off > 2;
     for (struct rdent *e = dp->dir->byname; e; e = e->hh.next) {
         if ((off_t)e->cookie < off)
             continue;
+        if (skip) {
+            skip = 0;
+            continue;
+        }
         if (emit(fs, e->ino, e->name, (off_t)e->cookie + 1, fn, ctx))
             break;
     }

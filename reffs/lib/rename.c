@@ -61,6 +61,8 @@ static int rename_check(struct reffs *fs, struct rename_args *a)
         return -ENOENT;
     if (e2 && (a->flags & RENAME_NOREPLACE) && !mutated(MUT_RENAME_NOREPLACE_IGNORED))
         return -EEXIST;
+    if (e2 && !(a->flags & RENAME_EXCHANGE) && e2->ino != e1->ino && mutated(MUT_RENAME_NO_REPLACE))
+        return -EEXIST;
     a->s = ino_get(fs, e1->ino);
     a->t = e2 ? ino_get(fs, e2->ino) : NULL;
     if (S_ISDIR(a->s->mode) && in_subtree(fs, a->p2, a->s->ino))
@@ -74,8 +76,8 @@ static int rename_check(struct reffs *fs, struct rename_args *a)
             return -ENOTDIR;
         if (!S_ISDIR(a->s->mode) && S_ISDIR(a->t->mode))
             return -EISDIR;
-        if (S_ISDIR(a->t->mode) && a->t->dir->n > 0)
-            return -ENOTEMPTY;
+        if (S_ISDIR(a->t->mode) && a->t->dir->n > 0 && !mutated(MUT_RENAME_OVER_NONEMPTY))
+            return mutated(MUT_RENAME_NONEMPTY_EEXIST) ? -EEXIST : -ENOTEMPTY;
     }
     if (S_ISDIR(a->s->mode) && a->p1 != a->p2 && !(a->t && S_ISDIR(a->t->mode))
         && d2->nlink >= REFFS_LINK_MAX)
@@ -89,6 +91,8 @@ static void move_dotdot(struct reffs *fs, struct rinode *dir, reffs_ino from, re
     if (!S_ISDIR(dir->mode) || from == to)
         return;
     dir->parent = to;
+    if (mutated(MUT_RENAME_DIR_NLINK))
+        return;
     ino_get(fs, from)->nlink--;
     ino_get(fs, to)->nlink++;
 }
@@ -114,7 +118,7 @@ static void rename_move(struct reffs *fs, struct rename_args *a, const struct ti
         if (S_ISDIR(t->mode)) {
             t->nlink = 0;
             d2->nlink--;
-        } else {
+        } else if (!mutated(MUT_RENAME_TARGET_NLINK)) {
             t->nlink--;
         }
         t->ctime = *now;

@@ -98,12 +98,12 @@ static int xattr_set_checks(struct reffs *fs, const struct rinode *ip, const cha
     *idx = xattr_find(ip->xattrs, name);
     if (*idx >= 0 && (flags & XATTR_CREATE) && !mutated(MUT_XATTR_CREATE_IGNORED))
         return -EEXIST;
-    if (*idx < 0 && (flags & XATTR_REPLACE))
-        return -ENODATA;
+    if (*idx < 0 && (flags & XATTR_REPLACE) && !mutated(MUT_XATTR_REPLACE_IGNORED))
+        return mutated(MUT_XATTR_REPLACE_ENOENT) ? -ENOENT : -ENODATA;
     uint64_t old = *idx >= 0 ? ip->xattrs->v[*idx].size : 0;
     uint64_t grow = *idx >= 0 ? 0 : strlen(name);
     int64_t delta = (int64_t)grow + (int64_t)size - (int64_t)old;
-    if (delta > 0 && fs->live.used + (uint64_t)delta > fs->capacity)
+    if (delta > 0 && fs->live.used + (uint64_t)delta > fs->capacity && !mutated(MUT_XATTR_ENOSPC_IGNORED))
         return -ENOSPC;
     return 0;
 }
@@ -115,6 +115,10 @@ static int do_setxattr(struct reffs *fs, reffs_ino ino, const char *name, const 
     int r = xattr_set_checks(fs, ino_get(fs, ino), name, size, flags, &idx);
     if (r)
         return r;
+    if (size == 0 && mutated(MUT_XATTR_EMPTY_VALUE))
+        return 0;
+    if (size > 1024 && mutated(MUT_XATTR_VALUE_TRUNC))
+        size = 1024;
     struct rinode *ip = ino_mut(fs, ino);
     struct rxattrs *x = rxattrs_mut(ip);
     if (idx < 0) {
@@ -217,7 +221,9 @@ static int do_removexattr(struct reffs *fs, reffs_ino ino, const char *name)
         return -EPERM;
     ssize_t idx = xattr_find(ip->xattrs, name);
     if (idx < 0)
-        return -ENODATA;
+        return mutated(MUT_REMOVEXATTR_ENOENT) ? -ENOENT : -ENODATA;
+    if (mutated(MUT_REMOVEXATTR_NOOP))
+        return 0;
     ip = ino_mut(fs, ino);
     struct rxattrs *x = rxattrs_mut(ip);
     struct rxattr *a = &x->v[idx];

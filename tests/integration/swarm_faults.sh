@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Faults of a swarm: a VT that crashes and one that overruns its time are reported and leave
-# nothing behind; --stop-on-discrepancy ends the swarm at the first discrepancy (RefFS mutant).
+# Swarm faults: a crashed and a timed-out VT are reported and clean; --stop-on-discrepancy stops.
 . "$METIS_ROOT/tests/swarm/lib.sh"
 swarm_require
 printf '2/:\n' > "$SW/hosts"

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# SIGINT to a swarm's primary stops every VT, local (':') and remote, within seconds: each VT
-# reports itself interrupted, its directory comes back, and nothing is left on any host.
+# SIGINT to a swarm's primary stops and cleans every local and remote VT within seconds.
 . "$METIS_ROOT/tests/swarm/lib.sh"
 swarm_require
 swarm_hosts_start "$SW/ssh" 1 || fail "could not start the SSH test host"

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Any VT of a swarm re-run alone with its recorded command (metis run CONFIG --vt I
-# --swarm-seed S) makes the same first 1,000 operations as it made in the swarm.
+# A swarm VT re-run alone with its recorded command makes the same first 1,000 operations.
 . "$METIS_ROOT/tests/swarm/lib.sh"
 swarm_require
 swarm_hosts_start "$SW/ssh" 1 || fail "could not start the SSH test host"

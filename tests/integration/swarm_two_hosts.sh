@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Swarm over two SSH test hosts (private sshd on 127.0.0.2/.3): 2 VTs each come back with
-# pairwise distinct options, totals add up, and no host keeps a mount, loop device or file.
+# Swarm over two SSH test hosts: 4 VTs come back distinct, totals add up, nothing is left.
 . "$METIS_ROOT/tests/swarm/lib.sh"
 swarm_require
 swarm_hosts_start "$SW/ssh" 2 || fail "could not start the SSH test hosts"

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# A swarm whose hosts file names an unreachable host: --check says so, and the swarm runs on the
-# other host, reporting the unreachable one in summary.json and summary.txt.
+# A swarm with an unreachable host runs on the other one and reports the unreachable host.
 . "$METIS_ROOT/tests/swarm/lib.sh"
 swarm_require
 swarm_hosts_start "$SW/ssh" 1 || fail "could not start the SSH test host"

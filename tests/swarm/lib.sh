@@ -1,5 +1,4 @@
-# Common part of the swarm integration tests (sourced): prerequisites, a private directory,
-# SSH test hosts, and the check that a swarm left nothing behind on this machine.
+# Common part of the swarm integration tests (sourced): setup, SSH hosts, leftover checks.
 set -u
 : "${METIS_BIN:?}" "${METIS_ROOT:?}"
 METIS=$METIS_BIN/metis

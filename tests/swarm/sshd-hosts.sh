@@ -1,4 +1,4 @@
-# SSH test hosts for swarm tests (sourced): private sshd instances on loopback addresses of this machine.
+# SSH test hosts for swarm tests (sourced): private sshd instances on loopback addresses.
 # Usage: swarm_hosts_start DIR N   -> N sshd on 127.0.0.2 .. 127.0.0.(N+1), each on its own port;
 #        writes DIR/ssh_config (Host h1 .. hN), DIR/key, exports PARALLEL_SSH="ssh -F DIR/ssh_config".
 #        swarm_hosts_stop DIR        -> kills exactly the sshd instances started for DIR.

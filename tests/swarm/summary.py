@@ -50,7 +50,7 @@ def check_totals(s, problems):
 def check_vts(out, s, nvts, problems):
     if s["vts"] != nvts or len(s["vt"]) != nvts:
         problems.append("expected %d VTs, summary has %d" % (nvts, len(s["vt"])))
-    combos = set()
+    combos, rids = set(), set()
     for i in range(nvts):
         d = os.path.join(out, "vt-%d" % i)
         for f in ("vt.json", "summary.json", "log.txt"):
@@ -61,10 +61,20 @@ def check_vts(out, s, nvts, problems):
         except (OSError, ValueError):
             continue
         combos.add((v["options"], v["input_seed"]))
+        rids.add(v["run_id"])
+        try:
+            with open(os.path.join(d, "log.txt")) as f:
+                head = f.read(4096)
+            if " id=%s " % v["run_id"] not in head:
+                problems.append("VT %d: log.txt is not the log of run %s" % (i, v["run_id"]))
+        except OSError:
+            pass
         if v["options"] != s["vt"][i]["options"]:
             problems.append("VT %d: recorded options differ from the primary's" % i)
         if s["vt"][i]["status"] != "ok":
             problems.append("VT %d: status %s" % (i, s["vt"][i]["status"]))
+    if len(rids) != nvts:
+        problems.append("VTs share run ids (devices, mounts): %s" % sorted(rids))
     if len(combos) != nvts:
         problems.append("options/seeds of the VTs are not pairwise distinct: %s" % sorted(combos))
 

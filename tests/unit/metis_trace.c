@@ -12,10 +12,10 @@
 /* The replayer is not a library the unit-test binary links: its sources are compiled in here. */
 #include "trace.c"
 #include "check.c"
-#include "prepop.c"
 
 #include "engine.h"
 #include "input.h"
+#include "prepopulate.h"
 
 /* ---------- random traces ---------- */
 
@@ -476,7 +476,7 @@ static int mtr_check(const char *op_line, char *err, size_t errlen)
     cr_assert_eq(trace_parse(text, strlen(text), "p.trace", &t, err, errlen), 0, "%s", err);
     mtr_embed(&t, mtr_cfg_text);
     t.cfg_first_line = 3;
-    int rc = check_trace(&t, NULL, &cfg, map, err, errlen);
+    int rc = trace_check(&t, NULL, &cfg, map, err, errlen);
     if (rc == 0)
         cr_assert(map[0] == 0 && map[1] == 1);
     trace_free(&t);
@@ -517,18 +517,18 @@ Test(metis_trace, embedded_config_errors_name_the_trace_line)
     static const char text[] = "metis-trace 1\nrun seed=1 hash=md5\ncfg [fs ref]\ncfg type = reffs\n"
                                "cfg bogus = 1\nfs 0 name=ref type=reffs fstype=- size=0\nend ops=0\n";
     cr_assert_eq(trace_parse(text, sizeof text - 1, "c.trace", &t, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(check_trace(&t, NULL, &cfg, map, err, sizeof err), -1);
+    cr_assert_eq(trace_check(&t, NULL, &cfg, map, err, sizeof err), -1);
     cr_assert_eq(strncmp(err, "c.trace:5: ", 11), 0, "message '%s'", err);
     trace_free(&t);
     static const char fuse[] = "metis-trace 1\nrun seed=1 hash=md5\ncfg [fs f]\ncfg type = fuse\n"
                                "cfg mount_cmd = touch /tmp/pwned {mnt}\nfs 0 name=f type=fuse fstype=- size=0\nend ops=0\n";
     cr_assert_eq(trace_parse(fuse, sizeof fuse - 1, "c.trace", &t, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(check_trace(&t, NULL, &cfg, map, err, sizeof err), -1);
+    cr_assert_eq(trace_check(&t, NULL, &cfg, map, err, sizeof err), -1);
     cr_assert(strstr(err, "c.trace:3: ") && strstr(err, "--config"), "message '%s'", err);
     trace_free(&t);
 }
 
-/* ---------- emit-c's copy of prepopulate() ---------- */
+/* ---------- the prepopulation plan the engine, replay and emit-c share ---------- */
 
 static int mtr_tmpdir(char *path)
 {
@@ -537,38 +537,47 @@ static int mtr_tmpdir(char *path)
     return open(path, O_RDONLY | O_DIRECTORY);
 }
 
-Test(metis_trace, prepopulate_copy_matches_the_engine)
+static void mtr_plan(uint64_t seed, struct op_args **ops, size_t *n)
 {
     static struct metis_config cfg;
-    char a[64], b[64], cmd[256];
-    unsigned char da[ABSTRACT_MAX_DIGEST], db[ABSTRACT_MAX_DIGEST], de[ABSTRACT_MAX_DIGEST];
-    struct abstract_opts ao = { "md5", "", 0 };
+    struct input in;
     config_defaults(&cfg);
     cfg.pool.prepopulate = 0.6;
     cfg.pool.depth = 2;
-    cfg.run.seed = 42;
+    cfg.run.seed = seed;
+    cr_assert_eq(input_init(&in, &cfg, seed), 0);
+    cr_assert_eq(prepopulate_plan(&cfg, &in.pool, ops, n), 0);
+    input_free(&in);
+}
+
+Test(metis_trace, prepopulate_plan_is_reproducible_and_writes_data)
+{
+    char a[64], b[64], cmd[256];
+    unsigned char da[ABSTRACT_MAX_DIGEST], db[ABSTRACT_MAX_DIGEST];
+    struct abstract_opts ao = { "md5", "", 0 };
+    struct op_args *p1, *p2, *p3;
+    size_t n1, n2, n3;
+    mtr_plan(42, &p1, &n1);
+    mtr_plan(42, &p2, &n2);
+    mtr_plan(43, &p3, &n3);
+    cr_assert_gt(n1, 0);
+    cr_assert(n1 == n2 && memcmp(p1, p2, n1 * sizeof *p1) == 0, "same seed, different plans");
+    cr_assert(n1 != n3 || memcmp(p1, p3, n1 * sizeof *p1) != 0, "different seeds, same plan");
     int fa = mtr_tmpdir(a), fb = mtr_tmpdir(b);
-    cr_assert_geq(abstract_state(fa, &ao, de, NULL), 0);
-    cr_assert_eq(input_init(&engine_get()->in, &cfg, cfg.run.seed), 0);
-    prepopulate(fa, &cfg);
-    struct prepop_op *ops;
-    size_t n;
-    cr_assert_eq(emitc_prepopulate_ops(&cfg, &ops, &n), 0);
-    cr_assert_gt(n, 0);
-    int created = 0;
-    for (size_t k = 0; k < n; k++) {
-        struct op_result r;
-        if (ops[k].only_if_created && !created)
-            continue;
-        op_exec(fb, &ops[k].args, &r);
-        if (ops[k].args.op == OP_create_file)
-            created = r.err == 0;
-    }
+    prepopulate_run(fa, p1, n1);
+    prepopulate_run(fb, p2, n2);
     int la = abstract_state(fa, &ao, da, NULL), lb = abstract_state(fb, &ao, db, NULL);
-    cr_assert(la > 0 && la == lb);
-    cr_assert_eq(memcmp(da, db, (size_t)la), 0, "emit-c's prepopulate differs from the engine's");
-    cr_assert_neq(memcmp(da, de, (size_t)la), 0, "prepopulate made nothing");
-    free(ops);
+    cr_assert(la > 0 && la == lb && memcmp(da, db, (size_t)la) == 0);
+    off_t bytes = 0;
+    for (size_t k = 0; k < n1; k++) {
+        struct stat st;
+        if (p1[k].op == OP_write_file && fstatat(fa, p1[k].path + 1, &st, 0) == 0)
+            bytes += st.st_size;
+    }
+    cr_assert_gt(bytes, 0, "prepopulated files hold no data");
+    free(p1);
+    free(p2);
+    free(p3);
     close(fa);
     close(fb);
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", a, b);
