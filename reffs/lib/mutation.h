@@ -21,6 +21,7 @@
     X(MUT_FALLOC_ENOSPC_PARTIAL, "fallocate that fails with ENOSPC changes nothing (here mode 0 keeps the blocks that fitted and the size over them)") \
     X(MUT_REWRITE_NEEDS_SPACE, "rewriting already allocated blocks never needs free space") \
     X(MUT_XATTR_ENOSPC_IGNORED, "setxattr fails with ENOSPC when name + value bytes exceed the capacity") \
+    X(MUT_SYMLINK_ENOSPC_IGNORED, "symlink fails with ENOSPC when its target bytes exceed the capacity") \
     X(MUT_INODE_LIMIT_IGNORED, "creating an inode beyond the inode limit fails with ENOSPC") \
     X(MUT_RENAME_NO_REPLACE, "rename onto an existing name replaces it (here it fails with EEXIST)") \
     X(MUT_RENAME_TARGET_NLINK, "a file replaced by rename loses the link of the name it had") \

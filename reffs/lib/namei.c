@@ -163,7 +163,7 @@ static int do_symlink(struct reffs *fs, reffs_ino parent, const char *name, cons
     size_t len = strnlen(target, REFFS_SYMLINK_MAX + 1);
     if (len > (mutated(MUT_SYMLINK_TARGET_MAX) ? 255 : REFFS_SYMLINK_MAX))
         return -ENAMETOOLONG;
-    if (fs->live.used + len > fs->capacity)
+    if (fs->live.used + len > fs->capacity && !mutated(MUT_SYMLINK_ENOSPC_IGNORED))
         return -ENOSPC;
     struct rinode *ip;
     if ((r = ino_alloc(fs, S_IFLNK | 0777, uid, gid, &ip)))

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# make check's mutation check: 13 RefFS mutations of every kind must be caught by Metis, and plain RefFS must pass the same runs.
+. "$METIS_ROOT/tests/lib/common.sh"
+command -v parallel >/dev/null || { echo "GNU parallel is not installed"; exit 77; }
+[ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
+subset=(
+  MUT_HOLE_GARBAGE MUT_WRITE_BOUNDARY_BYTE MUT_FALLOC_KEEP_SIZE_GROWS   # data, size
+  MUT_WRITE_ENOSPC_NOT_SHORT                                           # data, a full RefFS
+  MUT_RMDIR_NONEMPTY MUT_LINK_NLINK_TWICE MUT_NAME_MAX_254             # namespace
+  MUT_CHMOD_DROP_STICKY MUT_MKNOD_DROP_SUID                            # metadata
+  MUT_XATTR_CREATE_IGNORED MUT_REMOVEXATTR_NOOP                        # xattrs
+  MUT_REMOVEXATTR_ENOENT MUT_LOOKUP_EACCES                             # errno only
+)
+# run.sh in a process group of its own, so that a failure or timeout stops all of it.
+MUT_OUT=$T/mut MUT_OPS=1500 MUT_SEEDS=2 MUT_DSEEDS=1 MUT_JOBS=2 \
+  setsid "$METIS_ROOT/tests/mutations/run.sh" "${subset[@]}" >"$T/out" 2>&1 &
+pgid=$!
+trap 'kill -TERM -- -$pgid 2>/dev/null; sleep 1; rm -rf "$T"' EXIT
+wait $pgid
+rc=$?
+cat "$T/out"
+findmnt -rn -o TARGET | grep -q -- "$T" && fail "a mount below $T was left behind"
+[ $rc -eq 0 ] || fail "run.sh exited with $rc"
+n=$(grep -c '^  MUT_[A-Z0-9_]* *caught by' "$T/out")
+[ "$n" -eq ${#subset[@]} ] || fail "$n of ${#subset[@]} mutations caught"
+grep -q '^  baseline .*: ok' "$T/out" || fail "no baseline run reported"
+! grep -q '^  baseline .*: \(DISCREPANCY\|INFRA\)' "$T/out" || fail "a baseline run failed"
+echo PASS

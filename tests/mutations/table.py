@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Mutation table writer: joins mutations.tsv, the run results and the mutant's rule list into
+a Markdown table, prints the verdict, and exits 1 if a mutation or baseline failed."""
+import subprocess
+import sys
+
+
+def read_meta(path):
+    meta = {}
+    for line in open(path):
+        if line.startswith('#') or not line.strip():
+            continue
+        name, kind, directed, expect = line.rstrip('\n').split('\t')
+        meta[name] = {'kind': kind, 'directed': directed, 'expect': expect}
+    return meta
+
+
+def read_results(path):
+    muts, base = {}, []
+    for line in open(path):
+        f = line.rstrip('\n').split('\t')
+        if f[0] == 'baseline' and len(f) >= 7:
+            base.append(f)
+        elif len(f) >= 9:
+            muts[f[0]] = f
+    return muts, base
+
+
+def read_rules(mutant):
+    out = subprocess.run([mutant, '-o', 'mutation=list'], capture_output=True, text=True).stdout
+    return dict(l.split('\t', 1) for l in out.splitlines() if '\t' in l)
+
+
+def verdict(meta, r):
+    """(cell text, is failure) for one mutation's result line r (None: no result)."""
+    blind = meta['expect'].startswith('blind:')
+    if r is None:
+        return 'NO RESULT', True
+    status = r[1]
+    if status == 'caught':
+        return ('caught (expected blind!)' if blind else 'caught'), False
+    if status == 'MISSED':
+        return ('not observable: ' + meta['expect'][6:]) if blind else 'MISSED', not blind
+    return status + ': ' + r[8], True
+
+
+def main():
+    tsv, results, mutant, out_md = sys.argv[1:5]
+    meta, (muts, base), rules = read_meta(tsv), read_results(results), read_rules(mutant)
+    rows, failures, caught = [], [], 0
+    for name in meta:
+        if name not in muts:
+            continue
+        r = muts.get(name)
+        text, bad = verdict(meta[name], r)
+        caught += r is not None and r[1] == 'caught'
+        if bad:
+            failures.append(f'{name}: {text}')
+        ok = r is not None and r[1] == 'caught'
+        seen = r[8].split(':', 1)[0] if ok else ''
+        rows.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            name, meta[name]['kind'], rules.get(name, '?'), meta[name]['directed'], text,
+            r[2] if ok else '-', f'{r[3]} seed {r[4]} op {r[5]}' if ok else '-',
+            seen or '-', r[6] if r else '-', r[7] if r else '-'))
+    brows = []
+    for b in sorted(base, key=lambda b: (b[1], int(b[2]))):
+        if b[3] != 'ok':
+            failures.append(f'baseline {b[1]} seed {b[2]}: {b[3]} {b[6]}')
+        brows.append(f'| {b[1]} | {b[2]} | {b[3]} | {b[4]} | {b[5]} |')
+    with open(out_md, 'w') as f:
+        f.write('| mutation | kind | rule it breaks | directed config | result | caught by | '
+                'where (config, seed, operation #) | seen as | ops until caught | seconds |\n')
+        f.write('|---|---|---|---|---|---|---|---|---|---|\n')
+        f.write('\n'.join(rows) + '\n')
+        if brows:
+            f.write('\nBaselines: every config as it is, without the mutant (plain RefFS against ext4; '
+                    'capacity and inodes: plain RefFS alone), on the seeds the mutations use:\n\n')
+            f.write('| config | seed | result | ops | seconds |\n|---|---|---|---|---|\n')
+            f.write('\n'.join(brows) + '\n')
+    blind = sum(1 for n in meta if n in muts and meta[n]['expect'].startswith('blind:'))
+    print(f'mutations: {caught} of {len(rows)} caught, {blind} not observable by design; '
+          f'{len(brows)} baseline runs; table in {out_md}')
+    for x in failures:
+        print('FAILED: ' + x)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
