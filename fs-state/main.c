@@ -4,6 +4,7 @@
 #include "model.h"
 #include "runopts.h"
 #include "swarm.h"
+#include "util.h"
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -49,21 +50,6 @@ static void on_signal(int sig)
         kill(engine_pid, SIGTERM);
 }
 
-static int mkdir_p(const char *path)
-{
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 static int make_out_dir(struct metis_config *cfg, char *out, size_t len)
 {
     if (cfg->run.out[0]) {
@@ -84,19 +70,6 @@ static int make_out_dir(struct metis_config *cfg, char *out, size_t len)
     if (realpath(out, abs))
         snprintf(out, len, "%s", abs);
     return 0;
-}
-
-static int copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
-    char buf[8192];
-    size_t n;
-    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    int rc = in && out && !ferror(in) && fclose(out) == 0 ? 0 : -1;
-    if (in)
-        fclose(in);
-    return rc;
 }
 
 static void set_engine_env(const struct run_opts *ro, const char *cfg_copy, const char *out,

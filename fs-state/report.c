@@ -1,5 +1,6 @@
 /* Run report implementation: what a user reads during and after a run. */
 #include "report.h"
+#include "util.h"
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,13 +65,16 @@ static void write_timing_json(const struct engine *e, FILE *f)
     fputs("}", f);
 }
 
-static void write_summary_json(struct engine *e, enum run_status st, const char *reason,
+static void write_summary_json(struct engine *e, enum run_status st, const char *why,
                                double now, FILE *f)
 {
+    char reason[512], config[2100];
+    json_escape(why, reason, sizeof reason);
+    json_escape(e->cfg.path, config, sizeof config);
     fprintf(f, "{\"status\":\"%s\",\"reason\":\"%s\",\"config\":\"%s\",\"run_id\":\"%s\","
             "\"seed\":%llu,\"ops\":%llu,\"seconds\":%.3f,\"ops_per_s\":%.1f,\"states\":%.0f,"
             "\"matched\":%.0f,\"restores\":%llu,\"discrepancies\":%llu,\"max_depth\":%ld,"
-            "\"peak_rss_kib\":%ld,", status_name(st), reason, e->cfg.path, e->run_id,
+            "\"peak_rss_kib\":%ld,", status_name(st), reason, config, e->run_id,
             (unsigned long long)e->cfg.run.seed, (unsigned long long)e->ops, now - e->t_start,
             ops_per_second(e, now), e->stored, e->matched, (unsigned long long)e->restores,
             (unsigned long long)e->discrepancies, e->max_depth_seen, peak_rss_kib());

@@ -169,7 +169,7 @@ static int make_out(struct swarm *s)
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
         snprintf(s->out, sizeof s->out, "runs/swarm-%s-%s", stamp, s->cfg->name);
     }
-    if (swarm_mkdir_p(s->out) < 0) {
+    if (mkdir_p(s->out) < 0) {
         fprintf(stderr, "metis swarm: %s: cannot create the output directory: %s\n", s->out,
                 strerror(errno));
         return -1;
@@ -180,19 +180,6 @@ static int make_out(struct swarm *s)
     return 0;
 }
 
-static int copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
-    char buf[8192];
-    size_t n;
-    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    int rc = in && out && !ferror(in) && fclose(out) == 0 ? 0 : -1;
-    if (in)
-        fclose(in);
-    return rc;
-}
-
 /* The config goes to the same path on every worker (parallel --basefile). */
 static int stage_config(struct swarm *s)
 {
@@ -200,7 +187,7 @@ static int stage_config(struct swarm *s)
     snprintf(s->stage_dir, sizeof s->stage_dir, SWARM_TMP "/metis-swarm-%s", s->id);
     snprintf(s->stage_cfg, sizeof s->stage_cfg, "%s/%.200s.ini", s->stage_dir, s->cfg->name);
     snprintf(path, sizeof path, "%s/config.ini", s->out);
-    if (swarm_mkdir_p(s->stage_dir) < 0 || copy_file(s->cfg->path, s->stage_cfg) < 0 ||
+    if (mkdir_p(s->stage_dir) < 0 || copy_file(s->cfg->path, s->stage_cfg) < 0 ||
         copy_file(s->cfg->path, path) < 0) {
         fprintf(stderr, "metis swarm: cannot stage the config in %s: %s\n", s->stage_dir,
                 strerror(errno));
@@ -213,7 +200,7 @@ static int run_check(struct swarm *s)
 {
     char dir[64];
     snprintf(dir, sizeof dir, SWARM_TMP "/metis-swarm-check-%d", (int)getpid());
-    if (swarm_mkdir_p(dir) < 0) {
+    if (mkdir_p(dir) < 0) {
         fprintf(stderr, "metis swarm: %s: %s\n", dir, strerror(errno));
         return 3;
     }

@@ -70,9 +70,9 @@ static int proc_alive(pid_t pid, unsigned long long start)
 static void write_vt_json(const struct vt_job *j)
 {
     char path[PATH_MAX + 16], tmp[PATH_MAX + 16], login[1100], cfg[PATH_MAX * 2], host[600];
-    swarm_json_escape(j->login, login, sizeof login);
-    swarm_json_escape(j->config, cfg, sizeof cfg);
-    swarm_json_escape(j->hostname, host, sizeof host);
+    json_escape(j->login, login, sizeof login);
+    json_escape(j->config, cfg, sizeof cfg);
+    json_escape(j->hostname, host, sizeof host);
     snprintf(path, sizeof path, "%s/vt.json", j->dir);
     snprintf(tmp, sizeof tmp, "%s/vt.json.tmp", j->dir);
     FILE *f = fopen(tmp, "w");
@@ -231,7 +231,7 @@ int swarm_vt_job(int argc, char **argv)
     job_dir(j.id, j.dir, sizeof j.dir);
     snprintf(j.dir + strlen(j.dir), sizeof j.dir - strlen(j.dir), "/vt-%d", j.vt);
     swarm_rm_rf(j.dir);
-    if (swarm_mkdir_p(j.dir) < 0) {
+    if (mkdir_p(j.dir) < 0) {
         fprintf(stderr, "metis swarm: %s: %s\n", j.dir, strerror(errno));
         return 3;
     }

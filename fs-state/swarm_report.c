@@ -237,10 +237,10 @@ static void json_hosts(const struct swarm *s, FILE *f)
     fputs("\"hosts\":[", f);
     for (int k = 0; k < s->nhosts; k++) {
         const struct swarm_host *h = &s->host[k];
-        swarm_json_escape(h->login, a, sizeof a);
-        swarm_json_escape(h->hostname, b, sizeof b);
-        swarm_json_escape(h->missing, c, sizeof c);
-        swarm_json_escape(h->error, d, sizeof d);
+        json_escape(h->login, a, sizeof a);
+        json_escape(h->hostname, b, sizeof b);
+        json_escape(h->missing, c, sizeof c);
+        json_escape(h->error, d, sizeof d);
         fprintf(f, "%s{\"sshlogin\":\"%s\",\"state\":\"%s\",\"hostname\":\"%s\",\"cores\":%d,"
                 "\"slots\":%d,\"vts\":%d,\"collected\":%d,\"missing\":\"%s\",\"error\":\"%s\"}",
                 k ? "," : "", a, host_state(h), b, h->cores, h->slots ? h->slots : h->cores,
@@ -255,12 +255,12 @@ static void json_vts(const struct swarm *s, FILE *f)
     fputs("\"vt\":[", f);
     for (int i = 0; i < s->nvts; i++) {
         const struct vt_row *r = &rows[i];
-        swarm_json_escape(r->login, a, sizeof a);
-        swarm_json_escape(r->hostname, b, sizeof b);
+        json_escape(r->login, a, sizeof a);
+        json_escape(r->hostname, b, sizeof b);
         snprintf(dir, sizeof dir, "%s/vt-%d", s->out, i);
-        swarm_json_escape(dir, qd, sizeof qd);
+        json_escape(dir, qd, sizeof qd);
         rerun_cmd(s, i, cmd, sizeof cmd);
-        swarm_json_escape(cmd, qc, sizeof qc);
+        json_escape(cmd, qc, sizeof qc);
         fprintf(f, "%s{\"vt\":%d,\"sshlogin\":\"%s\",\"hostname\":\"%s\",\"options\":\"%s\","
                 "\"input_seed\":%llu,\"run_id\":\"%s\",\"status\":\"%s\",\"exit\":%d,"
                 "\"ops\":%.0f,\"seconds\":%.3f,\"ops_per_s\":%.1f,\"states\":%.0f,\"matched\":%.0f,"
@@ -278,8 +278,8 @@ static void json_discs(const struct swarm *s, FILE *f)
     fputs("\"discrepancies\":[", f);
     for (int i = 0; i < ndiscs; i++) {
         snprintf(dir, sizeof dir, "%s/vt-%d", s->out, discs[i].vt);
-        swarm_json_escape(dir, qd, sizeof qd);
-        swarm_json_escape(discs[i].file, qf, sizeof qf);
+        json_escape(dir, qd, sizeof qd);
+        json_escape(discs[i].file, qf, sizeof qf);
         fprintf(f, "%s{\"vt\":%d,\"run_dir\":\"%s\",\"seq\":%lld,\"fs\":\"%s\",\"file\":\"%s\"}",
                 i ? "," : "", discs[i].vt, qd, discs[i].seq, discs[i].fs, qf);
     }
@@ -297,7 +297,7 @@ static int hosts_lost(const struct swarm *s)
 static void write_json(const struct swarm *s, const struct totals *t, FILE *f)
 {
     char cfg[PATH_MAX * 2];
-    swarm_json_escape(s->cfg->path, cfg, sizeof cfg);
+    json_escape(s->cfg->path, cfg, sizeof cfg);
     fprintf(f, "{\"swarm_id\":\"%s\",\"status\":\"%s\",\"config\":\"%s\",\"swarm_seed\":%llu,"
             "\"vts\":%d,\"seconds\":%g,\"vt_timeout\":%g,\"wall_seconds\":%.3f,"
             "\"stop_on_discrepancy\":%d,\"stopped\":%d,\"interrupted\":%d,\"hosts_lost\":%d,",

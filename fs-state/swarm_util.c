@@ -70,21 +70,6 @@ int swarm_wait(pid_t pid, int *sig)
     return WEXITSTATUS(status);
 }
 
-int swarm_mkdir_p(const char *path)
-{
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     return remove(path) < 0 && errno != ENOENT ? -1 : 0;
@@ -168,21 +153,6 @@ int swarm_json_str(const char *json, const char *key, char *out, size_t len)
     }
     out[n] = '\0';
     return 0;
-}
-
-void swarm_json_escape(const char *s, char *out, size_t len)
-{
-    size_t n = 0;
-    for (; *s && n + 7 < len; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            n += snprintf(out + n, len - n, "\\%c", c);
-        else if (c < 0x20)
-            n += snprintf(out + n, len - n, "\\u%04x", c);
-        else
-            out[n++] = (char)c;
-    }
-    out[n] = '\0';
 }
 
 /* A directory name for a sshlogin: readable part plus a hash, since "ssh -p 2 a" and

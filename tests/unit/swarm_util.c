@@ -54,7 +54,7 @@ Test(swarm_util, json_reads_top_level_fields)
 Test(swarm_util, json_escape_round_trips)
 {
     char e[64], back[64];
-    swarm_json_escape("q\"b\\s\n", e, sizeof e);
+    json_escape("q\"b\\s\n", e, sizeof e);
     cr_expect_str_eq(e, "q\\\"b\\\\s\\u000a");
     char doc[128];
     snprintf(doc, sizeof doc, "{\"k\":\"%s\"}", "q\\\"b");
