@@ -250,75 +250,24 @@ static int initial_one(int i, void *ctx)
 
 /* ---- equal free inodes and space on every file system ---- */
 
-enum eq_pass { EQ_MEASURE, EQ_INODES, EQ_SPACE };
-struct eq_job {
-    enum eq_pass pass;
-    struct free_counts fc[METIS_MAX_FS], min;
-};
-
-static int equalize_one(int i, void *ctx)
-{
-    struct eq_job *j = ctx;
-    struct backend *b = E.be[i];
-    if (b->ops->begin(b) < 0)
-        return -1;
-    int rc = 0;
-    if (j->pass == EQ_INODES)
-        rc = equalize_inodes(b->rootfd, j->fc[i].inodes - j->min.inodes);
-    else if (j->pass == EQ_SPACE)
-        rc = equalize_space(b->rootfd, j->fc[i].bytes - j->min.bytes);
-    if (rc == 0)
-        rc = free_counts(b->rootfd, &j->fc[i]);
-    if (rc < 0 && rc != -E2BIG)
-        snprintf(b->err, sizeof b->err, "%s: equalizing free space: %s", b->cfg->name, strerror(-rc));
-    if (b->ops->end(b) < 0)
-        return -1;
-    return rc < 0 && rc != -E2BIG ? -1 : 0;
-}
-
-static void eq_minimum(struct eq_job *j)
-{
-    j->min = j->fc[0];
-    for (int i = 1; i < E.nfs; i++) {
-        if (j->fc[i].inodes < j->min.inodes)
-            j->min.inodes = j->fc[i].inodes;
-        if (j->fc[i].bytes < j->min.bytes)
-            j->min.bytes = j->fc[i].bytes;
-    }
-}
-
-static void eq_report(const struct eq_job *j)
-{
-    int warned = 0;
-    for (int i = 0; i < E.nfs; i++) {
-        log_line("free %s inodes=%llu bytes=%llu", E.cfg.fs[i].name,
-                 (unsigned long long)j->fc[i].inodes, (unsigned long long)j->fc[i].bytes);
-        if (j->fc[i].inodes != j->min.inodes && !warned++)
-            fprintf(stderr, "metis: warning: free inodes still differ (%s has %llu, the fewest is "
-                    "%llu): inode exhaustion would give ENOSPC at different points; size them "
-                    "alike (configs/README.md)\n", E.cfg.fs[i].name,
-                    (unsigned long long)j->fc[i].inodes, (unsigned long long)j->min.inodes);
-    }
-}
-
 static void equalize_free_space(void)
 {
-    static struct eq_job j;
-    j.pass = EQ_MEASURE;
-    run_on_all(equalize_one, &j, "measuring free space");
-    if (E.nfs < 2)
-        return;
-    eq_minimum(&j);
-    j.pass = EQ_INODES;
-    run_on_all(equalize_one, &j, "equalizing free inodes");
-    eq_minimum(&j);
-    /* Twice: block sizes differ, so the first fill can overshoot by up to a block. */
-    for (int pass = 0; pass < 2; pass++) {
-        j.pass = EQ_SPACE;
-        run_on_all(equalize_one, &j, "equalizing free space");
-        eq_minimum(&j);
+    struct free_counts fc[METIS_MAX_FS];
+    if (equalize_backends(E.be, E.nfs, fc) < 0) {
+        for (int i = 0; i < E.nfs; i++)
+            if (E.be[i]->err[0])
+                engine_infra_failure(E.be[i]->err);
+        engine_infra_failure("equalizing free space failed");
     }
-    eq_report(&j);
+    for (int i = 0; i < E.nfs; i++) {
+        log_line("free %s inodes=%llu bytes=%llu", E.cfg.fs[i].name,
+                 (unsigned long long)fc[i].inodes, (unsigned long long)fc[i].bytes);
+        if (fc[i].inodes != fc[0].inodes)
+            fprintf(stderr, "metis: warning: free inodes differ (%s %llu, %s %llu): inode "
+                    "exhaustion would give ENOSPC at different points; size them alike "
+                    "(configs/README.md)\n", E.cfg.fs[0].name, (unsigned long long)fc[0].inodes,
+                    E.cfg.fs[i].name, (unsigned long long)fc[i].inodes);
+    }
 }
 
 void metis_start(void)

@@ -1,7 +1,7 @@
 /* Equalizes free inodes and free space across the file systems before a run, so ENOSPC falls at
  * the same point on each: fillers in a root directory that the abstraction leaves out. */
 #include "equalize.h"
-#include "log.h"
+#include "backend.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -91,4 +91,59 @@ int equalize_space(int rootfd, uint64_t extra_bytes)
     int rc = grow_space_file(dirfd, extra_bytes);
     close(dirfd);
     return rc;
+}
+
+/* ---- over a set of backends, once before a run (or a replay) ---- */
+
+static int eq_pass(struct backend **be, int n, struct free_counts *fc, const struct free_counts *min,
+                   int pass)
+{
+    for (int i = 0; i < n; i++) {
+        struct backend *b = be[i];
+        if (b->ops->begin(b) < 0)
+            return -1;
+        int rc = 0;
+        if (pass == 1)
+            rc = equalize_inodes(b->rootfd, fc[i].inodes - min->inodes);
+        else if (pass == 2)
+            rc = equalize_space(b->rootfd, fc[i].bytes - min->bytes);
+        if (rc == 0 || rc == -E2BIG)
+            rc = free_counts(b->rootfd, &fc[i]);
+        if (rc < 0)
+            snprintf(b->err, sizeof b->err, "%s: equalizing free space: %s", b->cfg->name,
+                     strerror(-rc));
+        if (b->ops->end(b) < 0 || rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void eq_minimum(const struct free_counts *fc, int n, struct free_counts *min)
+{
+    *min = fc[0];
+    for (int i = 1; i < n; i++) {
+        if (fc[i].inodes < min->inodes)
+            min->inodes = fc[i].inodes;
+        if (fc[i].bytes < min->bytes)
+            min->bytes = fc[i].bytes;
+    }
+}
+
+int equalize_backends(struct backend **be, int n, struct free_counts *fc)
+{
+    struct free_counts min;
+    if (n < 2)
+        return eq_pass(be, n, fc, NULL, 0);
+    if (eq_pass(be, n, fc, NULL, 0) < 0)
+        return -1;
+    eq_minimum(fc, n, &min);
+    if (eq_pass(be, n, fc, &min, 1) < 0)
+        return -1;
+    /* Twice: block sizes differ, so the first fill can overshoot by up to a block. */
+    for (int k = 0; k < 2; k++) {
+        eq_minimum(fc, n, &min);
+        if (eq_pass(be, n, fc, &min, 2) < 0)
+            return -1;
+    }
+    return 0;
 }

@@ -11,7 +11,12 @@ struct free_counts {
     uint64_t bytes;
 };
 
+struct backend;
+
 int free_counts(int rootfd, struct free_counts *fc);
+/* Makes free inodes and bytes of every backend (set up, unmounted) as equal as fillers can:
+ * fc receives what each has free afterwards. -1 with the message in the failing b->err. */
+int equalize_backends(struct backend **be, int n, struct free_counts *fc);
 int equalize_inodes(int rootfd, uint64_t extra_inodes);
 int equalize_space(int rootfd, uint64_t extra_bytes);
 

@@ -1,5 +1,6 @@
 /* Replay session: backends opened from the config, stepped on the fsset workers, swept on exit and on signals. */
 #include "session.h"
+#include "equalize.h"
 #include "prepopulate.h"
 
 #include <errno.h>
@@ -228,7 +229,9 @@ static int init_abstraction(struct session *s)
         return serr(s, "unknown hash '%s'", s->cfg.run.hash);
     for (int i = 0; i < s->nfs; i++) {
         s->abs[i].hash = s->cfg.run.hash;
-        s->abs[i].exclude = s->cfg.fs[i].exclude;
+        snprintf(s->exclude[i], sizeof s->exclude[i], "%s%s%s", s->cfg.fs[i].exclude,
+                 s->cfg.fs[i].exclude[0] ? "," : "", FILLER_DIR);
+        s->abs[i].exclude = s->exclude[i];
         if (abstract_parse_ignore(s->cfg.fs[i].ignore, &s->abs[i].ignore, msg, sizeof msg) < 0)
             return serr(s, "%s", msg);
     }
@@ -281,6 +284,14 @@ int session_start(struct session *s, const struct metis_config *cfg)
     double setup_timeout = s->timeout > 120 ? s->timeout : 120;
     if (run_all(s, setup_one, s, "setup", setup_timeout) < 0)
         return -1;
+    /* As the engine did before the run, so ENOSPC falls where it fell there. */
+    struct free_counts fc[METIS_MAX_FS];
+    if (equalize_backends(s->be, s->nfs, fc) < 0) {
+        for (int i = 0; i < s->nfs; i++)
+            if (s->be[i]->err[0])
+                return serr(s, "%s", s->be[i]->err);
+        return serr(s, "%s", "equalizing free space failed");
+    }
     struct step_job j = { s, NULL, SESSION_NO_STATE, 0 };
     return run_all(s, step_one, &j, "initial state", s->timeout);
 }

@@ -15,6 +15,7 @@ struct session {
     int nfs, dlen;
     struct backend *be[METIS_MAX_FS];
     struct abstract_opts abs[METIS_MAX_FS];
+    char exclude[METIS_MAX_FS][600];          /* the config's exclusions plus the filler */
     struct trace_outcome out[METIS_MAX_FS];   /* of the last step (or the initial state) */
     unsigned differs[METIS_MAX_FS];           /* TRACE_DIFF_* against fs 0, after compare */
     double timeout;
