@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 #include "abstract.h"
 #include "config.h"
+#include "reach.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * KiB)
@@ -183,7 +184,7 @@ static const struct field pool_fields[] = {
 };
 enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
-       FSK_COUNT };
+       FSK_ERRNO_EQUIV, FSK_COUNT };
 static const struct field fs_fields[FSK_COUNT] = {
     FSF(type, FK_SPECIAL, 0, 0, ALL_TYPES),
     FSF(fstype, FK_STR, 0, 0, T(FS_KERNEL) | T(FS_FUSE)),
@@ -197,6 +198,7 @@ static const struct field fs_fields[FSK_COUNT] = {
     FSF(ignore, FK_STR, 0, 0, ALL_TYPES),
     FSF(remount, FK_BOOL, 0, 1, ALL_TYPES),
     FSF(op_timeout, FK_DOUBLE, 0.001, 86400, ALL_TYPES),
+    FSF(errno_equiv, FK_STR, 0, 0, ALL_TYPES),
 };
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -748,6 +750,33 @@ static void set_exclude(struct parse_state *st, struct fs_config *fs, const char
         memcpy(fs->exclude, list, sizeof list);
 }
 
+/* "A:B" items: this fs failing with A where the reference fails with B is no discrepancy
+ * (POSIX allows both, e.g. EEXIST for ENOTEMPTY on xfs). */
+static bool add_errno_pair(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct fs_config *fs = arg;
+    char a[64], b[64];
+    const char *colon = strchr(tok, ':');
+    if (!colon || colon - tok >= (long)sizeof a || strlen(colon + 1) >= sizeof b) {
+        fail(st, st->line, "%s: '%s' is not ERRNO:ERRNO", key, tok);
+        return false;
+    }
+    snprintf(a, sizeof a, "%.*s", (int)(colon - tok), tok);
+    snprintf(b, sizeof b, "%s", colon + 1);
+    int ea = errno_by_name(a), eb = errno_by_name(b);
+    if (ea <= 0 || eb <= 0) {
+        fail(st, st->line, "%s: '%s' is not an errno name", key, ea <= 0 ? a : b);
+        return false;
+    }
+    if (fs->nequiv == (int)(sizeof fs->equiv / sizeof fs->equiv[0])) {
+        fail(st, st->line, "%s: at most %d pairs", key, fs->nequiv);
+        return false;
+    }
+    fs->equiv[fs->nequiv][0] = ea;
+    fs->equiv[fs->nequiv++][1] = eb;
+    return true;
+}
+
 static void fs_key(struct parse_state *st, const char *name, const char *value)
 {
     struct fs_config *fs = &st->cfg->fs[st->fs];
@@ -766,6 +795,10 @@ static void fs_key(struct parse_state *st, const char *name, const char *value)
         check_ignore(st, value);
     if (f - fs_fields == FSK_EXCLUDE && !st->failed)
         set_exclude(st, fs, value);
+    if (f - fs_fields == FSK_ERRNO_EQUIV && !st->failed) {
+        fs->nequiv = 0;
+        for_each_item(st, "errno_equiv", value, add_errno_pair, fs);
+    }
     if (f - fs_fields == FSK_FSTYPE && !st->failed && !valid_fstype(value))
         fail(st, st->line, "fstype: '%s' is not a file system type name", value);
     if (f - fs_fields == FSK_FSTYPE)
@@ -1194,5 +1227,13 @@ int config_validate(const struct metis_config *cfg, char *err, size_t errlen)
     if (cfg->run.out[0] && stat(cfg->run.out, &sb) == 0 && !S_ISDIR(sb.st_mode))
         return snprintf(err, errlen, "%s:%d: out: %s exists and is not a directory", cfg->path,
                         cfg->run.out_line, cfg->run.out), -1;
+    return 0;
+}
+
+int fs_errno_equivalent(const struct fs_config *fs, int err, int ref_err)
+{
+    for (int k = 0; k < fs->nequiv; k++)
+        if (fs->equiv[k][0] == err && fs->equiv[k][1] == ref_err)
+            return 1;
     return 0;
 }

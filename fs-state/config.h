@@ -28,6 +28,9 @@ struct fs_config {
     char ignore[256];           /* comma-separated attributes left out: dir_nlink, xattrs, mode, ... */
     int remount;                /* 1 (default): unmount/remount around every operation */
     double op_timeout;          /* seconds one step may take on this fs before it is infrastructure failure */
+    char errno_equiv[256];      /* "EEXIST:ENOTEMPTY,...": this fs's errno counts as the reference's */
+    int nequiv;
+    int equiv[16][2];           /* parsed errno_equiv: {this fs's errno, the reference's} */
     int fstype_line, size_line; /* lines of those keys (0 = not given), for config_validate */
 };
 
@@ -95,6 +98,8 @@ int config_load(const char *path, struct metis_config *cfg, char *err, size_t er
 void config_defaults(struct metis_config *cfg);
 /* Checks what the file alone cannot show (mkfs present, sizes, mount points free). */
 int config_validate(const struct metis_config *cfg, char *err, size_t errlen);
+/* 1 when fs failing with err where the reference failed with ref_err is allowed (errno_equiv). */
+int fs_errno_equivalent(const struct fs_config *fs, int err, int ref_err);
 const char *arg_kind_name(enum arg_kind k);
 const char *bitmap_kind_name(enum bitmap_kind k);
 

@@ -262,7 +262,7 @@ static void equalize_free_space(void)
     for (int i = 0; i < E.nfs; i++) {
         log_line("free %s inodes=%llu bytes=%llu", E.cfg.fs[i].name,
                  (unsigned long long)fc[i].inodes, (unsigned long long)fc[i].bytes);
-        if (fc[i].inodes != fc[0].inodes)
+        if (fc[i].inodes != fc[0].inodes && fc[i].inodes != UINT64_MAX && fc[0].inodes != UINT64_MAX)
             fprintf(stderr, "metis: warning: free inodes differ (%s %llu, %s %llu): inode "
                     "exhaustion would give ENOSPC at different points; size them alike "
                     "(configs/README.md)\n", E.cfg.fs[0].name, (unsigned long long)fc[0].inodes,

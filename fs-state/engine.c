@@ -70,8 +70,13 @@ static void log_header(struct engine *e)
 static void engine_atexit(void)
 {
     struct engine *e = engine_get();
-    if (!e->finished)
-        engine_finish(e->discrepancies ? STATUS_DISCREPANCY : STATUS_OK, "search complete");
+    if (e->finished)
+        return;
+    if (e->cfg.run.ops && e->ops < e->cfg.run.ops)
+        fprintf(stderr, "metis: SPIN explored every state it could reach after %llu operations: "
+                "raise the operation weights ([ops]) or [pool] prepopulate for a wider search\n",
+                (unsigned long long)e->ops);
+    engine_finish(e->discrepancies ? STATUS_DISCREPANCY : STATUS_OK, "search complete");
 }
 
 void engine_init(struct engine *e)
@@ -135,7 +140,8 @@ int engine_compare(const struct op_args *a)
         o->differs = 0;
         if (a && o->res.ret != ref->res.ret)
             o->differs |= DIFF_RET;
-        if (a && o->res.err != ref->res.err)
+        if (a && o->res.err != ref->res.err &&
+            !fs_errno_equivalent(&e->cfg.fs[i], o->res.err, ref->res.err))
             o->differs |= DIFF_ERRNO;
         if (o->dlen != ref->dlen || memcmp(o->digest, ref->digest, (size_t)ref->dlen))
             o->differs |= DIFF_STATE;

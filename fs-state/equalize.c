@@ -18,7 +18,8 @@ int free_counts(int rootfd, struct free_counts *fc)
     struct statvfs sv;
     if (fstatvfs(rootfd, &sv) < 0)
         return -errno;
-    fc->inodes = sv.f_ffree;
+    /* btrfs reports 0 of 0 inodes: it allocates them as it goes, so it has no limit to meet. */
+    fc->inodes = sv.f_files ? sv.f_ffree : UINT64_MAX;
     /* Metis runs as root, which may use the reserved blocks too: f_bfree is what ENOSPC sees. */
     fc->bytes = (uint64_t)sv.f_bfree * sv.f_frsize;
     return 0;
@@ -107,7 +108,9 @@ static int eq_pass(struct backend **be, int n, struct free_counts *fc, const str
             rc = equalize_inodes(b->rootfd, fc[i].inodes - min->inodes);
         else if (pass == 2)
             rc = equalize_space(b->rootfd, fc[i].bytes - min->bytes);
-        if (rc == 0 || rc == -E2BIG)
+        /* Best effort: a fill the fs cannot hold, or too many inodes to fill, leaves a difference
+         * that the caller reports; it is not a reason to give up the run. */
+        if (rc == 0 || rc == -E2BIG || rc == -ENOSPC)
             rc = free_counts(b->rootfd, &fc[i]);
         if (rc < 0)
             snprintf(b->err, sizeof b->err, "%s: equalizing free space: %s", b->cfg->name,

@@ -10,6 +10,16 @@ const char *errno_name(int err)
     return n ? n : "E?";
 }
 
+int errno_by_name(const char *name)
+{
+    for (int e = 1; e < REACH_MAX_ERRNO; e++) {
+        const char *n = strerrorname_np(e);
+        if (n && strcmp(n, name) == 0)
+            return e;
+    }
+    return -1;
+}
+
 void reach_count(struct reach *r, enum op_id op, const struct op_result *res)
 {
     r->tried[op]++;

@@ -20,5 +20,6 @@ void reach_write_json(const struct reach *r, FILE *f);
 /* Lists the enabled operations that never succeeded; returns how many. */
 int reach_print_unreached(const struct reach *r, const int *weights, FILE *f);
 const char *errno_name(int err);
+int errno_by_name(const char *name);   /* "ENOENT" -> ENOENT, -1 if unknown */
 
 #endif

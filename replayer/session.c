@@ -358,7 +358,7 @@ int session_compare(struct session *s, int initial)
         unsigned d = 0;
         if (!initial && o->ret != ref->ret)
             d |= TRACE_DIFF_RET;
-        if (!initial && o->err != ref->err)
+        if (!initial && o->err != ref->err && !fs_errno_equivalent(&s->cfg.fs[i], o->err, ref->err))
             d |= TRACE_DIFF_ERRNO;
         if (o->dlen != ref->dlen || memcmp(o->digest, ref->digest, (size_t)ref->dlen) != 0)
             d |= TRACE_DIFF_STATE;

@@ -1,5 +1,6 @@
 /* Unit tests of fs-state/config.c: defaults, every key, the shipped configs and config_validate. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
@@ -418,4 +419,24 @@ Test(metis_config, validate_out_is_a_file)
     snprintf(text, sizeof text, "[fs r]\ntype = reffs\n[run]\nout = %s\n", cfgt_dir);
     cr_assert_eq(cfgt_load(text, &c, err, sizeof err), 0, "%s", err);
     cr_expect_eq(config_validate(&c, err, sizeof err), 0, "an existing directory is fine: %s", err);
+}
+
+Test(metis_config, errno_equiv_pairs)
+{
+    static struct metis_config cfg;
+    char err[512];
+    cr_assert_eq(cfgt_load("[fs a]\ntype = reffs\n[fs b]\ntype = reffs\n"
+                           "errno_equiv = EEXIST:ENOTEMPTY, EPERM:EISDIR\n", &cfg, err, sizeof err),
+                 0, "%s", err);
+    cr_assert_eq(cfg.fs[1].nequiv, 2);
+    cr_assert(fs_errno_equivalent(&cfg.fs[1], EEXIST, ENOTEMPTY));
+    cr_assert(fs_errno_equivalent(&cfg.fs[1], EPERM, EISDIR));
+    cr_assert(!fs_errno_equivalent(&cfg.fs[1], ENOTEMPTY, EEXIST), "pairs are one-way");
+    cr_assert(!fs_errno_equivalent(&cfg.fs[0], EEXIST, ENOTEMPTY));
+    cr_assert_eq(cfgt_load("[fs a]\ntype = reffs\nerrno_equiv = EEXIST:EBOGUS\n", &cfg, err,
+                           sizeof err), -1);
+    cr_assert(strstr(err, ":3: errno_equiv: 'EBOGUS' is not an errno name"), "%s", err);
+    cr_assert_eq(cfgt_load("[fs a]\ntype = reffs\nerrno_equiv = EEXIST\n", &cfg, err,
+                           sizeof err), -1);
+    cr_assert(strstr(err, ":3: errno_equiv: 'EEXIST' is not ERRNO:ERRNO"), "%s", err);
 }
