@@ -139,10 +139,8 @@ static ssize_t do_write(struct reffs *fs, reffs_ino ino, const void *buf, size_t
         return -ENOSPC;
     if (off + (off_t)done > ip->size)
         ip->size = off + done - (mutated(MUT_WRITE_PAST_EOF_SIZE) && off > ip->size);
-    if (!mutated(MUT_WRITE_NO_MTIME)) {
-        time_now(&ip->mtime);
-        ip->ctime = ip->mtime;
-    }
+    time_now(&ip->mtime);
+    ip->ctime = ip->mtime;
     return (ssize_t)done;
 }
 

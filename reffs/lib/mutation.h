@@ -6,11 +6,8 @@
 #define REFFS_MUTATIONS(X) \
     X(MUT_TRUNC_STALE_TAIL, "bytes cut off by a shrinking truncate read back as zeros after a later extend") \
     X(MUT_RMDIR_NONEMPTY, "rmdir of a non-empty directory fails with ENOTEMPTY") \
-    X(MUT_RENAME_NOREPLACE_IGNORED, "rename with RENAME_NOREPLACE onto an existing name fails with EEXIST") \
     X(MUT_XATTR_CREATE_IGNORED, "setxattr with XATTR_CREATE of an existing attribute fails with EEXIST") \
     X(MUT_CHMOD_DROP_STICKY, "chmod keeps the sticky bit it is given") \
-    X(MUT_LINK_NO_CTIME, "link updates the st_ctime of the inode it links") \
-    X(MUT_WRITE_NO_MTIME, "a write updates st_mtime and st_ctime") \
     X(MUT_UNLINK_LEAKS_SPACE, "unlinking the last link of a closed file returns its blocks to statfs") \
     X(MUT_WRITE_BOUNDARY_BYTE, "a write crossing a 4096-byte block boundary stores every byte (here the first byte of each further block is lost)") \
     X(MUT_HOLE_GARBAGE, "holes read as zeros: a block a write allocates is zero outside the bytes written") \

@@ -205,8 +205,7 @@ static int do_link(struct reffs *fs, reffs_ino ino, reffs_ino newparent, const c
     struct timespec now;
     time_now(&now);
     ip->nlink += 1 + mutated(MUT_LINK_NLINK_TWICE);
-    if (!mutated(MUT_LINK_NO_CTIME))
-        ip->ctime = now;
+    ip->ctime = now;
     struct rinode *dp = ino_mut(fs, newparent);
     dir_add(dp, newname, ino);
     touch_mc(dp, &now);

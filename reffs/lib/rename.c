@@ -59,7 +59,7 @@ static int rename_check(struct reffs *fs, struct rename_args *a)
     struct rdent *e1 = dir_find(d1, a->n1), *e2 = dir_find(d2, a->n2);
     if (!e1 || (!e2 && (a->flags & RENAME_EXCHANGE)))
         return -ENOENT;
-    if (e2 && (a->flags & RENAME_NOREPLACE) && !mutated(MUT_RENAME_NOREPLACE_IGNORED))
+    if (e2 && (a->flags & RENAME_NOREPLACE))
         return -EEXIST;
     if (e2 && !(a->flags & RENAME_EXCHANGE) && e2->ino != e1->ino && mutated(MUT_RENAME_NO_REPLACE))
         return -EEXIST;

@@ -269,13 +269,14 @@ Test(reffs_pickle, damaged_pickles_never_crash_or_change_pool, .timeout = 120)
     unsigned char *buf = malloc(n);
     for (int i = 0; i < 400; i++) {
         size_t len = damage(p, n, buf, i % 5);
-        int r = t_load_bytes(g, buf, len, i % 2, NULL);
         if (len == n && !memcmp(buf, p, n))
-            continue;   /* the damage happened to cancel out */
+            continue;   /* the damage cancelled out: an intact pickle may change the pool */
+        int r = t_load_bytes(g, buf, len, i % 2, NULL);
         cr_assert(r == -EBADMSG || r == -EINVAL, "variant %d kind %d: %d", i, i % 5, r);
         struct reffs_snap_stats ss;
         reffs_snapshot_stats(g, &ss);
-        cr_assert_eq(ss.count, 1);
+        cr_assert_eq(ss.count, 1, "variant %d kind %d: load gave %d, pool has %llu snapshots", i,
+                     i % 5, r, (unsigned long long)ss.count);
     }
     char *after = t_dump_fs(g);
     cr_assert_str_eq(live, after);
