@@ -49,9 +49,10 @@ check: deps
 	@$(MAKE) --no-print-directory unit integration
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/metis
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/metis $(DESTDIR)$(PREFIX)/share/metis
 	install -m 755 $(wildcard $(BIN)/*) $(DESTDIR)$(PREFIX)/bin/
 	cp -r $(LIBDIR)/. $(DESTDIR)$(PREFIX)/lib/metis/
+	cp -r configs $(DESTDIR)$(PREFIX)/share/metis/
 
 clean:
 	rm -rf build bin lib
