@@ -1,20 +1,7 @@
 #!/usr/bin/env bash
 # Integration test: bad command lines of reffs, reffs-mutant and reffsctl give exit 2 and one line, and leave nothing mounted.
 set -eu
-HERE=$(cd "$(dirname "$0")" && pwd)
-BIN=${METIS_BIN:-$HERE/../../bin}
-[ -x "$BIN/reffs" ] && [ -x "$BIN/reffsctl" ] || { echo "skip: reffs/reffsctl not built"; exit 77; }
-[ -e /dev/fuse ] || { echo "skip: /dev/fuse missing"; exit 77; }
-
-WORK=$(mktemp -d /tmp/reffs-opt.$$.XXXXXX)
-MNT=$WORK/mnt
-mkdir "$MNT"
-cleanup() {
-  mountpoint -q "$MNT" && { fusermount3 -u "$MNT" || umount -l "$MNT"; }
-  mountpoint -q "$MNT" || rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/reffs-mount.sh" opt
 
 # expect_usage_error CMD...: exit 2, exactly one line on stderr, nothing mounted.
 expect_usage_error() {

@@ -1,23 +1,7 @@
 #!/usr/bin/env bash
 # Integration test: RefFS pickles survive an unmount into a fresh mount; hundreds of damaged pickles are refused and change nothing.
 set -eu
-HERE=$(cd "$(dirname "$0")" && pwd)
-BIN=${METIS_BIN:-$HERE/../../bin}
-[ -x "$BIN/reffs" ] && [ -x "$BIN/reffsctl" ] || { echo "skip: reffs/reffsctl not built"; exit 77; }
-[ -e /dev/fuse ] || { echo "skip: /dev/fuse missing"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-TREE="python3 $HERE/reffs_tree.py"
-CTL=$BIN/reffsctl
-
-WORK=$(mktemp -d /tmp/reffs-pk.$$.XXXXXX)
-MNT=$WORK/mnt
-mkdir "$MNT"
-cleanup() {
-  mountpoint -q "$MNT" && { fusermount3 -u "$MNT" || umount -l "$MNT"; }
-  mountpoint -q "$MNT" || rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/reffs-mount.sh" pk
 # expect_fail MESSAGE CMD...: exit 1 and exactly MESSAGE on stderr.
 expect_fail() {
   local want=$1; shift

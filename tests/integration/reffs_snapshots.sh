@@ -1,23 +1,7 @@
 #!/usr/bin/env bash
 # Integration test: RefFS snapshots through a mount with long cache timeouts: save, change everything, restore, compare.
 set -eu
-HERE=$(cd "$(dirname "$0")" && pwd)
-BIN=${METIS_BIN:-$HERE/../../bin}
-[ -x "$BIN/reffs" ] && [ -x "$BIN/reffsctl" ] || { echo "skip: reffs/reffsctl not built"; exit 77; }
-[ -e /dev/fuse ] || { echo "skip: /dev/fuse missing"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-TREE="python3 $HERE/reffs_tree.py"
-CTL=$BIN/reffsctl
-
-WORK=$(mktemp -d /tmp/reffs-snap.$$.XXXXXX)
-MNT=$WORK/mnt
-mkdir "$MNT"
-cleanup() {
-  mountpoint -q "$MNT" && { fusermount3 -u "$MNT" || umount -l "$MNT"; }
-  mountpoint -q "$MNT" || rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/reffs-mount.sh" snap
 
 "$BIN/reffs" "$MNT"
 mountpoint -q "$MNT" || fail "reffs did not mount"

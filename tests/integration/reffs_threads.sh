@@ -1,21 +1,7 @@
 #!/usr/bin/env bash
 # Integration test: parallel writers, readers, renamers and snapshot restores on one RefFS mount; the daemon survives and the tree stays consistent.
 set -eu
-HERE=$(cd "$(dirname "$0")" && pwd)
-BIN=${METIS_BIN:-$HERE/../../bin}
-[ -x "$BIN/reffs" ] && [ -x "$BIN/reffsctl" ] || { echo "skip: reffs/reffsctl not built"; exit 77; }
-[ -e /dev/fuse ] || { echo "skip: /dev/fuse missing"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-
-WORK=$(mktemp -d /tmp/reffs-mt.$$.XXXXXX)
-MNT=$WORK/mnt
-mkdir "$MNT"
-cleanup() {
-  mountpoint -q "$MNT" && { fusermount3 -u "$MNT" || umount -l "$MNT"; }
-  mountpoint -q "$MNT" || rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../lib/reffs-mount.sh" mt
 
 "$BIN/reffs" "$MNT"
 mountpoint -q "$MNT" || fail "reffs did not mount"
