@@ -137,7 +137,7 @@ static void run_on_all(fsset_job job, void *ctx, const char *step)
 
 /* ---- search path: the states from the initial one to where SPIN is now ---- */
 
-static void path_push(uint64_t sid, uint64_t seq)
+static void path_push(uint64_t sid, uint64_t seq, const struct op_args *a)
 {
     if (E.depth == E.path_cap) {
         E.path_cap = E.path_cap ? 2 * E.path_cap : 1024;
@@ -147,6 +147,13 @@ static void path_push(uint64_t sid, uint64_t seq)
     }
     E.path[E.depth].sid = sid;
     E.path[E.depth].seq = seq;
+    E.path[E.depth].op = NULL;
+    if (E.needs_history && a) {
+        char text[METIS_OP_LINE_MAX];
+        op_format(a, text, sizeof text);
+        if (!(E.path[E.depth].op = strdup(text)))
+            engine_infra_failure("out of memory for the search path");
+    }
     E.depth++;
 }
 
@@ -155,6 +162,7 @@ static void path_unwind_to(uint64_t sid)
 {
     while (E.depth > 0 && E.path[E.depth - 1].sid != sid) {
         uint64_t gone = E.path[--E.depth].sid;
+        free(E.path[E.depth].op);
         run_on_all(discard_one, &gone, "discard");
     }
     if (E.depth == 0)
@@ -216,7 +224,7 @@ void metis_step(int op, double stored, double matched, long depth)
     run_on_all(step_one, &job, op_name(op));
     reach_count(&E.reach, (enum op_id)op, &E.out[0].res);
     log_step(&E.args, E.cur_sid, job.save_sid, depth);
-    path_push(job.save_sid, E.ops);
+    path_push(job.save_sid, E.ops, &E.args);
     track_state(job.save_sid);
     if (engine_compare(&E.args))
         engine_report_discrepancy(&E.args);
@@ -253,7 +261,7 @@ static int initial_one(int i, void *ctx)
 static void equalize_free_space(void)
 {
     struct free_counts fc[METIS_MAX_FS];
-    if (equalize_backends(E.be, E.nfs, fc) < 0) {
+    if (equalize_backends(E.be, E.nfs, fc, E.fillers) < 0) {
         for (int i = 0; i < E.nfs; i++)
             if (E.be[i]->err[0])
                 engine_infra_failure(E.be[i]->err);
@@ -270,6 +278,37 @@ static void equalize_free_space(void)
     }
 }
 
+/* A backend with no snapshots (fuse without an image) was remounted fresh: rebuild state sid,
+ * which is on the search path, from the initial state's making and the path's operations. */
+static int replay_search_path(void *ctx, struct backend *b, uint64_t sid)
+{
+    int i = (int)(long)ctx;
+    struct op_args a;
+    struct op_result r;
+    char err[256];
+    if (equalize_replay(b->rootfd, &E.fillers[i]) < 0)
+        return -1;
+    prepopulate_run(b->rootfd, E.plan, E.nplan);
+    for (size_t k = 1; k < E.depth && E.path[k - 1].sid != sid; k++) {
+        if (op_parse(E.path[k].op, &a, err, sizeof err) < 0) {
+            snprintf(b->err, sizeof b->err, "%s: replaying '%s': %s", b->cfg->name,
+                     E.path[k].op, err);
+            return -1;
+        }
+        op_exec(b->rootfd, &a, &r);
+    }
+    return 0;
+}
+
+static void hook_replay(void)
+{
+    for (int i = 0; i < E.nfs; i++) {
+        E.be[i]->replay_fn = replay_search_path;
+        E.be[i]->replay_ctx = (void *)(long)i;
+        E.needs_history |= E.cfg.fs[i].type == FS_FUSE && E.cfg.fs[i].size == 0;
+    }
+}
+
 void metis_start(void)
 {
     install_signals();
@@ -278,12 +317,13 @@ void metis_start(void)
     engine_init(&E);
     if (prepopulate_plan(&E.cfg, &E.in.pool, &E.plan, &E.nplan) < 0)
         engine_infra_failure("out of memory for the prepopulation plan");
+    hook_replay();
     if (fsset_start(E.nfs) < 0)
         engine_infra_failure("cannot start the file-system worker threads");
     run_on_all(setup_one, NULL, "setup");
     equalize_free_space();
     run_on_all(initial_one, NULL, "initial state");
-    path_push(0, 0);
+    path_push(0, 0, NULL);
     track_state(0);
     E.next_sid = 1;
     char hex[2 * ABSTRACT_MAX_DIGEST + 1];

@@ -6,6 +6,7 @@
 #include "abstract.h"
 #include "backend.h"
 #include "config.h"
+#include "equalize.h"
 #include "input.h"
 #include "ops.h"
 #include "reach.h"
@@ -25,6 +26,7 @@ enum { DIFF_RET = 1, DIFF_ERRNO = 2, DIFF_STATE = 4 };
 struct path_entry {
     uint64_t sid;                /* concrete state id */
     uint64_t seq;                /* the operation that made it (0: the initial state) */
+    char *op;                    /* its text form, kept only for backends that restore by replay */
 };
 
 struct engine {
@@ -33,6 +35,8 @@ struct engine {
     struct backend *be[METIS_MAX_FS];
     struct abstract_opts abs[METIS_MAX_FS];
     char exclude[METIS_MAX_FS][600];     /* the config's exclusions plus the filler */
+    struct free_counts fillers[METIS_MAX_FS];   /* what equalization added to each fs */
+    int needs_history;           /* a backend restores by replaying the search path */
     struct fs_outcome out[METIS_MAX_FS];
     struct input in;
     struct op_args args;

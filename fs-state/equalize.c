@@ -97,17 +97,22 @@ int equalize_space(int rootfd, uint64_t extra_bytes)
 /* ---- over a set of backends, once before a run (or a replay) ---- */
 
 static int eq_pass(struct backend **be, int n, struct free_counts *fc, const struct free_counts *min,
-                   int pass)
+                   int pass, struct free_counts *applied)
 {
     for (int i = 0; i < n; i++) {
         struct backend *b = be[i];
         if (b->ops->begin(b) < 0)
             return -1;
         int rc = 0;
-        if (pass == 1)
-            rc = equalize_inodes(b->rootfd, fc[i].inodes - min->inodes);
-        else if (pass == 2)
+        if (pass == 1) {
+            applied[i].inodes = fc[i].inodes - min->inodes;
+            rc = equalize_inodes(b->rootfd, applied[i].inodes);
+            if (rc == -E2BIG)
+                applied[i].inodes = 0;
+        } else if (pass == 2) {
             rc = equalize_space(b->rootfd, fc[i].bytes - min->bytes);
+            applied[i].bytes += rc == 0 ? fc[i].bytes - min->bytes : 0;
+        }
         /* Best effort: a fill the fs cannot hold, or too many inodes to fill, leaves a difference
          * that the caller reports; it is not a reason to give up the run. */
         if (rc == 0 || rc == -E2BIG || rc == -ENOSPC)
@@ -132,21 +137,27 @@ static void eq_minimum(const struct free_counts *fc, int n, struct free_counts *
     }
 }
 
-int equalize_backends(struct backend **be, int n, struct free_counts *fc)
+int equalize_backends(struct backend **be, int n, struct free_counts *fc,
+                      struct free_counts *applied)
 {
     struct free_counts min;
-    if (n < 2)
-        return eq_pass(be, n, fc, NULL, 0);
-    if (eq_pass(be, n, fc, NULL, 0) < 0)
-        return -1;
+    memset(applied, 0, (size_t)n * sizeof *applied);
+    if (eq_pass(be, n, fc, NULL, 0, applied) < 0 || n < 2)
+        return n < 2 ? 0 : -1;
     eq_minimum(fc, n, &min);
-    if (eq_pass(be, n, fc, &min, 1) < 0)
+    if (eq_pass(be, n, fc, &min, 1, applied) < 0)
         return -1;
     /* Twice: block sizes differ, so the first fill can overshoot by up to a block. */
     for (int k = 0; k < 2; k++) {
         eq_minimum(fc, n, &min);
-        if (eq_pass(be, n, fc, &min, 2) < 0)
+        if (eq_pass(be, n, fc, &min, 2, applied) < 0)
             return -1;
     }
     return 0;
+}
+
+int equalize_replay(int rootfd, const struct free_counts *applied)
+{
+    int rc = equalize_inodes(rootfd, applied->inodes);
+    return rc < 0 && rc != -E2BIG ? rc : equalize_space(rootfd, applied->bytes);
 }

@@ -15,8 +15,12 @@ struct backend;
 
 int free_counts(int rootfd, struct free_counts *fc);
 /* Makes free inodes and bytes of every backend (set up, unmounted) as equal as fillers can:
- * fc receives what each has free afterwards. -1 with the message in the failing b->err. */
-int equalize_backends(struct backend **be, int n, struct free_counts *fc);
+ * fc receives what each has free afterwards, applied the fillers each got. -1 with the
+ * message in the failing b->err. */
+int equalize_backends(struct backend **be, int n, struct free_counts *fc,
+                      struct free_counts *applied);
+/* Makes the same fillers again on a freshly mounted fs that keeps no image (restore by replay). */
+int equalize_replay(int rootfd, const struct free_counts *applied);
 int equalize_inodes(int rootfd, uint64_t extra_inodes);
 int equalize_space(int rootfd, uint64_t extra_bytes);
 

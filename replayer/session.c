@@ -133,6 +133,11 @@ static int replay_to(struct backend *b, uint64_t sid, int depth)
     struct op_result r;
     if (sid == 0) {
         struct session *s = b->replay_ctx;
+        int i = 0;
+        while (i < s->nfs - 1 && s->be[i] != b)
+            i++;
+        if (equalize_replay(b->rootfd, &s->fillers[i]) < 0)
+            return -1;
         prepopulate_run(b->rootfd, s->plan, s->nplan);
         return 0;
     }
@@ -286,7 +291,7 @@ int session_start(struct session *s, const struct metis_config *cfg)
         return -1;
     /* As the engine did before the run, so ENOSPC falls where it fell there. */
     struct free_counts fc[METIS_MAX_FS];
-    if (equalize_backends(s->be, s->nfs, fc) < 0) {
+    if (equalize_backends(s->be, s->nfs, fc, s->fillers) < 0) {
         for (int i = 0; i < s->nfs; i++)
             if (s->be[i]->err[0])
                 return serr(s, "%s", s->be[i]->err);

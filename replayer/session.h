@@ -6,6 +6,7 @@
 #include "abstract.h"
 #include "backend.h"
 #include "config.h"
+#include "equalize.h"
 #include "trace.h"
 
 #define SESSION_NO_STATE UINT64_MAX
@@ -16,6 +17,7 @@ struct session {
     struct backend *be[METIS_MAX_FS];
     struct abstract_opts abs[METIS_MAX_FS];
     char exclude[METIS_MAX_FS][600];          /* the config's exclusions plus the filler */
+    struct free_counts fillers[METIS_MAX_FS];  /* what equalization added to each fs */
     struct trace_outcome out[METIS_MAX_FS];   /* of the last step (or the initial state) */
     unsigned differs[METIS_MAX_FS];           /* TRACE_DIFF_* against fs 0, after compare */
     double timeout;

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# type = fuse without an image: each restore remounts it fresh and replays the search path;
+# a wrong replay would show as a discrepancy at the next operation.
+. tests/lib/common.sh
+"$METIS_BIN/metis" run tests/fixtures/fuse-replay.ini --ops 400 --out "$T/run" 2>"$T/err"
+rc=$?
+cat "$T/err"
+[ $rc -eq 0 ] || fail "exit status $rc"
+[ "$(json_field "$T/run/summary.json" restores)" -gt 50 ] || fail "too few restores to tell"
+[ "$(json_field "$T/run/summary.json" discrepancies)" -eq 0 ] || fail "discrepancies"
+assert_no_leftovers "$(run_id_of "$T/err")"
