@@ -627,3 +627,12 @@ void backend_sweep(const char *run_id)
     snprintf(path, sizeof path, "/tmp/metis-%s", run_id);
     remove_dir_files(path);   /* only empty mount points remain there: rmdir */
 }
+
+int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *))
+{
+    char err[sizeof b->err];
+    memcpy(err, b->err, sizeof err);
+    teardown(b);
+    memcpy(b->err, err, sizeof err);
+    return -1;
+}

@@ -200,11 +200,7 @@ static int fu_setup(struct backend *b)
         p->set_up = 1;
         return 0;
     }
-    char err[sizeof b->err];
-    memcpy(err, b->err, sizeof err);
-    fu_teardown(b);
-    memcpy(b->err, err, sizeof err);
-    return -1;
+    return bk_setup_failed(b, fu_teardown);
 }
 
 static int fu_begin(struct backend *b)

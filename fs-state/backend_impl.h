@@ -66,6 +66,8 @@ void bk_stop_pid(pid_t pid, double timeout);
 int bk_subst(const struct backend *b, const char *tmpl, char *out, size_t outlen);
 /* The directory of the running binary's sibling tools: $METIS_BIN, else dirname(/proc/self/exe). */
 void bk_bin_dir(char *out, size_t outlen);
+/* A setup step failed: tears down what setup made, keeping the step's message; returns -1. */
+int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *));
 double bk_now(void);
 
 /* Loop devices (backend_kernel.c). Attaches file (O_RDWR fd) to a free loop device; returns

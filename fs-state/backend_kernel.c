@@ -285,11 +285,7 @@ static int k_setup(struct backend *b)
         return bk_err(b, "setup", "already set up");
     if (k_setup_steps(b, p) == 0)
         return 0;
-    char err[sizeof b->err];
-    memcpy(err, b->err, sizeof err);
-    k_teardown(b);
-    memcpy(b->err, err, sizeof err);
-    return -1;
+    return bk_setup_failed(b, k_teardown);
 }
 
 static int k_begin(struct backend *b)

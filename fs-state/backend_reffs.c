@@ -148,11 +148,7 @@ static int r_setup(struct backend *b)
         p->set_up = 1;
         return 0;
     }
-    char err[sizeof b->err];
-    memcpy(err, b->err, sizeof err);
-    r_teardown(b);
-    memcpy(b->err, err, sizeof err);
-    return -1;
+    return bk_setup_failed(b, r_teardown);
 }
 
 static int r_begin(struct backend *b)

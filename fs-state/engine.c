@@ -45,11 +45,8 @@ static void init_abstraction(struct engine *e)
     if (e->dlen <= 0)
         die_config("unknown hash");
     for (int i = 0; i < e->nfs; i++) {
-        e->abs[i].hash = e->cfg.run.hash;
-        snprintf(e->exclude[i], sizeof e->exclude[i], "%s%s%s", e->cfg.fs[i].exclude,
-                 e->cfg.fs[i].exclude[0] ? "," : "", FILLER_DIR);
-        e->abs[i].exclude = e->exclude[i];
-        if (abstract_parse_ignore(e->cfg.fs[i].ignore, &e->abs[i].ignore, err, sizeof err) < 0)
+        if (fs_abstract_opts(&e->cfg, i, &e->abs[i], e->exclude[i], sizeof e->exclude[i], err,
+                             sizeof err) < 0)
             die_config(err);
     }
 }

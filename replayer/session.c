@@ -233,11 +233,8 @@ static int init_abstraction(struct session *s)
     if (s->dlen <= 0)
         return serr(s, "unknown hash '%s'", s->cfg.run.hash);
     for (int i = 0; i < s->nfs; i++) {
-        s->abs[i].hash = s->cfg.run.hash;
-        snprintf(s->exclude[i], sizeof s->exclude[i], "%s%s%s", s->cfg.fs[i].exclude,
-                 s->cfg.fs[i].exclude[0] ? "," : "", FILLER_DIR);
-        s->abs[i].exclude = s->exclude[i];
-        if (abstract_parse_ignore(s->cfg.fs[i].ignore, &s->abs[i].ignore, msg, sizeof msg) < 0)
+        if (fs_abstract_opts(&s->cfg, i, &s->abs[i], s->exclude[i], sizeof s->exclude[i], msg,
+                             sizeof msg) < 0)
             return serr(s, "%s", msg);
     }
     return 0;
