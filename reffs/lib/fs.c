@@ -68,10 +68,11 @@ void fill_stat(const struct rinode *ip, struct stat *st)
     st->st_ctim = ip->ctime;
 }
 
-void fill_entry(const struct rinode *ip, struct reffs_entry *out)
+void fill_entry(struct reffs *fs, const struct rinode *ip, struct reffs_entry *out)
 {
     if (!out)
         return;
+    pin_get(fs, ip->ino)->lookups++;
     fill_stat(ip, &out->st);
     out->generation = ip->gen;
 }

@@ -113,11 +113,20 @@ void ino_put(struct rinode *ip)
     free(ip);
 }
 
+/* The kernel may still hold a freed inode under its number: if that number came back
+ * with another inode, the kernel's next GETATTR on it would see a foreign inode (EIO
+ * when the type differs). So a number is reused only once the kernel has forgotten it. */
+static int number_in_use(const struct reffs *fs, size_t i)
+{
+    return (i < fs->live.tabsz && fs->live.tab[i]) ||
+           (i < fs->npins && fs->pins[i].lookups > 0);
+}
+
 static reffs_ino ino_pick_number(struct reffs *fs)
 {
     struct rstate *st = &fs->live;
     size_t i = fs->free_hint > REFFS_ROOT_INO ? fs->free_hint : REFFS_ROOT_INO + 1;
-    while (i < st->tabsz && st->tab[i])
+    while (number_in_use(fs, i))
         i++;
     if (i >= st->tabsz) {
         size_t nsz = st->tabsz * 2 > i + 1 ? st->tabsz * 2 : i + 1;
@@ -201,12 +210,17 @@ int reffs_release(struct reffs *fs, reffs_ino ino)
     return 0;
 }
 
-/* Lookup counts do not pin inodes: FUSE forgets asynchronously, and free space must not
- * depend on when the kernel gets round to it. Generations keep reused numbers apart. */
+/* Lookup counts keep only the number, not the inode: FUSE forgets asynchronously, and
+ * free space and free inodes must not depend on when the kernel gets round to it. */
 void reffs_forget(struct reffs *fs, reffs_ino ino, uint64_t nlookup)
 {
-    (void)nlookup;
     fs_lock(fs);
+    if (ino < fs->npins) {
+        struct rpin *p = &fs->pins[ino];
+        p->lookups -= nlookup < p->lookups ? nlookup : p->lookups;
+        if (p->lookups == 0 && ino < fs->free_hint && ino > REFFS_ROOT_INO)
+            fs->free_hint = ino;
+    }
     ino_maybe_free(fs, ino);
     fs_unlock(fs);
 }

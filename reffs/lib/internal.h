@@ -106,6 +106,7 @@ struct rsnap {
 /* What the kernel holds, kept outside the snapshots. */
 struct rpin {
     uint32_t opens;
+    uint64_t lookups;   /* entries handed to the kernel and not yet forgotten */
 };
 
 struct reffs {
@@ -130,7 +131,8 @@ void fs_lock(struct reffs *fs);
 void fs_unlock(struct reffs *fs);
 void time_now(struct timespec *ts);
 void fill_stat(const struct rinode *ip, struct stat *st);
-void fill_entry(const struct rinode *ip, struct reffs_entry *out);
+/* Fills *out, if given, and counts it as a lookup reference the kernel now holds. */
+void fill_entry(struct reffs *fs, const struct rinode *ip, struct reffs_entry *out);
 int name_check(const char *name);
 int is_dot_or_dotdot(const char *name);
 

@@ -68,7 +68,7 @@ static int do_lookup(struct reffs *fs, reffs_ino parent, const char *name, struc
     struct rinode *ip = ino_get(fs, ino);
     if (!ip)
         return -ENOENT;   /* ".." of a removed directory whose parent is gone too */
-    fill_entry(ip, out);
+    fill_entry(fs, ip, out);
     return 0;
 }
 
@@ -107,7 +107,7 @@ static int do_mknod(struct reffs *fs, reffs_ino parent, const char *name, mode_t
         ip->rdev = rdev;
     ip->nlink = 1;
     link_new(fs, parent, name, ip);
-    fill_entry(ip, out);
+    fill_entry(fs, ip, out);
     return 0;
 }
 
@@ -139,7 +139,7 @@ static int do_mkdir(struct reffs *fs, reffs_ino parent, const char *name, mode_t
     link_new(fs, parent, name, ip);
     if (!(mutated(MUT_MKDIR_PARENT_NLINK) && parent != REFFS_ROOT_INO))
         ino_get(fs, parent)->nlink++;
-    fill_entry(ip, out);
+    fill_entry(fs, ip, out);
     return 0;
 }
 
@@ -173,7 +173,7 @@ static int do_symlink(struct reffs *fs, reffs_ino parent, const char *name, cons
     ip->nlink = 1;
     fs->live.used += len;
     link_new(fs, parent, name, ip);
-    fill_entry(ip, out);
+    fill_entry(fs, ip, out);
     return 0;
 }
 
@@ -209,7 +209,7 @@ static int do_link(struct reffs *fs, reffs_ino ino, reffs_ino newparent, const c
     struct rinode *dp = ino_mut(fs, newparent);
     dir_add(dp, newname, ino);
     touch_mc(dp, &now);
-    fill_entry(ip, out);
+    fill_entry(fs, ip, out);
     return 0;
 }
 

@@ -167,9 +167,32 @@ Test(reffs_ns, generation_differs_on_reuse)
     struct reffs_entry a, b;
     cr_assert_eq(reffs_mknod(fs, REFFS_ROOT_INO, "f", S_IFREG | 0644, 0, 0, 0, &a), 0);
     cr_assert_eq(reffs_unlink(fs, REFFS_ROOT_INO, "f"), 0);
+    reffs_forget(fs, a.st.st_ino, 1);
     cr_assert_eq(reffs_mknod(fs, REFFS_ROOT_INO, "g", S_IFREG | 0644, 0, 0, 0, &b), 0);
     cr_assert_eq(a.st.st_ino, b.st.st_ino);
     cr_assert_neq(a.generation, b.generation);
+}
+
+Test(reffs_ns, number_not_reused_until_the_kernel_forgets_it)
+{
+    struct reffs_entry a, b, c, d;
+    struct statvfs sv0, sv1;
+    cr_assert_eq(reffs_statfs(fs, &sv0), 0);
+    cr_assert_eq(reffs_mknod(fs, REFFS_ROOT_INO, "f", S_IFREG | 0644, 0, 0, 0, &a), 0);
+    cr_assert_eq(reffs_lookup(fs, REFFS_ROOT_INO, "f", &b), 0);
+    cr_assert_eq(reffs_unlink(fs, REFFS_ROOT_INO, "f"), 0);
+    cr_assert_eq(reffs_statfs(fs, &sv1), 0);
+    cr_assert_eq(sv1.f_ffree, sv0.f_ffree, "the inode itself is freed at once");
+    cr_assert_eq(reffs_mkdir(fs, REFFS_ROOT_INO, "d", 0755, 0, 0, &c), 0);
+    cr_assert_neq(c.st.st_ino, a.st.st_ino);
+    struct stat st;
+    cr_assert_eq(reffs_getattr(fs, a.st.st_ino, &st), -ENOENT);
+    reffs_forget(fs, a.st.st_ino, 1);
+    cr_assert_eq(reffs_mkdir(fs, REFFS_ROOT_INO, "e", 0755, 0, 0, &d), 0);
+    cr_assert_neq(d.st.st_ino, a.st.st_ino, "one lookup is still held");
+    reffs_forget(fs, a.st.st_ino, 1);
+    cr_assert_eq(reffs_mknod(fs, REFFS_ROOT_INO, "g", S_IFREG | 0644, 0, 0, 0, &d), 0);
+    cr_assert_eq(d.st.st_ino, a.st.st_ino);
 }
 
 Test(reffs_ns, mkdir_links_and_size)
