@@ -20,8 +20,13 @@
 #define BLOCK 4096
 #define MD_CACHE 4
 
-/* One tree entry: its raw path (sort key) and its finished listing line, both in the arena. */
-struct entry { size_t path_off, line_off, line_len; };
+/* One tree entry: its raw path (sort key) and its listing line, both in the arena. A regular
+ * file's line ends in a tail (contents, xattrs) written once its deferred read is done. */
+struct entry { size_t path_off, line_off, line_len, tail_off, tail_len; };
+
+/* A regular file whose contents are read at the end of the walk (see defer_contents). */
+struct pending { size_t ent; int fd; uint64_t size; };
+#define MAX_PENDING 256
 
 struct buf { char *p; size_t len, cap; };
 
@@ -36,6 +41,8 @@ static __thread struct {
     struct buf arena, names, data, xlist, xval;
     struct entry *ents;
     size_t nents, ents_cap;
+    struct pending pend[MAX_PENDING];
+    size_t npend;
     const char **xnames;
     size_t xnames_cap;
     char path[METIS_PATH_MAX];
@@ -323,6 +330,12 @@ static int sort_xnames(size_t n)
     return (int)count;
 }
 
+static int xattr_item(struct buf *line, int i, const char *name, const void *value, size_t len)
+{
+    return buf_printf(line, "%s%s=%zu:", i ? "," : "", name, len) ||
+           digest_hex(value ? value : "", len, line);
+}
+
 /* Appends "[name=len:hash,...]" of fd's xattrs, sorted by name. */
 static int xattrs_text(int fd, struct buf *line)
 {
@@ -339,8 +352,7 @@ static int xattrs_text(int fd, struct buf *line)
         ssize_t v = xattr_call(&S.xval, do_get, fd, S.xnames[i]);
         if (v < 0 && errno == ENODATA)
             continue;           /* a name listed but not readable is absent */
-        if (v < 0 || buf_printf(line, "%s%s=%zd:", i ? "," : "", S.xnames[i], v) ||
-            digest_hex(S.xval.p ? S.xval.p : "", (size_t)v, line))
+        if (v < 0 || xattr_item(line, i, S.xnames[i], S.xval.p, (size_t)v))
             return -1;
     }
     return buf_add(line, "]", 1);
@@ -366,8 +378,53 @@ static int add_path_text(struct buf *b, const char *p)
     return 0;
 }
 
-/* Adds an entry for S.path; fd (or -1) reads contents/xattrs, target is a symlink's. */
-static int add_entry(const struct stat *st, int fd, const char *target, size_t tlen, long nlink_adj)
+static int xattrs_or_dash(int fd, struct buf *b)
+{
+    if (fd >= 0 && !(S.o->ignore & ABS_IGNORE_XATTRS))
+        return xattrs_text(fd, b);
+    return buf_add(b, "-", 1);
+}
+
+/* Writes the tail of a pending file's entry: its contents digest and xattrs. */
+static int finish_pending(const struct pending *p)
+{
+    struct buf *b = &S.arena;
+    struct entry *e = &S.ents[p->ent];
+    e->tail_off = b->len;
+    int rc = content_hex(p->fd, p->size, b) || buf_add(b, " ", 1) || xattrs_or_dash(p->fd, b);
+    e->tail_len = b->len - e->tail_off;
+    return rc ? -1 : 0;
+}
+
+/* Reads every pending file's contents, in the order their reads were started. */
+static int flush_pending(void)
+{
+    int rc = 0;
+    for (size_t i = 0; i < S.npend; i++) {
+        if (!rc && finish_pending(&S.pend[i]))
+            rc = -1;
+        close(S.pend[i].fd);
+    }
+    S.npend = 0;
+    return rc;
+}
+
+/* On a freshly mounted kernel fs each file's first read is one loop-device round trip;
+ * starting all of them before waiting for any lets the loop worker serve them back to back
+ * (12 files of 3 KiB on ext4 256 KiB: 0.55-0.64 ms instead of 0.91-1.26 ms). Takes fd;
+ * returns 1 once the file is queued, -1 on failure. */
+static int defer_contents(int fd, uint64_t size)
+{
+    if (S.npend == MAX_PENDING && flush_pending())
+        return -1;
+    if (size && size <= SMALL_FILE)
+        posix_fadvise(fd, 0, (off_t)size, POSIX_FADV_WILLNEED);
+    S.pend[S.npend++] = (struct pending){ S.nents - 1, fd, size };
+    return 1;
+}
+
+/* Starts the entry for S.path: its sort key and the line up to and including the size. */
+static struct entry *entry_head(const struct stat *st, long nlink_adj)
 {
     unsigned ig = S.o->ignore;
     int dir = S_ISDIR(st->st_mode);
@@ -376,14 +433,14 @@ static int add_entry(const struct stat *st, int fd, const char *target, size_t t
         size_t ncap = S.ents_cap ? 2 * S.ents_cap : 64;
         struct entry *ne = realloc(S.ents, ncap * sizeof *ne);
         if (!ne)
-            return -1;
+            return NULL;
         S.ents = ne;
         S.ents_cap = ncap;
     }
     struct entry *e = &S.ents[S.nents];
     e->path_off = b->len;
     if (buf_add(b, S.path, strlen(S.path) + 1))
-        return -1;
+        return NULL;
     e->line_off = b->len;
     int rc = add_path_text(b, S.path) || buf_printf(b, " %c ", type_char(st->st_mode));
     rc = rc || ((ig & ABS_IGNORE_MODE) ? buf_add(b, "-", 1)
@@ -393,17 +450,30 @@ static int add_entry(const struct stat *st, int fd, const char *target, size_t t
     rc = rc || ((ig & ABS_IGNORE_OWNER) ? buf_add(b, " - -", 4)
                : buf_printf(b, " %u %u", (unsigned)st->st_uid, (unsigned)st->st_gid));
     rc = rc || (dir ? buf_add(b, " - ", 3) : buf_printf(b, " %lld ", (long long)st->st_size));
-    if (!rc && S_ISREG(st->st_mode) && fd >= 0)
-        rc = content_hex(fd, (uint64_t)st->st_size, b);
-    else if (!rc && target)
+    e->tail_off = e->tail_len = 0;
+    return rc ? NULL : e;
+}
+
+/* Adds an entry for S.path; fd (or -1) reads contents/xattrs, target is a symlink's.
+ * A regular file's fd is taken over (1 is returned): its contents are read later. */
+static int add_entry(const struct stat *st, int fd, const char *target, size_t tlen, long nlink_adj)
+{
+    struct buf *b = &S.arena;
+    struct entry *e = entry_head(st, nlink_adj);
+    if (!e)
+        return -1;
+    int rc = 0;
+    if (S_ISREG(st->st_mode) && fd >= 0) {
+        e->line_len = b->len - e->line_off;
+        S.nents++;
+        return defer_contents(fd, (uint64_t)st->st_size);
+    }
+    if (target)
         rc = digest_hex(target, tlen, b);
-    else if (!rc)
+    else
         rc = buf_add(b, "-", 1);
     rc = rc || buf_add(b, " ", 1);
-    if (!rc && fd >= 0 && !(ig & ABS_IGNORE_XATTRS))
-        rc = xattrs_text(fd, b);
-    else if (!rc)
-        rc = buf_add(b, "-", 1);
+    rc = rc || xattrs_or_dash(fd, b);
     if (rc)
         return -1;
     e->line_len = b->len - e->line_off;
@@ -468,7 +538,13 @@ static int visit(int dfd, const char *name, unsigned char dtype, size_t plen)
         int fd = open_child(dfd, name, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK | O_NOCTTY);
         if (fd < 0)
             return -1;
-        int rc = fstat(fd, &st) || add_entry(&st, fd, NULL, 0, 0);
+        if (fstat(fd, &st)) {
+            close(fd);
+            return -1;
+        }
+        int rc = add_entry(&st, fd, NULL, 0, 0);
+        if (rc == 1)
+            return 0;           /* a regular file, now pending */
         rc = rc || (dir && walk_dir(fd, plen, 0));
         close(fd);
         return rc ? -1 : 0;
@@ -476,12 +552,12 @@ static int visit(int dfd, const char *name, unsigned char dtype, size_t plen)
     if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
         return -1;
     if (!S_ISLNK(st.st_mode))
-        return add_entry(&st, -1, NULL, 0, 0);
+        return add_entry(&st, -1, NULL, 0, 0) < 0 ? -1 : 0;
     char target[METIS_PATH_MAX];
     ssize_t n = readlinkat(dfd, name, target, sizeof target);
     if (n < 0)
         return -1;
-    return add_entry(&st, -1, target, (size_t)n, 0);
+    return add_entry(&st, -1, target, (size_t)n, 0) < 0 ? -1 : 0;
 }
 
 /* Walks the names below dfd; S.path holds the directory's path (plen bytes, "" for the root). */
@@ -496,7 +572,7 @@ static int walk_dir(int dfd, size_t plen, int is_root)
         struct stat st;
         /* Excluded directories still count in the root's link count on file systems that count. */
         snprintf(S.path, sizeof S.path, "/");
-        if (fstat(dfd, &st) || add_entry(&st, dfd, NULL, 0, excluded_dirs))
+        if (fstat(dfd, &st) || add_entry(&st, dfd, NULL, 0, excluded_dirs) < 0)
             return -1;
         S.path[0] = '\0';
     }
@@ -540,7 +616,7 @@ static int init_state(const struct abstract_opts *o)
     if (!S.ectx && !(S.ectx = EVP_MD_CTX_new()))
         return -1;
     S.arena.len = S.names.len = 0;
-    S.nents = 0;
+    S.nents = S.npend = 0;
     S.path[0] = '\0';
     return 0;
 }
@@ -552,12 +628,13 @@ static int finish_digest(unsigned char *out, FILE *listing)
     if (!EVP_DigestInit_ex(S.ctx, S.md, NULL))
         return -1;
     for (size_t i = 0; i < S.nents; i++) {
-        const char *line = S.arena.p + S.ents[i].line_off;
-        size_t len = S.ents[i].line_len;
-        if (!EVP_DigestUpdate(S.ctx, line, len) || !EVP_DigestUpdate(S.ctx, "\n", 1))
+        const struct entry *e = &S.ents[i];
+        const char *line = S.arena.p + e->line_off, *tail = S.arena.p + e->tail_off;
+        if (!EVP_DigestUpdate(S.ctx, line, e->line_len) ||
+            !EVP_DigestUpdate(S.ctx, tail, e->tail_len) || !EVP_DigestUpdate(S.ctx, "\n", 1))
             return -1;
         if (listing)
-            fprintf(listing, "%.*s\n", (int)len, line);
+            fprintf(listing, "%.*s%.*s\n", (int)e->line_len, line, (int)e->tail_len, tail);
     }
     unsigned int n = 0;
     if (!EVP_DigestFinal_ex(S.ctx, out, &n))
@@ -574,9 +651,106 @@ int abstract_state(int rootfd, const struct abstract_opts *o, unsigned char *out
         return -errno;
     int rc = walk_dir(fd, 0, 1);
     int saved = errno;
+    if (flush_pending() && !rc) {
+        rc = -1;
+        saved = errno;
+    }
     close(fd);
     if (rc)
         return -(saved ? saved : EIO);
     rc = finish_digest(out, listing);
+    return rc < 0 ? -EIO : rc;
+}
+
+/* ---------- entries from memory (a RefFS dump) ---------- */
+
+int abstract_begin(const struct abstract_opts *o)
+{
+    return init_state(o) ? -errno : 0;
+}
+
+int abstract_excluded(const struct abstract_opts *o, const char *name)
+{
+    return list_has(o->exclude, name);
+}
+
+/* Feeds n zero bytes to the entry digest. */
+static int digest_zeros(uint64_t n)
+{
+    static const unsigned char zero[BLOCK];
+    for (; n; n -= n < BLOCK ? n : BLOCK)
+        if (!EVP_DigestUpdate(S.ectx, zero, n < BLOCK ? n : BLOCK))
+            return -1;
+    return 0;
+}
+
+/* The same digest content_hex makes by reading: small files whole, holes as zeros; large
+ * ones per non-zero block. Extents are ascending and block-aligned. */
+static int extents_hex(const struct abs_entry *e, struct buf *b)
+{
+    uint64_t size = (uint64_t)e->st.st_size, pos = 0;
+    if (!EVP_DigestInit_ex(S.ectx, S.md, NULL))
+        return -1;
+    for (size_t i = 0; i < e->next; i++) {
+        const struct abs_extent *x = &e->ext[i];
+        if (x->off >= size || x->off < pos)
+            continue;
+        size_t len = size - x->off < x->len ? (size_t)(size - x->off) : x->len;
+        int rc = size <= SMALL_FILE
+                     ? digest_zeros(x->off - pos) || !EVP_DigestUpdate(S.ectx, x->data, len)
+                     : digest_blocks(x->data, len, x->off);
+        if (rc)
+            return -1;
+        pos = x->off + len;
+    }
+    if (size <= SMALL_FILE && digest_zeros(size - pos))
+        return -1;
+    return finish_hex(b);
+}
+
+static int cmp_xattr(const void *a, const void *b)
+{
+    return strcmp((*(const struct abs_xattr *const *)a)->name,
+                  (*(const struct abs_xattr *const *)b)->name);
+}
+
+static int xattr_array_text(const struct abs_entry *e, struct buf *b)
+{
+    const struct abs_xattr **v = e->nx ? malloc(e->nx * sizeof *v) : NULL;
+    if (e->nx && !v)
+        return -1;
+    for (size_t i = 0; i < e->nx; i++)
+        v[i] = &e->xattrs[i];
+    qsort(v, e->nx, sizeof *v, cmp_xattr);
+    int rc = buf_add(b, "[", 1);
+    for (size_t i = 0; i < e->nx && !rc; i++)
+        rc = xattr_item(b, (int)i, v[i]->name, v[i]->value, v[i]->len);
+    free(v);
+    return rc || buf_add(b, "]", 1) ? -1 : 0;
+}
+
+int abstract_add(const struct abs_entry *e, long nlink_adj)
+{
+    if (snprintf(S.path, sizeof S.path, "%s", e->path) >= (int)sizeof S.path)
+        return -ENAMETOOLONG;
+    struct buf *b = &S.arena;
+    struct entry *en = entry_head(&e->st, nlink_adj);
+    int reg = S_ISREG(e->st.st_mode), lnk = S_ISLNK(e->st.st_mode);
+    int rc = !en;
+    rc = rc || (reg ? extents_hex(e, b) : lnk ? digest_hex(e->target, e->tlen, b)
+                                                : buf_add(b, "-", 1));
+    rc = rc || buf_add(b, " ", 1);
+    rc = rc || ((reg || S_ISDIR(e->st.st_mode)) && !(S.o->ignore & ABS_IGNORE_XATTRS)
+                    ? xattr_array_text(e, b) : buf_add(b, "-", 1));
+    if (rc)
+        return -EIO;
+    en->line_len = b->len - en->line_off;
+    S.nents++;
+    return 0;
+}
+
+int abstract_end(unsigned char *out, FILE *listing)
+{
+    int rc = finish_digest(out, listing);
     return rc < 0 ? -EIO : rc;
 }

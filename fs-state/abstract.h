@@ -3,7 +3,9 @@
 #define METIS_ABSTRACT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #define ABSTRACT_MAX_DIGEST 64
 
@@ -26,5 +28,26 @@ int abstract_parse_ignore(const char *list, unsigned *out, char *err, size_t err
  * (the human-readable form logged with a discrepancy). -errno on failure. */
 int abstract_state(int rootfd, const struct abstract_opts *o, unsigned char *out, FILE *listing);
 int abstract_digest_len(const char *hash);   /* -1 if OpenSSL does not know it */
+
+/* The same digest from entries a file system hands over itself (RefFS's dump) instead of a
+ * walk: abstract_begin, abstract_add for every entry in any order (the caller leaves out
+ * excluded root entries, see abstract_excluded), abstract_end. Each -errno on failure. */
+struct abs_extent { uint64_t off; const void *data; size_t len; };   /* ascending, aligned */
+struct abs_xattr { const char *name; const void *value; size_t len; };
+struct abs_entry {
+    const char *path;               /* "/" for the root, else "/a/b" */
+    struct stat st;                 /* type and mode, nlink, uid, gid, size */
+    const char *target;             /* symlinks */
+    size_t tlen;
+    const struct abs_extent *ext;   /* regular files: data below EOF; holes left out */
+    size_t next;
+    const struct abs_xattr *xattrs; /* regular files and directories, in any order */
+    size_t nx;
+};
+int abstract_begin(const struct abstract_opts *o);
+/* nlink_adj is subtracted from the entry's nlink (the root's excluded directories). */
+int abstract_add(const struct abs_entry *e, long nlink_adj);
+int abstract_end(unsigned char *out, FILE *listing);
+int abstract_excluded(const struct abstract_opts *o, const char *name);
 
 #endif

@@ -3,6 +3,8 @@
 #define METIS_BACKEND_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include "abstract.h"
 #include "config.h"
 
 /*
@@ -28,6 +30,10 @@ struct backend_ops {
     void (*teardown)(struct backend *b);
     /* Bytes held by saved states (for memory reports). */
     uint64_t (*held_bytes)(struct backend *b);
+    /* Optional: the abstract state without walking the mount (between begin and end), as
+     * abstract_state; NULL means the walk. Returns the digest length or -1 (b->err). */
+    int (*read_back)(struct backend *b, const struct abstract_opts *o, unsigned char *out,
+                     FILE *listing);
 };
 
 /* Brings a freshly mounted, empty file system to state id by replaying the operations of the
@@ -48,6 +54,11 @@ struct backend {
     backend_replay_fn replay_fn;   /* set by the engine; needed only where snapshots are not */
     void *replay_ctx;
 };
+
+/* The abstract state of b's tree (mounted: between begin and end) by its own read_back or
+ * by walking b->rootfd; the digest length, or -1 with the message in b->err. */
+int backend_read_back(struct backend *b, const struct abstract_opts *o, unsigned char *out,
+                      FILE *listing);
 
 /* Makes the backend for cfg; nothing is created on disk until setup. */
 struct backend *backend_open(const struct fs_config *cfg, const char *run_id, const char *workdir);

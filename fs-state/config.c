@@ -145,6 +145,8 @@ static void fs_defaults(struct fs_config *fs, const char *name, int line)
     fs->line = line;
     fs->remount = 1;
     fs->op_timeout = 10.0;
+    snprintf(fs->readback, sizeof fs->readback, "auto");
+    fs->readback_check = 64;
 }
 
 /* ----------------------------------------------------------- parse state */
@@ -184,7 +186,7 @@ static const struct field pool_fields[] = {
 };
 enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
-       FSK_ERRNO_EQUIV, FSK_COUNT };
+       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_COUNT };
 static const struct field fs_fields[FSK_COUNT] = {
     FSF(type, FK_SPECIAL, 0, 0, ALL_TYPES),
     FSF(fstype, FK_STR, 0, 0, T(FS_KERNEL) | T(FS_FUSE)),
@@ -199,6 +201,8 @@ static const struct field fs_fields[FSK_COUNT] = {
     FSF(remount, FK_BOOL, 0, 1, ALL_TYPES),
     FSF(op_timeout, FK_DOUBLE, 0.001, 86400, ALL_TYPES),
     FSF(errno_equiv, FK_STR, 0, 0, ALL_TYPES),
+    FSF(readback, FK_STR, 0, 0, T(FS_REFFS)),
+    FSF(readback_check, FK_INT, 0, 1e9, T(FS_REFFS)),
 };
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -799,6 +803,9 @@ static void fs_key(struct parse_state *st, const char *name, const char *value)
         fs->nequiv = 0;
         for_each_item(st, "errno_equiv", value, add_errno_pair, fs);
     }
+    if (f - fs_fields == FSK_READBACK && !st->failed && strcmp(value, "dump") != 0 &&
+        strcmp(value, "vfs") != 0 && strcmp(value, "auto") != 0)
+        fail(st, st->line, "readback: '%s' is not auto, dump or vfs", value);
     if (f - fs_fields == FSK_FSTYPE && !st->failed && !valid_fstype(value))
         fail(st, st->line, "fstype: '%s' is not a file system type name", value);
     if (f - fs_fields == FSK_FSTYPE)

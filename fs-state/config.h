@@ -27,6 +27,9 @@ struct fs_config {
     char exclude[512];          /* comma-separated entries at the root left out of the abstraction */
     char ignore[256];           /* comma-separated attributes left out: dir_nlink, xattrs, mode, ... */
     int remount;                /* 1 (default): unmount/remount around every operation */
+    char readback[8];           /* reffs: "dump" (RefFS hands its tree over), "vfs" (walk the
+                                   mount) or "auto" (default: dump, but vfs for a mutant) */
+    int readback_check;         /* reffs with dump: every Nth read-back also walks the mount; 0 never */
     double op_timeout;          /* seconds one step may take on this fs before it is infrastructure failure */
     char errno_equiv[256];      /* "EEXIST:ENOTEMPTY,...": this fs's errno counts as the reference's */
     int nequiv;

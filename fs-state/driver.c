@@ -88,11 +88,9 @@ static int step_one(int i, void *ctx)
     double t_op = now_seconds();
     op_exec(b->rootfd, j->args, &o->res);
     double t_abs = now_seconds();
-    o->dlen = abstract_state(b->rootfd, &E.abs[i], o->digest, NULL);
+    o->dlen = backend_read_back(b, &E.abs[i], o->digest, NULL);
     double t_end = now_seconds();
     if (o->dlen < 0) {
-        snprintf(b->err, sizeof b->err, "%s: reading back the tree failed: %s", b->cfg->name,
-                 strerror(-o->dlen));
         b->ops->end(b);
         return -1;
     }
@@ -247,9 +245,8 @@ static int initial_one(int i, void *ctx)
     if (b->ops->begin(b) < 0)
         return -1;
     prepopulate_run(b->rootfd, E.plan, E.nplan);
-    o->dlen = abstract_state(b->rootfd, &E.abs[i], o->digest, NULL);
+    o->dlen = backend_read_back(b, &E.abs[i], o->digest, NULL);
     if (o->dlen < 0) {
-        snprintf(b->err, sizeof b->err, "%s: reading back the initial tree failed", b->cfg->name);
         b->ops->end(b);
         return -1;
     }

@@ -158,8 +158,8 @@ static void write_listing(FILE *f, int i)
         fprintf(f, "(cannot mount: %s)\n", b->err);
         return;
     }
-    if (abstract_state(b->rootfd, &e->abs[i], digest, f) < 0)
-        fprintf(f, "(cannot read the tree back)\n");
+    if (backend_read_back(b, &e->abs[i], digest, f) < 0)
+        fprintf(f, "(cannot read the tree back: %s)\n", b->err);
     b->ops->end(b);
 }
 

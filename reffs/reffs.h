@@ -135,6 +135,18 @@ int reffs_pickle(struct reffs *fs, int all, uint64_t key, int fd);
 int reffs_load(struct reffs *fs, int fd, int restore, const struct reffs_inval *inval,
                uint64_t *first_key);
 
+/* Tree dump: the whole live tree in one buffer (malloc'd, *buf to free), for a reader that
+ * digests RefFS's state without walking the mount. Host byte order, as it never leaves the
+ * machine: "RFSDUMP1", u64 entry count, then per entry in pre-order from the root ("/"):
+ *   bytes path ("/a/b"), u32 mode, u32 nlink, u32 uid, u32 gid, u64 size,
+ *   bytes symlink target (empty otherwise),
+ *   u32 n, n x (bytes name, bytes value)          xattrs in creation order,
+ *   u32 n, n x (u64 offset, bytes data)           data blocks below EOF, ascending; holes absent
+ * where "bytes" is a u32 length and that many bytes. */
+#define REFFS_DUMP_MAGIC "RFSDUMP1"
+#define REFFS_DUMP_PATH_MAX 4096
+int reffs_dump(struct reffs *fs, void **buf, size_t *len);
+
 /* Planted mutations (see reffs/lib/mutation.h): the i-th mutation's name, and in *rule (if
  * rule is non-NULL) the rule it breaks; NULL past the end. reffs_create fails with errno
  * EINVAL for an unknown limits->mutation, and with ENOTSUP for a known one in a library

@@ -14,7 +14,8 @@ struct reffs_ioc_key {
 };
 
 struct reffs_ioc_file {
-    uint64_t key;                  /* pickle: the snapshot; load: out, first key loaded */
+    uint64_t key;                  /* pickle: the snapshot; load: out, first key loaded;
+                                      dump: out, the dump's length in bytes */
     uint32_t flags;                /* REFFS_IOC_ALL (pickle), REFFS_IOC_RESTORE_AFTER (load) */
     uint32_t reserved;
     char path[REFFS_IOC_PATH_MAX]; /* absolute path of the pickle file, NUL-terminated */
@@ -33,5 +34,8 @@ struct reffs_ioc_stats {
 #define REFFS_IOC_PICKLE   _IOW('R', 4, struct reffs_ioc_file)
 #define REFFS_IOC_LOAD     _IOWR('R', 5, struct reffs_ioc_file)
 #define REFFS_IOC_STATS    _IOR('R', 6, struct reffs_ioc_stats)
+/* Writes the live tree (reffs_dump's format, reffs.h) to the start of path; the file is
+ * created if need be and cut to the dump's length. */
+#define REFFS_IOC_DUMP     _IOWR('R', 7, struct reffs_ioc_file)
 
 #endif

@@ -171,10 +171,8 @@ static int read_state(struct session *s, int i)
 {
     struct backend *b = s->be[i];
     struct trace_outcome *o = &s->out[i];
-    o->dlen = abstract_state(b->rootfd, &s->abs[i], o->digest, NULL);
+    o->dlen = backend_read_back(b, &s->abs[i], o->digest, NULL);
     if (o->dlen < 0) {
-        snprintf(b->err, sizeof b->err, "fs %s: reading back the tree failed: %s", b->cfg->name,
-                 strerror(-o->dlen));
         b->ops->end(b);
         return -1;
     }

@@ -6,7 +6,9 @@ BIN=${METIS_BIN:-$ROOT/bin}
 cd "$ROOT"
 [ -x "$BIN/reffs" ] || make --no-print-directory "$BIN/reffs" >/dev/null
 mkdir -p build/bench
-${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -Ireffs -o build/bench/reffs_readback tests/bench/reffs_readback.c
+[ -f lib/metis/libmetis.a ] || make --no-print-directory lib/metis/libmetis.a >/dev/null
+${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -Ireffs -Ifs-state -o build/bench/reffs_readback \
+  tests/bench/reffs_readback.c lib/metis/libmetis.a -lcrypto -lpthread
 
 WORK=$(mktemp -d /tmp/reffs-bench.$$.XXXXXX)
 MNT=$WORK/reffs TMPFS=$WORK/tmpfs

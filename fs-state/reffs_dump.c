@@ -1,0 +1,206 @@
+/* RefFS tree dumps: parses reffs_dump's format (reffs/reffs.h) and feeds each entry to the abstraction. */
+#include "reffs_dump.h"
+#include "reffs.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cursor {
+    const unsigned char *p, *end;
+    int bad;
+};
+
+static const void *take(struct cursor *c, size_t n)
+{
+    if (c->bad || (size_t)(c->end - c->p) < n) {
+        c->bad = 1;
+        return NULL;
+    }
+    const void *r = c->p;
+    c->p += n;
+    return r;
+}
+
+static uint32_t get32(struct cursor *c)
+{
+    uint32_t v = 0;
+    const void *p = take(c, sizeof v);
+    if (p)
+        memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static uint64_t get64(struct cursor *c)
+{
+    uint64_t v = 0;
+    const void *p = take(c, sizeof v);
+    if (p)
+        memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static const char *get_bytes(struct cursor *c, size_t *len)
+{
+    *len = get32(c);
+    return take(c, *len);
+}
+
+/* Growable arrays reused from one dump to the next (the engine reads back once per step). */
+static __thread struct {
+    struct abs_xattr *x;
+    size_t xcap;
+    struct abs_extent *ext;
+    size_t extcap;
+    char **names;               /* NUL-terminated copies: the dump's strings are not */
+    size_t ncap;
+    char path[REFFS_DUMP_PATH_MAX + 1], target[REFFS_DUMP_PATH_MAX + 1];
+} T;
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    char *nv = realloc(*v, n * elem);
+    if (!nv)
+        return -1;
+    memset(nv + *cap * elem, 0, (n - *cap) * elem);   /* T.names' slots must start NULL */
+    *v = nv;
+    *cap = n;
+    return 0;
+}
+
+static int copy_str(char *dst, size_t cap, const char *src, size_t len)
+{
+    if (!src || len >= cap)
+        return -1;
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+    return 0;
+}
+
+static int read_xattrs(struct cursor *c, struct abs_entry *e)
+{
+    size_t n = get32(c);
+    if (c->bad || n > (size_t)(c->end - c->p) || grow((void **)&T.x, &T.xcap, n, sizeof *T.x) ||
+        grow((void **)&T.names, &T.ncap, n, sizeof *T.names))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t nlen, vlen;
+        const char *name = get_bytes(c, &nlen);
+        const char *value = get_bytes(c, &vlen);
+        char *copy = name ? realloc(T.names[i], nlen + 1) : NULL;
+        if (!copy)
+            return -1;
+        T.names[i] = copy;
+        copy_str(copy, nlen + 1, name, nlen);
+        T.x[i] = (struct abs_xattr){ copy, value, vlen };
+    }
+    e->xattrs = T.x;
+    e->nx = n;
+    return 0;
+}
+
+static int read_blocks(struct cursor *c, struct abs_entry *e)
+{
+    size_t n = get32(c);
+    if (c->bad || n > (size_t)(c->end - c->p) ||
+        grow((void **)&T.ext, &T.extcap, n, sizeof *T.ext))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = get64(c);
+        size_t len;
+        const char *data = get_bytes(c, &len);
+        if (!data)
+            return -1;
+        T.ext[i] = (struct abs_extent){ off, data, len };
+    }
+    e->ext = T.ext;
+    e->next = n;
+    return 0;
+}
+
+/* One entry into e (its strings in T); -1 if the dump is malformed. */
+static int read_entry(struct cursor *c, struct abs_entry *e)
+{
+    size_t plen, tlen;
+    const char *path = get_bytes(c, &plen);
+    memset(e, 0, sizeof *e);
+    e->st.st_mode = get32(c);
+    e->st.st_nlink = get32(c);
+    e->st.st_uid = get32(c);
+    e->st.st_gid = get32(c);
+    e->st.st_size = (off_t)get64(c);
+    const char *target = get_bytes(c, &tlen);
+    if (c->bad || copy_str(T.path, sizeof T.path, path, plen) || T.path[0] != '/' ||
+        copy_str(T.target, sizeof T.target, target ? target : "", tlen))
+        return -1;
+    e->path = T.path;
+    e->target = T.target;
+    e->tlen = tlen;
+    return read_xattrs(c, e) || read_blocks(c, e) || c->bad ? -1 : 0;
+}
+
+/* The excluded root entry path falls under, if any: "/x" and "/x/..." for an excluded x. */
+static int under_excluded(const char *path, const struct abstract_opts *o, int *is_top)
+{
+    char top[256 + 1];
+    size_t n = strcspn(path + 1, "/");
+    *is_top = path[1 + n] == '\0';
+    if (n == 0 || n >= sizeof top)
+        return 0;
+    memcpy(top, path + 1, n);
+    top[n] = '\0';
+    return abstract_excluded(o, top);
+}
+
+/* Excluded directories at the root still count in the root's nlink on a walk's file system,
+ * so the walk subtracts them (abstract_state); counting them takes a first pass. */
+static int count_excluded_dirs(struct cursor c, uint64_t count, const struct abstract_opts *o,
+                               long *out)
+{
+    struct abs_entry e;
+    int is_top;
+    *out = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        if (read_entry(&c, &e))
+            return -EBADMSG;
+        if (under_excluded(e.path, o, &is_top) && is_top && S_ISDIR(e.st.st_mode))
+            (*out)++;
+    }
+    return 0;
+}
+
+static int add_all(struct cursor c, uint64_t count, const struct abstract_opts *o)
+{
+    struct abs_entry e;
+    long excluded_dirs;
+    int is_top, rc = count_excluded_dirs(c, count, o, &excluded_dirs);
+    for (uint64_t i = 0; i < count && rc == 0; i++) {
+        if (read_entry(&c, &e))
+            return -EBADMSG;
+        int root = strcmp(e.path, "/") == 0;
+        if (!root && under_excluded(e.path, o, &is_top))
+            continue;
+        rc = abstract_add(&e, root ? excluded_dirs : 0);
+    }
+    return rc;
+}
+
+int reffs_dump_digest(const void *buf, size_t len, const struct abstract_opts *o,
+                      unsigned char *out, FILE *listing)
+{
+    struct cursor c = { buf, (const unsigned char *)buf + len, 0 };
+    const void *magic = take(&c, 8);
+    uint64_t count = get64(&c);
+    if (!magic || memcmp(magic, REFFS_DUMP_MAGIC, 8) != 0 || c.bad || count == 0)
+        return -EBADMSG;
+    int rc = abstract_begin(o);
+    if (rc == 0)
+        rc = add_all(c, count, o);
+    return rc < 0 ? rc : abstract_end(out, listing);
+}

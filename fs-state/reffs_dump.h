@@ -1,0 +1,15 @@
+/* RefFS tree dumps (REFFS_IOC_DUMP) digested into the abstract state, without a walk of the mount. */
+#ifndef METIS_REFFS_DUMP_H
+#define METIS_REFFS_DUMP_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "abstract.h"
+
+/* The digest abstract_state would compute on the mounted tree the dump describes (exclusions
+ * and ignores of o applied), its length returned; listing as there. -EBADMSG for a dump
+ * that is cut short or malformed, other -errno on failure. */
+int reffs_dump_digest(const void *buf, size_t len, const struct abstract_opts *o,
+                      unsigned char *out, FILE *listing);
+
+#endif
