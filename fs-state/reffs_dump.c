@@ -23,23 +23,18 @@ static const void *take(struct cursor *c, size_t n)
     return r;
 }
 
-static uint32_t get32(struct cursor *c)
+/* Little-endian, as RefFS writes it; zeros once the dump is cut short. */
+static uint64_t get_le(struct cursor *c, int bytes)
 {
-    uint32_t v = 0;
-    const void *p = take(c, sizeof v);
-    if (p)
-        memcpy(&v, p, sizeof v);
+    const unsigned char *p = take(c, (size_t)bytes);
+    uint64_t v = 0;
+    for (int i = 0; p && i < bytes; i++)
+        v |= (uint64_t)p[i] << (8 * i);
     return v;
 }
 
-static uint64_t get64(struct cursor *c)
-{
-    uint64_t v = 0;
-    const void *p = take(c, sizeof v);
-    if (p)
-        memcpy(&v, p, sizeof v);
-    return v;
-}
+static uint32_t get32(struct cursor *c) { return (uint32_t)get_le(c, 4); }
+static uint64_t get64(struct cursor *c) { return get_le(c, 8); }
 
 static const char *get_bytes(struct cursor *c, size_t *len)
 {

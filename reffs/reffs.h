@@ -136,13 +136,14 @@ int reffs_load(struct reffs *fs, int fd, int restore, const struct reffs_inval *
                uint64_t *first_key);
 
 /* Tree dump: the whole live tree in one buffer (malloc'd, *buf to free), for a reader that
- * digests RefFS's state without walking the mount. Host byte order, as it never leaves the
- * machine: "RFSDUMP1", u64 entry count, then per entry in pre-order from the root ("/"):
+ * digests RefFS's state without walking the mount. Little-endian, as pickles:
+ * "RFSDUMP1", u64 entry count, then per entry in pre-order from the root ("/"):
  *   bytes path ("/a/b"), u32 mode, u32 nlink, u32 uid, u32 gid, u64 size,
  *   bytes symlink target (empty otherwise),
  *   u32 n, n x (bytes name, bytes value)          xattrs in creation order,
  *   u32 n, n x (u64 offset, bytes data)           data blocks below EOF, ascending; holes absent
- * where "bytes" is a u32 length and that many bytes. */
+ * where "bytes" is a u32 length and that many bytes. -ENAMETOOLONG for a path of
+ * REFFS_DUMP_PATH_MAX bytes or more. */
 #define REFFS_DUMP_MAGIC "RFSDUMP1"
 #define REFFS_DUMP_PATH_MAX 4096
 int reffs_dump(struct reffs *fs, void **buf, size_t *len);
