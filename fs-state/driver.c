@@ -306,6 +306,17 @@ static void hook_replay(void)
     }
 }
 
+/* A RefFS worker is pinned to one CPU with its daemon (backend_reffs.c); handing it each step
+ * from that CPU too saves two cross-CPU wake-ups per step (reffs-only: 3,990 ops/s with
+ * everything on one CPU against 2,780; ref-vs-ext4 unchanged, 424 against 423 ops/s, medians
+ * of 3). A kernel fs's worker stays free to run on the other CPUs. */
+static void join_reffs_cpu(void)
+{
+    for (int i = 0; i < E.nfs; i++)
+        if (E.cfg.fs[i].type == FS_REFFS && fsset_join_cpu(i))
+            return;
+}
+
 void metis_start(void)
 {
     install_signals();
@@ -318,6 +329,7 @@ void metis_start(void)
     if (fsset_start(E.nfs) < 0)
         engine_infra_failure("cannot start the file-system worker threads");
     run_on_all(setup_one, NULL, "setup");
+    join_reffs_cpu();
     equalize_free_space();
     run_on_all(initial_one, NULL, "initial state");
     path_push(0, 0, NULL);

@@ -2,6 +2,7 @@
 #include "fsset.h"
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -94,6 +95,15 @@ int fsset_run(fsset_job job, void *ctx, double timeout, int *late)
     }
     pthread_mutex_unlock(&mu);
     return out;
+}
+
+int fsset_join_cpu(int i)
+{
+    cpu_set_t set;
+    if (i < 0 || i >= nworkers ||
+        pthread_getaffinity_np(workers[i], sizeof set, &set) != 0 || CPU_COUNT(&set) != 1)
+        return 0;
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
 void fsset_stop(void)

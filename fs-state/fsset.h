@@ -10,5 +10,8 @@ int fsset_start(int n);
  * index + 1 otherwise, or -1 when the time limit passed (*late is set to a slow index). */
 int fsset_run(fsset_job job, void *ctx, double timeout, int *late);
 void fsset_stop(void);
+/* Moves the calling thread onto worker i's CPU if that worker is pinned to exactly one;
+ * returns 1 if it did. */
+int fsset_join_cpu(int i);
 
 #endif
