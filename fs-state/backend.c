@@ -78,19 +78,22 @@ static const struct backend_ops *ops_for(enum fs_type t)
     return NULL;
 }
 
-/* Mount points live in <base>/metis-<run_id>/mnt-<fs>; images in /dev/shm/metis-<run_id>/<fs>.img.
- * Both name the run in a path component of their own, so a sweep can never match another run. */
-int backend_read_back(struct backend *b, const struct abstract_opts *o, unsigned char *out,
-                      FILE *listing)
+int bk_walk(struct backend *b, const struct abstract_opts *o, unsigned char *out, FILE *listing)
 {
-    if (b->ops->read_back)
-        return b->ops->read_back(b, o, out, listing);
     int n = abstract_state(b->rootfd, o, out, listing);
     if (n < 0)
         return bk_err(b, "read-back", "walking the tree failed: %s", strerror(-n));
     return n;
 }
 
+int backend_read_back(struct backend *b, const struct abstract_opts *o, unsigned char *out,
+                      FILE *listing)
+{
+    return b->ops->read_back ? b->ops->read_back(b, o, out, listing) : bk_walk(b, o, out, listing);
+}
+
+/* Mount points live in <base>/metis-<run_id>/mnt-<fs>; images in /dev/shm/metis-<run_id>/<fs>.img.
+ * Both name the run in a path component of their own, so a sweep can never match another run. */
 struct backend *backend_open(const struct fs_config *cfg, const char *run_id, const char *workdir)
 {
     char base[PATH_MAX] = "/tmp";

@@ -66,6 +66,8 @@ void bk_stop_pid(pid_t pid, double timeout);
 int bk_subst(const struct backend *b, const char *tmpl, char *out, size_t outlen);
 /* The directory of the running binary's sibling tools: $METIS_BIN, else dirname(/proc/self/exe). */
 void bk_bin_dir(char *out, size_t outlen);
+/* abstract_state of b->rootfd, a failure put in b->err: the digest length or -1. */
+int bk_walk(struct backend *b, const struct abstract_opts *o, unsigned char *out, FILE *listing);
 /* A setup step failed: tears down what setup made, keeping the step's message; returns -1. */
 int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *));
 double bk_now(void);

@@ -190,8 +190,7 @@ static int parse_mount_opts(struct backend *b, struct kpriv *p)
  * it gave a median of 378 ops/s against 412 without it. */
 static int k_mount(struct backend *b, struct kpriv *p, const char *step)
 {
-    int rc = mount(p->loopdev, b->mnt, b->cfg->fstype, p->mflags, p->mdata[0] ? p->mdata : NULL);
-    if (rc < 0)
+    if (mount(p->loopdev, b->mnt, b->cfg->fstype, p->mflags, p->mdata[0] ? p->mdata : NULL) < 0)
         return bk_err(b, step, "mount %s (%s) on %s with options '%s': %s%s", p->loopdev,
                       b->cfg->fstype, b->mnt, b->cfg->mount_opts, strerror(errno),
                       errno == EINVAL ? " (bad mount_opts? see dmesg)"

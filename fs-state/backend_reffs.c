@@ -343,7 +343,7 @@ static char *listing_of(struct backend *b, const struct abstract_opts *o, int wa
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return NULL;
-    int rc = walk ? abstract_state(b->rootfd, o, d, f) : dump_digest(b, o, d, f);
+    int rc = walk ? bk_walk(b, o, d, f) : dump_digest(b, o, d, f);
     fclose(f);
     if (rc < 0) {
         free(text);
@@ -358,9 +358,9 @@ static int cross_check(struct backend *b, const struct abstract_opts *o, const u
                        int n)
 {
     unsigned char w[ABSTRACT_MAX_DIGEST];
-    int wn = abstract_state(b->rootfd, o, w, NULL);
+    int wn = bk_walk(b, o, w, NULL);
     if (wn < 0)
-        return bk_err(b, "read-back", "walking the tree failed: %s", strerror(-wn));
+        return -1;
     if (wn == n && memcmp(w, d, (size_t)n) == 0)
         return n;
     char *dumped = listing_of(b, o, 0), *walked = listing_of(b, o, 1), diff[600];
@@ -380,10 +380,8 @@ static int r_read_back(struct backend *b, const struct abstract_opts *o, unsigne
     struct rpriv *p = b->priv;
     if (!p || p->ctlfd < 0)
         return bk_err(b, "read-back", "not set up");
-    if (!uses_dump(b)) {
-        int n = abstract_state(b->rootfd, o, out, listing);
-        return n < 0 ? bk_err(b, "read-back", "walking the tree failed: %s", strerror(-n)) : n;
-    }
+    if (!uses_dump(b))
+        return bk_walk(b, o, out, listing);
     int n = dump_digest(b, o, out, listing);
     int every = b->cfg->readback_check;
     if (n >= 0 && (listing || (every > 0 && ++p->reads % (uint64_t)every == 0)))

@@ -308,7 +308,7 @@ static void hook_replay(void)
 
 /* A RefFS worker is pinned to one CPU with its daemon (backend_reffs.c). With no other file
  * system, handing it each step from that CPU too saves two cross-CPU wake-ups per step
- * (reffs-only 3,800-3,950 ops/s against 2,750-2,800). With others the main thread stays free:
+ * (reffs-only 3,690-3,950 ops/s against 2,750-2,800). With others the main thread stays free:
  * ref-vs-ext4 gained nothing (424 against 423 ops/s, medians of 3), and VTs of a swarm that
  * pinned their RefFS to the same CPU would crowd it further. */
 static void join_reffs_cpu(void)

@@ -42,15 +42,24 @@ static const char *get_bytes(struct cursor *c, size_t *len)
     return take(c, *len);
 }
 
+/* A string of the dump: its bytes end in their only NUL. */
+static const char *get_str(struct cursor *c)
+{
+    size_t len;
+    const char *s = get_bytes(c, &len);
+    if (!s || len == 0 || memchr(s, '\0', len) != s + len - 1) {
+        c->bad = 1;
+        return NULL;
+    }
+    return s;
+}
+
 /* Growable arrays reused from one dump to the next (the engine reads back once per step). */
 static __thread struct {
     struct abs_xattr *x;
     size_t xcap;
     struct abs_extent *ext;
     size_t extcap;
-    char **names;               /* NUL-terminated copies: the dump's strings are not */
-    size_t ncap;
-    char path[REFFS_DUMP_PATH_MAX + 1], target[REFFS_DUMP_PATH_MAX + 1];
 } T;
 
 static int grow(void **v, size_t *cap, size_t need, size_t elem)
@@ -60,40 +69,26 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
     size_t n = *cap ? *cap : 16;
     while (n < need)
         n *= 2;
-    char *nv = realloc(*v, n * elem);
+    void *nv = realloc(*v, n * elem);
     if (!nv)
         return -1;
-    memset(nv + *cap * elem, 0, (n - *cap) * elem);   /* T.names' slots must start NULL */
     *v = nv;
     *cap = n;
-    return 0;
-}
-
-static int copy_str(char *dst, size_t cap, const char *src, size_t len)
-{
-    if (!src || len >= cap)
-        return -1;
-    memcpy(dst, src, len);
-    dst[len] = '\0';
     return 0;
 }
 
 static int read_xattrs(struct cursor *c, struct abs_entry *e)
 {
     size_t n = get32(c);
-    if (c->bad || n > (size_t)(c->end - c->p) || grow((void **)&T.x, &T.xcap, n, sizeof *T.x) ||
-        grow((void **)&T.names, &T.ncap, n, sizeof *T.names))
+    if (c->bad || n > (size_t)(c->end - c->p) || grow((void **)&T.x, &T.xcap, n, sizeof *T.x))
         return -1;
     for (size_t i = 0; i < n; i++) {
-        size_t nlen, vlen;
-        const char *name = get_bytes(c, &nlen);
+        size_t vlen;
+        const char *name = get_str(c);
         const char *value = get_bytes(c, &vlen);
-        char *copy = name ? realloc(T.names[i], nlen + 1) : NULL;
-        if (!copy)
+        if (c->bad)
             return -1;
-        T.names[i] = copy;
-        copy_str(copy, nlen + 1, name, nlen);
-        T.x[i] = (struct abs_xattr){ copy, value, vlen };
+        T.x[i] = (struct abs_xattr){ name, value, vlen };
     }
     e->xattrs = T.x;
     e->nx = n;
@@ -119,24 +114,19 @@ static int read_blocks(struct cursor *c, struct abs_entry *e)
     return 0;
 }
 
-/* One entry into e (its strings in T); -1 if the dump is malformed. */
+/* One entry into e, pointing into the dump; -1 if the dump is malformed. */
 static int read_entry(struct cursor *c, struct abs_entry *e)
 {
-    size_t plen, tlen;
-    const char *path = get_bytes(c, &plen);
     memset(e, 0, sizeof *e);
+    e->path = get_str(c);
     e->st.st_mode = get32(c);
     e->st.st_nlink = get32(c);
     e->st.st_uid = get32(c);
     e->st.st_gid = get32(c);
     e->st.st_size = (off_t)get64(c);
-    const char *target = get_bytes(c, &tlen);
-    if (c->bad || copy_str(T.path, sizeof T.path, path, plen) || T.path[0] != '/' ||
-        copy_str(T.target, sizeof T.target, target ? target : "", tlen))
+    e->target = get_bytes(c, &e->tlen);
+    if (c->bad || e->path[0] != '/')
         return -1;
-    e->path = T.path;
-    e->target = T.target;
-    e->tlen = tlen;
     return read_xattrs(c, e) || read_blocks(c, e) || c->bad ? -1 : 0;
 }
 

@@ -625,8 +625,7 @@ static int ioc_dump(struct daemon *d, struct reffs_ioc_file *f)
         else
             done += (size_t)n;
     }
-    struct stat st;
-    if (ret == 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size != len && ftruncate(fd, (off_t)len) < 0)
+    if (ret == 0 && ftruncate(fd, (off_t)len) < 0)
         ret = -errno;
     if (fd >= 0)
         close(fd);

@@ -138,11 +138,12 @@ int reffs_load(struct reffs *fs, int fd, int restore, const struct reffs_inval *
 /* Tree dump: the whole live tree in one buffer (malloc'd, *buf to free), for a reader that
  * digests RefFS's state without walking the mount. Little-endian, as pickles:
  * "RFSDUMP1", u64 entry count, then per entry in pre-order from the root ("/"):
- *   bytes path ("/a/b"), u32 mode, u32 nlink, u32 uid, u32 gid, u64 size,
+ *   string path ("/a/b"), u32 mode, u32 nlink, u32 uid, u32 gid, u64 size,
  *   bytes symlink target (empty otherwise),
- *   u32 n, n x (bytes name, bytes value)          xattrs in creation order,
+ *   u32 n, n x (string name, bytes value)         xattrs in creation order,
  *   u32 n, n x (u64 offset, bytes data)           data blocks below EOF, ascending; holes absent
- * where "bytes" is a u32 length and that many bytes. -ENAMETOOLONG for a path of
+ * where "bytes" is a u32 length and that many bytes, and a "string" is bytes whose last
+ * (and only) NUL ends them, so a reader can use them in place. -ENAMETOOLONG for a path of
  * REFFS_DUMP_PATH_MAX bytes or more. */
 #define REFFS_DUMP_MAGIC "RFSDUMP1"
 #define REFFS_DUMP_PATH_MAX 4096

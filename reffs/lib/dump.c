@@ -14,7 +14,7 @@ static void put_xattrs(struct pbuf *o, const struct rxattrs *x)
     size_t n = x ? x->n : 0;
     pb_u32(o, (uint32_t)n);
     for (size_t i = 0; i < n; i++) {
-        put_bytes(o, x->v[i].name, strlen(x->v[i].name));
+        put_bytes(o, x->v[i].name, strlen(x->v[i].name) + 1);
         put_bytes(o, x->v[i].value, x->v[i].size);
     }
 }
@@ -37,7 +37,7 @@ static void put_blocks(struct pbuf *o, const struct rinode *ip)
 
 static void put_inode(struct pbuf *o, const char *path, size_t plen, const struct rinode *ip)
 {
-    put_bytes(o, path, plen);
+    put_bytes(o, path, plen + 1);
     pb_u32(o, (uint32_t)ip->mode);
     pb_u32(o, (uint32_t)ip->nlink);
     pb_u32(o, (uint32_t)ip->uid);
