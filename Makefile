@@ -24,7 +24,7 @@ endif
 export METIS_BIN := $(abspath $(BIN))
 export SANITIZE
 
-.PHONY: all deps run check unit integration bench install clean mutations
+.PHONY: all deps run check check-symbols unit integration bench install clean mutations
 all:
 
 # Every object lands in $(BUILD), mirroring the source tree.
@@ -46,7 +46,7 @@ run: deps
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit integration
+	@$(MAKE) --no-print-directory check-symbols unit integration
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/metis $(DESTDIR)$(PREFIX)/share/metis

@@ -5,13 +5,23 @@ REFFS_MUT_OBJ  := $(REFFS_LIB_SRC:%.c=$(BUILD)/mutant/%.o)
 LIBREFFS       := $(BUILD)/libreffs.a
 LIBREFFS_MUT   := $(BUILD)/libreffs-mutant.a
 
-$(LIBREFFS): $(REFFS_LIB_OBJ)
+OBJCOPY        ?= objcopy
+
+# Each archive holds one relocatable object: only within it can the hidden internal symbols
+# (see lib/internal.h) be made local, so a program linking RefFS sees nothing but reffs_ names.
+define reffs_archive
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	$(LD) -r -o $(basename $@).o $^
+	$(OBJCOPY) --localize-hidden $(basename $@).o
+	rm -f $@
+	$(AR) rcs $@ $(basename $@).o
+endef
+
+$(LIBREFFS): $(REFFS_LIB_OBJ)
+	$(reffs_archive)
 
 $(LIBREFFS_MUT): $(REFFS_MUT_OBJ)
-	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	$(reffs_archive)
 
 $(BUILD)/mutant/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -30,3 +40,7 @@ $(BIN)/reffsctl: $(BUILD)/reffs/reffsctl.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 all: $(BIN)/reffs $(BIN)/reffs-mutant $(BIN)/reffsctl
+
+# Fails when either archive defines a global outside the reffs_ namespace (part of make check).
+check-symbols: $(LIBREFFS) $(LIBREFFS_MUT)
+	@scripts/check-symbols.sh $^

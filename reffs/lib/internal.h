@@ -12,6 +12,9 @@
 #include "reffs.h"
 #include "mutation.h"
 
+/* Hidden, so the archive build can make these local: only reffs_ names may leave libreffs.a. */
+#pragma GCC visibility push(hidden)
+
 #define REFFS_NAME_MAX        255
 #define REFFS_LINK_MAX        65000          /* ext4's EXT4_LINK_MAX */
 #define REFFS_SYMLINK_MAX     4095           /* PATH_MAX minus the NUL */
@@ -174,5 +177,7 @@ void state_clone(const struct rstate *src, struct rstate *dst);
 void state_drop(struct rstate *st);
 void state_install(struct reffs *fs, struct rstate *nst, const struct reffs_inval *inval);
 void snap_put_in_pool(struct reffs *fs, uint64_t key, struct rstate *st);
+
+#pragma GCC visibility pop
 
 #endif

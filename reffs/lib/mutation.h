@@ -68,10 +68,13 @@ extern __thread int reffs_active_mutation;
 /* MUT_NONE for NULL or "", -1 for an unknown name. */
 int reffs_mutation_by_name(const char *name);
 
-/* Helpers of mutation sites that live in one file and are called from another. */
+/* Helpers of mutation sites that live in one file and are called from another; hidden like
+ * internal.h's, since they are library-private. */
 struct reffs;
 struct rinode;
+#pragma GCC visibility push(hidden)
 /* MUT_EXTEND_TRUNC_GARBAGE: fills the bytes an extending truncate to len exposes in the last block. */
 void mut_soil_extend(struct reffs *fs, struct rinode *ip, long long len);
+#pragma GCC visibility pop
 
 #endif

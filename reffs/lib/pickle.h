@@ -10,7 +10,10 @@
 #define PICKLE_RAW_MAX    (1ULL << 36)       /* refuse bodies larger than 64 GiB */
 #define PICKLE_ZSTD_LEVEL 3
 
+/* Hidden, so the archive build can make it local: only reffs_ names may leave libreffs.a. */
+#pragma GCC visibility push(hidden)
 /* SHA-256 of a and b concatenated (b may be empty). */
 void pickle_sum(const void *a, size_t na, const void *b, size_t nb, unsigned char out[PICKLE_SUM_LEN]);
+#pragma GCC visibility pop
 
 #endif

@@ -5,6 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Hidden, so the archive build can make these local: only reffs_ names may leave libreffs.a. */
+#pragma GCC visibility push(hidden)
+
 struct pbuf {
     unsigned char *p;
     size_t n, cap;
@@ -27,5 +30,7 @@ uint16_t pc_u16(struct pcur *c);
 uint32_t pc_u32(struct pcur *c);
 uint64_t pc_u64(struct pcur *c);
 size_t pc_left(const struct pcur *c);
+
+#pragma GCC visibility pop
 
 #endif
