@@ -24,7 +24,7 @@ endif
 export METIS_BIN := $(abspath $(BIN))
 export SANITIZE
 
-.PHONY: all deps run check check-symbols unit integration bench install clean mutations
+.PHONY: all deps run check check-symbols check-cycles unit integration bench install clean mutations
 all:
 
 # Every object lands in $(BUILD), mirroring the source tree.
@@ -46,13 +46,17 @@ run: deps
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory check-symbols unit integration
+	@$(MAKE) --no-print-directory check-symbols check-cycles unit integration
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/metis $(DESTDIR)$(PREFIX)/share/metis
 	install -m 755 $(wildcard $(BIN)/*) $(DESTDIR)$(PREFIX)/bin/
 	cp -r $(LIBDIR)/. $(DESTDIR)$(PREFIX)/lib/metis/
 	cp -r configs $(DESTDIR)$(PREFIX)/share/metis/
+
+# No two object files may call each other in a circle (scripts/check-cycles.py).
+check-cycles: all
+	@scripts/check-cycles.py $(BUILD)/fs-state $(BUILD)/replayer $(BUILD)/reffs
 
 clean:
 	rm -rf build bin lib

@@ -15,18 +15,13 @@
 #include <openssl/evp.h>
 #include "abstract.h"
 #include "config.h"
-#include "reach.h"
+#include "errnos.h"
+#include "opnames.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * KiB)
 
 /* ------------------------------------------------------------------ tables */
-
-static const char *const op_names[OP_COUNT] = {
-#define CFG_OP_NAME(n) #n,
-    METIS_OPS(CFG_OP_NAME)
-#undef CFG_OP_NAME
-};
 
 static const char *const arg_names[ARG_NKINDS] = {
     "write_size", "write_offset", "trunc_size", "falloc_offset", "falloc_len", "xattr_size",
@@ -38,7 +33,6 @@ static const int arg_default_parts[ARG_NKINDS] = { 14, 14, 15, 14, 14, 9 };
 static const int arg_max_parts[ARG_NKINDS] = { 32, 63, 63, 63, 63, 17 };
 
 static const char *const part_mode_names[] = { "range", "boundary", "boundary_pm1" };
-static const char *const fs_type_names[] = { "kernel", "reffs", "fuse" };
 static const char *const bitmap_names[BM_NKINDS] = { "open_flags", "mode" };
 
 struct bit_def {
@@ -67,16 +61,6 @@ static const struct {
     { mode_bits, sizeof mode_bits / sizeof mode_bits[0] },
 };
 
-/* Smallest devices the tools make here (measured: mkfs.ext3 adds a journal from 2 MiB,
- * mkfs.btrfs needs -M below 109 MiB, mkfs.f2fs fails below 52 MiB). */
-static const struct {
-    const char *fstype;
-    uint64_t min;
-} fs_minimum[] = {
-    { "ext2", 256 * KiB }, { "ext3", 2 * MiB }, { "ext4", 256 * KiB },
-    { "xfs", 16 * MiB },   { "btrfs", 16 * MiB }, { "f2fs", 52 * MiB },
-};
-#define BTRFS_UNMIXED_MIN (109 * MiB)
 #define REFFS_DEFAULT_SIZE (256 * KiB)
 
 const char *arg_kind_name(enum arg_kind k)
@@ -504,7 +488,7 @@ static void pool_key(struct parse_state *st, const char *name, const char *value
 
 static void ops_key(struct parse_state *st, const char *name, const char *value)
 {
-    int op = name_index(op_names, OP_COUNT, name);
+    int op = op_lookup(name);
     if (op < 0) {
         fail(st, st->line, "[ops]: unknown operation '%s'", name);
         return;
@@ -708,9 +692,9 @@ static void bits_key(struct parse_state *st, const char *name, const char *value
 
 static void fs_type_key(struct parse_state *st, struct fs_config *fs, const char *value)
 {
-    int t = name_index(fs_type_names, 3, value);
+    int t = fs_type_by_name(value);
     if (t < 0)
-        fail(st, st->line, "type: '%s' is not kernel, reffs or fuse", value);
+        fail(st, st->line, "type: '%s' is not %s", value, fs_type_list());
     else
         fs->type = t;
 }
@@ -970,8 +954,10 @@ static void finish_fs(struct parse_state *st, int i)
         fail(st, fs->line, "[fs %s]: a fuse file system needs mount_cmd", fs->name);
     if (fs->type == FS_REFFS && !lines[FSK_SIZE])
         fs->size = REFFS_DEFAULT_SIZE;
-    if (fs->type == FS_KERNEL && !lines[FSK_EXCLUDE])
-        snprintf(fs->exclude, sizeof fs->exclude, "lost+found");
+    /* The format makes these entries itself, whichever driver (kernel or FUSE) mounts it. */
+    const struct fs_format *fmt = fs->fstype[0] ? fs_format_of(fs->fstype) : NULL;
+    if (fs->type != FS_REFFS && !lines[FSK_EXCLUDE] && fmt)
+        snprintf(fs->exclude, sizeof fs->exclude, "%s", fmt->exclude);
     if (fs->type == FS_FUSE && !lines[FSK_UNMOUNT_CMD])
         snprintf(fs->unmount_cmd, sizeof fs->unmount_cmd, "fusermount3 -u {mnt}");
 }
@@ -1028,14 +1014,6 @@ static uint64_t file_data_bound(const struct metis_config *cfg)
     return bound;
 }
 
-static uint64_t fs_min_size(const char *fstype)
-{
-    for (size_t i = 0; i < sizeof fs_minimum / sizeof fs_minimum[0]; i++)
-        if (strcmp(fs_minimum[i].fstype, fstype) == 0)
-            return fs_minimum[i].min;
-    return 0;
-}
-
 /* ENOSPC at different points on two file systems is a false discrepancy, so the pool's data
  * must fit in half of every device (the rest is metadata, journal and slack). */
 static void finish_sizing(struct parse_state *st)
@@ -1048,7 +1026,7 @@ static void finish_sizing(struct parse_state *st)
         const struct fs_config *fs = &cfg->fs[i];
         uint64_t size = fs->size;
         if (!size && fs->type == FS_KERNEL)
-            size = fs_min_size(fs->fstype);
+            size = fs_format_default_size(fs->fstype);
         if (!size || data <= size / 2)
             continue;
         char a[32], b[32];
@@ -1207,16 +1185,17 @@ static int validate_kernel_fs(const struct metis_config *cfg, const struct fs_co
         return snprintf(err, errlen, "%s:%d: [fs %s]: the kernel does not know %s "
                         "(not in /proc/filesystems, and modprobe cannot load it)",
                         cfg->path, tline, fs->name, fs->fstype), -1;
-    uint64_t min = fs_min_size(fs->fstype);
+    const struct fs_format *fmt = fs_format_of(fs->fstype);
+    uint64_t min = fmt ? fmt->min_size : 0;
     if (fs->size && fs->size < min)
         return snprintf(err, errlen, "%s:%d: [fs %s]: size %s is below the smallest %s (%s)",
                         cfg->path, sline, fs->name, fmt_bytes(fs->size, a, sizeof a),
                         fs->fstype, fmt_bytes(min, b, sizeof b)), -1;
-    bool mixed = strstr(fs->mkfs_opts, "-M") || strstr(fs->mkfs_opts, "--mixed");
-    if (strcmp(fs->fstype, "btrfs") == 0 && !mixed && fs->size && fs->size < BTRFS_UNMIXED_MIN)
+    bool mixed = fs_mkfs_opts_mixed(fs->mkfs_opts);
+    if (strcmp(fs->fstype, "btrfs") == 0 && !mixed && fs->size && fs->size < FS_BTRFS_UNMIXED_MIN)
         return snprintf(err, errlen, "%s:%d: [fs %s]: btrfs below %s needs mkfs_opts = -M",
                         cfg->path, sline, fs->name,
-                        fmt_bytes(BTRFS_UNMIXED_MIN, a, sizeof a)), -1;
+                        fmt_bytes(FS_BTRFS_UNMIXED_MIN, a, sizeof a)), -1;
     return 0;
 }
 

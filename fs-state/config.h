@@ -4,14 +4,13 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include "fsinfo.h"
 #include "ops.h"
 
 #define METIS_MAX_FS 8
 #define METIS_MAX_PARTS 64      /* partition 0 is the value 0, partition k>0 is [2^(k-1), 2^k) */
 #define METIS_MAX_BITS 32
 #define METIS_MAX_POOL_PATHS 4096 /* directory + file names the pool may hold */
-
-enum fs_type { FS_KERNEL, FS_REFFS, FS_FUSE };
 
 struct fs_config {
     char name[64];              /* from [fs NAME] */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "input.h"
+#include "util.h"
 
 /* ---------- xoshiro256** seeded through splitmix64 ---------- */
 
@@ -65,18 +66,7 @@ struct strvec { char **v; int n, cap; };
 
 static int vec_push(struct strvec *sv, const char *s)
 {
-    if (sv->n == sv->cap) {
-        int ncap = sv->cap ? 2 * sv->cap : 16;
-        char **nv = realloc(sv->v, (size_t)ncap * sizeof *nv);
-        if (!nv)
-            return -1;
-        sv->v = nv;
-        sv->cap = ncap;
-    }
-    if (!(sv->v[sv->n] = strdup(s)))
-        return -1;
-    sv->n++;
-    return 0;
+    return strv_push(&sv->v, &sv->n, &sv->cap, s);
 }
 
 /* "parent/<prefix><i>" padded with 'x' to name_len characters, so long names are exercised. */

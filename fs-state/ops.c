@@ -33,7 +33,6 @@ typedef void draw_fn(struct input *in, struct op_args *a);
 typedef long exec_fn(int rootfd, const struct op_args *a);
 
 struct op_desc {
-    const char *name;
     draw_fn *draw;
     exec_fn *exec;
     unsigned fields;
@@ -435,36 +434,23 @@ static void draw_removexattr(struct input *in, struct op_args *a)
 
 #define FP F_PATH
 static const struct op_desc op_table[OP_COUNT] = {
-    [OP_create_file]    = { "create_file",    draw_create_file,    exec_create_file,    FP | F_FLAGS | F_MODE },
-    [OP_write_file]     = { "write_file",     draw_write_file,     exec_write_file,     FP | F_FLAGS | F_OFF | F_SIZE | F_SEED },
-    [OP_truncate]       = { "truncate",       draw_truncate,       exec_truncate,       FP | F_SIZE },
-    [OP_fallocate_file] = { "fallocate_file", draw_fallocate_file, exec_fallocate_file, FP | F_FLAGS | F_OFF | F_SIZE },
-    [OP_chmod]          = { "chmod",          draw_chmod,          exec_chmod,          FP | F_MODE },
-    [OP_chown_file]     = { "chown_file",     draw_chown_file,     exec_chown_file,     FP | F_UID },
-    [OP_chgrp_file]     = { "chgrp_file",     draw_chgrp_file,     exec_chgrp_file,     FP | F_GID },
-    [OP_unlink]         = { "unlink",         draw_unlink,         exec_unlink,         FP },
-    [OP_mkdir]          = { "mkdir",          draw_mkdir,          exec_mkdir,          FP | F_MODE },
-    [OP_rmdir]          = { "rmdir",          draw_rmdir,          exec_rmdir,          FP },
-    [OP_rename]         = { "rename",         draw_rename,         exec_rename,         FP | F_PATH2 | F_FLAGS },
-    [OP_link]           = { "link",           draw_link,           exec_link,           FP | F_PATH2 },
-    [OP_symlink]        = { "symlink",        draw_symlink,        exec_symlink,        FP | F_PATH2 },
-    [OP_setxattr]       = { "setxattr",       draw_setxattr,       exec_setxattr,       FP | F_XNAME | F_SIZE | F_SEED | F_FLAGS },
-    [OP_removexattr]    = { "removexattr",    draw_removexattr,    exec_removexattr,    FP | F_XNAME },
+    [OP_create_file]    = { draw_create_file,    exec_create_file,    FP | F_FLAGS | F_MODE },
+    [OP_write_file]     = { draw_write_file,     exec_write_file,     FP | F_FLAGS | F_OFF | F_SIZE | F_SEED },
+    [OP_truncate]       = { draw_truncate,       exec_truncate,       FP | F_SIZE },
+    [OP_fallocate_file] = { draw_fallocate_file, exec_fallocate_file, FP | F_FLAGS | F_OFF | F_SIZE },
+    [OP_chmod]          = { draw_chmod,          exec_chmod,          FP | F_MODE },
+    [OP_chown_file]     = { draw_chown_file,     exec_chown_file,     FP | F_UID },
+    [OP_chgrp_file]     = { draw_chgrp_file,     exec_chgrp_file,     FP | F_GID },
+    [OP_unlink]         = { draw_unlink,         exec_unlink,         FP },
+    [OP_mkdir]          = { draw_mkdir,          exec_mkdir,          FP | F_MODE },
+    [OP_rmdir]          = { draw_rmdir,          exec_rmdir,          FP },
+    [OP_rename]         = { draw_rename,         exec_rename,         FP | F_PATH2 | F_FLAGS },
+    [OP_link]           = { draw_link,           exec_link,           FP | F_PATH2 },
+    [OP_symlink]        = { draw_symlink,        exec_symlink,        FP | F_PATH2 },
+    [OP_setxattr]       = { draw_setxattr,       exec_setxattr,       FP | F_XNAME | F_SIZE | F_SEED | F_FLAGS },
+    [OP_removexattr]    = { draw_removexattr,    exec_removexattr,    FP | F_XNAME },
 };
 #undef FP
-
-const char *op_name(enum op_id op)
-{
-    return (unsigned)op < OP_COUNT ? op_table[op].name : "?";
-}
-
-int op_lookup(const char *name)
-{
-    for (int i = 0; i < OP_COUNT; i++)
-        if (strcmp(op_table[i].name, name) == 0)
-            return i;
-    return -1;
-}
 
 void op_draw(enum op_id op, struct input *in, struct op_args *a)
 {
@@ -598,7 +584,7 @@ int op_format(const struct op_args *a, char *buf, size_t len)
     if ((unsigned)a->op >= OP_COUNT || len == 0)
         return -1;
     struct out o = { buf, len, 0, 0 };
-    put(&o, "%s", op_table[a->op].name);
+    put(&o, "%s", op_name(a->op));
     for (int i = 0; i < NFIELDS; i++)
         if (op_table[a->op].fields & (1u << i))
             put_field(&o, a, i);
@@ -702,7 +688,7 @@ static int parse_token(char *tok, struct op_args *a, unsigned *seen, char *err, 
     if (i < 0)
         return fail(err, errlen, "unknown key '%.*s'", (int)(eq - tok) > 40 ? 40 : (int)(eq - tok), tok);
     if (!(op_table[a->op].fields & (1u << i)))
-        return fail(err, errlen, "key '%s' is not used by %s", field_key[i], op_table[a->op].name);
+        return fail(err, errlen, "key '%s' is not used by %s", field_key[i], op_name(a->op));
     if (*seen & (1u << i))
         return fail(err, errlen, "duplicate key '%s'", field_key[i]);
     *seen |= 1u << i;

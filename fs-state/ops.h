@@ -5,31 +5,8 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "opnames.h"
 
-/* One line per operation: adding an operation is a line here plus its draw/exec/format in ops.c. */
-#define METIS_OPS(X) \
-    X(create_file)   \
-    X(write_file)    \
-    X(truncate)      \
-    X(fallocate_file)\
-    X(chmod)         \
-    X(chown_file)    \
-    X(chgrp_file)    \
-    X(unlink)        \
-    X(mkdir)         \
-    X(rmdir)         \
-    X(rename)        \
-    X(link)          \
-    X(symlink)       \
-    X(setxattr)      \
-    X(removexattr)
-
-enum op_id {
-#define METIS_OP_ENUM(n) OP_##n,
-    METIS_OPS(METIS_OP_ENUM)
-#undef METIS_OP_ENUM
-    OP_COUNT
-};
 
 #define METIS_PATH_MAX 4096
 #define METIS_XATTR_NAME_MAX 256
@@ -60,8 +37,6 @@ struct op_result {
 struct metis_config;
 struct input;
 
-const char *op_name(enum op_id op);
-int op_lookup(const char *name);            /* -1 if unknown */
 /* Draws the arguments of op from the configured partitions and pool. */
 void op_draw(enum op_id op, struct input *in, struct op_args *a);
 /* Runs a on the file system whose root directory is rootfd, never reaching outside it. */

@@ -1,5 +1,7 @@
 /* Reach table implementation: counting outcomes and writing reach.txt and its JSON form. */
 #include "reach.h"
+#include "errnos.h"
+#include "opnames.h"
 #include <errno.h>
 #include <string.h>
 
@@ -38,24 +40,6 @@ static int write_unseen(const struct reach *r, int op, FILE *f, const char *sep,
         n++;
     }
     return n;
-}
-
-const char *errno_name(int err)
-{
-    if (err == 0)
-        return "0";
-    const char *n = strerrorname_np(err);
-    return n ? n : "E?";
-}
-
-int errno_by_name(const char *name)
-{
-    for (int e = 1; e < REACH_MAX_ERRNO; e++) {
-        const char *n = strerrorname_np(e);
-        if (n && strcmp(n, name) == 0)
-            return e;
-    }
-    return -1;
 }
 
 void reach_count(struct reach *r, enum op_id op, const struct op_result *res)

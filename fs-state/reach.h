@@ -4,9 +4,10 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "errnos.h"
 #include "ops.h"
 
-#define REACH_MAX_ERRNO 134
+#define REACH_MAX_ERRNO ERRNO_MAX
 
 struct reach {
     uint64_t tried[OP_COUNT];
@@ -19,7 +20,5 @@ void reach_write_text(const struct reach *r, const int *weights, FILE *f);
 void reach_write_json(const struct reach *r, FILE *f);
 /* Lists the enabled operations that never succeeded; returns how many. */
 int reach_print_unreached(const struct reach *r, const int *weights, FILE *f);
-const char *errno_name(int err);
-int errno_by_name(const char *name);   /* "ENOENT" -> ENOENT, -1 if unknown */
 
 #endif

@@ -1,6 +1,7 @@
 /* Run report implementation: what a user reads during and after a run. */
 #include "report.h"
 #include "util.h"
+#include "step.h"
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,9 +36,8 @@ static double ops_per_second(const struct engine *e, double now)
     return t > 0 ? e->ops / t : 0;
 }
 
-void progress_tick(double now)
+void progress_tick(struct engine *e, double now)
 {
-    struct engine *e = engine_get();
     static int tty = -1;
     if (tty < 0)
         tty = isatty(2);
@@ -53,14 +53,14 @@ void progress_tick(double now)
 static void write_timing_json(const struct engine *e, FILE *f)
 {
     fputs("\"time_per_op_us\":{", f);
-    for (int i = 0; i < e->nfs; i++) {
-        const struct fs_outcome *o = &e->out[i];
+    for (int i = 0; i < e->g.nfs; i++) {
+        const struct fs_outcome *o = &e->g.out[i];
         double n = e->ops ? (double)e->ops : 1;
         fprintf(f, "%s\"%s\":{\"restore_mount\":%.1f,\"operation\":%.1f,\"abstract\":%.1f,"
                 "\"unmount_save\":%.1f,\"held_bytes\":%llu}", i ? "," : "", e->cfg.fs[i].name,
                 o->t_prepare / n * 1e6, o->t_op / n * 1e6, o->t_abstract / n * 1e6,
                 o->t_finish / n * 1e6,
-                e->be[i] ? (unsigned long long)e->be[i]->ops->held_bytes(e->be[i]) : 0ULL);
+                e->g.be[i] ? (unsigned long long)e->g.be[i]->ops->held_bytes(e->g.be[i]) : 0ULL);
     }
     fputs("}", f);
 }
@@ -79,7 +79,7 @@ static void write_summary_json(struct engine *e, enum run_status st, const char 
             ops_per_second(e, now), e->stored, e->matched, (unsigned long long)e->restores,
             (unsigned long long)e->discrepancies, e->max_depth_seen, peak_rss_kib());
     fputs("\"fs\":[", f);
-    for (int i = 0; i < e->nfs; i++)
+    for (int i = 0; i < e->g.nfs; i++)
         fprintf(f, "%s\"%s\"", i ? "," : "", e->cfg.fs[i].name);
     fputs("],", f);
     write_timing_json(e, f);

@@ -1,16 +1,29 @@
-# Metis engine: libmetis (linked into the generated pan), the bin/metis front end, and its kit.
-METIS_SRC  := $(filter-out fs-state/main.c,$(wildcard fs-state/*.c))
+# Metis engine: libmetis (the kit the generated pan links), the bin/metis front end and its swarm launcher.
+# libmetis.a: the engine (flat fs-state/*.c) and its backends (fs-state/backend/); pan needs
+# nothing else, and its kit holds one header: driver.h, the entry points pan calls.
+METIS_SRC  := $(wildcard fs-state/*.c fs-state/backend/*.c)
 METIS_OBJ  := $(METIS_SRC:%.c=$(BUILD)/%.o)
 LIBMETIS   := $(LIBDIR)/libmetis.a
 
-# pan.c is compiled at run time against this kit: the library, its headers and link flags.
-$(LIBMETIS): $(METIS_OBJ) $(wildcard fs-state/*.h) reffs/reffs_ioctl.h
+# The front end (fs-state/cli/) and the swarm launcher (fs-state/swarm/): bin/metis only.
+CLI_SRC    := $(filter-out fs-state/cli/main.c,$(wildcard fs-state/cli/*.c fs-state/swarm/*.c))
+CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/%.o)
+LIBCLI     := $(BUILD)/libmetis-cli.a
+
+# pan.c is compiled at run time against this kit: the library, its header and link flags.
+$(LIBMETIS): $(METIS_OBJ) fs-state/driver.h
 	@mkdir -p $(LIBDIR)/include
+	rm -f $@ $(LIBDIR)/include/*.h
 	$(AR) rcs $@ $(METIS_OBJ)
-	cp fs-state/*.h reffs/reffs_ioctl.h $(LIBDIR)/include/
+	cp fs-state/driver.h $(LIBDIR)/include/
 	echo '$(filter -fsanitize%,$(CFLAGS)) $(LDLIBS)' > $(LIBDIR)/ldflags
 
-$(BIN)/metis: $(BUILD)/fs-state/main.o $(LIBMETIS)
+$(LIBCLI): $(CLI_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN)/metis: $(BUILD)/fs-state/cli/main.o $(LIBCLI) $(LIBMETIS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -1,8 +1,10 @@
-/* Small file and text helpers shared by the front end, the swarm and the run report. */
+/* Small file, text and clock helpers every part of Metis may use. */
 #include "util.h"
+#include <time.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -47,4 +49,27 @@ void json_escape(const char *s, char *out, size_t len)
             out[n++] = (char)c;
     }
     out[n] = '\0';
+}
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int strv_push(char ***v, int *n, int *cap, const char *s)
+{
+    if (*n == *cap) {
+        int ncap = *cap ? 2 * *cap : 16;
+        char **nv = realloc(*v, (size_t)ncap * sizeof *nv);
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = ncap;
+    }
+    if (!((*v)[*n] = strdup(s)))
+        return -1;
+    (*n)++;
+    return 0;
 }

@@ -1,4 +1,4 @@
-/* Small file and text helpers shared by the front end, the swarm and the run report. */
+/* Small file, text and clock helpers every part of Metis may use. */
 #ifndef METIS_UTIL_H
 #define METIS_UTIL_H
 
@@ -8,5 +8,9 @@ int mkdir_p(const char *path);                 /* like mkdir -p; 0 or -1 with er
 int copy_file(const char *from, const char *to);
 /* s as the inside of a JSON string (quotes, backslashes and control characters escaped). */
 void json_escape(const char *s, char *out, size_t len);
+/* Appends a copy of s to the growing array *v of *n strings (capacity *cap); 0 or -1. */
+int strv_push(char ***v, int *n, int *cap, const char *s);
+/* Seconds on the monotonic clock. */
+double now_seconds(void);
 
 #endif

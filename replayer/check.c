@@ -9,8 +9,6 @@
 
 #include "input.h"
 
-static const char *const type_names[] = { "kernel", "reffs", "fuse" };
-
 /* "TMP:L: msg" from the config loader becomes "TRACE:(line of cfg record L): msg". */
 static void map_error(const struct trace *t, const char *tmp, const char *in, char *err,
                       size_t errlen)
@@ -94,7 +92,7 @@ static int match_fs(const struct trace *t, const struct metis_config *cfg, int s
     for (int i = 0; i < t->nfs; i++) {
         const struct trace_fs *f = &t->fs[i];
         if (i >= cfg->nfs || strcmp(cfg->fs[i].name, f->name) != 0 ||
-            strcmp(type_names[cfg->fs[i].type], f->type) != 0) {
+            strcmp(fs_type_name(cfg->fs[i].type), f->type) != 0) {
             snprintf(err, errlen, "%s:%d: fs %d (%s, %s) is not fs %d of config %s", t->file,
                      t->fs_line + i, i, f->name, f->type, i, cfg->path);
             return -1;

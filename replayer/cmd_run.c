@@ -57,7 +57,7 @@ static void describe_try(const struct session *s, const struct replay_outcome *o
                          size_t len)
 {
     char d[512];
-    replay_describe(s, o->last, d, sizeof d);
+    replay_describe(&s->cfg, o->last, d, sizeof d);
     snprintf(buf, len, "%zu of %zu recorded results differ, %zu operations with a discrepancy, "
              "at the end: %s", o->mismatched, o->compared, o->disc_ops, d);
 }
@@ -82,10 +82,10 @@ static void print_summary(const struct session *s, const struct replay_outcome *
                           int ok)
 {
     char d[512];
-    replay_describe(s, o->last, d, sizeof d);
+    replay_describe(&s->cfg, o->last, d, sizeof d);
     printf("replay: %zu operations on %d file systems in %.3f s (try %d): %zu of %zu recorded "
            "results match; at the end: %s%s\n",
-           o->ops, s->nfs, o->seconds, attempt, o->compared - o->mismatched, o->compared, d,
+           o->ops, s->g.nfs, o->seconds, attempt, o->compared - o->mismatched, o->compared, d,
            ok ? "" : " (does not match the trace)");
 }
 

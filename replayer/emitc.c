@@ -336,35 +336,24 @@ static const char script_head[] =
     "}\n"
     "rc=0\n";
 
-static void mkfs_line(FILE *f, const struct fs_config *c)
+static void mkfs_line(FILE *f, const struct fs_config *c, uint64_t size)
 {
-    const char *env = "", *flags = "";
-    if (strncmp(c->fstype, "ext", 3) == 0)
-        flags = "-q -F";
-    else if (strcmp(c->fstype, "xfs") == 0)
-        flags = "-q -f", env = "TEST_DIR=/tmp TEST_DEV=/dev/null QA_CHECK_FS=xfs ";
-    else if (strcmp(c->fstype, "btrfs") == 0)
-        flags = strstr(c->mkfs_opts, "-M") ? "-q -f" : "-q -f -M";
-    else if (strcmp(c->fstype, "f2fs") == 0)
-        flags = "-q -f";
-    fprintf(f, "  %smkfs.%s %s %s \"$img\" >\"$work/mkfs.log\" 2>&1 ||\n"
-            "    { cat \"$work/mkfs.log\" >&2; exit 2; }\n", env, c->fstype, flags, c->mkfs_opts);
+    char cmd[1024];
+    fs_format_mkfs_command(c->fstype, size, c->mkfs_opts, "\"$img\"", cmd, sizeof cmd);
+    fprintf(f, "  %s >\"$work/mkfs.log\" 2>&1 ||\n"
+            "    { cat \"$work/mkfs.log\" >&2; exit 2; }\n", cmd);
 }
 
 /* The same size the backend would pick when the config gives none. */
 static uint64_t image_size(const struct fs_config *c)
 {
-    if (c->size)
-        return c->size;
-    if (strncmp(c->fstype, "ext", 3) == 0)
-        return 256 << 10;
-    return strcmp(c->fstype, "f2fs") == 0 ? 64 << 20 : 16 << 20;
+    return c->size ? c->size : fs_format_default_size(c->fstype);
 }
 
 static void emit_kernel(FILE *f, const struct fs_config *c)
 {
     fprintf(f, "  truncate -s %" PRIu64 " \"$img\" || exit 2\n", image_size(c));
-    mkfs_line(f, c);
+    mkfs_line(f, c, image_size(c));
     fprintf(f, "  loop=$(losetup -f --show \"$img\") || exit 2\n");
     fprintf(f, "  do_mount() { mount -t %s %s%s \"$loop\" \"$mnt\" || exit 2; }\n", c->fstype,
             c->mount_opts[0] ? "-o " : "", c->mount_opts);
@@ -400,7 +389,7 @@ static void emit_fuse(FILE *f, const struct fs_config *c)
     if (c->size) {
         fprintf(f, "  truncate -s %" PRIu64 " \"$img\" || exit 2\n", c->size);
         if (c->fstype[0])
-            mkfs_line(f, c);
+            mkfs_line(f, c, c->size);
     }
     fprintf(f, "  # The config's mount command, with {mnt}, {img} and {bin} ($METIS_BIN) filled in.\n");
     fprintf(f, "  cmd=");

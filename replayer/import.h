@@ -3,7 +3,7 @@
 #define METIS_IMPORT_H
 
 #include <stdint.h>
-#include "backend.h"
+#include "backend/backend.h"
 
 /* Makes file (written by the backend's export_state) the current state of b and saves it as
  * state sid. b is set up and has state 0 saved. 0, or -1 with a message in b->err. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util.h"
 #include "engine.h"
 #include "input.h"
 #include "replay.h"
@@ -59,8 +60,6 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
     return 0;
 }
 
-static const char *const type_names[] = { "kernel", "reffs", "fuse" };
-
 static int header(struct trace *t, const struct metis_config *cfg, const struct session *s)
 {
     trace_init(t);
@@ -83,7 +82,7 @@ static int header(struct trace *t, const struct metis_config *cfg, const struct 
     for (int i = 0; i < cfg->nfs; i++) {
         struct trace_fs *x = &t->fs[i];
         snprintf(x->name, sizeof x->name, "%s", cfg->fs[i].name);
-        snprintf(x->type, sizeof x->type, "%s", type_names[cfg->fs[i].type]);
+        snprintf(x->type, sizeof x->type, "%s", fs_type_name(cfg->fs[i].type));
         snprintf(x->fstype, sizeof x->fstype, "%s", cfg->fs[i].fstype[0] ? cfg->fs[i].fstype : "-");
         x->size = cfg->fs[i].size;
         t->init[i] = s->out[i];
@@ -128,7 +127,7 @@ static int walk(struct session *s, struct trace *t, const struct metis_config *c
         if (!op)
             return input_free(&in), -1;
         int differ = session_compare(s, 0);
-        for (int i = 0; i < s->nfs; i++) {
+        for (int i = 0; i < s->g.nfs; i++) {
             op->res[i] = s->out[i];
             op->disc[i].have = s->differs[i] != 0;
             op->disc[i].differs = s->differs[i];

@@ -1,5 +1,6 @@
 /* Replay of trace operations: every result, errno and abstract state against the trace and against fs 0. */
 #include "replay.h"
+#include "util.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -35,8 +36,8 @@ int replay_same_disc(const unsigned a[METIS_MAX_FS], const unsigned b[METIS_MAX_
 
 const char *replay_kinds(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s", d & TRACE_DIFF_RET ? "ret," : "",
-             d & TRACE_DIFF_ERRNO ? "errno," : "", d & TRACE_DIFF_STATE ? "state," : "",
+    snprintf(buf, len, "%s%s%s%s", d & DIFF_RET ? "ret," : "",
+             d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
              d ? "" : "none");
     size_t n = strlen(buf);
     if (n && buf[n - 1] == ',')
@@ -44,16 +45,16 @@ const char *replay_kinds(unsigned d, char *buf, size_t len)
     return buf;
 }
 
-void replay_describe(const struct session *s, const unsigned d[METIS_MAX_FS], char *buf,
+void replay_describe(const struct metis_config *cfg, const unsigned d[METIS_MAX_FS], char *buf,
                      size_t len)
 {
     char kinds[32];
     size_t used = 0;
     buf[0] = '\0';
-    for (int i = 1; i < s->nfs && used < len; i++)
+    for (int i = 1; i < cfg->nfs && used < len; i++)
         if (d[i])
             used += (size_t)snprintf(buf + used, len - used, "%sfs %s differs from %s in %s",
-                                     used ? "; " : "", s->cfg.fs[i].name, s->cfg.fs[0].name,
+                                     used ? "; " : "", cfg->fs[i].name, cfg->fs[0].name,
                                      replay_kinds(d[i], kinds, sizeof kinds));
     if (!used)
         snprintf(buf, len, "no discrepancy");
@@ -78,7 +79,7 @@ static void compare_recorded(struct session *s, const struct trace_outcome *rec,
                              const int map[METIS_MAX_FS], uint64_t seq, int initial,
                              FILE *report, struct replay_outcome *o)
 {
-    for (int i = 0; i < s->nfs; i++) {
+    for (int i = 0; i < s->g.nfs; i++) {
         if (map[i] < 0 || !rec[map[i]].have)
             continue;
         o->compared++;
@@ -99,7 +100,7 @@ static void print_step(FILE *f, const struct session *s, const struct trace_op *
     char text[2 * METIS_PATH_MAX + 512];
     op_format(&op->args, text, sizeof text);
     fprintf(f, "op %" PRIu64 " %s\n", op->seq, text);
-    for (int i = 0; i < s->nfs; i++) {
+    for (int i = 0; i < s->g.nfs; i++) {
         fprintf(f, "  %-12s", s->cfg.fs[i].name);
         print_outcome(f, "", &s->out[i]);
         fputc('\n', f);

@@ -34,7 +34,7 @@ void replay_ops(struct session *s, const struct trace *t, const int map[METIS_MA
 /* The kinds in differs as text ("ret,errno"), "none" for 0. */
 const char *replay_kinds(unsigned differs, char *buf, size_t len);
 /* One line describing the disagreement: "fs bad: ret,errno" or "none". */
-void replay_describe(const struct session *s, const unsigned d[METIS_MAX_FS], char *buf,
+void replay_describe(const struct metis_config *cfg, const unsigned d[METIS_MAX_FS], char *buf,
                      size_t len);
 
 #endif

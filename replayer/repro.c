@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util.h"
 #include "engine.h"
 #include "import.h"
 #include "replay.h"
@@ -96,7 +97,7 @@ static int restart(struct repro *r)
 static void report_success(struct repro *r, const char *from, size_t nops, double secs, int k)
 {
     char d[512];
-    replay_describe(&r->s, r->want, d, sizeof d);
+    replay_describe(&r->cfg, r->want, d, sizeof d);
     printf("repro: reproduced (%s) from %s + %zu operation%s in %.3f s (try %d)\n", d, from, nops,
            nops == 1 ? "" : "s", secs, k);
 }
@@ -123,7 +124,7 @@ static int try_approach(struct repro *r, const struct approach *a)
             report_success(r, from, out.ops, now_seconds() - t0, k);
             return 1;
         }
-        replay_describe(&r->s, out.last, d, sizeof d);
+        replay_describe(&r->cfg, out.last, d, sizeof d);
         note_try(r, "%s + %zu operations, try %d: %s", from, out.ops, k, d);
     }
     return 0;
@@ -147,7 +148,7 @@ static int from_start(struct repro *r, int fresh)
             report_success(r, "the initial state", out.ops, now_seconds() - t0, k);
             return 1;
         }
-        replay_describe(&r->s, out.last, d, sizeof d);
+        replay_describe(&r->cfg, out.last, d, sizeof d);
         note_try(r, "the initial state + %zu operations, try %d: %s", out.ops, k, d);
     }
     return 0;
@@ -206,9 +207,7 @@ int cmd_repro(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     session_install_cleanup();
-    r.s.nfs = r.cfg.nfs;
-    memcpy(r.s.cfg.fs, r.cfg.fs, sizeof r.cfg.fs);
-    replay_describe(&r.s, r.want, d, sizeof d);
+    replay_describe(&r.cfg, r.want, d, sizeof d);
     printf("repro: %s: %s after operation %" PRIu64 " (%zu operations on the search path)\n",
            r.o.input, d, r.rl.trace.nops ? r.rl.trace.ops[r.rl.trace.nops - 1].seq : 0,
            r.rl.trace.nops);

@@ -3,30 +3,20 @@
 #define METIS_SESSION_H
 
 #include <stdint.h>
-#include "abstract.h"
-#include "backend.h"
 #include "config.h"
-#include "equalize.h"
+#include "step.h"
 #include "trace.h"
 
-#define SESSION_NO_STATE UINT64_MAX
+#define SESSION_NO_STATE STEP_NO_STATE
 
+/* The engine's step core (step.h) plus what replaying adds: outcomes in the trace's terms. */
 struct session {
     struct metis_config cfg;
-    int nfs, dlen;
-    struct backend *be[METIS_MAX_FS];
-    struct abstract_opts abs[METIS_MAX_FS];
-    char exclude[METIS_MAX_FS][600];          /* the config's exclusions plus the filler */
-    struct free_counts fillers[METIS_MAX_FS];  /* what equalization added to each fs */
+    struct fsgroup g;
     struct trace_outcome out[METIS_MAX_FS];   /* of the last step (or the initial state) */
-    unsigned differs[METIS_MAX_FS];           /* TRACE_DIFF_* against fs 0, after compare */
-    double timeout;
-    uint64_t live;              /* the state the file systems are in, if saved */
-    int needs_history;          /* a backend restores by replaying (fuse without an image) */
+    unsigned differs[METIS_MAX_FS];           /* DIFF_* against fs 0, after session_compare */
     char err[1400];
     int started;
-    struct op_args *plan;       /* the engine's prepopulation of the initial state */
-    size_t nplan;
 };
 
 /* Run id of this process ("r<pid>", or $METIS_RUN_ID) and the directory of its mount points. */
@@ -46,7 +36,7 @@ int session_step(struct session *s, const struct op_args *a, uint64_t from, uint
  * message when a backend cannot import (then the caller replays from the start). */
 int session_import(struct session *s, const char *const files[METIS_MAX_FS], uint64_t sid);
 void session_discard(struct session *s, uint64_t sid);
-/* Compares every fs with fs 0 as engine_compare does; fills differs[], returns how many differ.
+/* Compares every fs with fs 0 (fsgroup_compare, as the engine does); fills differs[], returns how many differ.
  * initial: the initial state (no result to compare). */
 int session_compare(struct session *s, int initial);
 void session_stop(struct session *s);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util.h"
 #include "engine.h"
 #include "replay.h"
 #include "session.h"
@@ -41,7 +42,7 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
     size_t common = 0;
     sh->tests++;
     while (common < n && common < sh->n && sh->ops[common] == cand[common]) {
-        if (replay_same_disc(sh->diff[common], sh->want, sh->s.nfs))
+        if (replay_same_disc(sh->diff[common], sh->want, sh->s.g.nfs))
             return (long)common + 1;
         common++;
     }
@@ -60,7 +61,7 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         sh->sid[j + 1] = to;
         memcpy(sh->diff[j], sh->s.differs, sizeof sh->diff[j]);
         sh->n = j + 1;
-        if (replay_same_disc(sh->s.differs, sh->want, sh->s.nfs))
+        if (replay_same_disc(sh->s.differs, sh->want, sh->s.g.nfs))
             return (long)j + 1;
     }
     return 0;
@@ -159,7 +160,6 @@ static int read_config_lines(struct trace *out, const char *path)
 
 static void header_from_session(struct shrinker *sh, const char *override, struct trace *out)
 {
-    static const char *const types[] = { "kernel", "reffs", "fuse" };
     trace_init(out);
     out->seed = sh->t->seed;
     memcpy(out->hash, sh->t->hash, sizeof out->hash);
@@ -171,12 +171,12 @@ static void header_from_session(struct shrinker *sh, const char *override, struc
         for (int i = 0; i < sh->t->ncfg; i++)
             trace_add_cfg_line(out, sh->t->cfg[i]);
     }
-    out->nfs = sh->s.nfs;
-    for (int i = 0; i < sh->s.nfs; i++) {
+    out->nfs = sh->s.g.nfs;
+    for (int i = 0; i < sh->s.g.nfs; i++) {
         const struct fs_config *c = &sh->s.cfg.fs[i];
         struct trace_fs *f = &out->fs[i];
         snprintf(f->name, sizeof f->name, "%s", c->name);
-        snprintf(f->type, sizeof f->type, "%s", types[c->type]);
+        snprintf(f->type, sizeof f->type, "%s", fs_type_name(c->type));
         snprintf(f->fstype, sizeof f->fstype, "%s", c->fstype[0] ? c->fstype : "-");
         f->size = c->size;
         out->init[i] = sh->init[i];
@@ -186,7 +186,7 @@ static void header_from_session(struct shrinker *sh, const char *override, struc
 static void record_outcomes(struct session *s, struct trace_op *op)
 {
     session_compare(s, 0);
-    for (int i = 0; i < s->nfs; i++) {
+    for (int i = 0; i < s->g.nfs; i++) {
         op->res[i] = s->out[i];
         op->res[i].have = 1;
         op->disc[i].have = s->differs[i] != 0;

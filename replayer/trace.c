@@ -1,5 +1,6 @@
 /* Trace text form: the strict parser (file:line errors, hostile input refused) and the canonical writer. */
 #include "trace.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -50,18 +51,7 @@ struct trace_op *trace_add_op(struct trace *t, uint64_t seq, const struct op_arg
 
 int trace_add_cfg_line(struct trace *t, const char *line)
 {
-    if (t->ncfg == t->cfg_cap) {
-        int ncap = t->cfg_cap ? 2 * t->cfg_cap : 32;
-        char **n = realloc(t->cfg, (size_t)ncap * sizeof *n);
-        if (!n)
-            return -1;
-        t->cfg = n;
-        t->cfg_cap = ncap;
-    }
-    if (!(t->cfg[t->ncfg] = strdup(line)))
-        return -1;
-    t->ncfg++;
-    return 0;
+    return strv_push(&t->cfg, &t->ncfg, &t->cfg_cap, line);
 }
 
 int trace_fs_index(const struct trace *t, const char *name)
@@ -265,8 +255,8 @@ static int parse_fs(struct parser *p, char **tok, int n)
         return perr(p, "bad fs name '%.40s'", v[0]);
     if (trace_fs_index(t, v[0]) >= 0)
         return perr(p, "fs name '%s' used twice", v[0]);
-    if (strcmp(v[1], "kernel") && strcmp(v[1], "reffs") && strcmp(v[1], "fuse"))
-        return perr(p, "type '%.40s' is not kernel, reffs or fuse", v[1]);
+    if (fs_type_by_name(v[1]) < 0)
+        return perr(p, "type '%.40s' is not %s", v[1], fs_type_list());
     if (strcmp(v[2], "-") && !valid_name(v[2], sizeof f->fstype))
         return perr(p, "bad fstype '%.40s'", v[2]);
     if (parse_u64(v[3], &f->size))
@@ -395,9 +385,9 @@ static int parse_disc(struct parser *p, char **tok, int n)
     if (d[i].have)
         return perr(p, "second discrepancy record of fs '%s'", v[0]);
     unsigned differs = 0;
-    if (parse_same(p, v[1], TRACE_DIFF_RET, &differs) < 0 ||
-        parse_same(p, v[2], TRACE_DIFF_ERRNO, &differs) < 0 ||
-        parse_same(p, v[3], TRACE_DIFF_STATE, &differs) < 0)
+    if (parse_same(p, v[1], DIFF_RET, &differs) < 0 ||
+        parse_same(p, v[2], DIFF_ERRNO, &differs) < 0 ||
+        parse_same(p, v[3], DIFF_STATE, &differs) < 0)
         return -1;
     if (!differs)
         return perr(p, "a discrepancy record where nothing differs");
@@ -646,9 +636,9 @@ static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const stru
     for (int i = 0; i < t->nfs; i++)
         if (d[i].have)
             fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s\n", seq,
-                    t->fs[i].name, d[i].differs & TRACE_DIFF_RET ? "differs" : "same",
-                    d[i].differs & TRACE_DIFF_ERRNO ? "differs" : "same",
-                    d[i].differs & TRACE_DIFF_STATE ? "differs" : "same");
+                    t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
+                    d[i].differs & DIFF_ERRNO ? "differs" : "same",
+                    d[i].differs & DIFF_STATE ? "differs" : "same");
 }
 
 static void write_header(const struct trace *t, FILE *f)

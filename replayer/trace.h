@@ -9,6 +9,7 @@
 #include "abstract.h"
 #include "config.h"
 #include "ops.h"
+#include "step.h"
 
 #define TRACE_VERSION 1
 /* Longest line the parser accepts: an op line of METIS_OP_LINE_MAX plus its "op SEQ " prefix. */
@@ -16,7 +17,6 @@
 /* Largest trace file read, so a hostile file cannot exhaust memory. */
 #define TRACE_FILE_MAX (512u << 20)
 
-enum { TRACE_DIFF_RET = 1, TRACE_DIFF_ERRNO = 2, TRACE_DIFF_STATE = 4 };
 
 /* What one file system did: the recorded (or replayed) result and abstract state. */
 struct trace_outcome {
@@ -30,7 +30,7 @@ struct trace_outcome {
 /* A recorded "discrepancy" line: which of ret/errno/state differ from the reference. */
 struct trace_disc {
     int have;
-    unsigned differs;           /* TRACE_DIFF_* */
+    unsigned differs;           /* DIFF_* (step.h) */
 };
 
 struct trace_fs {

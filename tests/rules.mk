@@ -2,7 +2,7 @@
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(BUILD)/tests/unit-tests
 
-$(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/%.o) $(LIBMETIS) $(LIBREFFS)
+$(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/%.o) $(LIBCLI) $(LIBMETIS) $(LIBREFFS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
 

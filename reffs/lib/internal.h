@@ -125,7 +125,7 @@ struct reffs {
     uint64_t mark_epoch;
 };
 
-/* util */
+/* util.c */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
@@ -133,11 +133,13 @@ char *xstrdup(const char *s);
 void fs_lock(struct reffs *fs);
 void fs_unlock(struct reffs *fs);
 void time_now(struct timespec *ts);
+int name_check(const char *name);
+int is_dot_or_dotdot(const char *name);
+
+/* fs.c */
 void fill_stat(const struct rinode *ip, struct stat *st);
 /* Fills *out, if given, and counts it as a lookup reference the kernel now holds. */
 void fill_entry(struct reffs *fs, const struct rinode *ip, struct reffs_entry *out);
-int name_check(const char *name);
-int is_dot_or_dotdot(const char *name);
 
 /* inode.c */
 struct rinode *ino_get(struct reffs *fs, reffs_ino ino);
@@ -163,10 +165,12 @@ void dir_add_cookie(struct rdir *d, const char *name, reffs_ino ino, uint64_t co
 void dir_del(struct rinode *dp, const char *name);
 void dir_set(struct rinode *dp, const char *name, reffs_ino ino);
 
-/* xattr.c */
+/* xattrs.c */
 void rxattrs_put(struct rxattrs *x);
 uint64_t xattrs_charge(const struct rxattrs *x);
 struct rxattrs *rxattrs_clone(const struct rxattrs *x);
+
+/* xattr.c */
 int xattr_name_check(const char *name);   /* namespace index, or -errno */
 
 /* data.c */

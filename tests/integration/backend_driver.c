@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 static struct fs_config drv_cfg;
 static struct backend *drv_b;

@@ -1,11 +1,11 @@
-/* Unit tests of the block-deduplicated image store (fs-state/imgstore.c). */
+/* Unit tests of the block-deduplicated image store (fs-state/backend/imgstore.c). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "imgstore.h"
+#include "backend/imgstore.h"
 
 #define BS 4096
 #define NB 200                 /* blocks: more than three chunks, so chunk sharing is exercised */

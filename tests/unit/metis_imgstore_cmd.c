@@ -3,7 +3,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 static double bkcmd_now(void)
 {

@@ -12,7 +12,7 @@
 
 #include "abstract.h"
 #include "reffs.h"
-#include "reffs_dump.h"
+#include "backend/reffs_dump.h"
 
 #define R REFFS_ROOT_INO
 

@@ -314,7 +314,7 @@ Test(metis_trace, good_fixture_parses)
     cr_assert_eq(t.nops, 3);
     unsigned d[METIS_MAX_FS];
     cr_assert_eq(trace_final_discrepancy(&t, d), 1);
-    cr_assert_eq(d[1], TRACE_DIFF_RET | TRACE_DIFF_ERRNO | TRACE_DIFF_STATE);
+    cr_assert_eq(d[1], DIFF_RET | DIFF_ERRNO | DIFF_STATE);
     trace_free(&t);
 }
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "model.h"
-#include "runopts.h"
-#include "swarm.h"
+#include "cli/model.h"
+#include "cli/runopts.h"
+#include "swarm/swarm.h"
 
 static struct swarm swu_swarm;
 

@@ -1,9 +1,9 @@
 /* bin/metis: the command line — validates the config, builds pan, runs it, and cleans up after it. */
-#include "backend.h"
+#include "backend/backend.h"
 #include "config.h"
 #include "model.h"
 #include "runopts.h"
-#include "swarm.h"
+#include "swarm/swarm.h"
 #include "util.h"
 #include <errno.h>
 #include <getopt.h>

@@ -17,10 +17,6 @@ struct backend;
 struct abstract_opts;
 struct metis_config;
 
-/* Abstraction options of fs i: the config's hash, ignores and exclusions, plus the filler
- * (exclude is the caller's buffer). -1 with a message on a bad ignore list. */
-int fs_abstract_opts(const struct metis_config *cfg, int i, struct abstract_opts *o,
-                     char *exclude, size_t exlen, char *err, size_t errlen);
 int free_counts(int rootfd, struct free_counts *fc);
 /* Makes free inodes and bytes of every backend (set up, unmounted) as equal as fillers can:
  * fc receives what each has free afterwards, applied the fillers each got. -1 with the

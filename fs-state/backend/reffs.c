@@ -1,6 +1,6 @@
 /* RefFS backend: the bin/reffs daemon mounted once; states saved and restored by its ioctls. */
 #include "backend.h"
-#include "backend_impl.h"
+#include "common.h"
 #include "reffs_dump.h"
 #include "reffs_ioctl.h"
 

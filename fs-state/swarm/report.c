@@ -1,7 +1,7 @@
 /* The swarm's merged report: per-VT table, totals and the list of discrepancies. */
 #include "swarm.h"
-#include "model.h"
-#include "runopts.h"
+#include "cli/model.h"
+#include "cli/runopts.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* FUSE (any mount command) backend: image-backed states like kernel, or fresh mounts + replay. */
 #include "backend.h"
-#include "backend_impl.h"
+#include "common.h"
 #include "imgstore.h"
 
 #include <dirent.h>

@@ -15,16 +15,6 @@
 /* Past this many, filling inodes one by one costs more than it is worth: say so instead. */
 #define MAX_FILLER_INODES 4096
 
-int fs_abstract_opts(const struct metis_config *cfg, int i, struct abstract_opts *o,
-                     char *exclude, size_t exlen, char *err, size_t errlen)
-{
-    const struct fs_config *fs = &cfg->fs[i];
-    o->hash = cfg->run.hash;
-    snprintf(exclude, exlen, "%s%s%s", fs->exclude, fs->exclude[0] ? "," : "", FILLER_DIR);
-    o->exclude = exclude;
-    return abstract_parse_ignore(fs->ignore, &o->ignore, err, errlen);
-}
-
 int free_counts(int rootfd, struct free_counts *fc)
 {
     struct statvfs sv;

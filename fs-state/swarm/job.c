@@ -1,8 +1,8 @@
 /* Worker side of the swarm: the VT wrapper (--vt-job) and the per-host finishing job (--finish). */
 #include "swarm.h"
-#include "backend.h"
-#include "model.h"
-#include "runopts.h"
+#include "backend/backend.h"
+#include "cli/model.h"
+#include "cli/runopts.h"
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>

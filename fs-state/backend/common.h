@@ -1,4 +1,4 @@
-/* Helpers shared by the backend implementations (kernel, reffs, fuse); not for the engine. */
+/* Helpers the backend types (kernel, reffs, fuse) share; the engine uses backend.h only. */
 #ifndef METIS_BACKEND_IMPL_H
 #define METIS_BACKEND_IMPL_H
 
@@ -70,9 +70,19 @@ void bk_bin_dir(char *out, size_t outlen);
 int bk_walk(struct backend *b, const struct abstract_opts *o, unsigned char *out, FILE *listing);
 /* A setup step failed: tears down what setup made, keeping the step's message; returns -1. */
 int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *));
-double bk_now(void);
+/* Where images live: a RAM-backed directory, as brd is often absent. */
+#define BK_SHM_DIR "/dev/shm"
 
-/* Loop devices (backend_kernel.c). Attaches file (O_RDWR fd) to a free loop device; returns
+/* Time and process helpers (process.c). */
+double bk_now(void);
+void bk_sleep(double seconds);
+/* A waitpid status as a shell would give it: the exit code, or 128 + the signal. */
+int bk_exit_code(int status);
+/* Calls fn on every mount point (field 5 of mountinfo); stops when fn returns non-zero and
+ * returns that value. */
+int bk_each_mount(int (*fn)(const char *mp, void *ctx), void *ctx);
+
+/* Loop devices (loopdev.c). Attaches file (O_RDWR fd) to a free loop device; returns
  * its number or -1 with errno. */
 int bk_loop_attach(int fd, const char *file);
 /* Detaches loop device nr; when it is still busy, marks it to detach at its last close. */

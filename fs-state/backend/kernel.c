@@ -1,7 +1,8 @@
 /* Kernel file-system backend: an image in /dev/shm on a loop device, mounted with mount(2). */
 #include "backend.h"
-#include "backend_impl.h"
+#include "common.h"
 #include "imgstore.h"
+#include "fsinfo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,118 +30,6 @@ struct kpriv {
     unsigned long mflags;
     char mdata[256];
 };
-
-static uint64_t default_size(const char *fstype)
-{
-    if (strcmp(fstype, "ext2") == 0 || strcmp(fstype, "ext4") == 0)
-        return 256 << 10;       /* ext4 is then made without a journal */
-    if (strcmp(fstype, "ext3") == 0)
-        return 2 << 20;         /* the smallest that gets the journal ext3 cannot mount without */
-    if (strcmp(fstype, "f2fs") == 0)
-        return 52 << 20;        /* mkfs.f2fs 1.15 refuses 50 MiB (or crashes below) */
-    return 16 << 20;            /* xfs (with the fstests variables), btrfs -M, and the rest */
-}
-
-/* ---- loop devices ---- */
-
-static int loop_configure(int lfd, int fd, const char *file)
-{
-    struct loop_config lc;
-    memset(&lc, 0, sizeof lc);
-    lc.fd = (unsigned)fd;
-    snprintf((char *)lc.info.lo_file_name, sizeof lc.info.lo_file_name, "%s", file);
-    if (ioctl(lfd, LOOP_CONFIGURE, &lc) == 0)
-        return 0;
-    if (errno != EINVAL && errno != ENOTTY)
-        return -1;
-    /* kernels before 5.8 */
-    if (ioctl(lfd, LOOP_SET_FD, fd) < 0)
-        return -1;
-    if (ioctl(lfd, LOOP_SET_STATUS64, &lc.info) < 0) {
-        int e = errno;
-        ioctl(lfd, LOOP_CLR_FD, 0);
-        errno = e;
-        return -1;
-    }
-    return 0;
-}
-
-int bk_loop_attach(int fd, const char *file)
-{
-    int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-    if (ctl < 0)
-        return -1;
-    for (int tries = 0; tries < 32; tries++) {
-        int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
-        char dev[32];
-        if (nr < 0)
-            break;
-        snprintf(dev, sizeof dev, "/dev/loop%d", nr);
-        int lfd = open(dev, O_RDWR | O_CLOEXEC);
-        if (lfd < 0) {
-            if (errno != ENOENT)
-                break;
-            usleep(1000);        /* the device node is still being made */
-            continue;
-        }
-        int rc = loop_configure(lfd, fd, file), e = errno;
-        close(lfd);
-        if (rc == 0) {
-            close(ctl);
-            return nr;
-        }
-        if (e != EBUSY) {       /* EBUSY: another process took it first */
-            errno = e;
-            break;
-        }
-    }
-    int e = errno;
-    close(ctl);
-    errno = e;
-    return -1;
-}
-
-int bk_loop_detach(int nr)
-{
-    char dev[32];
-    snprintf(dev, sizeof dev, "/dev/loop%d", nr);
-    int lfd = open(dev, O_RDONLY | O_CLOEXEC);
-    if (lfd < 0)
-        return -1;
-    int rc = ioctl(lfd, LOOP_CLR_FD, 0);
-    if (rc < 0 && errno == EBUSY) {
-        struct loop_info64 info;
-        if (ioctl(lfd, LOOP_GET_STATUS64, &info) == 0) {
-            info.lo_flags |= LO_FLAGS_AUTOCLEAR;   /* still mounted lazily: detach when released */
-            rc = ioctl(lfd, LOOP_SET_STATUS64, &info);
-        }
-    }
-    close(lfd);
-    return rc;
-}
-
-void bk_loop_sweep(const char *prefix)
-{
-    DIR *d = opendir("/sys/block");
-    struct dirent *e;
-    if (!d)
-        return;
-    while ((e = readdir(d))) {
-        char path[512], file[4096];
-        int nr;
-        if (sscanf(e->d_name, "loop%d", &nr) != 1)
-            continue;
-        snprintf(path, sizeof path, "/sys/block/%s/loop/backing_file", e->d_name);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        int got = fgets(file, sizeof file, f) != NULL;
-        fclose(f);
-        if (got && strncmp(file, prefix, strlen(prefix)) == 0)
-            bk_loop_detach(nr);
-    }
-    closedir(d);
-}
 
 /* ---- mount options ---- */
 
@@ -238,7 +127,7 @@ static void k_teardown(struct backend *b);
 static int k_setup_steps(struct backend *b, struct kpriv *p)
 {
     const struct fs_config *c = b->cfg;
-    uint64_t size = c->size ? c->size : default_size(c->fstype);
+    uint64_t size = c->size ? c->size : fs_format_default_size(c->fstype);
     if (!c->fstype[0])
         return bk_err(b, "setup", "no fstype given");
     if (parse_mount_opts(b, p) < 0 || bk_make_mnt(b) < 0 || bimage_create(b, &p->im, size) < 0 ||

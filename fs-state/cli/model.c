@@ -1,7 +1,7 @@
 /* Generates the Promela model and builds SPIN's pan from it, caching identical builds. */
 #include "model.h"
 #include "abstract.h"
-#include "backend.h"
+#include "backend/backend.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* Primary side of the swarm: VTs through GNU parallel, interrupts, and collecting every host. */
 #include "swarm.h"
+#include "signals.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +20,7 @@ static void on_swarm_signal(int sig)
 
 void swarm_install_signals(void)
 {
-    struct sigaction sa = {0};
-    sa.sa_handler = on_swarm_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    signals_on_stop(on_swarm_signal);
 }
 
 /* The shell command a worker runs: metis at our path, else the one in its PATH. */

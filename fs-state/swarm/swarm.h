@@ -64,7 +64,7 @@ struct swarm {
     int ntools, need_loop, need_fuse;
 };
 
-/* swarm_util.c */
+/* util.c */
 pid_t swarm_spawn(char *const argv[], const char *in, const char *out, const char *err,
                   int own_group);
 int swarm_wait(pid_t pid, int *sig);
@@ -77,24 +77,24 @@ void swarm_host_tag(const char *login, char *out, size_t len);
 double swarm_now(void);
 void swarm_self_exe(char *out, size_t len);
 
-/* swarm_hosts.c */
+/* hosts.c */
 int swarm_hosts_load(struct swarm *s, const char *path);
 void swarm_tools_for(struct swarm *s);
 int swarm_probe(struct swarm *s, const char *dir);
 void swarm_check_print(const struct swarm *s, FILE *f);
 int swarm_write_hosts(const struct swarm *s, const char *path);
 
-/* swarm_run.c */
+/* run.c */
 int swarm_run_vts(struct swarm *s);
 void swarm_collect(struct swarm *s);
 void swarm_install_signals(void);
 extern volatile sig_atomic_t swarm_signal;
 
-/* swarm_job.c (worker side) */
+/* job.c (worker side) */
 int swarm_vt_job(int argc, char **argv);
 int swarm_finish_job(int argc, char **argv);
 
-/* swarm_report.c */
+/* report.c */
 int swarm_report(struct swarm *s);
 
 /* `metis swarm ...`: argv[0] is "swarm". Returns the exit status. */

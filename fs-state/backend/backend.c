@@ -1,0 +1,141 @@
+/* Backend front door: the table of backend types, open/close, read-back dispatch, and the sweep of a run's leftovers. */
+#include "backend.h"
+#include "common.h"
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Run ids and fs names become path components: only [A-Za-z0-9._-], not "." or "..". */
+static int safe_name(const char *s)
+{
+    if (!*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+        return 0;
+    for (; *s; s++)
+        if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') || ('0' <= *s && *s <= '9') ||
+              *s == '.' || *s == '_' || *s == '-'))
+            return 0;
+    return 1;
+}
+
+/* One implementation per backend type (fsinfo.h names them). */
+static const struct backend_ops *const backend_types[FS_NTYPES] = {
+    [FS_KERNEL] = &backend_kernel_ops,
+    [FS_REFFS] = &backend_reffs_ops,
+    [FS_FUSE] = &backend_fuse_ops,
+};
+
+static const struct backend_ops *ops_for(enum fs_type t)
+{
+    return (unsigned)t < FS_NTYPES ? backend_types[t] : NULL;
+}
+
+int backend_read_back(struct backend *b, const struct abstract_opts *o, unsigned char *out,
+                      FILE *listing)
+{
+    return b->ops->read_back ? b->ops->read_back(b, o, out, listing) : bk_walk(b, o, out, listing);
+}
+
+/* Mount points live in <base>/metis-<run_id>/mnt-<fs>; images in /dev/shm/metis-<run_id>/<fs>.img.
+ * Both name the run in a path component of their own, so a sweep can never match another run. */
+struct backend *backend_open(const struct fs_config *cfg, const char *run_id, const char *workdir)
+{
+    char base[PATH_MAX] = "/tmp";
+    if (!cfg || !run_id || !safe_name(run_id) || !safe_name(cfg->name) || !ops_for(cfg->type)) {
+        fprintf(stderr, "metis: backend: bad run id or fs name (%s / %s): use [A-Za-z0-9._-]\n",
+                run_id ? run_id : "(null)", cfg ? cfg->name : "(null)");
+        return NULL;
+    }
+    if (workdir && *workdir && !realpath(workdir, base))
+        snprintf(base, sizeof base, "/tmp");
+    struct backend *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->ops = ops_for(cfg->type);
+    b->cfg = cfg;
+    b->rootfd = -1;
+    snprintf(b->run_id, sizeof b->run_id, "%s", run_id);
+    if (snprintf(b->mnt, sizeof b->mnt, "%s/metis-%s/mnt-%s", base, run_id, cfg->name) >=
+        (int)sizeof b->mnt) {
+        fprintf(stderr, "metis: backend %s: work directory path too long\n", cfg->name);
+        free(b);
+        return NULL;
+    }
+    snprintf(b->image, sizeof b->image, BK_SHM_DIR "/metis-%s/%s.img", run_id, cfg->name);
+    return b;
+}
+
+void backend_close(struct backend *b)
+{
+    if (!b)
+        return;
+    b->ops->teardown(b);
+    free(b->priv);
+    free(b);
+}
+
+/* ---- sweep ---- */
+
+struct sweep_ctx {
+    char needle[128];
+    char found[64][1024];
+    int n;
+};
+
+static int collect_run_mounts(const char *mp, void *ctx)
+{
+    struct sweep_ctx *s = ctx;
+    if (strstr(mp, s->needle) && s->n < 64)
+        snprintf(s->found[s->n++], sizeof s->found[0], "%s", mp);
+    return 0;
+}
+
+static void remove_dir_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[PATH_MAX];
+    if (!d)
+        return;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.' || (e->d_name[1] && strcmp(e->d_name, "..")))
+            if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
+                unlink(path) < 0)
+                rmdir(path);
+    closedir(d);
+    rmdir(dir);
+}
+
+void backend_sweep(const char *run_id)
+{
+    static struct sweep_ctx s;
+    char path[PATH_MAX];
+    if (!run_id || !safe_name(run_id))
+        return;
+    snprintf(s.needle, sizeof s.needle, "/metis-%s/mnt-", run_id);
+    for (int pass = 0; pass < 4; pass++) {
+        s.n = 0;
+        bk_each_mount(collect_run_mounts, &s);
+        if (s.n == 0)
+            break;
+        for (int i = s.n - 1; i >= 0; i--)   /* the latest mounts (deepest) first */
+            if (umount2(s.found[i], UMOUNT_NOFOLLOW) < 0)
+                umount2(s.found[i], MNT_DETACH | UMOUNT_NOFOLLOW);
+        for (int i = 0; i < s.n; i++) {
+            rmdir(s.found[i]);
+            *strrchr(s.found[i], '/') = 0;
+            rmdir(s.found[i]);
+        }
+    }
+    snprintf(path, sizeof path, BK_SHM_DIR "/metis-%s/", run_id);
+    bk_loop_sweep(path);
+    path[strlen(path) - 1] = 0;
+    remove_dir_files(path);
+    snprintf(path, sizeof path, "/tmp/metis-%s", run_id);
+    remove_dir_files(path);   /* only empty mount points remain there: rmdir */
+}

@@ -1,0 +1,212 @@
+/* Helpers every backend type shares: error text, mount points and mount waits, the root fd, {mnt} substitution. */
+#include "backend.h"
+#include "common.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int bk_err(struct backend *b, const char *step, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(b->err, sizeof b->err, "fs %s: %s: %s", b->cfg->name, step, msg);
+    return -1;
+}
+
+double bk_setup_timeout(const struct backend *b)
+{
+    return b->cfg->op_timeout > 30 ? b->cfg->op_timeout : 30;
+}
+
+int bk_walk(struct backend *b, const struct abstract_opts *o, unsigned char *out, FILE *listing)
+{
+    int n = abstract_state(b->rootfd, o, out, listing);
+    if (n < 0)
+        return bk_err(b, "read-back", "walking the tree failed: %s", strerror(-n));
+    return n;
+}
+
+/* ---- mount points ---- */
+
+/* Makes the run directory and the mount point (parents made by whoever shares them). */
+int bk_make_mnt(struct backend *b)
+{
+    char dir[sizeof b->mnt];
+    snprintf(dir, sizeof dir, "%s", b->mnt);
+    char *slash = strrchr(dir, '/');
+    *slash = 0;
+    if ((mkdir(dir, 0755) < 0 && errno != EEXIST) || (mkdir(b->mnt, 0755) < 0 && errno != EEXIST))
+        return bk_err(b, "setup", "cannot make mount point %s: %s", b->mnt, strerror(errno));
+    return 0;
+}
+
+/* Removes the mount point and the run directories if nothing else is left in them. */
+void bk_remove_mnt(struct backend *b)
+{
+    char dir[sizeof b->mnt];
+    rmdir(b->mnt);
+    snprintf(dir, sizeof dir, "%s", b->mnt);
+    *strrchr(dir, '/') = 0;
+    rmdir(dir);
+    snprintf(dir, sizeof dir, BK_SHM_DIR "/metis-%s", b->run_id);
+    rmdir(dir);
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape_mountinfo(char *s)
+{
+    char *w = s;
+    for (char *r = s; *r; r++) {
+        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] && r[3]) {
+            *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+            r += 3;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = 0;
+}
+
+/* Calls fn on every mount point (field 5 of mountinfo); stops when fn returns non-zero. */
+int bk_each_mount(int (*fn)(const char *mp, void *ctx), void *ctx)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    char line[8192], mp[4096];
+    int rc = 0;
+    if (!f)
+        return -1;
+    while (!rc && fgets(line, sizeof line, f))
+        if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1) {
+            unescape_mountinfo(mp);
+            rc = fn(mp, ctx);
+        }
+    fclose(f);
+    return rc;
+}
+
+static int is_path(const char *mp, void *ctx)
+{
+    return strcmp(mp, ctx) == 0;
+}
+
+/* mountinfo rather than stat: stat of a FUSE mount whose daemon hangs would hang too. */
+int bk_is_mounted(const char *path)
+{
+    return bk_each_mount(is_path, (void *)path) == 1;
+}
+
+int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int *status)
+{
+    double end = bk_now() + timeout, pause = 50e-6;
+    int st;
+    for (;;) {
+        if (bk_is_mounted(path) == want)
+            return 0;
+        if (*pid > 0 && waitpid(*pid, &st, WNOHANG) == *pid) {
+            *pid = 0;
+            *status = bk_exit_code(st);
+            return bk_is_mounted(path) == want ? 0 : -1;
+        }
+        if (bk_now() > end)
+            return -1;
+        bk_sleep(pause);
+        if (pause < 5e-3)
+            pause *= 2;
+    }
+}
+
+int bk_unmount(const char *path, double timeout)
+{
+    double end = bk_now() + timeout;
+    for (;;) {
+        if (umount2(path, UMOUNT_NOFOLLOW) == 0 || errno == EINVAL || errno == ENOENT)
+            return 0;
+        if (errno != EBUSY || bk_now() > end)
+            break;
+        bk_sleep(1e-3);
+    }
+    umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
+    return -1;
+}
+
+/* ---- commands ---- */
+
+void bk_bin_dir(char *out, size_t outlen)
+{
+    const char *env = getenv("METIS_BIN");
+    char exe[PATH_MAX];
+    ssize_t n;
+    if (env && *env) {
+        snprintf(out, outlen, "%s", env);
+    } else if ((n = readlink("/proc/self/exe", exe, sizeof exe - 1)) > 0) {
+        exe[n] = 0;
+        *strrchr(exe, '/') = 0;
+        snprintf(out, outlen, "%s", exe);
+    } else {
+        snprintf(out, outlen, ".");
+    }
+}
+
+int bk_subst(const struct backend *b, const char *tmpl, char *out, size_t outlen)
+{
+    char bin[PATH_MAX];
+    size_t used = 0;
+    bk_bin_dir(bin, sizeof bin);
+    for (const char *p = tmpl; *p; ) {
+        const char *val = NULL;
+        size_t skip = 0;
+        if (strncmp(p, "{mnt}", 5) == 0)
+            val = b->mnt, skip = 5;
+        else if (strncmp(p, "{img}", 5) == 0)
+            val = b->image, skip = 5;
+        else if (strncmp(p, "{bin}", 5) == 0)
+            val = bin, skip = 5;
+        size_t len = val ? strlen(val) : 1;
+        if (used + len + 1 > outlen)
+            return -1;
+        memcpy(out + used, val ? val : p, len);
+        used += len;
+        p += val ? skip : 1;
+    }
+    out[used] = 0;
+    return 0;
+}
+
+/* ---- root fd ---- */
+
+int bk_open_root(struct backend *b)
+{
+    if (b->rootfd >= 0)
+        return 0;
+    b->rootfd = open(b->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (b->rootfd < 0)
+        return bk_err(b, "begin", "cannot open %s: %s", b->mnt, strerror(errno));
+    return 0;
+}
+
+void bk_close_root(struct backend *b)
+{
+    if (b->rootfd >= 0)
+        close(b->rootfd);
+    b->rootfd = -1;
+}
+
+int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *))
+{
+    char err[sizeof b->err];
+    memcpy(err, b->err, sizeof err);
+    teardown(b);
+    memcpy(b->err, err, sizeof err);
+    return -1;
+}

@@ -1,0 +1,110 @@
+/* Loop devices for image-backed backends: attach an image to a free device, detach, sweep a run's. */
+#include "common.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static int loop_configure(int lfd, int fd, const char *file)
+{
+    struct loop_config lc;
+    memset(&lc, 0, sizeof lc);
+    lc.fd = (unsigned)fd;
+    snprintf((char *)lc.info.lo_file_name, sizeof lc.info.lo_file_name, "%s", file);
+    if (ioctl(lfd, LOOP_CONFIGURE, &lc) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOTTY)
+        return -1;
+    /* kernels before 5.8 */
+    if (ioctl(lfd, LOOP_SET_FD, fd) < 0)
+        return -1;
+    if (ioctl(lfd, LOOP_SET_STATUS64, &lc.info) < 0) {
+        int e = errno;
+        ioctl(lfd, LOOP_CLR_FD, 0);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int bk_loop_attach(int fd, const char *file)
+{
+    int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+    if (ctl < 0)
+        return -1;
+    for (int tries = 0; tries < 32; tries++) {
+        int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+        char dev[32];
+        if (nr < 0)
+            break;
+        snprintf(dev, sizeof dev, "/dev/loop%d", nr);
+        int lfd = open(dev, O_RDWR | O_CLOEXEC);
+        if (lfd < 0) {
+            if (errno != ENOENT)
+                break;
+            usleep(1000);        /* the device node is still being made */
+            continue;
+        }
+        int rc = loop_configure(lfd, fd, file), e = errno;
+        close(lfd);
+        if (rc == 0) {
+            close(ctl);
+            return nr;
+        }
+        if (e != EBUSY) {       /* EBUSY: another process took it first */
+            errno = e;
+            break;
+        }
+    }
+    int e = errno;
+    close(ctl);
+    errno = e;
+    return -1;
+}
+
+int bk_loop_detach(int nr)
+{
+    char dev[32];
+    snprintf(dev, sizeof dev, "/dev/loop%d", nr);
+    int lfd = open(dev, O_RDONLY | O_CLOEXEC);
+    if (lfd < 0)
+        return -1;
+    int rc = ioctl(lfd, LOOP_CLR_FD, 0);
+    if (rc < 0 && errno == EBUSY) {
+        struct loop_info64 info;
+        if (ioctl(lfd, LOOP_GET_STATUS64, &info) == 0) {
+            info.lo_flags |= LO_FLAGS_AUTOCLEAR;   /* still mounted lazily: detach when released */
+            rc = ioctl(lfd, LOOP_SET_STATUS64, &info);
+        }
+    }
+    close(lfd);
+    return rc;
+}
+
+void bk_loop_sweep(const char *prefix)
+{
+    DIR *d = opendir("/sys/block");
+    struct dirent *e;
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        char path[512], file[4096];
+        int nr;
+        if (sscanf(e->d_name, "loop%d", &nr) != 1)
+            continue;
+        snprintf(path, sizeof path, "/sys/block/%s/loop/backing_file", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        int got = fgets(file, sizeof file, f) != NULL;
+        fclose(f);
+        if (got && strncmp(file, prefix, strlen(prefix)) == 0)
+            bk_loop_detach(nr);
+    }
+    closedir(d);
+}

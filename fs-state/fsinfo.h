@@ -1,0 +1,39 @@
+/* What Metis knows of each kind of file system: backend type names and per-format facts. */
+#ifndef METIS_FSINFO_H
+#define METIS_FSINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* How Metis runs a file system: a kernel driver on a loop device, RefFS, or any FUSE daemon. */
+enum fs_type { FS_KERNEL, FS_REFFS, FS_FUSE, FS_NTYPES };
+
+const char *fs_type_name(enum fs_type t);        /* "kernel", "reffs", "fuse"; "?" */
+int fs_type_by_name(const char *name);           /* -1 if unknown */
+/* "kernel, reffs or fuse", for messages and docs. */
+const char *fs_type_list(void);
+
+/* Facts about one on-disk format (the fstype of a kernel or image-backed FUSE fs). */
+struct fs_format {
+    const char *fstype;
+    uint64_t min_size;          /* smallest device mkfs makes here (the default size) */
+    const char *mkfs_flags;     /* quiet and force */
+    const char *mkfs_env;       /* environment mkfs needs for small devices */
+    const char *exclude;        /* root entries the format makes itself (default exclusions) */
+    const char *quirks;         /* known differences from POSIX that configs must allow for */
+};
+
+/* The format's facts; NULL for a format Metis has no facts for. */
+const struct fs_format *fs_format_of(const char *fstype);
+/* Default size of an fstype: its smallest device, 16 MiB for an unknown format. */
+uint64_t fs_format_default_size(const char *fstype);
+/* btrfs: below this a device needs mixed block groups (mkfs -M). */
+#define FS_BTRFS_UNMIXED_MIN (109ULL << 20)
+/* "mkfs.FSTYPE FLAGS OPTS IMAGE" with its environment prefix; btrfs gets -M when the size
+ * needs it and opts do not already say so. The length it needed (as snprintf). */
+int fs_format_mkfs_command(const char *fstype, uint64_t size, const char *opts,
+                           const char *image, char *cmd, size_t len);
+/* 1 when mkfs opts ask for mixed block groups (-M, --mixed). */
+int fs_mkfs_opts_mixed(const char *opts);
+
+#endif
