@@ -15,3 +15,6 @@ $(BIN)/metis: $(BUILD)/fs-state/main.o $(LIBMETIS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 all: $(BIN)/metis
+
+# main.c prints the version, which is set in the Makefile.
+$(BUILD)/fs-state/main.o: Makefile

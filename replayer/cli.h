@@ -25,8 +25,11 @@ struct cli_opts {
     int verbose;                /* -v */
 };
 
-/* Parses argv (after the command word); prints the problem and returns -1 on bad usage. */
+/* Parses argv (after the command word); prints the problem and returns -1 on bad usage.
+ * -h/--help prints cmd's usage and exits 0. */
 int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o);
+/* Prints the usage of one command to stdout. */
+void cli_usage(const char *cmd);
 /* Loads input: a run directory (the trace of its search path, and its exports) or a trace
  * file (no exports). 0, or -1 after printing the message. */
 int cli_load(const char *input, struct runlog *rl);
