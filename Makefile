@@ -1,5 +1,8 @@
 # Top-level build of Metis and RefFS: each directory adds its targets through rules.mk.
+# The one place the version is set: every program's --version prints it (METIS_VERSION).
+VERSION    := 0.2.0
 PREFIX     ?= /usr/local
+MANDIR     ?= $(PREFIX)/share/man
 CC         ?= cc
 BUILD      := build
 BIN        := bin
@@ -9,7 +12,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -MMD -MP \
-              -Ireffs -Ifs-state -Ireplayer $(PKG_CFLAGS)
+              -DMETIS_VERSION='"$(VERSION)"' -Ireffs -Ifs-state -Ireplayer $(PKG_CFLAGS)
 LDLIBS     += $(PKG_LIBS) -lpthread -lm
 ifeq ($(WERROR),1)
 CFLAGS     += -Werror
@@ -53,6 +56,10 @@ install: all
 	install -m 755 $(wildcard $(BIN)/*) $(DESTDIR)$(PREFIX)/bin/
 	cp -r $(LIBDIR)/. $(DESTDIR)$(PREFIX)/lib/metis/
 	cp -r configs $(DESTDIR)$(PREFIX)/share/metis/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
 
 # No two object files may call each other in a circle (scripts/check-cycles.py).
 check-cycles: all

@@ -28,3 +28,6 @@ $(BIN)/metis: $(BUILD)/fs-state/cli/main.o $(LIBCLI) $(LIBMETIS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 all: $(BIN)/metis
+
+# cli/main.c prints the version, which is set in the Makefile.
+$(BUILD)/fs-state/cli/main.o: Makefile

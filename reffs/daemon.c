@@ -931,7 +931,7 @@ static int run_cli(struct fuse_args *args, const struct reffs_cli *cli)
         fuse_cmdline_help();
         fuse_lowlevel_help();
     } else if (co.show_version) {
-        printf(PROG " (libfuse %s)\n", fuse_pkgversion());
+        printf(PROG " %s (libfuse %s)\n", METIS_VERSION, fuse_pkgversion());
     } else if (!co.mountpoint) {
         fprintf(stderr, PROG ": no mount point given (usage: " PROG " [-f] [-d] [-s] [-o OPTIONS] MOUNTPOINT)\n");
         status = 2;

@@ -16,7 +16,8 @@ static const char *usage_text =
     "usage: reffsctl save|restore|discard MNT KEY\n"
     "       reffsctl pickle MNT KEY|all FILE\n"
     "       reffsctl load [--restore] MNT FILE\n"
-    "       reffsctl stats MNT\n";
+    "       reffsctl stats MNT\n"
+    "       reffsctl --version\n";
 
 static int usage(const char *problem)
 {
@@ -216,6 +217,10 @@ int main(int argc, char **argv)
         return cmd_stats(&r, n, rest);
     if (strcmp(r.verb, "-h") == 0 || strcmp(r.verb, "--help") == 0) {
         fputs(usage_text, stdout);
+        return 0;
+    }
+    if (strcmp(r.verb, "--version") == 0) {
+        printf("reffsctl %s\n", METIS_VERSION);
         return 0;
     }
     fprintf(stderr, "reffsctl: unknown command '%s' (see reffsctl --help)\n", r.verb);

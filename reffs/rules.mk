@@ -39,6 +39,9 @@ $(BIN)/reffsctl: $(BUILD)/reffs/reffsctl.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# They print the version, which is set in the Makefile.
+$(BUILD)/reffs/daemon.o $(BUILD)/mutant/reffs/daemon.o $(BUILD)/reffs/reffsctl.o: Makefile
+
 all: $(BIN)/reffs $(BIN)/reffs-mutant $(BIN)/reffsctl
 
 # Fails when either archive defines a global outside the reffs_ namespace (part of make check).

@@ -1,4 +1,4 @@
-/* Option parsing and input loading every metis-replay command shares. */
+/* Usage texts, option parsing and input loading every metis-replay command shares. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -9,6 +9,64 @@
 #include "check.h"
 #include "cli.h"
 
+/* One row per command: the whole usage lists them all, `CMD --help` prints its own row. */
+static const struct {
+    const char *cmd, *args, *help;
+} usages[] = {
+    { "trace", "RUN_DIR [-o FILE]",
+      "Writes the trace of the search path to the run's (first) discrepancy.\n" },
+    { "check", "TRACE [--config CONFIG]",
+      "Parses and checks a trace against its config; mounts nothing.\n" },
+    { "run", "TRACE [--config CONFIG] [--tries R] [-v]",
+      "Replays a trace on fresh file systems, up to R tries (default 5).\n" },
+    { "repro", "RUN_DIR [--config CONFIG] [--tries R]",
+      "Reproduces a run's discrepancy from the newest concrete state it exported.\n" },
+    { "shrink", "RUN_DIR|TRACE [--config CONFIG] [--tries R] [-o FILE]",
+      "Reduces the trace to a 1-minimal one that still shows the discrepancy.\n" },
+    { "emit-c", "TRACE [--config CONFIG] [-o DIR]",
+      "Writes DIR/repro.c and DIR/run.sh (default DIR metis-repro), a standalone reproducer.\n" },
+    { "record", "CONFIG [--ops N] [--seed S] [--keep-going] [-o FILE]",
+      "Records a seeded random walk of N operations (default 1000) as a trace.\n" },
+};
+
+/* Explained under a command's usage when its arguments name them. */
+static const struct {
+    const char *opt, *help;
+} options[] = {
+    { "--config", "  --config CONFIG  use CONFIG instead of the config the trace embeds or names\n" },
+    { "--tries", "  --tries R        replays before it counts as nondeterministic, 1..1000 (default 5)\n" },
+    { "-v]", "  -v, --verbose    print every step as it is replayed\n" },
+    { "-o FILE", "  -o FILE          write the trace to FILE instead of stdout\n" },
+    { "--ops", "  --ops N          operations to record (default 1000)\n" },
+    { "--seed", "  --seed S         seed of the walk (default: the config's [run] seed)\n" },
+    { "--keep-going", "  --keep-going     go on after a discrepancy\n" },
+};
+
+static const char exit_text[] =
+    "exit status: 0 the replay matches the trace, 1 it reproduces the discrepancy,\n"
+    "             2 bad input, 3 infrastructure failure, 4 nondeterministic\n"
+    "             (no try of R matched), 130 interrupted\n";
+
+void cli_usage_all(FILE *f)
+{
+    for (size_t i = 0; i < sizeof usages / sizeof usages[0]; i++)
+        fprintf(f, "%s metis-replay %s %s\n", i ? "      " : "usage:", usages[i].cmd, usages[i].args);
+    fprintf(f, "       metis-replay --version\n%s", exit_text);
+}
+
+void cli_usage(const char *cmd)
+{
+    for (size_t i = 0; i < sizeof usages / sizeof usages[0]; i++) {
+        if (strcmp(cmd, usages[i].cmd) != 0)
+            continue;
+        printf("usage: metis-replay %s %s\n%s", cmd, usages[i].args, usages[i].help);
+        for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
+            if (strstr(usages[i].args, options[k].opt))
+                fputs(options[k].help, stdout);
+        fputs(exit_text, stdout);
+    }
+}
+
 int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o)
 {
     static const struct option longopts[] = {
@@ -16,6 +74,7 @@ int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o)
         { "tries", required_argument, NULL, 't' },
         { "out", required_argument, NULL, 'o' },
         { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     memset(o, 0, sizeof *o);
@@ -24,8 +83,11 @@ int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o)
     opterr = 0;
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "c:t:o:v", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:t:o:vh", longopts, NULL)) != -1) {
         switch (c) {
+        case 'h':
+            cli_usage(cmd);
+            exit(0);
         case 'c': o->config = optarg; break;
         case 'o': o->out = optarg; break;
         case 'v': o->verbose = 1; break;

@@ -3,6 +3,7 @@
 #define METIS_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "config.h"
 #include "runlog.h"
 #include "trace.h"
@@ -25,8 +26,13 @@ struct cli_opts {
     int verbose;                /* -v */
 };
 
-/* Parses argv (after the command word); prints the problem and returns -1 on bad usage. */
+/* Parses argv (after the command word); prints the problem and returns -1 on bad usage.
+ * -h/--help prints cmd's usage and exits 0. */
 int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o);
+/* Prints the usage of one command to stdout. */
+void cli_usage(const char *cmd);
+/* Prints the usage of every command, the version line and the exit statuses to f. */
+void cli_usage_all(FILE *f);
 /* Loads input: a run directory (the trace of its search path, and its exports) or a trace
  * file (no exports). 0, or -1 after printing the message. */
 int cli_load(const char *input, struct runlog *rl);

@@ -32,14 +32,18 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
     static const struct option longopts[] = {
         { "ops", required_argument, NULL, 'n' }, { "seed", required_argument, NULL, 's' },
         { "out", required_argument, NULL, 'o' }, { "keep-going", no_argument, NULL, 'k' },
-        { NULL, 0, NULL, 0 },
+        { "help", no_argument, NULL, 'h' },      { NULL, 0, NULL, 0 },
     };
     int c;
     memset(o, 0, sizeof *o);
     o->ops = 1000;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "n:s:o:k", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "n:s:o:kh", longopts, NULL)) != -1) {
+        if (c == 'h') {
+            cli_usage("record");
+            exit(0);
+        }
         if (c == 'o')
             o->out = optarg;
         else if (c == 'k')

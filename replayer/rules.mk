@@ -5,5 +5,8 @@ $(BIN)/metis-replay: $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(LIBMETIS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# main.c prints the version, which is set in the Makefile.
+$(BUILD)/replayer/main.o: Makefile
+
 all: $(BIN)/metis-replay
 endif

@@ -31,8 +31,35 @@ static void usage(FILE *f)
             "       metis swarm CONFIG --hosts HOSTS [--vts N] [--seconds S] [--ops N] [--out DIR]\n"
             "                          [--swarm-seed S] [--stop-on-discrepancy] [--vt-timeout S]\n"
             "       metis swarm --check --hosts HOSTS [CONFIG]\n"
+            "       metis --version\n"
             "exit status: 0 no discrepancy, 1 discrepancy, 2 bad usage or config,\n"
-            "             3 infrastructure failure, 130 interrupted\n");
+            "             3 infrastructure failure, 130 interrupted\n"
+            "`metis COMMAND --help` tells more of one command; see also metis(1), metis.ini(5)\n");
+}
+
+/* Help for one command, so that it need not be found in the whole usage (swarm's is in swarm.c,
+ * beside its options). */
+static void command_usage(const char *cmd)
+{
+    if (!strcmp(cmd, "check")) {
+        printf("usage: metis check CONFIG [RUN OPTIONS]\n"
+               "Loads and validates CONFIG (and any options of metis run) as a run would,\n"
+               "without making, mounting or changing anything.\n"
+               "exit status: 0 valid, 2 not (one line FILE:LINE: message)\n");
+        return;
+    }
+    printf("usage: metis run CONFIG [OPTIONS]\n"
+           "  --ops N          stop after N operations, 0 = no limit ([run] ops)\n"
+           "  --seconds S      stop after S seconds, 0 = no limit ([run] seconds)\n"
+           "  --seed N         seed of the input generator ([run] seed)\n"
+           "  --depth N        SPIN's search depth bound, 1..100000000 ([run] max_depth)\n"
+           "  --out DIR        output directory ([run] out; default runs/TIME-CONFIG)\n"
+           "  --keep-going     go on after a discrepancy ([run] keep_going)\n"
+           "  --vt I --swarm-seed S\n"
+           "                   search as VT I of the swarm of seed S does, alone\n"
+           "Options override the config's keys named in brackets.\n"
+           "exit status: 0 no discrepancy, 1 discrepancy, 2 bad usage or config,\n"
+           "             3 infrastructure failure, 130 interrupted\n");
 }
 
 static void exe_dir(char *out, size_t len)
@@ -206,6 +233,10 @@ int main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (!strcmp(argv[1], "--version")) {
+        printf("metis %s\n", METIS_VERSION);
+        return 0;
+    }
     if (!strcmp(argv[1], "swarm"))
         return swarm_main(argc - 1, argv + 1);
     int is_run = !strcmp(argv[1], "run"), is_check = !strcmp(argv[1], "check");
@@ -215,7 +246,12 @@ int main(int argc, char **argv)
         return 2;
     }
     struct run_opts ro;
-    if (run_opts_parse(argc - 1, argv + 1, &ro) < 0)
+    int parsed = run_opts_parse(argc - 1, argv + 1, &ro);
+    if (parsed > 0) {
+        command_usage(argv[1]);
+        return 0;
+    }
+    if (parsed < 0)
         return 2;
     return is_run ? cmd_run(&ro) : cmd_check(&ro);
 }

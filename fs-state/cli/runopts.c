@@ -78,7 +78,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
         {"seed", required_argument, 0, O_SEED},       {"depth", required_argument, 0, O_DEPTH},
         {"out", required_argument, 0, O_OUT},         {"keep-going", no_argument, 0, O_KEEP},
         {"vt", required_argument, 0, O_VT},           {"swarm-seed", required_argument, 0, O_SWARM_SEED},
-        {0, 0, 0, 0}};
+        {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     char err[1200];
     struct { int c; const char *arg; } given[32];
     int ngiven = 0, have_vt = 0, have_ss = 0, c;
@@ -87,7 +87,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
     optind = 1;
     opterr = 0;
     /* Options are collected first and applied after the config is loaded, so they override it. */
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 'h')
+            return 1;
         if (c == '?' || ngiven == 32) {
             fprintf(stderr, "metis: unknown option '%s' or missing value\n", argv[optind - 1]);
             return -1;

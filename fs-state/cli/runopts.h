@@ -13,7 +13,8 @@ struct run_opts {
     uint64_t swarm_seed;
 };
 
-/* argv[0] is the command ("run"/"check"). Loads and validates the config; prints errors. */
+/* argv[0] is the command ("run"/"check"). Loads and validates the config; prints errors and
+ * returns -1. Returns 1, loading nothing, if --help or -h was given. */
 int run_opts_parse(int argc, char **argv, struct run_opts *ro);
 /* The search options and input seed of swarm VT vt, derived from the swarm seed alone. */
 void swarm_diversify(uint64_t swarm_seed, int vt, struct search_opts *so, uint64_t *input_seed);

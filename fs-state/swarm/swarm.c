@@ -18,7 +18,9 @@ static void swarm_usage(FILE *f)
             "                   [--vt-timeout S] [--metis PATH]\n"
             "       metis swarm [CONFIG] --check --hosts HOSTS\n"
             "HOSTS is a GNU parallel sshloginfile: one [N/]sshlogin per line, ':' is this machine;\n"
-            "N VTs run on that host at once (default: its number of cores).\n");
+            "N VTs run on that host at once (default: its number of cores).\n"
+            "exit status: 1 a discrepancy, else 130 interrupted, else 3 a VT failed, else 0;\n"
+            "             2 bad usage or config; --check: 0 every host is ready, else 3\n");
 }
 
 static int num_arg(const char *opt, const char *s, double min, double max, double *out)
@@ -87,8 +89,8 @@ static int parse(int argc, char **argv, struct swarm_opts *o)
     memset(o, 0, sizeof *o);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-        if (c == S_HELP) {
+    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        if (c == S_HELP || c == 'h') {
             swarm_usage(stdout);
             exit(0);
         }
