@@ -10,6 +10,10 @@ LIBDIR     := lib/metis
 PKGS       := fuse3 inih libzstd libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# report.html (fs-state/report/) reads JSON with json-c: bin/metis links it, pan does not.
+REPORT_PKGS   := json-c
+REPORT_CFLAGS := $(shell pkg-config --cflags $(REPORT_PKGS) 2>/dev/null)
+REPORT_LIBS   := $(shell pkg-config --libs $(REPORT_PKGS) 2>/dev/null)
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -MMD -MP \
               -DMETIS_VERSION='"$(VERSION)"' -Ireffs -Ifs-state -Ireplayer $(PKG_CFLAGS)

@@ -159,5 +159,6 @@ void metis_start(void)
     track_state(0);
     E.t_start = now_seconds();
     E.last_progress = E.t_start;
+    report_sampler_open(&E.sampler, E.out_dir);   /* without it the run goes on, unsampled */
     report_if_differs(NULL);
 }

@@ -7,6 +7,7 @@
 #include "input.h"
 #include "ops.h"
 #include "reach.h"
+#include "sampler.h"
 #include "step.h"
 
 enum run_status { STATUS_OK = 0, STATUS_DISCREPANCY = 1, STATUS_INFRA = 3, STATUS_INTERRUPTED = 4 };
@@ -29,6 +30,7 @@ struct engine {
     double stored, matched;
     long max_depth_seen;
     double t_start, last_progress;
+    struct report_sampler sampler;   /* samples.csv: the counters once a second */
     char out_dir[1024], run_id[64];
     char err[1400];              /* why engine_init failed */
     int finished;

@@ -36,8 +36,16 @@ static double ops_per_second(const struct engine *e, double now)
     return t > 0 ? e->ops / t : 0;
 }
 
+static struct report_sample counters(const struct engine *e, double now)
+{
+    return (struct report_sample){ now - e->t_start, e->ops, e->stored, e->matched, e->restores,
+                                   e->discrepancies };
+}
+
 void progress_tick(struct engine *e, double now)
 {
+    struct report_sample v = counters(e, now);
+    report_sampler_tick(&e->sampler, &v);
     static int tty = -1;
     if (tty < 0)
         tty = isatty(2);
@@ -102,6 +110,8 @@ void report_write(struct engine *e, enum run_status st, const char *reason)
     double now = now_seconds();
     if (e->t_start == 0)
         e->t_start = now;
+    struct report_sample v = counters(e, now);
+    report_sampler_close(&e->sampler, &v);
     FILE *f = open_out(e, "summary.json");
     if (f) {
         write_summary_json(e, st, reason, now, f);

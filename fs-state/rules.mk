@@ -1,13 +1,15 @@
-# Metis engine: libmetis (the kit the generated pan links), the bin/metis front end and its swarm launcher.
+# Metis engine: libmetis (the kit the generated pan links), the bin/metis front end, its swarm launcher and report.
 # libmetis.a: the engine (flat fs-state/*.c) and its backends (fs-state/backend/); pan needs
 # nothing else, and its kit holds one header: driver.h, the entry points pan calls.
 METIS_SRC  := $(wildcard fs-state/*.c fs-state/backend/*.c)
 METIS_OBJ  := $(METIS_SRC:%.c=$(BUILD)/%.o)
 LIBMETIS   := $(LIBDIR)/libmetis.a
 
-# The front end (fs-state/cli/) and the swarm launcher (fs-state/swarm/): bin/metis only.
+# The front end (fs-state/cli/), the swarm launcher (fs-state/swarm/) and report.html
+# (fs-state/report/, with json-c): bin/metis only.
 CLI_SRC    := $(filter-out fs-state/cli/main.c,$(wildcard fs-state/cli/*.c fs-state/swarm/*.c))
-CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/%.o)
+REPORT_SRC := $(wildcard fs-state/report/*.c)
+CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/%.o) $(REPORT_SRC:%.c=$(BUILD)/%.o)
 LIBCLI     := $(BUILD)/libmetis-cli.a
 
 # pan.c is compiled at run time against this kit: the library, its header and link flags.
@@ -18,6 +20,8 @@ $(LIBMETIS): $(METIS_OBJ) fs-state/driver.h
 	cp fs-state/driver.h $(LIBDIR)/include/
 	echo '$(filter -fsanitize%,$(CFLAGS)) $(LDLIBS)' > $(LIBDIR)/ldflags
 
+$(REPORT_SRC:%.c=$(BUILD)/%.o): CFLAGS += $(REPORT_CFLAGS)
+
 $(LIBCLI): $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
@@ -25,7 +29,7 @@ $(LIBCLI): $(CLI_OBJ)
 
 $(BIN)/metis: $(BUILD)/fs-state/cli/main.o $(LIBCLI) $(LIBMETIS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(REPORT_LIBS)
 
 all: $(BIN)/metis
 

@@ -4,7 +4,7 @@ UNIT_BIN := $(BUILD)/tests/unit-tests
 
 $(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/%.o) $(LIBCLI) $(LIBMETIS) $(LIBREFFS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcriterion
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(REPORT_LIBS) -lcriterion
 
 unit: $(UNIT_BIN)
 	$(UNIT_BIN) --jobs 2 $(UNIT_ARGS)

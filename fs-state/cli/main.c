@@ -2,6 +2,7 @@
 #include "backend/backend.h"
 #include "config.h"
 #include "model.h"
+#include "report/report_html.h"
 #include "runopts.h"
 #include "swarm/swarm.h"
 #include "util.h"
@@ -31,6 +32,7 @@ static void usage(FILE *f)
             "       metis swarm CONFIG --hosts HOSTS [--vts N] [--seconds S] [--ops N] [--out DIR]\n"
             "                          [--swarm-seed S] [--stop-on-discrepancy] [--vt-timeout S]\n"
             "       metis swarm --check --hosts HOSTS [CONFIG]\n"
+            "       metis report RUN_DIR|SWARM_DIR      # writes DIR/report.html\n"
             "       metis --version\n"
             "exit status: 0 no discrepancy, 1 discrepancy, 2 bad usage or config,\n"
             "             3 infrastructure failure, 130 interrupted\n"
@@ -179,6 +181,27 @@ static void install_forwarding(void)
     sigaction(SIGALRM, &sa, NULL);
 }
 
+/* Here rather than in pan: report.html needs json-c, which pan does not link. */
+static void write_report_html(const char *dir)
+{
+    char err[PATH_MAX + 256];
+    if (report_html_build(dir, err, sizeof err) != 0)
+        fprintf(stderr, "metis: report.html: %s\n", err);
+}
+
+static int cmd_report(int argc, char **argv)
+{
+    char err[PATH_MAX + 256];
+    if (argc != 3) {
+        fprintf(stderr, "usage: metis report RUN_DIR|SWARM_DIR\n");
+        return 2;
+    }
+    int rc = report_html_build(argv[2], err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "metis report: %s\n", err);
+    return rc == 0 ? 0 : rc == REPORT_NOT_A_RUN ? 2 : 3;
+}
+
 static int cmd_run(struct run_opts *ro)
 {
     char out[PATH_MAX], work[PATH_MAX + 8], cfg_copy[PATH_MAX + 16], pan[PATH_MAX + 8];
@@ -215,6 +238,7 @@ static int cmd_run(struct run_opts *ro)
     }
     int rc = wait_engine(engine_pid);
     backend_sweep(run_id);
+    write_report_html(out);
     return rc;
 }
 
@@ -237,6 +261,9 @@ int main(int argc, char **argv)
         printf("metis %s\n", METIS_VERSION);
         return 0;
     }
+    if (!strcmp(argv[1], "report"))
+        return cmd_report(argc, argv);
+    swarm_report_written = write_report_html;
     if (!strcmp(argv[1], "swarm"))
         return swarm_main(argc - 1, argv + 1);
     int is_run = !strcmp(argv[1], "run"), is_check = !strcmp(argv[1], "check");

@@ -417,6 +417,8 @@ static int exit_code(const struct swarm *s, const struct totals *t)
            !strcmp(o, "failed") ? 3 : 0;
 }
 
+void (*swarm_report_written)(const char *out);
+
 /* Writes summary.json, summary.txt, discrepancies.txt; prints the table. Returns the exit code. */
 int swarm_report(struct swarm *s)
 {
@@ -437,5 +439,7 @@ int swarm_report(struct swarm *s)
     write_disc_list(s);
     write_text(s, &t, stdout);
     fflush(stdout);
+    if (swarm_report_written)
+        swarm_report_written(s->out);
     return exit_code(s, &t);
 }

@@ -96,6 +96,8 @@ int swarm_finish_job(int argc, char **argv);
 
 /* report.c */
 int swarm_report(struct swarm *s);
+/* Called with the output directory once the summary is written; bin/metis sets it (report.html). */
+extern void (*swarm_report_written)(const char *out);
 
 /* `metis swarm ...`: argv[0] is "swarm". Returns the exit status. */
 int swarm_main(int argc, char **argv);

@@ -1,0 +1,112 @@
+/* A discrepancy-N.txt read back for report.html (format written by fs-state/engine.c). */
+#include "report/disc.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const disc_field_name[DISC_NFIELDS] = {
+    "type", "mode", "nlink", "uid", "gid", "size", "content", "xattrs"
+};
+
+static void parse_outcome(struct disc_file *d, const char *line)
+{
+    struct disc_outcome *o = &d->out[d->nout];
+    if (d->nout == DISC_MAX_FS ||
+        sscanf(line, "%63s ret=%31s errno=%47s state=%159s", o->fs, o->ret, o->err, o->state) != 4)
+        return;
+    o->ret_differs = strstr(line, "[ret differs]") != NULL;
+    o->errno_differs = strstr(line, "[errno differs]") != NULL;
+    o->state_differs = strstr(line, "[state differs]") != NULL;
+    d->nout++;
+}
+
+/* Splits a listing line in place: path, the seven single-word fields, then xattrs to the end. */
+static int split_entry(char *line, struct disc_entry *e)
+{
+    char *p = line;
+    e->path = line;
+    for (int k = 0; k <= DISC_NFIELDS; k++) {
+        char *sp = k < DISC_NFIELDS ? strchr(p, ' ') : NULL;
+        if (k < DISC_NFIELDS && !sp)
+            return -1;
+        if (sp)
+            *sp = '\0';
+        if (k > 0)
+            e->field[k - 1] = p;
+        p = sp ? sp + 1 : p;
+    }
+    return 0;
+}
+
+static void add_entry(struct disc_tree *t, const char *line)
+{
+    if (t->n == DISC_MAX_ENTRIES) {
+        t->truncated = 1;
+        return;
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        struct disc_entry *ne = realloc(t->e, cap * sizeof *ne);
+        if (!ne)
+            return;
+        t->e = ne;
+        t->cap = cap;
+    }
+    char *copy = strdup(line);
+    if (copy && split_entry(copy, &t->e[t->n]) == 0)
+        t->n++;
+    else
+        free(copy);
+}
+
+static void parse_tree_line(struct disc_file *d, const char *line)
+{
+    struct disc_tree *t = &d->tree[d->ntrees - 1];
+    if (line[0] == '(')
+        snprintf(t->note, sizeof t->note, "%s", line);
+    else if (line[0])
+        add_entry(t, line);
+}
+
+static void parse_line(struct disc_file *d, char *line, int first)
+{
+    char name[64];
+    line[strcspn(line, "\n")] = '\0';
+    if (first) {
+        snprintf(d->what, sizeof d->what, "%s", line);
+    } else if (sscanf(line, "## tree of %63s after the operation", name) == 1) {
+        if (d->ntrees < DISC_MAX_FS)
+            snprintf(d->tree[d->ntrees++].fs, sizeof d->tree[0].fs, "%s", name);
+    } else if (d->ntrees) {
+        parse_tree_line(d, line);
+    } else if (!strncmp(line, "state sid=", 10)) {
+        d->nstates++;
+    } else if (strstr(line, " ret=")) {
+        parse_outcome(d, line);
+    }
+}
+
+int disc_parse(const char *path, struct disc_file *d)
+{
+    memset(d, 0, sizeof *d);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char *line = NULL;
+    size_t cap = 0;
+    for (int first = 1; getline(&line, &cap, f) > 0; first = 0)
+        parse_line(d, line, first);
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+void disc_free(struct disc_file *d)
+{
+    for (int i = 0; i < d->ntrees; i++) {
+        for (size_t k = 0; k < d->tree[i].n; k++)
+            free(d->tree[i].e[k].path);
+        free(d->tree[i].e);
+    }
+    memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,23 @@
+/* Reading the run's and the swarm's JSON files (json-c) for report.html, with defaults. */
+#ifndef METIS_REPORT_RJSON_H
+#define METIS_REPORT_RJSON_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+/* The parsed file, or NULL if it is missing or not JSON; release with json_object_put. */
+json_object *rj_load(const char *path);
+/* The member key of o, or NULL (also when o is not an object). */
+json_object *rj_get(json_object *o, const char *key);
+/* A number member, or dflt when absent or not a number. */
+double rj_num(json_object *o, const char *key, double dflt);
+/* A string member, or dflt when absent or not a string. */
+const char *rj_str(json_object *o, const char *key, const char *dflt);
+/* A value as text: a string as is, anything else as plain JSON (a large seed exactly as written). */
+const char *rj_value_text(json_object *v);
+/* A string or number member as text (see rj_value_text), else "". */
+const char *rj_text(json_object *o, const char *key);
+/* An array member's length, 0 when absent or not an array. */
+size_t rj_len(json_object *o, const char *key);
+
+#endif
