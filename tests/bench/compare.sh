@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Compares the throughput of two Metis builds on the shipped configs, interleaved so both see the same load.
+# Usage: tests/bench/compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS] [SECONDS] [CONFIG...]
+# Prints, per config, each build's median ops/s over ROUNDS runs and the change in percent.
+set -u
+cd "$(dirname "$0")/../.."
+if [ $# -lt 2 ]; then
+  echo "usage: tests/bench/compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS] [SECONDS] [CONFIG...]" >&2
+  exit 2
+fi
+old=$1 new=$2 rounds=${3:-3} secs=${4:-10}
+shift $(( $# < 4 ? $# : 4 ))
+cfgs=("$@")
+[ ${#cfgs[@]} -eq 0 ] && cfgs=(configs/*.ini)
+for b in "$old" "$new"; do
+  [ -x "$b/metis" ] || { echo "compare: $b/metis is not an executable" >&2; exit 2; }
+done
+out=$(mktemp -d /tmp/metis-compare.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+
+ops_per_s() {   # BIN_DIR CONFIG TAG
+  local dir="$out/$3"
+  METIS_BIN="$1" "$1/metis" run "$2" --seconds "$secs" --out "$dir" >"$dir.log" 2>&1
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ops_per_s"])' \
+    "$dir/summary.json" 2>/dev/null || echo nan
+}
+
+median() { python3 -c 'import statistics,sys; v=[float(x) for x in sys.argv[1:] if x!="nan"]; print("%.1f" % statistics.median(v) if v else "nan")' "$@"; }
+
+printf '%-22s %12s %12s %8s\n' config old_ops/s new_ops/s change
+for cfg in "${cfgs[@]}"; do
+  name=$(basename "$cfg" .ini)
+  a=() b=()
+  for r in $(seq 1 "$rounds"); do
+    a+=("$(ops_per_s "$old" "$cfg" "$name-old-$r")")
+    b+=("$(ops_per_s "$new" "$cfg" "$name-new-$r")")
+  done
+  ma=$(median "${a[@]}") mb=$(median "${b[@]}")
+  ch=$(python3 -c 'import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print("%+.1f%%" % ((b-a)/a*100) if a==a and b==b and a>0 else "nan")' "$ma" "$mb")
+  printf '%-22s %12s %12s %8s   (old: %s; new: %s)\n' "$name" "$ma" "$mb" "$ch" "${a[*]}" "${b[*]}"
+done
