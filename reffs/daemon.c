@@ -363,6 +363,22 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, of
     reply_status(req, reffs_fallocate(fs_of(req), ino, mode, off, len));
 }
 
+/* The reply's count is 32 bits wide; Linux's MAX_RW_COUNT keeps it there, and a short count
+ * is a valid answer the caller loops over. */
+#define COPY_MAX 0x7ffff000
+
+static void op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+                               struct fuse_file_info *fi_in, fuse_ino_t ino_out, off_t off_out,
+                               struct fuse_file_info *fi_out, size_t len, int flags)
+{
+    ssize_t n = reffs_copy_range(fs_of(req), ino_in, off_in, ino_out, off_out,
+                                 len < COPY_MAX ? len : COPY_MAX, (unsigned)flags);
+    if (n < 0)
+        fuse_reply_err(req, (int)-n);
+    else
+        fuse_reply_write(req, (size_t)n);
+}
+
 static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
     reply_status(req, reffs_fsync(fs_of(req), ino));
@@ -759,6 +775,7 @@ static const struct fuse_lowlevel_ops reffs_ops = {
     .create = op_create,
     .ioctl = op_ioctl,
     .fallocate = op_fallocate,
+    .copy_file_range = op_copy_file_range,
 };
 
 /* ---- command line ---- */

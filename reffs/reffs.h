@@ -88,8 +88,14 @@ void reffs_forget(struct reffs *fs, reffs_ino ino, uint64_t nlookup);
 /* Data */
 ssize_t reffs_read(struct reffs *fs, reffs_ino ino, void *buf, size_t size, off_t off);
 ssize_t reffs_write(struct reffs *fs, reffs_ino ino, const void *buf, size_t size, off_t off);
-/* mode: 0 or FALLOC_FL_KEEP_SIZE; others -EOPNOTSUPP (see reffs/README.md). */
+/* mode: FALLOC_FL_* of fallocate(2): 0 and KEEP_SIZE, PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE (with or
+ * without KEEP_SIZE), COLLAPSE_RANGE, INSERT_RANGE, with ext4's rules (see reffs/README.md). */
 int reffs_fallocate(struct reffs *fs, reffs_ino ino, int mode, off_t off, off_t len);
+/* copy_file_range(2) from in to out (which may be in); flags must be 0. Returns the bytes
+ * copied: fewer than len at the source's EOF, at the maximum file size, or when space runs
+ * out part-way (-ENOSPC if none fits). */
+ssize_t reffs_copy_range(struct reffs *fs, reffs_ino in, off_t off_in, reffs_ino out,
+                         off_t off_out, size_t len, unsigned flags);
 int reffs_fsync(struct reffs *fs, reffs_ino ino);
 
 /* Directory listing: calls fn for ".", ".." and each entry from position off on, in a stable

@@ -53,6 +53,13 @@ static void set_owner(struct rinode *ip, const struct reffs_setattr *sa)
     }
 }
 
+/* Whether fallocate KEEP_SIZE left blocks past the one holding EOF. */
+static int blocks_past_eof(const struct rinode *ip)
+{
+    uint64_t keep = ((uint64_t)ip->size + REFFS_BLOCK_SIZE - 1) / REFFS_BLOCK_SIZE;
+    return ip->data && ip->data->n && ip->data->v[ip->data->n - 1].idx >= keep;
+}
+
 static int do_setattr(struct reffs *fs, reffs_ino ino, const struct reffs_setattr *sa)
 {
     int r = setattr_check(ino_get(fs, ino), sa);
@@ -79,6 +86,8 @@ static int do_setattr(struct reffs *fs, reffs_ino ino, const struct reffs_setatt
         ip->size = sa->size;
         ip->mtime = now;
         changed = 1;
+    } else if ((sa->valid & REFFS_SET_SIZE) && blocks_past_eof(ip)) {
+        data_shrink(fs, ip, ip->size);   /* ext4 and tmpfs free them on a same-size truncate too */
     }
     if ((sa->valid & REFFS_SET_ATIME) && sa->atime.tv_nsec != UTIME_OMIT) {
         set_time(&ip->atime, &sa->atime, &now);

@@ -1,13 +1,8 @@
-/* File data: sparse 4 KiB blocks shared copy-on-write; read, write, truncate, fallocate, fsync. */
-#include <fcntl.h>
+/* File data: sparse 4 KiB blocks shared copy-on-write; read, write, truncate, fsync. */
 #include "internal.h"
 
-#ifndef FALLOC_FL_KEEP_SIZE
-#define FALLOC_FL_KEEP_SIZE 1
-#endif
-
 /* First position in the map whose block number is >= idx. */
-static size_t ext_lower(const struct rextmap *m, uint64_t idx)
+size_t ext_lower(const struct rextmap *m, uint64_t idx)
 {
     size_t lo = 0, hi = m ? m->n : 0;
     while (lo < hi) {
@@ -20,7 +15,7 @@ static size_t ext_lower(const struct rextmap *m, uint64_t idx)
     return lo;
 }
 
-static const struct rblock *ext_find(const struct rextmap *m, uint64_t idx)
+const struct rblock *ext_find(const struct rextmap *m, uint64_t idx)
 {
     size_t pos = ext_lower(m, idx);
     return m && pos < m->n && m->v[pos].idx == idx ? m->v[pos].blk : NULL;
@@ -39,7 +34,7 @@ static void ext_insert(struct rextmap *m, size_t pos, uint64_t idx, struct rbloc
 }
 
 /* A private, writable block idx of a writable inode; NULL when no space is left for it. */
-static struct rblock *block_for_write(struct reffs *fs, struct rinode *ip, uint64_t idx)
+struct rblock *block_for_write(struct reffs *fs, struct rinode *ip, uint64_t idx)
 {
     struct rextmap *m = extmap_mut(ip);
     size_t pos = ext_lower(m, idx);
@@ -172,52 +167,6 @@ void data_shrink(struct reffs *fs, struct rinode *ip, off_t len)
     }
 }
 
-/* Inserts zeroed blocks for every hole in [first, last]; the caller checked the space. */
-static void fill_holes(struct reffs *fs, struct rinode *ip, uint64_t first, uint64_t last)
-{
-    struct rextmap *m = extmap_mut(ip);
-    size_t lo = ext_lower(m, first), hi = ext_lower(m, last + 1);
-    size_t missing = (last - first + 1) - (hi - lo);
-    if (!missing)
-        return;
-    struct rext *v = xmalloc((m->n + missing) * sizeof *v);
-    if (lo)
-        memcpy(v, m->v, lo * sizeof *v);
-    size_t o = lo, i = lo;
-    for (uint64_t idx = first; idx <= last; idx++) {
-        if (i < hi && m->v[i].idx == idx)
-            v[o++] = m->v[i++];
-        else
-            v[o++] = (struct rext){ idx, blk_new() };
-    }
-    if (m->n > hi)
-        memcpy(v + o, m->v + hi, (m->n - hi) * sizeof *v);
-    free(m->v);
-    m->v = v;
-    m->n = m->cap = m->n + missing;
-    fs->live.used += missing * REFFS_BLOCK_SIZE;
-}
-
-/* MUT_FALLOC_ENOSPC_PARTIAL: allocates the holes of [first, last] until space runs out and,
- * for mode 0, extends the size over what it got (a failed fallocate that is not undone). */
-static void mut_alloc_what_fits(struct reffs *fs, struct rinode *ip, int mode, uint64_t first,
-                                uint64_t last)
-{
-    uint64_t idx = first;
-    while (idx <= last && block_for_write(fs, ip, idx))
-        idx++;
-    off_t end = (off_t)idx * REFFS_BLOCK_SIZE;
-    if (!(mode & FALLOC_FL_KEEP_SIZE) && end > ip->size)
-        ip->size = end;
-}
-
-/* MUT_FALLOC_ZEROES_DATA: zeroes every block of [first, last], data included. */
-static void mut_zero_blocks(struct reffs *fs, struct rinode *ip, uint64_t first, uint64_t last)
-{
-    for (uint64_t idx = first; idx <= last; idx++)
-        memset(block_for_write(fs, ip, idx)->data, 0, REFFS_BLOCK_SIZE);
-}
-
 void mut_soil_extend(struct reffs *fs, struct rinode *ip, long long len)
 {
     uint64_t tail = (uint64_t)ip->size % REFFS_BLOCK_SIZE;
@@ -227,52 +176,6 @@ void mut_soil_extend(struct reffs *fs, struct rinode *ip, long long len)
     if ((uint64_t)(len - ip->size) < n)
         n = (uint64_t)(len - ip->size);
     memset(block_for_write(fs, ip, (uint64_t)ip->size / REFFS_BLOCK_SIZE)->data + tail, 0xa5, n);
-}
-
-static int do_fallocate(struct reffs *fs, reffs_ino ino, int mode, off_t off, off_t len)
-{
-    struct rinode *ip = ino_get(fs, ino);
-    if (!ip)
-        return -ENOENT;
-    if (mode & ~FALLOC_FL_KEEP_SIZE)
-        return -EOPNOTSUPP;
-    if (off < 0 || len <= 0)
-        return -EINVAL;
-    if (S_ISDIR(ip->mode))
-        return -EISDIR;
-    if (!S_ISREG(ip->mode))
-        return -ENODEV;
-    if (off > REFFS_MAX_FILE_SIZE || len > REFFS_MAX_FILE_SIZE - off)
-        return -EFBIG;
-    uint64_t first = off / REFFS_BLOCK_SIZE, last = (off + len - 1) / REFFS_BLOCK_SIZE;
-    size_t have = ext_lower(ip->data, last + 1) - ext_lower(ip->data, first);
-    uint64_t missing = last - first + 1 - have;
-    uint64_t avail = fs->capacity > fs->live.used ? fs->capacity - fs->live.used : 0;
-    if (missing > avail / REFFS_BLOCK_SIZE) {
-        if (mutated(MUT_FALLOC_ENOSPC_PARTIAL))
-            mut_alloc_what_fits(fs, ino_mut(fs, ino), mode, first, last);
-        return -ENOSPC;
-    }
-    ip = ino_mut(fs, ino);
-    fill_holes(fs, ip, first, last);
-    if (mutated(MUT_FALLOC_ZEROES_DATA))
-        mut_zero_blocks(fs, ip, first, last);
-    time_now(&ip->ctime);
-    int grows = !(mode & FALLOC_FL_KEEP_SIZE) ? !mutated(MUT_FALLOC_NO_EXTEND)
-                                               : mutated(MUT_FALLOC_KEEP_SIZE_GROWS);
-    if (grows && off + len > ip->size) {
-        ip->size = off + len;
-        ip->mtime = ip->ctime;
-    }
-    return 0;
-}
-
-int reffs_fallocate(struct reffs *fs, reffs_ino ino, int mode, off_t off, off_t len)
-{
-    fs_lock(fs);
-    int r = do_fallocate(fs, ino, mode, off, len);
-    fs_unlock(fs);
-    return r;
 }
 
 int reffs_fsync(struct reffs *fs, reffs_ino ino)

@@ -175,6 +175,11 @@ int xattr_name_check(const char *name);   /* namespace index, or -errno */
 
 /* data.c */
 void data_shrink(struct reffs *fs, struct rinode *ip, off_t len);
+/* Block-map helpers, shared with range.c: the first position whose block number is >= idx,
+ * block idx or NULL for a hole, and a private writable block (NULL: no space for a new one). */
+size_t ext_lower(const struct rextmap *m, uint64_t idx);
+const struct rblock *ext_find(const struct rextmap *m, uint64_t idx);
+struct rblock *block_for_write(struct reffs *fs, struct rinode *ip, uint64_t idx);
 
 /* snapshot.c */
 void state_clone(const struct rstate *src, struct rstate *dst);

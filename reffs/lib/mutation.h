@@ -46,7 +46,12 @@
     X(MUT_RENAME_NONEMPTY_EEXIST, "rename onto a non-empty directory fails with ENOTEMPTY (here EEXIST, as POSIX allows)") \
     X(MUT_XATTR_REPLACE_ENOENT, "setxattr with XATTR_REPLACE of a missing attribute fails with ENODATA (here ENOENT)") \
     X(MUT_REMOVEXATTR_ENOENT, "removexattr of a missing attribute fails with ENODATA (here ENOENT)") \
-    X(MUT_LOOKUP_EACCES, "lookup of a missing name fails with ENOENT (here EACCES in a non-empty directory)")
+    X(MUT_LOOKUP_EACCES, "lookup of a missing name fails with ENOENT (here EACCES in a non-empty directory)") \
+    X(MUT_PUNCH_PARTIAL_KEEPS_DATA, "fallocate PUNCH_HOLE zeroes the bytes of a partly covered block (here the block at its start keeps them)") \
+    X(MUT_ZERO_RANGE_KEEPS_DATA, "fallocate ZERO_RANGE zeroes the data in its range (here it only allocates, as mode 0 does)") \
+    X(MUT_COLLAPSE_SHIFT_SHORT, "fallocate COLLAPSE_RANGE moves the data after the range back by its length (here by one block less)") \
+    X(MUT_INSERT_SKIPS_FIRST_BLOCK, "fallocate INSERT_RANGE moves the block at the offset on too (here the hole opens one block later)") \
+    X(MUT_COPY_RANGE_HOLE_SKIPPED, "copy_file_range copies a hole of the source as zeros (here the destination keeps its bytes there)")
 
 enum reffs_mutation {
     MUT_NONE = 0,

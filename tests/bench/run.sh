@@ -29,4 +29,6 @@ done
 for extra in tests/bench/reffs.sh tests/bench/swarm_scaling.sh; do
   [ -x "$extra" ] && "$extra"
 done
+# A million seeded calls per pairing (RefFS mount vs tmpfs, mount vs ext4, library vs ext4).
+tests/bench/reffs_vs_kernel.sh "${VS_KERNEL_CALLS:-1000000}"
 exit 0

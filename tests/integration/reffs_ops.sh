@@ -23,7 +23,7 @@ mount -t tmpfs -o mode=0755,size=64m "tmpfs-ops-$$" "$TMPFS"
 
 cat >"$WORK/ops.py" <<'PY'
 # Runs each operation in DIR and prints "label: result"; lines starting with '=' must match tmpfs.
-import ctypes, errno, os, stat, subprocess, sys
+import ctypes, errno, os, socket, stat, subprocess, sys
 root, kind = sys.argv[1], sys.argv[2]
 libc = ctypes.CDLL(None, use_errno=True)
 libc.renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
@@ -122,9 +122,26 @@ out("fallocate keep_size", cres(libc.fallocate(fd, KEEP_SIZE, 8192, 8192)), 0)
 st = os.fstat(fd)
 out("keep_size size/blocks", (st.st_size, st.st_blocks), (8192, 32))
 out("fallocated reads zeros", os.pread(fd, 8192, 0) == bytes(8192), True)
-out("fallocate punch", cres(libc.fallocate(fd, PUNCH | KEEP_SIZE, 0, 4096)),
-    "ENOTSUP" if kind == "reffs" else None, compare=False)
+os.pwrite(fd, b"x" * 8192, 0)
+out("fallocate punch", cres(libc.fallocate(fd, PUNCH | KEEP_SIZE, 1000, 4096)), 0)
+st = os.fstat(fd)
+out("punch size/blocks", (st.st_size, st.st_blocks), (8192, 32))
+out("punch zeroes the range", os.pread(fd, 8192, 0) == b"x" * 1000 + bytes(4096) + b"x" * 3096, True)
+out("punch whole block", cres(libc.fallocate(fd, PUNCH | KEEP_SIZE, 4096, 4096)), 0)
+out("punch whole block frees it", os.fstat(fd).st_blocks, 24)
+out("punch without keep_size", cres(libc.fallocate(fd, PUNCH, 0, 4096)), "ENOTSUP")
+out("collapse range (the FUSE module refuses it)", cres(libc.fallocate(fd, 8, 0, 4096)), "ENOTSUP")
 os.close(fd)
+src = os.open(P("cf"), os.O_RDWR | os.O_CREAT, 0o644)
+os.write(src, b"0123456789")
+out("copy_file_range", os.copy_file_range(src, src, 4, 2, 12), 4)
+out("copy_file_range data", os.pread(src, 64, 0), b"0123456789" + bytes(2) + b"2345")
+out("copy_file_range overlap", res(lambda: os.copy_file_range(src, src, 4, 0, 2)), "EINVAL")
+out("copy_file_range past eof", os.copy_file_range(src, src, 4, 100, 0), 0)
+app = os.open(P("cf"), os.O_WRONLY | os.O_APPEND)
+out("copy_file_range O_APPEND", res(lambda: os.copy_file_range(src, app, 4, 0, 20)), "EBADF")
+os.close(app)
+os.close(src)
 
 # --- unlink, mkdir, rmdir ---
 out("unlink", res(lambda: os.unlink(P("fa"))), "ok")
@@ -204,6 +221,22 @@ out("long symlink", res(lambda: os.symlink(longt, P("sl3"))), "ok")
 out("long readlink", os.readlink(P("sl3")) == longt, True)
 os.mkfifo(P("fifo"), 0o600)
 out("mkfifo", stat.S_ISFIFO(os.lstat(P("fifo")).st_mode), True)
+pfd = os.open(P("fifo"), os.O_RDWR)
+os.write(pfd, b"through the fifo")
+out("fifo carries data", os.read(pfd, 64), b"through the fifo")
+os.close(pfd)
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(P("sock"))
+srv.listen(1)
+out("bind makes a socket", stat.S_ISSOCK(os.lstat(P("sock")).st_mode), True)
+cli = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+cli.connect(P("sock"))
+conn, _ = srv.accept()
+cli.sendall(b"hello")
+out("socket carries data", conn.recv(16), b"hello")
+for so in (conn, cli, srv):
+    so.close()
+out("unlink socket", res(lambda: os.unlink(P("sock"))), "ok")
 
 # --- chmod, chown, utimens ---
 os.chmod(P("f"), 0o1777)

@@ -217,6 +217,20 @@ Test(reffs_data, fallocate_keep_size)
     cr_assert_eq(t_stat(fs, f).st_blocks, 16);
 }
 
+/* ext4 and tmpfs both free them on a truncate to the current size; an extend keeps them. */
+Test(reffs_data, truncate_to_same_size_frees_keep_size_blocks_past_eof)
+{
+    t_write(fs, f, "abc", 3, 0);
+    cr_assert_eq(reffs_fallocate(fs, f, FALLOC_FL_KEEP_SIZE, 0, 4 * 4096), 0);
+    cr_assert_eq(t_truncate(fs, f, 4096), 0);
+    cr_assert_eq(t_stat(fs, f).st_blocks, 32);
+    cr_assert_eq(t_truncate(fs, f, 4096), 0);
+    cr_assert_eq(t_stat(fs, f).st_blocks, 8);
+    char buf[3];
+    cr_assert_eq(reffs_read(fs, f, buf, 3, 0), 3);
+    cr_assert_eq(memcmp(buf, "abc", 3), 0);
+}
+
 Test(reffs_data, fallocate_keeps_existing_data)
 {
     t_write(fs, f, "data", 4, 4096);
@@ -227,16 +241,25 @@ Test(reffs_data, fallocate_keeps_existing_data)
     cr_assert_eq(t_stat(fs, f).st_blocks, 24);
 }
 
-Test(reffs_data, fallocate_EOPNOTSUPP_other_modes)
+Test(reffs_data, fallocate_EOPNOTSUPP_modes_ext4_refuses)
 {
-    cr_assert_eq(reffs_fallocate(fs, f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 10), -EOPNOTSUPP);
-    cr_assert_eq(reffs_fallocate(fs, f, FALLOC_FL_ZERO_RANGE, 0, 10), -EOPNOTSUPP);
+    cr_assert_eq(reffs_fallocate(fs, f, FALLOC_FL_UNSHARE_RANGE, 0, 10), -EOPNOTSUPP);
+    cr_assert_eq(reffs_fallocate(fs, f, FALLOC_FL_UNSHARE_RANGE | FALLOC_FL_KEEP_SIZE, 0, 10), -EOPNOTSUPP);
+    cr_assert_eq(reffs_fallocate(fs, f, 0x80 /* FALLOC_FL_WRITE_ZEROES */, 0, 10), -EOPNOTSUPP);
+    cr_assert_eq(reffs_fallocate(fs, f, FALLOC_FL_NO_HIDE_STALE, 0, 10), -EOPNOTSUPP);
+    cr_assert_eq(reffs_fallocate(fs, f, 0x100, 0, 10), -EOPNOTSUPP);
 }
 
 Test(reffs_data, fallocate_EINVAL_bad_range)
 {
     cr_assert_eq(reffs_fallocate(fs, f, 0, 0, 0), -EINVAL);
     cr_assert_eq(reffs_fallocate(fs, f, 0, -1, 10), -EINVAL);
+}
+
+Test(reffs_data, fallocate_EINVAL_bad_range_comes_before_EOPNOTSUPP)
+{
+    cr_assert_eq(reffs_fallocate(fs, f, 0x100, 0, 0), -EINVAL);
+    cr_assert_eq(reffs_fallocate(fs, f, FALLOC_FL_PUNCH_HOLE, -1, 10), -EINVAL);
 }
 
 Test(reffs_data, fallocate_ENOSPC_all_or_nothing)
@@ -253,12 +276,17 @@ Test(reffs_data, fallocate_EFBIG)
     cr_assert_eq(reffs_fallocate(fs, f, 0, (off_t)1 << 50, 10), -EFBIG);
 }
 
-Test(reffs_data, fallocate_EISDIR_and_ENODEV)
+Test(reffs_data, fallocate_EISDIR_ESPIPE_ENODEV_by_type)
 {
     cr_assert_eq(reffs_fallocate(fs, REFFS_ROOT_INO, 0, 0, 10), -EISDIR);
     struct reffs_entry e;
     cr_assert_eq(reffs_mknod(fs, REFFS_ROOT_INO, "p", S_IFIFO | 0644, 0, 0, 0, &e), 0);
+    cr_assert_eq(reffs_fallocate(fs, e.st.st_ino, 0, 0, 10), -ESPIPE);
+    cr_assert_eq(reffs_fallocate(fs, e.st.st_ino, FALLOC_FL_COLLAPSE_RANGE, 0, 4096), -ESPIPE);
+    cr_assert_eq(reffs_mknod(fs, REFFS_ROOT_INO, "c", S_IFCHR | 0644, makedev(1, 3), 0, 0, &e), 0);
     cr_assert_eq(reffs_fallocate(fs, e.st.st_ino, 0, 0, 10), -ENODEV);
+    cr_assert_eq(reffs_mknod(fs, REFFS_ROOT_INO, "s", S_IFSOCK | 0644, 0, 0, 0, &e), 0);
+    cr_assert_eq(reffs_fallocate(fs, e.st.st_ino, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 10), -ENODEV);
 }
 
 Test(reffs_data, fallocate_ENOENT)

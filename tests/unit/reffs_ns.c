@@ -43,6 +43,20 @@ Test(reffs_ns, mknod_fifo_and_chardev)
     cr_assert_eq(e.st.st_rdev, makedev(1, 3));
 }
 
+/* bind(2) of a unix socket on a path is a mknod of S_IFSOCK through FUSE. */
+Test(reffs_ns, mknod_socket_is_a_socket_with_its_mode_and_no_data)
+{
+    struct reffs_entry e;
+    cr_assert_eq(reffs_mknod(fs, REFFS_ROOT_INO, "s", S_IFSOCK | 0755, 0, 0, 0, &e), 0);
+    cr_assert(S_ISSOCK(e.st.st_mode));
+    cr_assert_eq(e.st.st_mode & 07777, 0755);
+    cr_assert_eq(e.st.st_size, 0);
+    cr_assert_eq(t_lookup(fs, REFFS_ROOT_INO, "s"), e.st.st_ino);
+    char c;
+    cr_assert_eq(reffs_read(fs, e.st.st_ino, &c, 1, 0), -EINVAL);
+    cr_assert_eq(reffs_unlink(fs, REFFS_ROOT_INO, "s"), 0);
+}
+
 Test(reffs_ns, mknod_owner_is_caller)
 {
     struct reffs_entry e;
