@@ -108,6 +108,7 @@ void config_defaults(struct metis_config *cfg)
     snprintf(cfg->run.hash, sizeof cfg->run.hash, "md5");
     cfg->run.ring = 10;
     cfg->run.hashtable_log2 = 22;
+    cfg->run.shrink_seconds = 60;
     cfg->pool = (struct pool_config){
         .dirs = 2, .files = 2, .depth = 1, .xattr_names = 2,
         .nuids = 2, .ngids = 2, .uids = { 0, 1000 }, .gids = { 0, 1000 },
@@ -160,7 +161,7 @@ static const struct field run_fields[] = {
     RUNF(ops, FK_U64, 0, 0),           RUNF(seconds, FK_DOUBLE, 0, 1e9),
     RUNF(hash, FK_STR, 0, 0),          RUNF(keep_going, FK_BOOL, 0, 1),
     RUNF(out, FK_STR, 0, 0),           RUNF(ring, FK_INT, 1, 1e6),
-    RUNF(hashtable_log2, FK_INT, 10, 32),
+    RUNF(hashtable_log2, FK_INT, 10, 32), RUNF(shrink_seconds, FK_DOUBLE, 0, 1e6),
 };
 static const struct field pool_fields[] = {
     POOLF(dirs, FK_INT, 0, 64),        POOLF(files, FK_INT, 1, 64),

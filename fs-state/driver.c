@@ -94,21 +94,34 @@ static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long d
     log_line("save %llu sid=%llu", (unsigned long long)E.ops, (unsigned long long)to);
 }
 
-static void track_state(uint64_t sid)
+/* A leaf keeps the digests SPIN tracks for the state the step started from: SPIN then finds
+ * the new state already stored and backtracks, so nothing below it is explored. */
+static void track_state(uint64_t sid, int leaf)
 {
-    for (int i = 0; i < E.g.nfs; i++)
+    for (int i = 0; i < E.g.nfs && !leaf; i++)
         memcpy(metis_abs + (size_t)i * E.g.dlen, E.g.out[i].digest, (size_t)E.g.dlen);
     metis_sid = sid;
     E.live_sid = sid;
 }
 
-static void report_if_differs(const struct op_args *a)
+/* Reports a discrepancy of the last step; returns 1 when the trees now differ. Such a pair is
+ * a leaf of the search: every state below it would differ by the same difference again. */
+static int report_if_differs(const struct op_args *a)
 {
     if (!fsgroup_compare(&E.g, a == NULL))
-        return;
+        return 0;
     engine_report_discrepancy(&E, a);
     if (!E.cfg.run.keep_going)
         finish(STATUS_DISCREPANCY, "discrepancy");
+    if (!a) {
+        fprintf(stderr, "metis: the initial states differ, so would every state below them: "
+                "stopping (make the file systems agree first: exclude, ignore, sizes)\n");
+        finish(STATUS_DISCREPANCY, "initial states differ");
+    }
+    for (int i = 1; i < E.g.nfs; i++)
+        if (E.g.out[i].differs & DIFF_STATE)
+            return 1;
+    return 0;
 }
 
 void metis_step(int op, double stored, double matched, long depth)
@@ -138,8 +151,7 @@ void metis_step(int op, double stored, double matched, long depth)
     log_step(&E.args, E.cur_sid, to, depth);
     if (engine_path_push(&E, to, E.ops) < 0)
         infra_failure(E.g.err);
-    track_state(to);
-    report_if_differs(&E.args);
+    track_state(to, report_if_differs(&E.args));
     progress_tick(&E, now);
     log_tick(now);
 }
@@ -156,7 +168,7 @@ void metis_start(void)
     atexit(finish_at_exit);
     if (engine_start(&E) < 0)
         infra_failure(E.g.err);
-    track_state(0);
+    track_state(0, 0);
     E.t_start = now_seconds();
     E.last_progress = E.t_start;
     report_sampler_open(&E.sampler, E.out_dir);   /* without it the run goes on, unsampled */

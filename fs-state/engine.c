@@ -216,24 +216,83 @@ static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a
                 errno_name(o->res.err), hex, o->differs & DIFF_RET ? " [ret differs]" : "",
                 o->differs & DIFF_ERRNO ? " [errno differs]" : "",
                 o->differs & DIFF_STATE ? " [state differs]" : "");
-        if (o->differs)
-            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s", (unsigned long long)e->ops,
-                     e->cfg.fs[i].name, o->differs & DIFF_RET ? "differs" : "same",
-                     o->differs & DIFF_ERRNO ? "differs" : "same",
-                     o->differs & DIFF_STATE ? "differs" : "same");
     }
 }
 
+static void log_outcomes(struct engine *e)
+{
+    for (int i = 0; i < e->g.nfs; i++) {
+        unsigned d = e->g.out[i].differs;
+        if (d)
+            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s", (unsigned long long)e->ops,
+                     e->cfg.fs[i].name, d & DIFF_RET ? "differs" : "same",
+                     d & DIFF_ERRNO ? "differs" : "same", d & DIFF_STATE ? "differs" : "same");
+    }
+}
+
+/* Signs every fs that differs and counts the hits; idx[] gets the step's classes. Returns how
+ * many of them are new. */
+static int classify_step(struct engine *e, const struct op_args *a, int *idx, int *n)
+{
+    int fresh_classes = 0;
+    *n = 0;
+    for (int i = 1; i < e->g.nfs; i++) {
+        struct dclass c;
+        int fresh;
+        if (!e->g.out[i].differs)
+            continue;
+        classes_classify(&e->g, i, a, &c);
+        int k = classes_add(&e->classes, &c, e->ops, &fresh);
+        if (k < 0)
+            continue;
+        const struct dclass *cl = &e->classes.v[k];
+        log_line("class %llu fs=%s id=%d new=%d hits=%llu signature=%s",
+                 (unsigned long long)e->ops, e->cfg.fs[i].name, cl->id, fresh,
+                 (unsigned long long)cl->hits, cl->signature);
+        idx[(*n)++] = fresh ? k : -1 - k;
+        fresh_classes += fresh;
+    }
+    return fresh_classes;
+}
+
+/* The classes of the step in its detail file; new ones are named on stderr. */
+static void describe_classes(struct engine *e, FILE *f, const int *idx, int n, const char *path)
+{
+    char line[2000];
+    for (int j = 0; j < n; j++) {
+        int fresh = idx[j] >= 0;
+        struct dclass *c = &e->classes.v[fresh ? idx[j] : -1 - idx[j]];
+        if (fresh)
+            snprintf(c->detail, sizeof c->detail, "%s", strrchr(path, '/') + 1);
+        classes_describe(c, &e->cfg, line, sizeof line);
+        fprintf(f, "%s%s\n", line, fresh ? " [new]" : "");
+        if (c->hint[0])
+            fprintf(f, "hint: %s\n", c->hint);
+        if (fresh)
+            fprintf(stderr, "metis: discrepancy at operation %llu (details in %s): %s\n",
+                    (unsigned long long)e->ops, path, line);
+    }
+}
+
+/* A hit of a known class is counted and logged; the first example of a new class gets the
+ * detail file (both trees, the exported states), so thousands of hits cost no more disk than
+ * their classes. */
 void engine_report_discrepancy(struct engine *e, const struct op_args *a)
 {
     char path[1200], dir[1200];
+    int idx[METIS_MAX_FS], n;
     e->discrepancies++;
-    snprintf(path, sizeof path, "%s/discrepancy-%llu.txt", e->out_dir,
-             (unsigned long long)e->discrepancies);
+    log_outcomes(e);
+    if (classify_step(e, a, idx, &n) == 0) {
+        log_flush();
+        return;
+    }
+    snprintf(path, sizeof path, "%s/discrepancy-%u.txt", e->out_dir, ++e->classes.details);
     FILE *f = fopen(path, "w");
     if (!f)
         f = stderr;
     describe_outcomes(e, f, a);
+    describe_classes(e, f, idx, n, path);
     snprintf(dir, sizeof dir, "%s/states", e->out_dir);
     export_ring(e, f, dir);
     for (int i = 0; i < e->g.nfs; i++)
@@ -241,6 +300,4 @@ void engine_report_discrepancy(struct engine *e, const struct op_args *a)
     if (f != stderr)
         fclose(f);
     log_flush();
-    fprintf(stderr, "metis: discrepancy at operation %llu (details in %s)\n",
-            (unsigned long long)e->ops, path);
 }

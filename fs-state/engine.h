@@ -3,6 +3,7 @@
 #define METIS_ENGINE_H
 
 #include <stdint.h>
+#include "classes.h"
 #include "config.h"
 #include "input.h"
 #include "ops.h"
@@ -26,7 +27,8 @@ struct engine {
     struct path_entry *path;
     size_t depth, path_cap;
     uint64_t cur_sid, live_sid, next_sid;
-    uint64_t ops, restores, discrepancies;
+    uint64_t ops, restores, discrepancies;   /* discrepancies: every hit of every class */
+    struct dclass_table classes;
     double stored, matched;
     long max_depth_seen;
     double t_start, last_progress;
@@ -45,8 +47,9 @@ int engine_init(struct engine *e);
 int engine_start(struct engine *e);
 /* Writes the report and tears every file system down (once; later calls do nothing). */
 void engine_close(struct engine *e, enum run_status st, const char *reason);
-/* Logs a discrepancy of the last step (a: its operation, NULL for the initial state) with both
- * trees and the saved states of the search path. */
+/* Logs a discrepancy of the last step (a: its operation, NULL for the initial state) and counts
+ * it as a hit of its class (classes.h); the first example of a new class also gets a detail file
+ * with both trees and the saved states of the search path. */
 void engine_report_discrepancy(struct engine *e, const struct op_args *a);
 /* Search path: push the state a step made, or unwind to a state SPIN went back to. */
 int engine_path_push(struct engine *e, uint64_t sid, uint64_t seq);

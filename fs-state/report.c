@@ -42,6 +42,14 @@ static struct report_sample counters(const struct engine *e, double now)
                                    e->discrepancies };
 }
 
+/* " classes=N" only once there is a discrepancy: a clean run's lines stay as they were. */
+static void print_classes_count(const struct engine *e)
+{
+    if (e->discrepancies)
+        fprintf(stderr, " classes=%d", e->classes.n);
+    fputc('\n', stderr);
+}
+
 void progress_tick(struct engine *e, double now)
 {
     struct report_sample v = counters(e, now);
@@ -53,9 +61,10 @@ void progress_tick(struct engine *e, double now)
         return;
     e->last_progress = now;
     fprintf(stderr, "[%7.1fs] ops=%llu (%.0f/s) states=%.0f matched=%.0f depth=%zu restores=%llu "
-            "discrepancies=%llu\n", now - e->t_start, (unsigned long long)e->ops,
+            "discrepancies=%llu", now - e->t_start, (unsigned long long)e->ops,
             ops_per_second(e, now), e->stored, e->matched, e->depth,
             (unsigned long long)e->restores, (unsigned long long)e->discrepancies);
+    print_classes_count(e);
 }
 
 static void write_timing_json(const struct engine *e, FILE *f)
@@ -86,7 +95,9 @@ static void write_summary_json(struct engine *e, enum run_status st, const char 
             (unsigned long long)e->cfg.run.seed, (unsigned long long)e->ops, now - e->t_start,
             ops_per_second(e, now), e->stored, e->matched, (unsigned long long)e->restores,
             (unsigned long long)e->discrepancies, e->max_depth_seen, peak_rss_kib());
-    fputs("\"fs\":[", f);
+    fprintf(f, "\"discrepancy_classes\":%d,", e->classes.n);
+    classes_write_json(&e->classes, &e->cfg, f);
+    fputs(",\"fs\":[", f);
     for (int i = 0; i < e->g.nfs; i++)
         fprintf(f, "%s\"%s\"", i ? "," : "", e->cfg.fs[i].name);
     fputs("],", f);
@@ -128,7 +139,8 @@ void report_write(struct engine *e, enum run_status st, const char *reason)
     if (e->ops)
         reach_print_unreached(&e->reach, e->cfg.op_weight, stderr);
     fprintf(stderr, "ops=%llu states=%.0f matched=%.0f restores=%llu discrepancies=%llu "
-            "ops_per_s=%.1f\n", (unsigned long long)e->ops, e->stored, e->matched,
+            "ops_per_s=%.1f", (unsigned long long)e->ops, e->stored, e->matched,
             (unsigned long long)e->restores, (unsigned long long)e->discrepancies,
             ops_per_second(e, now));
+    print_classes_count(e);
 }

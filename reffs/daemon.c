@@ -804,7 +804,8 @@ static void usage(void)
            "    -o noopen              opens and closes of files skip the daemon (faster); an\n"
            "                           unlinked file then dies at once, even while open\n"
 #ifdef REFFS_MUTANT
-           "    -o mutation=NAME       enable a planted bug; mutation=list lists them\n"
+           "    -o mutation=NAME       enable a planted bug (NAME+NAME...: several at once);\n"
+           "                           mutation=list lists them\n"
 #endif
            "unmount with: fusermount3 -u MOUNTPOINT\n\n");
 }
@@ -844,16 +845,30 @@ static int print_mutations(void)
 }
 
 /* Matched as the library does: any case, with or without the MUT_ prefix. */
-static int mutation_known(const char *want)
+static int one_mutation_known(const char *want, size_t len)
 {
     const char *name, *rule;
     for (int i = 0; (name = reffs_mutation_list(i, &rule)) != NULL; i++) {
-        if (strcasecmp(name, want) == 0)
+        if (strlen(name) == len && strncasecmp(name, want, len) == 0)
             return 1;
-        if (strncasecmp(name, "MUT_", 4) == 0 && strcasecmp(name + 4, want) == 0)
+        if (strncasecmp(name, "MUT_", 4) == 0 && strlen(name + 4) == len &&
+            strncasecmp(name + 4, want, len) == 0)
             return 1;
     }
     return 0;
+}
+
+/* "NAME" or "NAME+NAME...": several mutations planted at once. */
+static int mutation_known(const char *want)
+{
+    for (const char *p = want;; p++) {
+        size_t n = strcspn(p, "+");
+        if (n == 0 || !one_mutation_known(p, n))
+            return 0;
+        p += n;
+        if (!*p)
+            return 1;
+    }
 }
 #endif
 

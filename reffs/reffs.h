@@ -28,7 +28,7 @@ struct reffs;
 struct reffs_limits {
     uint64_t capacity;     /* bytes of file data (and xattr/symlink payload) the fs may hold; 0 = 1 GiB */
     uint64_t inodes;       /* maximum number of inodes including the root; 0 = 65536 */
-    const char *mutation;  /* name of the planted mutation to enable (bin/reffs-mutant only), or NULL */
+    const char *mutation;  /* planted mutations to enable, "NAME" or "NAME+NAME..." (bin/reffs-mutant only), or NULL */
 };
 
 /* Attributes returned with an entry; st_gen is the generation of the inode. */
@@ -158,7 +158,8 @@ int reffs_dump(struct reffs *fs, void **buf, size_t *len);
 /* Planted mutations (see reffs/lib/mutation.h): the i-th mutation's name, and in *rule (if
  * rule is non-NULL) the rule it breaks; NULL past the end. reffs_create fails with errno
  * EINVAL for an unknown limits->mutation, and with ENOTSUP for a known one in a library
- * built without -DREFFS_MUTANT. Names match case-insensitively, with or without "MUT_". */
+ * built without -DREFFS_MUTANT. Names match case-insensitively, with or without "MUT_";
+ * several joined by '+' are planted together. */
 const char *reffs_mutation_list(int i, const char **rule);
 
 #endif

@@ -13,18 +13,21 @@
 static const struct {
     const char *cmd, *args, *help;
 } usages[] = {
-    { "trace", "RUN_DIR [-o FILE]",
-      "Writes the trace of the search path to the run's (first) discrepancy.\n" },
+    { "trace", "RUN_DIR|DETAIL [-o FILE]",
+      "Writes the trace of the search path to the run's first discrepancy, or to the one\n"
+      "the detail file DETAIL (RUN_DIR/discrepancy-N.txt) describes.\n" },
     { "check", "TRACE [--config CONFIG]",
       "Parses and checks a trace against its config; mounts nothing.\n" },
     { "run", "TRACE [--config CONFIG] [--tries R] [-v]",
       "Replays a trace on fresh file systems, up to R tries (default 5).\n" },
-    { "repro", "RUN_DIR [--config CONFIG] [--tries R]",
+    { "repro", "RUN_DIR|DETAIL [--config CONFIG] [--tries R]",
       "Reproduces a run's discrepancy from the newest concrete state it exported.\n" },
-    { "shrink", "RUN_DIR|TRACE [--config CONFIG] [--tries R] [-o FILE]",
-      "Reduces the trace to a 1-minimal one that still shows the discrepancy.\n" },
-    { "emit-c", "TRACE [--config CONFIG] [-o DIR]",
-      "Writes DIR/repro.c and DIR/run.sh (default DIR metis-repro), a standalone reproducer.\n" },
+    { "shrink", "RUN_DIR|DETAIL|TRACE [--config CONFIG] [--tries R] [--fs NAME] [--seconds S] [-o FILE]",
+      "Reduces the trace to a 1-minimal one that still shows the discrepancy (the same\n"
+      "operation, fs, kinds and first differing attribute).\n" },
+    { "emit-c", "TRACE [--config CONFIG] [--fs NAME] [-o DIR]",
+      "Writes DIR/repro.c and DIR/run.sh (default DIR metis-repro), a standalone reproducer\n"
+      "that checks every step and the final tree against the reference's (replayed here).\n" },
     { "record", "CONFIG [--ops N] [--seed S] [--keep-going] [-o FILE]",
       "Records a seeded random walk of N operations (default 1000) as a trace.\n" },
 };
@@ -40,6 +43,10 @@ static const struct {
     { "--ops", "  --ops N          operations to record (default 1000)\n" },
     { "--seed", "  --seed S         seed of the walk (default: the config's [run] seed)\n" },
     { "--keep-going", "  --keep-going     go on after a discrepancy\n" },
+    { "--fs", "  --fs NAME        the fs whose discrepancy counts (default: the first that\n"
+              "                   disagrees after the last operation)\n" },
+    { "--seconds", "  --seconds S      stop shrinking after S seconds and keep the shortest\n"
+                   "                   trace found so far (default: no limit)\n" },
 };
 
 static const char exit_text[] =
@@ -74,6 +81,8 @@ int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o)
         { "tries", required_argument, NULL, 't' },
         { "out", required_argument, NULL, 'o' },
         { "verbose", no_argument, NULL, 'v' },
+        { "fs", required_argument, NULL, 'f' },
+        { "seconds", required_argument, NULL, 's' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -91,6 +100,16 @@ int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o)
         case 'c': o->config = optarg; break;
         case 'o': o->out = optarg; break;
         case 'v': o->verbose = 1; break;
+        case 'f': o->fs = optarg; break;
+        case 's':
+            errno = 0;
+            o->seconds = strtod(optarg, &end);
+            if (*end || errno || !(o->seconds > 0 && o->seconds <= 1e6)) {
+                fprintf(stderr, "metis-replay %s: --seconds wants a number above 0, up to "
+                        "1000000, not '%s'\n", cmd, optarg);
+                return -1;
+            }
+            break;
         case 't':
             errno = 0;
             o->tries = (int)strtol(optarg, &end, 10);
@@ -113,19 +132,66 @@ int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o)
     return 0;
 }
 
+/* A detail file begins "operation SEQ: ..." (or "initial state"): its run directory is the
+ * one it lies in. 1 with *seq set, 0 when input is no detail file. */
+static int detail_file(const char *input, char *dir, size_t len, uint64_t *seq, int *initial)
+{
+    char line[256];
+    unsigned long long n;
+    FILE *f = fopen(input, "re");
+    int rc = f && fgets(line, sizeof line, f) != NULL;
+    if (f)
+        fclose(f);
+    *initial = rc && strncmp(line, "initial state (before any operation)", 36) == 0;
+    if (!rc || (!*initial && sscanf(line, "operation %llu: ", &n) != 1))
+        return 0;
+    *seq = *initial ? 0 : n;
+    const char *slash = strrchr(input, '/');
+    snprintf(dir, len, "%.*s", slash ? (int)(slash - input) : 1, slash ? input : ".");
+    if (slash == input)
+        snprintf(dir, len, "/");
+    return 1;
+}
+
 int cli_load(const char *input, struct runlog *rl)
 {
-    char err[2048];
+    char err[2048], dir[2048];
     struct stat st;
+    uint64_t seq;
+    int initial;
     memset(rl, 0, sizeof *rl);
     if (stat(input, &st) == 0 && S_ISDIR(st.st_mode)) {
         if (runlog_read(input, rl, err, sizeof err) == 0)
+            return 0;
+    } else if (detail_file(input, dir, sizeof dir, &seq, &initial)) {
+        int rc = initial ? runlog_read(dir, rl, err, sizeof err)
+                         : runlog_read_at(dir, seq, rl, err, sizeof err);
+        if (rc == 0)
             return 0;
     } else if (trace_read_file(input, &rl->trace, err, sizeof err) == 0) {
         return 0;
     }
     fprintf(stderr, "metis-replay: %s\n", err);
     return -1;
+}
+
+int cli_fs(const struct cli_opts *o, const struct trace *t, const struct metis_config *cfg,
+           const int map[METIS_MAX_FS])
+{
+    unsigned d[METIS_MAX_FS];
+    if (o->fs) {
+        for (int i = 1; i < cfg->nfs; i++)
+            if (strcmp(cfg->fs[i].name, o->fs) == 0)
+                return i;
+        fprintf(stderr, "metis-replay: --fs %s: no such fs other than the reference in %s\n",
+                o->fs, cfg->path);
+        return -1;
+    }
+    trace_final_discrepancy(t, d);
+    for (int i = 1; i < cfg->nfs; i++)
+        if (map[i] >= 0 && d[map[i]])
+            return i;
+    return cfg->nfs > 1 ? 1 : 0;
 }
 
 int cli_check(const struct trace *t, const char *override, struct metis_config *cfg,

@@ -24,6 +24,8 @@ struct cli_opts {
     const char *out;            /* -o */
     int tries;                  /* --tries, default 5 */
     int verbose;                /* -v */
+    const char *fs;             /* --fs: the fs whose discrepancy counts (shrink, emit-c) */
+    double seconds;             /* --seconds: shrink's time limit, 0 = none */
 };
 
 /* Parses argv (after the command word); prints the problem and returns -1 on bad usage.
@@ -33,12 +35,17 @@ int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o);
 void cli_usage(const char *cmd);
 /* Prints the usage of every command, the version line and the exit statuses to f. */
 void cli_usage_all(FILE *f);
-/* Loads input: a run directory (the trace of its search path, and its exports) or a trace
- * file (no exports). 0, or -1 after printing the message. */
+/* Loads input: a run directory (the trace of its search path to the first discrepancy, and
+ * its exports), a detail file RUN_DIR/discrepancy-N.txt (the same, to the discrepancy it
+ * describes) or a trace file (no exports). 0, or -1 after printing the message. */
 int cli_load(const char *input, struct runlog *rl);
 /* The trace, its config and fs map checked as for `run`; exits with EXIT_BAD_INPUT on error. */
 int cli_check(const struct trace *t, const char *override, struct metis_config *cfg,
               int map[METIS_MAX_FS]);
+/* The config index of the fs --fs names (default: the first that disagrees at the end of t,
+ * else 1); -1 after printing the problem. */
+int cli_fs(const struct cli_opts *o, const struct trace *t, const struct metis_config *cfg,
+           const int map[METIS_MAX_FS]);
 
 int cmd_trace(int argc, char **argv);
 int cmd_check(int argc, char **argv);

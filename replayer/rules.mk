@@ -10,3 +10,12 @@ $(BUILD)/replayer/main.o: Makefile
 
 all: $(BIN)/metis-replay
 endif
+
+# emit-c copies the tree listing and comparison (reprotree.h/.c) into every program it writes:
+# their text, as C string lines, is generated here so that the copy can never drift.
+$(BUILD)/replayer/reprotree_text.h: replayer/reprotree.h replayer/reprotree.c
+	@mkdir -p $(dir $@)
+	cat $^ | grep -v '^#include "reprotree.h"' | \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' > $@
+$(BUILD)/replayer/emitc.o: $(BUILD)/replayer/reprotree_text.h
+$(BUILD)/replayer/emitc.o: CFLAGS += -I$(BUILD)/replayer

@@ -31,6 +31,8 @@ struct scan {
     struct sid_map *sids;
     int disc_seen;
     uint64_t disc_seq;
+    int has_at;                 /* take the discrepancy of operation at, not the first */
+    uint64_t at;
     int in_exports;             /* between the first discrepancy and the next op */
     struct runlog *rl;
     char *err;
@@ -169,8 +171,8 @@ static int scan_line(struct scan *s, const char *line, const char *run_dir)
     if (starts(line, "discrepancy") && !s->disc_seen) {
         if (sscanf(line, "discrepancy %" SCNu64, &s->disc_seq) != 1)
             return serr(s, "bad discrepancy record");
-        s->disc_seen = 1;
-        s->in_exports = 1;
+        s->disc_seen = !s->has_at || s->disc_seq == s->at;
+        s->in_exports = s->disc_seen;
         return 0;
     }
     if (starts(line, "export") && s->in_exports)
@@ -373,16 +375,20 @@ static void scan_free(struct scan *s)
     free(s->ops);
 }
 
-int runlog_read(const char *run_dir, struct runlog *rl, char *err, size_t errlen)
+static int read_log(const char *run_dir, int has_at, uint64_t at, struct runlog *rl, char *err,
+                    size_t errlen)
 {
     char log[1200];
     memset(rl, 0, sizeof *rl);
     snprintf(log, sizeof log, "%s/log.txt", run_dir);
-    struct scan s = { .file = log, .rl = rl, .err = err, .errlen = errlen };
+    struct scan s = { .file = log, .rl = rl, .err = err, .errlen = errlen, .has_at = has_at,
+                      .at = at };
     struct pass1 p1 = { &s, run_dir };
     int rc = each_line(log, pass1_line, &p1);
     if (rc == -2)
         snprintf(err, errlen, "%s: cannot read: %s", log, strerror(errno));
+    if (rc == 0 && has_at && !s.disc_seen)
+        rc = -1, snprintf(err, errlen, "%s: no discrepancy at operation %" PRIu64, log, at);
     uint64_t end = rc == 0 ? path_end(&s) : 0;
     if (rc == 0 && end > s.nops)
         rc = serr(&s, "discrepancy at operation %" PRIu64 " which the log does not hold", end);
@@ -400,6 +406,17 @@ int runlog_read(const char *run_dir, struct runlog *rl, char *err, size_t errlen
     if (rc < 0)
         runlog_free(rl);
     return rc < 0 ? -1 : 0;
+}
+
+int runlog_read(const char *run_dir, struct runlog *rl, char *err, size_t errlen)
+{
+    return read_log(run_dir, 0, 0, rl, err, errlen);
+}
+
+int runlog_read_at(const char *run_dir, uint64_t seq, struct runlog *rl, char *err,
+                   size_t errlen)
+{
+    return read_log(run_dir, 1, seq, rl, err, errlen);
 }
 
 void runlog_free(struct runlog *rl)

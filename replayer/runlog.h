@@ -24,6 +24,10 @@ struct runlog {
 /* Reads RUN_DIR/log.txt (and RUN_DIR/config.ini, embedded in the trace). 0, or -1 with a
  * message naming the file and line. */
 int runlog_read(const char *run_dir, struct runlog *rl, char *err, size_t errlen);
+/* The same, for the discrepancy after operation seq (the first example of a class; its
+ * detail file names it) instead of the first one. */
+int runlog_read_at(const char *run_dir, uint64_t seq, struct runlog *rl, char *err,
+                   size_t errlen);
 void runlog_free(struct runlog *rl);
 /* The exported file of state sid on fs, or NULL. */
 const char *runlog_export_file(const struct runlog *rl, uint64_t sid, const char *fs);

@@ -4,11 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classes.h"
 #include "cli.h"
 #include "util.h"
 #include "engine.h"
 #include "replay.h"
 #include "session.h"
+
+/* The discrepancy a candidate must end in: the class of the trace's last one (classes.h). */
+struct target {
+    int fs;                     /* config index of the fs that disagrees */
+    enum op_id op;
+    unsigned kinds;             /* DIFF_* of that fs */
+    enum cls_attr attr;         /* with DIFF_STATE: learnt from the first full replay */
+    int attr_known;
+};
 
 /* The states of the last candidate replayed: sid[k] is the state after its first k ops, so a
  * candidate sharing a prefix with it restores sid[prefix] instead of replaying from scratch. */
@@ -17,17 +27,18 @@ struct shrinker {
     const struct trace *t;
     struct metis_config cfg;
     int map[METIS_MAX_FS];
-    unsigned want[METIS_MAX_FS];
+    struct target want;
     size_t *ops;
     uint64_t *sid;
-    unsigned (*diff)[METIS_MAX_FS];
+    unsigned char *hit;         /* hit[k]: op k of the cached candidate ended in the target */
     size_t n;
     uint64_t next_sid;
     size_t tests, steps;
+    double deadline;            /* 0: no time limit */
     struct trace_outcome init[METIS_MAX_FS];
 };
 
-enum { TEST_INFRA = -1, TEST_STOP = -2 };
+enum { TEST_INFRA = -1, TEST_STOP = -2, TEST_TIMEUP = -3 };
 
 static void drop_cache_after(struct shrinker *sh, size_t keep)
 {
@@ -36,13 +47,37 @@ static void drop_cache_after(struct shrinker *sh, size_t keep)
     sh->n = keep;
 }
 
+/* The most telling attribute in which the target fs's tree differs from the reference's now. */
+static enum cls_attr attr_now(struct shrinker *sh)
+{
+    struct dclass c;
+    classes_classify(&sh->s.g, sh->want.fs, NULL, &c);
+    return c.attr;
+}
+
+/* Did the step just replayed (operation a) end in the target discrepancy? */
+static int on_target(struct shrinker *sh, const struct op_args *a)
+{
+    struct target *w = &sh->want;
+    if (a->op != w->op || sh->s.differs[w->fs] != w->kinds)
+        return 0;
+    if (!(w->kinds & DIFF_STATE))
+        return 1;
+    enum cls_attr at = attr_now(sh);
+    if (!w->attr_known) {
+        w->attr = at;
+        w->attr_known = 1;
+    }
+    return at == w->attr;
+}
+
 /* Length of the shortest prefix of cand[0..n) ending in the wanted discrepancy; 0 if none. */
 static long test(struct shrinker *sh, const size_t *cand, size_t n)
 {
     size_t common = 0;
     sh->tests++;
     while (common < n && common < sh->n && sh->ops[common] == cand[common]) {
-        if (replay_same_disc(sh->diff[common], sh->want, sh->s.g.nfs))
+        if (sh->hit[common])
             return (long)common + 1;
         common++;
     }
@@ -51,17 +86,20 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
     for (size_t j = common; j < n; j++) {
         if (session_interrupted())
             return TEST_STOP;
+        if (sh->deadline > 0 && now_seconds() > sh->deadline)
+            return TEST_TIMEUP;
         uint64_t to = sh->next_sid++;
-        if (session_step(&sh->s, &sh->t->ops[cand[j]].args, from, to) < 0)
+        const struct op_args *a = &sh->t->ops[cand[j]].args;
+        if (session_step(&sh->s, a, from, to) < 0)
             return TEST_INFRA;
         sh->steps++;
         from = SESSION_NO_STATE;
         session_compare(&sh->s, 0);
         sh->ops[j] = cand[j];
         sh->sid[j + 1] = to;
-        memcpy(sh->diff[j], sh->s.differs, sizeof sh->diff[j]);
+        sh->hit[j] = on_target(sh, a);
         sh->n = j + 1;
-        if (replay_same_disc(sh->s.differs, sh->want, sh->s.g.nfs))
+        if (sh->hit[j])
             return (long)j + 1;
     }
     return 0;
@@ -231,12 +269,15 @@ static int finish(struct shrinker *sh, int rc)
 {
     if (rc == TEST_INFRA)
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
+    if (rc == TEST_TIMEUP)
+        fprintf(stderr, "metis-replay: shrink: the time limit came before the whole trace was "
+                "replayed once\n");
     session_stop(&sh->s);
     return rc == TEST_STOP ? EXIT_INTERRUPTED : EXIT_INFRA;
 }
 
 static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct cli_opts *o,
-                        size_t from, double t0)
+                        size_t from, double t0, int timeup)
 {
     struct trace out;
     char err[1400];
@@ -248,7 +289,8 @@ static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct
     if (rc == 0 && o->out)
         rc = trace_write_file(&out, o->out, err, sizeof err);
     fprintf(stderr, "metis-replay: shrink: %zu -> %zu operations in %.3f s (%zu tests, %zu "
-            "steps)%s%s\n", from, n, now_seconds() - t0, sh->tests, sh->steps,
+            "steps)%s%s%s\n", from, n, now_seconds() - t0, sh->tests, sh->steps,
+            timeup ? ", stopped by the time limit (shortest so far, maybe not minimal)" : "",
             o->out ? ", written to " : "", o->out ? o->out : "");
     if (rc < 0)
         fprintf(stderr, "metis-replay: %s\n", o->out ? err : "writing the trace failed");
@@ -263,12 +305,13 @@ static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
     size_t *cur = calloc(total + 1, sizeof *cur), *scratch = calloc(total + 1, sizeof *scratch);
     sh->ops = calloc(total + 1, sizeof *sh->ops);
     sh->sid = calloc(total + 2, sizeof *sh->sid);
-    sh->diff = calloc(total + 1, sizeof *sh->diff);
-    if (!cur || !scratch || !sh->ops || !sh->sid || !sh->diff) {
+    sh->hit = calloc(total + 1, sizeof *sh->hit);
+    if (!cur || !scratch || !sh->ops || !sh->sid || !sh->hit) {
         fprintf(stderr, "metis-replay: out of memory\n");
         return EXIT_INFRA;
     }
     double t0 = now_seconds();
+    sh->deadline = o->seconds > 0 ? t0 + o->seconds : 0;
     int rc = EXIT_INFRA;
     if (session_start(&sh->s, &sh->cfg) < 0) {
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
@@ -285,19 +328,40 @@ static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
                    o->tries);
             session_stop(&sh->s);
             rc = EXIT_NONDETERMINISTIC;
-        } else if (r < 0 || (r = ddmin(sh, cur, &n, scratch)) < 0 ||
-                   (r = remove_singles(sh, cur, &n, scratch)) < 0) {
+        } else if (r < 0) {
             rc = finish(sh, r);
         } else {
-            rc = write_result(sh, cur, n, o, total, t0);
+            /* cur always reproduces: a time limit keeps the shortest trace found so far. */
+            if ((r = ddmin(sh, cur, &n, scratch)) >= 0)
+                r = remove_singles(sh, cur, &n, scratch);
+            rc = r < 0 && r != TEST_TIMEUP ? finish(sh, r)
+                                           : write_result(sh, cur, n, o, total, t0, r < 0);
         }
     }
     free(cur);
     free(scratch);
     free(sh->ops);
     free(sh->sid);
-    free(sh->diff);
+    free(sh->hit);
     return rc;
+}
+
+/* The class of the trace's last discrepancy on the fs --fs names (or the first that differs).
+ * 0 after printing why there is nothing to shrink. */
+static int set_target(struct shrinker *sh, const struct cli_opts *o)
+{
+    unsigned want[METIS_MAX_FS];
+    int fs = cli_fs(o, sh->t, &sh->cfg, sh->map);
+    if (fs < 0)
+        return 0;
+    replay_expected(sh->t, sh->map, sh->cfg.nfs, want);
+    if (fs == 0 || !want[fs] || sh->t->nops == 0) {
+        fprintf(stderr, "metis-replay: %s records no discrepancy of fs %s after an operation: "
+                "nothing to shrink\n", o->input, sh->cfg.fs[fs].name);
+        return 0;
+    }
+    sh->want = (struct target){ fs, sh->t->ops[sh->t->nops - 1].args.op, want[fs], CLS_NONE, 0 };
+    return 1;
 }
 
 int cmd_shrink(int argc, char **argv)
@@ -312,11 +376,8 @@ int cmd_shrink(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     sh.t = &rl.trace;
-    replay_expected(&rl.trace, sh.map, sh.cfg.nfs, sh.want);
     int rc;
-    if (!replay_has_disc(sh.want, sh.cfg.nfs) || rl.trace.nops == 0) {
-        fprintf(stderr, "metis-replay: %s records no discrepancy after an operation: nothing "
-                "to shrink\n", o.input);
+    if (!set_target(&sh, &o)) {
         rc = EXIT_BAD_INPUT;
     } else {
         session_install_cleanup();

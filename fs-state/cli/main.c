@@ -5,6 +5,7 @@
 #include "report/report_html.h"
 #include "runopts.h"
 #include "swarm/swarm.h"
+#include "triage.h"
 #include "util.h"
 #include <errno.h>
 #include <getopt.h>
@@ -21,7 +22,7 @@
 
 
 static volatile sig_atomic_t forwarded_signal;
-static pid_t engine_pid;
+static volatile pid_t engine_pid;   /* pan, then each replay of the triage */
 
 static void usage(FILE *f)
 {
@@ -238,7 +239,16 @@ static int cmd_run(struct run_opts *ro)
     }
     int rc = wait_engine(engine_pid);
     backend_sweep(run_id);
-    write_report_html(out);
+    alarm(0);
+    if (rc == 1 && !forwarded_signal) {
+        /* Shrinking is part of carrying on (keep_going); a stopped run's class is shrunk by hand. */
+        struct triage t = { out, bindir, run_id,
+                            ro->cfg.run.keep_going ? ro->cfg.run.shrink_seconds : 0,
+                            &forwarded_signal, &engine_pid };
+        if (triage_run(&t) < 0)
+            fprintf(stderr, "metis: triage interrupted\n");
+    }
+    write_report_html(out);   /* after the triage, so the page links its traces and reproducers */
     return rc;
 }
 

@@ -198,7 +198,8 @@ void disc_section(FILE *f, const struct run_loc *loc, json_object *summary)
 {
     json_object *classes = rj_get(summary, "classes");
     fputs("<h2 id=\"discrepancies\">Discrepancies</h2>\n", f);
-    if (classes && json_object_is_type(classes, json_type_array))
+    if (classes && json_object_is_type(classes, json_type_array) &&
+        json_object_array_length(classes) > 0)
         show_classes(f, loc, classes);
     else
         show_files(f, loc, summary);

@@ -208,10 +208,15 @@ static size_t swarm_classes(json_object *classes, struct merged *m)
 {
     size_t n = 0;
     for (size_t i = 0; i < json_object_array_length(classes) && n < MAX_MERGED; i++) {
-        json_object *c = json_object_array_get_idx(classes, i);
-        disc_ref_from_class(c, 0, &m[n].ref);
-        m[n].vt = (int)rj_num(c, "vt", -1);
-        m[n++].nvts = (int)rj_num(c, "vts", 1);
+        /* The swarm's merged class: its first example's files are under "first". */
+        json_object *c = json_object_array_get_idx(classes, i), *first = rj_get(c, "first");
+        disc_ref_from_class(first ? first : c, 0, &m[n].ref);
+        snprintf(m[n].ref.signature, sizeof m[n].ref.signature, "%s", rj_str(c, "signature", ""));
+        m[n].ref.hits = rj_num(c, "hits", -1);
+        if (first)
+            m[n].ref.first_op = rj_num(first, "op", -1);
+        m[n].vt = (int)rj_num(first ? first : c, "vt", -1);
+        m[n++].nvts = rj_get(c, "vts") ? (int)rj_len(c, "vts") : 1;
     }
     return n;
 }

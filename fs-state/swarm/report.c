@@ -1,5 +1,6 @@
 /* The swarm's merged report: per-VT table, totals and the list of discrepancies. */
 #include "swarm.h"
+#include "cli/classfile.h"
 #include "cli/model.h"
 #include "cli/runopts.h"
 #include <dirent.h>
@@ -147,7 +148,7 @@ static void add_disc(int vt, long long seq, const char *fs, const char *file)
 }
 
 /* log.txt: "discrepancy SEQ fs=NAME ..." lines; the k-th one is detailed in discrepancy-k.txt. */
-static void read_discrepancies(const struct swarm *s, int vt)
+static void read_log_discrepancies(const struct swarm *s, int vt)
 {
     char path[PATH_MAX + 32], line[4096], fs[64], file[PATH_MAX + 320];
     long long seq;
@@ -169,10 +170,32 @@ static void read_discrepancies(const struct swarm *s, int vt)
     }
 }
 
+/* A class's first example: the discrepancy its detail file describes. */
+static void add_class_disc(void *ctx, int vt, const struct run_class *c)
+{
+    const struct swarm *s = ctx;
+    char file[PATH_MAX + 320];
+    snprintf(file, sizeof file, "%s/vt-%d/%s", s->out, vt, c->detail);
+    add_disc(vt, (long long)c->first_op, c->fs, c->detail[0] && access(file, R_OK) == 0 ? file : "");
+}
+
+/* The VT's classes (summary.json), one line per class; before classes, every log line. */
+static void read_discrepancies(const struct swarm *s, int vt)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/vt-%d/summary.json", s->out, vt);
+    char *j = swarm_read_file(path, 64 << 20);
+    int n = swarm_classes_add_vt(j, vt, add_class_disc, (void *)s);
+    free(j);
+    if (n < 0)
+        read_log_discrepancies(s, vt);
+}
+
 static void gather(struct swarm *s, struct totals *t)
 {
     memset(t, 0, sizeof *t);
     ndiscs = 0;
+    swarm_classes_reset();
     for (int i = 0; i < s->nvts; i++) {
         struct vt_row *r = &rows[i];
         struct search_opts so;
@@ -309,6 +332,7 @@ static void write_json(const struct swarm *s, const struct totals *t, FILE *f)
             t->ops, t->ops_per_s, t->states, t->matched, t->restores, t->discrepancies, t->ok,
             t->failed);
     json_hosts(s, f);
+    swarm_classes_json(s, f);
     json_vts(s, f);
     json_discs(s, f);
     fputs("}\n", f);
@@ -387,6 +411,7 @@ static void write_text(const struct swarm *s, const struct totals *t, FILE *f)
     fputc('\n', f);
     text_hosts(s, f);
     text_table(s, t, f);
+    swarm_classes_text(s, f);
     for (int i = 0; i < ndiscs && i < 5; i++)
         fprintf(f, "discrepancy: VT %d op %lld fs %s in %s/vt-%d\n", discs[i].vt, discs[i].seq,
                 discs[i].fs, s->out, discs[i].vt);

@@ -99,6 +99,17 @@ int swarm_report(struct swarm *s);
 /* Called with the output directory once the summary is written; bin/metis sets it (report.html). */
 extern void (*swarm_report_written)(const char *out);
 
+/* classes.c: the VTs' discrepancy classes merged by signature. */
+struct run_class;
+void swarm_classes_reset(void);
+/* Adds the classes of one VT's summary.json (each also to each(ctx, vt, class)); their count,
+ * -1 when the summary lists none at all (written by a Metis without classes). */
+int swarm_classes_add_vt(const char *summary_json, int vt,
+                         void (*each)(void *ctx, int vt, const struct run_class *c), void *ctx);
+int swarm_classes_count(void);
+void swarm_classes_json(const struct swarm *s, FILE *f);
+void swarm_classes_text(const struct swarm *s, FILE *f);
+
 /* `metis swarm ...`: argv[0] is "swarm". Returns the exit status. */
 int swarm_main(int argc, char **argv);
 

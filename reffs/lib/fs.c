@@ -54,13 +54,13 @@ struct reffs *reffs_create(const struct reffs_limits *limits)
     struct reffs_limits lim = { 0 };
     if (limits)
         lim = *limits;
-    int mut = reffs_mutation_by_name(lim.mutation);
-    if (mut < 0) {
+    unsigned long long mut;
+    if (reffs_mutation_mask(lim.mutation, &mut) < 0) {
         errno = EINVAL;
         return NULL;
     }
 #ifndef REFFS_MUTANT
-    if (mut != MUT_NONE) {
+    if (mut != 0) {
         errno = ENOTSUP;   /* only libreffs-mutant can plant mutations */
         return NULL;
     }

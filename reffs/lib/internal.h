@@ -115,7 +115,7 @@ struct rpin {
 struct reffs {
     pthread_mutex_t lock;
     uint64_t capacity, max_inodes;
-    int mutation;
+    unsigned long long mutation;    /* bit m: mutation m planted */
     struct rstate live;
     reffs_ino free_hint;        /* no free inode number below this */
     uint64_t gen_counter;       /* never rolls back, so generations never repeat */

@@ -1,8 +1,9 @@
 /* The table of planted mutations: lookup by name and the public listing. */
+#include <string.h>
 #include <strings.h>
 #include "internal.h"
 
-__thread int reffs_active_mutation;
+__thread unsigned long long reffs_active_mutation;
 
 struct mut_desc {
     const char *name;
@@ -27,6 +28,28 @@ int reffs_mutation_by_name(const char *name)
             return MUT_NONE + 1 + i;
     }
     return -1;
+}
+
+int reffs_mutation_mask(const char *spec, unsigned long long *mask)
+{
+    char name[128];
+    *mask = 0;
+    if (!spec || !*spec)
+        return 0;
+    for (const char *p = spec;; p++) {
+        size_t n = strcspn(p, "+");
+        if (n == 0 || n >= sizeof name)
+            return -1;          /* an empty name: "+A", "A+" or "A++B" */
+        memcpy(name, p, n);
+        name[n] = '\0';
+        int m = reffs_mutation_by_name(name);
+        if (m <= MUT_NONE)
+            return -1;
+        *mask |= 1ULL << m;
+        p += n;
+        if (!*p)
+            return 0;
+    }
 }
 
 const char *reffs_mutation_list(int i, const char **rule)

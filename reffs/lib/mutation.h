@@ -61,17 +61,22 @@ enum reffs_mutation {
     MUT_COUNT
 };
 
-/* The mutation of the file system whose lock this thread holds (set by fs_lock). */
-extern __thread int reffs_active_mutation;
+/* A set of mutations is a bit mask (bit m for mutation m), so two can be planted at once. */
+_Static_assert(MUT_COUNT <= 64, "a mutation set is a 64-bit mask");
+
+/* The mutations of the file system whose lock this thread holds (set by fs_lock). */
+extern __thread unsigned long long reffs_active_mutation;
 
 #ifdef REFFS_MUTANT
-#define mutated(m) (reffs_active_mutation == (m))
+#define mutated(m) ((reffs_active_mutation >> (m)) & 1ULL)
 #else
 #define mutated(m) 0
 #endif
 
 /* MUT_NONE for NULL or "", -1 for an unknown name. */
 int reffs_mutation_by_name(const char *name);
+/* The mask of "NAME[+NAME...]" (empty or NULL: 0); -1 if a name is unknown or empty. */
+int reffs_mutation_mask(const char *spec, unsigned long long *mask);
 
 /* Helpers of mutation sites that live in one file and are called from another; hidden like
  * internal.h's, since they are library-private. */

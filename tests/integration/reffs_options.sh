@@ -60,7 +60,13 @@ if [ -x "$BIN/reffs-mutant" ]; then
   "$M" -o "mutation=$first" "$MNT"
   mountpoint -q "$MNT" || fail "reffs-mutant with $first did not mount"
   fusermount3 -u "$MNT"
-  echo "ok: reffs-mutant lists $(wc -l <"$WORK/list") mutations, mounts with $first"
+  second=$(sed -n 2p "$WORK/list" | cut -f1)
+  expect_usage_error "$M" -o "mutation=$first+" "$MNT"
+  expect_usage_error "$M" -o "mutation=$first+no_such_mutation" "$MNT"
+  "$M" -o "mutation=$first+${second#MUT_}" "$MNT"
+  mountpoint -q "$MNT" || fail "reffs-mutant with $first+$second did not mount"
+  fusermount3 -u "$MNT"
+  echo "ok: reffs-mutant lists $(wc -l <"$WORK/list") mutations, mounts with $first, and with two"
 fi
 
 C=$BIN/reffsctl

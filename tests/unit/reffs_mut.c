@@ -1,5 +1,6 @@
 /* Unit tests of the RefFS mutation table and reffs_create's checks of limits->mutation. */
 #include "reffs_testutil.h"
+#include "lib/mutation.h"
 
 Test(reffs_mut, list_has_names_and_rules)
 {
@@ -40,4 +41,24 @@ Test(reffs_mut, create_accepts_empty_mutation)
     fs = reffs_create(NULL);
     cr_assert_not_null(fs);
     reffs_destroy(fs);
+}
+
+Test(reffs_mut, mask_of_several_names)
+{
+    unsigned long long mask = 1;
+    cr_assert_eq(reffs_mutation_mask(NULL, &mask), 0);
+    cr_assert_eq(mask, 0);
+    cr_assert_eq(reffs_mutation_mask("rmdir_nonempty+MUT_REMOVEXATTR_ENOENT", &mask), 0);
+    cr_assert_eq(mask, (1ULL << MUT_RMDIR_NONEMPTY) | (1ULL << MUT_REMOVEXATTR_ENOENT));
+    cr_assert_eq(reffs_mutation_mask("rmdir_nonempty+", &mask), -1);
+    cr_assert_eq(reffs_mutation_mask("+rmdir_nonempty", &mask), -1);
+    cr_assert_eq(reffs_mutation_mask("rmdir_nonempty+no_such", &mask), -1);
+}
+
+Test(reffs_mut, create_ENOTSUP_two_mutations_in_plain_library)
+{
+    struct reffs_limits lim = { .mutation = "MUT_RMDIR_NONEMPTY+MUT_CHMOD_DROP_STICKY" };
+    errno = 0;
+    cr_assert_null(reffs_create(&lim));
+    cr_assert_eq(errno, ENOTSUP);
 }

@@ -1,0 +1,22 @@
+/* A run's discrepancy classes as its summary.json lists them, for the front end's triage and the swarm's merge. */
+#ifndef METIS_CLASSFILE_H
+#define METIS_CLASSFILE_H
+
+#include <stddef.h>
+
+struct run_class {
+    int id;
+    char signature[160], fs[64], detail[64], hint[1100];
+    double hits, first_op;
+    char trace[64], repro[80], triage[300];   /* what the triage wrote; "" before it ran */
+    double trace_ops;
+};
+
+/* The classes of a summary.json's text ("classes" array): their count (0 when there is none)
+ * with *out a new array, or -1 when out of memory. */
+int classfile_parse(const char *json, struct run_class **out);
+/* Adds text after the first field of class id's object ({"class":ID,...); returns a new
+ * string, or NULL when the class is not there or out of memory. */
+char *classfile_insert(const char *json, int id, const char *text);
+
+#endif

@@ -1,0 +1,23 @@
+/* After a run that found discrepancies: each class's first example shrunk and made a self-checking reproducer (metis-replay), and classes.txt. */
+#ifndef METIS_TRIAGE_H
+#define METIS_TRIAGE_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+struct triage {
+    const char *out;            /* the run directory */
+    const char *bindir;         /* where metis (and metis-replay) live */
+    const char *run_id;         /* the run's id: the replays reuse it, so a sweep finds them */
+    double seconds;             /* shrink_seconds: 0 writes classes.txt only */
+    volatile sig_atomic_t *stop;/* set by the front end's signal handler */
+    volatile pid_t *child;      /* the replay running now, for the handler to stop */
+};
+
+/* Shrinks the classes of out/summary.json in the order found, sharing t->seconds among them,
+ * writes each one's trace (class-K.trace) and reproducer (class-K-repro/) beside its detail
+ * file, adds what it made to summary.json and writes and prints classes.txt. 0, or -1 when
+ * interrupted. */
+int triage_run(const struct triage *t);
+
+#endif

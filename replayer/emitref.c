@@ -1,0 +1,90 @@
+/* emit-c's reference: the trace replayed on fresh file systems, the reference's outcome of every step and its final tree listed. */
+#include "emit.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/equalize.h"
+#include "session.h"
+
+/* The reference's root entries left out: its exclusions, the filler, lost+found. */
+static int exclude_list(const struct fs_config *c, char *buf, size_t len, const char **v, int cap)
+{
+    int n = 0;
+    snprintf(buf, len, "%s", c->exclude);
+    v[n++] = FILLER_DIR;
+    v[n++] = "lost+found";
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < cap - 1;
+         tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ')
+            tok++;
+        v[n++] = tok;
+    }
+    v[n] = NULL;
+    return n;
+}
+
+/* The reference's tree as the program will list the fs under test (mounted for the purpose). */
+static int list_reference(struct session *s, struct emit *e, char *err, size_t errlen)
+{
+    struct backend *b = s->g.be[0];
+    char buf[600];
+    const char *excl[64];
+    exclude_list(b->cfg, buf, sizeof buf, excl, 64);
+    if (b->ops->begin(b) < 0)
+        return snprintf(err, errlen, "%s", b->err), -1;
+    int rc = rt_list(b->rootfd, excl, &e->tree);
+    int saved = errno;
+    if (b->ops->end(b) < 0 && rc == 0)
+        return snprintf(err, errlen, "%s", b->err), -1;
+    if (rc < 0)
+        snprintf(err, errlen, "%s: listing its final tree: %s", b->cfg->name, strerror(saved));
+    return rc;
+}
+
+/* Steps every operation; the reference's outcomes go to e->ref. */
+static int replay_steps(struct session *s, struct emit *e, char *err, size_t errlen)
+{
+    for (size_t k = 0; k < e->t->nops; k++) {
+        if (session_interrupted())
+            return snprintf(err, errlen, "interrupted"), -1;
+        if (session_step(s, &e->t->ops[k].args, SESSION_NO_STATE, SESSION_NO_STATE) < 0)
+            return snprintf(err, errlen, "infrastructure failure: %s", s->err), -1;
+        e->ref[k] = s->g.out[0].res;
+        int rec = e->map[0] >= 0 ? e->map[0] : -1;
+        const struct trace_outcome *r = rec >= 0 ? &e->t->ops[k].res[rec] : NULL;
+        if (r && r->have && (r->ret != e->ref[k].ret || r->err != e->ref[k].err))
+            fprintf(stderr, "metis-replay: emit-c: warning: step %zu on %s gave ret=%ld errno=%s "
+                    "when replayed, the trace records ret=%ld errno=%s; the program expects "
+                    "the replayed one\n", k + 1, e->cfg->fs[0].name, e->ref[k].ret,
+                    trace_errno_name(e->ref[k].err), r->ret, trace_errno_name(r->err));
+    }
+    return 0;
+}
+
+int emit_replay_reference(struct emit *e, char *err, size_t errlen)
+{
+    static struct session s;
+    e->ref = calloc(e->t->nops + 1, sizeof *e->ref);
+    if (!e->ref)
+        return snprintf(err, errlen, "out of memory"), -1;
+    session_install_cleanup();
+    if (session_start(&s, e->cfg) < 0) {
+        snprintf(err, errlen, "infrastructure failure: %s", s.err);
+        session_stop(&s);
+        return -1;
+    }
+    int rc = replay_steps(&s, e, err, errlen);
+    if (rc == 0)
+        rc = list_reference(&s, e, err, errlen);
+    session_stop(&s);
+    return rc;
+}
+
+void emit_free(struct emit *e)
+{
+    free(e->ref);
+    e->ref = NULL;
+    rt_free(&e->tree);
+}
