@@ -46,7 +46,11 @@
     X(MUT_RENAME_NONEMPTY_EEXIST, "rename onto a non-empty directory fails with ENOTEMPTY (here EEXIST, as POSIX allows)") \
     X(MUT_XATTR_REPLACE_ENOENT, "setxattr with XATTR_REPLACE of a missing attribute fails with ENODATA (here ENOENT)") \
     X(MUT_REMOVEXATTR_ENOENT, "removexattr of a missing attribute fails with ENODATA (here ENOENT)") \
-    X(MUT_LOOKUP_EACCES, "lookup of a missing name fails with ENOENT (here EACCES in a non-empty directory)")
+    X(MUT_LOOKUP_EACCES, "lookup of a missing name fails with ENOENT (here EACCES in a non-empty directory)") \
+    X(MUT_WRITE_END_BOUNDARY, "a write stores its last byte (here not when the write ends on a 4096-byte boundary)") \
+    X(MUT_UNLINK_NLINK_MANY, "unlink lowers st_nlink by one (here by two when the inode has three or more links)") \
+    X(MUT_APPEND_AT_ZERO, "an O_APPEND write goes to the end of the file (here to offset 0 once the file is larger than 8 KiB)") \
+    X(MUT_CHOWN_GID_UID0, "chown(f, -1, gid) that changes the group keeps the owner (here the owner becomes 0)")
 
 enum reffs_mutation {
     MUT_NONE = 0,
