@@ -22,7 +22,11 @@
 
 /* One tree entry: its raw path (sort key) and its listing line, both in the arena. A regular
  * file's line ends in a tail (contents, xattrs) written once its deferred read is done. */
-struct entry { size_t path_off, line_off, line_len, tail_off, tail_len; };
+struct entry {
+    size_t path_off, line_off, line_len, tail_off, tail_len;
+    mode_t mode;                /* type, nlink and size: for abstract_collect_next */
+    uint64_t nlink, size;
+};
 
 /* A regular file whose contents are read at the end of the walk (see defer_contents). */
 struct pending { size_t ent; int fd; uint64_t size; };
@@ -48,6 +52,7 @@ static __thread struct {
     const struct abs_xattr **xsorted;
     size_t xsorted_cap;
     char path[METIS_PATH_MAX];
+    struct abs_tree *collect;       /* abstract_collect_next's target */
 } S;
 
 /* ---------- small helpers ---------- */
@@ -441,6 +446,9 @@ static struct entry *entry_head(const struct stat *st, long nlink_adj)
     }
     struct entry *e = &S.ents[S.nents];
     e->path_off = b->len;
+    e->mode = st->st_mode;
+    e->nlink = (uint64_t)st->st_nlink - (uint64_t)nlink_adj;
+    e->size = (uint64_t)st->st_size;
     if (buf_add(b, S.path, strlen(S.path) + 1))
         return NULL;
     e->line_off = b->len;
@@ -623,10 +631,62 @@ static int init_state(const struct abstract_opts *o)
     return 0;
 }
 
+/* ---------- the entry list for the input driver ---------- */
+
+void abstract_collect_next(struct abs_tree *t)
+{
+    S.collect = t;
+}
+
+void abstract_tree_free(struct abs_tree *t)
+{
+    free(t->e);
+    free(t->names);
+    memset(t, 0, sizeof *t);
+}
+
+static int grow_array(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *np = realloc(*p, n * elem);
+    if (!np)
+        return -1;
+    *p = np;
+    *cap = n;
+    return 0;
+}
+
+/* Copies the sorted entries to the collect target (once: the request is used up). */
+static int collect_entries(void)
+{
+    struct abs_tree *t = S.collect;
+    S.collect = NULL;
+    t->n = t->len = 0;
+    if (grow_array((void **)&t->e, &t->cap, S.nents, sizeof *t->e))
+        return -1;
+    for (size_t i = 0; i < S.nents; i++) {
+        const struct entry *e = &S.ents[i];
+        const char *path = S.arena.p + e->path_off;
+        size_t n = strlen(path) + 1;
+        if (grow_array((void **)&t->names, &t->ncap, t->len + n, 1))
+            return -1;
+        memcpy(t->names + t->len, path, n);
+        t->e[t->n++] = (struct abs_tree_entry){ t->len, e->mode, e->nlink, e->size };
+        t->len += n;
+    }
+    return 0;
+}
+
 /* Digests the sorted lines (each with its newline) and copies them to listing. */
 static int finish_digest(unsigned char *out, FILE *listing)
 {
     qsort_r(S.ents, S.nents, sizeof *S.ents, cmp_entry, S.arena.p);
+    if (S.collect && collect_entries())
+        return -1;
     if (!EVP_DigestInit_ex(S.ctx, S.md, NULL))
         return -1;
     for (size_t i = 0; i < S.nents; i++) {

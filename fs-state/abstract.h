@@ -50,4 +50,22 @@ int abstract_add(const struct abs_entry *e, long nlink_adj);
 int abstract_end(unsigned char *out, FILE *listing);
 int abstract_excluded(const struct abstract_opts *o, const char *name);
 
+/* The entries of one read-back, sorted by path: what the input driver draws existing paths
+ * from, taken from the digest's own pass so that it costs no system call. */
+struct abs_tree_entry {
+    size_t path;                    /* offset of the NUL-terminated path in names */
+    mode_t mode;
+    uint64_t nlink, size;
+};
+struct abs_tree {
+    struct abs_tree_entry *e;
+    size_t n, cap;
+    char *names;
+    size_t len, ncap;
+};
+/* The next digest this thread finishes (abstract_state or abstract_end) also lists its
+ * entries into t; NULL cancels. */
+void abstract_collect_next(struct abs_tree *t);
+void abstract_tree_free(struct abs_tree *t);
+
 #endif

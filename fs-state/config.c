@@ -44,7 +44,7 @@ struct bit_def {
 /* O_WRONLY and O_RDWR are the two access-mode bits; neither set is O_RDONLY. */
 static const struct bit_def open_flag_bits[] = {
     { "rdwr", O_RDWR, 0.5 },   { "excl", O_EXCL, 0.2 },     { "trunc", O_TRUNC, 0.2 },
-    { "append", O_APPEND, 0.2 }, { "wronly", O_WRONLY, 0.0 }, { "nonblock", O_NONBLOCK, 0.0 },
+    { "append", O_APPEND, 0.1 }, { "wronly", O_WRONLY, 0.0 }, { "nonblock", O_NONBLOCK, 0.0 },
     { "sync", O_SYNC, 0.0 },   { "noatime", O_NOATIME, 0.0 },
 };
 static const struct bit_def mode_bits[] = {
@@ -111,8 +111,11 @@ void config_defaults(struct metis_config *cfg)
     cfg->run.shrink_seconds = 60;
     cfg->pool = (struct pool_config){
         .dirs = 2, .files = 2, .depth = 1, .xattr_names = 2,
-        .nuids = 2, .ngids = 2, .uids = { 0, 1000 }, .gids = { 0, 1000 },
+        .nuids = 2, .ngids = 2, .uids = { 0, 1000 }, .gids = { 0, 1000 }, .existing = 0.6,
     };
+    cfg->vary.bytes_left = 2 * 4096 + 8;
+    cfg->vary.inodes_left = 8;
+    cfg->end_boundary[ARG_WRITE_OFFSET] = cfg->end_boundary[ARG_FALLOC_OFFSET] = 0.1;
     for (int i = 0; i < OP_COUNT; i++)
         cfg->op_weight[i] = 1;
     for (int k = 0; k < ARG_NKINDS; k++) {
@@ -136,7 +139,7 @@ static void fs_defaults(struct fs_config *fs, const char *name, int line)
 
 /* ----------------------------------------------------------- parse state */
 
-enum section { SEC_NONE, SEC_RUN, SEC_FS, SEC_POOL, SEC_OPS, SEC_SIZES, SEC_BITS };
+enum section { SEC_NONE, SEC_RUN, SEC_FS, SEC_POOL, SEC_OPS, SEC_SIZES, SEC_BITS, SEC_VARY };
 
 enum field_kind { FK_INT, FK_LONG, FK_U64, FK_DOUBLE, FK_BOOL, FK_STR, FK_SIZE, FK_SPECIAL };
 
@@ -162,12 +165,20 @@ static const struct field run_fields[] = {
     RUNF(hash, FK_STR, 0, 0),          RUNF(keep_going, FK_BOOL, 0, 1),
     RUNF(out, FK_STR, 0, 0),           RUNF(ring, FK_INT, 1, 1e6),
     RUNF(hashtable_log2, FK_INT, 10, 32), RUNF(shrink_seconds, FK_DOUBLE, 0, 1e6),
+    RUNF(max_searches, FK_LONG, 0, 1e9),
 };
 static const struct field pool_fields[] = {
     POOLF(dirs, FK_INT, 0, 64),        POOLF(files, FK_INT, 1, 64),
     POOLF(depth, FK_INT, 0, 16),       POOLF(name_len, FK_INT, 0, 255),
     POOLF(xattr_names, FK_INT, 0, 64), POOLF(uids, FK_SPECIAL, 0, 0),
     POOLF(gids, FK_SPECIAL, 0, 0),     POOLF(prepopulate, FK_DOUBLE, 0, 1),
+    POOLF(existing, FK_DOUBLE, 0, 1),
+};
+#define VARYF(n, k, lo, hi) { #n, k, offsetof(struct vary_config, n), 0, lo, hi, 0 }
+static const struct field vary_fields[] = {
+    VARYF(long_names, FK_DOUBLE, 0, 1), VARYF(fill, FK_DOUBLE, 0, 1),
+    VARYF(bytes_left, FK_SIZE, 0, 0),   VARYF(fill_inodes, FK_DOUBLE, 0, 1),
+    VARYF(inodes_left, FK_U64, 0, 0),
 };
 enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
@@ -485,6 +496,21 @@ static void pool_key(struct parse_state *st, const char *name, const char *value
         set_field(st, f, pool, value);
 }
 
+/* ----------------------------------------------------------------- [vary] */
+
+static void vary_key(struct parse_state *st, const char *name, const char *value)
+{
+    struct vary_config *v = &st->cfg->vary;
+    const struct field *f = find_field(vary_fields, NFIELDS(vary_fields), name);
+    if (!f) {
+        fail(st, st->line, "[vary]: unknown key '%s'", name);
+        return;
+    }
+    set_field(st, f, v, value);
+    if (strcmp(name, "fill") == 0 || strcmp(name, "fill_inodes") == 0)
+        v->fill_line = st->line;
+}
+
 /* ------------------------------------------------------------------ [ops] */
 
 static void ops_key(struct parse_state *st, const char *name, const char *value)
@@ -600,9 +626,28 @@ static void parts_key(struct parse_state *st, enum arg_kind k, const char *name,
     p->nparts = pp.nparts;
 }
 
+/* write_end_boundary / falloc_end_boundary: the share of draws whose end goes on a block
+ * boundary, kept with the offset kind it moves. */
+static bool end_boundary_key(struct parse_state *st, const char *name, const char *value)
+{
+    static const struct field f = { "end_boundary", FK_DOUBLE, 0, 0, 0, 1, 0 };
+    int k = !strcmp(name, "write_end_boundary") ? ARG_WRITE_OFFSET
+          : !strcmp(name, "falloc_end_boundary") ? ARG_FALLOC_OFFSET : -1;
+    double x;
+    if (k < 0)
+        return false;
+    struct field named = f;
+    named.name = name;
+    if (number_in_range(st, &named, value, &x))
+        st->cfg->end_boundary[k] = x;
+    return true;
+}
+
 static void sizes_key(struct parse_state *st, const char *name, const char *value)
 {
     char kind[64];
+    if (end_boundary_key(st, name, value))
+        return;
     size_t len = strlen(name);
     bool is_mode = len > 5 && strcmp(name + len - 5, "_mode") == 0;
     snprintf(kind, sizeof kind, "%.*s", (int)(is_mode ? len - 5 : len), name);
@@ -839,7 +884,7 @@ static void begin_section(struct parse_state *st, const char *name)
         const char *name;
         enum section sec;
     } plain[] = { { "run", SEC_RUN },   { "pool", SEC_POOL }, { "ops", SEC_OPS },
-                  { "sizes", SEC_SIZES }, { "bits", SEC_BITS } };
+                  { "sizes", SEC_SIZES }, { "bits", SEC_BITS }, { "vary", SEC_VARY } };
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         if (strcmp(name, plain[i].name) == 0) {
             st->sec = plain[i].sec;
@@ -857,8 +902,8 @@ static void begin_section(struct parse_state *st, const char *name)
     } else if (strcmp(name, "fs") == 0) {
         fail(st, st->line, "[fs] needs a name: [fs NAME]");
     } else {
-        fail(st, st->line, "unknown section [%s] (expected run, fs NAME, pool, ops, sizes or bits)",
-             name);
+        fail(st, st->line, "unknown section [%s] (expected run, fs NAME, pool, ops, sizes, bits or "
+             "vary)", name);
     }
 }
 
@@ -927,6 +972,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
     case SEC_OPS: ops_key(st, name, value); break;
     case SEC_SIZES: sizes_key(st, name, value); break;
     case SEC_BITS: bits_key(st, name, value); break;
+    case SEC_VARY: vary_key(st, name, value); break;
     }
     return !st->failed;
 }
@@ -989,7 +1035,7 @@ static void finish_pool(struct parse_state *st)
 }
 
 /* Largest value partition use can draw, boundary_pm1 included (2^k + 1). */
-static uint64_t part_high(const struct partitions *p)
+uint64_t config_part_high(const struct partitions *p)
 {
     int top = p->nparts - 1;
     while (top > 0 && p->weight[top] <= 0)
@@ -997,21 +1043,31 @@ static uint64_t part_high(const struct partitions *p)
     return top <= 0 ? 0 : (1ULL << top) + 1;
 }
 
-/* Bytes one file can come to hold: its extent stays below the largest offset + length. */
-static uint64_t file_data_bound(const struct metis_config *cfg)
+/* Bytes of data one file can come to hold: its extent stays below the largest offset +
+ * length (appends and block-boundary ends are drawn to stay below it too). */
+uint64_t config_file_bound(const struct metis_config *cfg)
 {
     const struct partitions *pt = cfg->part;
     uint64_t bound = 0, b;
-    if (cfg->op_weight[OP_write_file] &&
-        (b = part_high(&pt[ARG_WRITE_OFFSET]) + part_high(&pt[ARG_WRITE_SIZE])) > bound)
+    uint64_t write = config_part_high(&pt[ARG_WRITE_OFFSET]) + config_part_high(&pt[ARG_WRITE_SIZE]);
+    uint64_t falloc = config_part_high(&pt[ARG_FALLOC_OFFSET]) +
+                      config_part_high(&pt[ARG_FALLOC_LEN]);
+    if (cfg->op_weight[OP_write_file] && write > bound)
+        bound = write;
+    if (cfg->op_weight[OP_fallocate_file] && falloc > bound)
+        bound = falloc;
+    if (cfg->op_weight[OP_truncate] && (b = config_part_high(&pt[ARG_TRUNC_SIZE])) > bound)
         bound = b;
-    if (cfg->op_weight[OP_fallocate_file] &&
-        (b = part_high(&pt[ARG_FALLOC_OFFSET]) + part_high(&pt[ARG_FALLOC_LEN])) > bound)
-        bound = b;
-    if (cfg->op_weight[OP_truncate] && (b = part_high(&pt[ARG_TRUNC_SIZE])) > bound)
-        bound = b;
+    return bound;
+}
+
+/* ... and with its extended attributes. */
+static uint64_t file_data_bound(const struct metis_config *cfg)
+{
+    uint64_t bound = config_file_bound(cfg);
     if (cfg->op_weight[OP_setxattr])
-        bound += (uint64_t)cfg->pool.xattr_names * (part_high(&pt[ARG_XATTR_SIZE]) + 64);
+        bound += (uint64_t)cfg->pool.xattr_names *
+                 (config_part_high(&cfg->part[ARG_XATTR_SIZE]) + 64);
     return bound;
 }
 
@@ -1038,6 +1094,25 @@ static void finish_sizing(struct parse_state *st)
     }
 }
 
+/* A filled device meets ENOSPC where its own accounting says: only file systems of one kind
+ * (all RefFS, or one fstype) meet it at the same operation. */
+static void finish_vary(struct parse_state *st)
+{
+    const struct metis_config *cfg = st->cfg;
+    const struct fs_config *a = &cfg->fs[0];
+    if (cfg->vary.fill <= 0 && cfg->vary.fill_inodes <= 0)
+        return;
+    for (int i = 1; i < cfg->nfs; i++) {
+        const struct fs_config *b = &cfg->fs[i];
+        if (b->type == a->type && strcmp(b->fstype, a->fstype) == 0)
+            continue;
+        fail(st, cfg->vary.fill_line, "[vary]: [fs %s] and [fs %s] are of different kinds "
+             "and would run out of space at different points; fill and fill_inodes need one "
+             "kind (set them to 0)", a->name, b->name);
+        return;
+    }
+}
+
 static void finish(struct parse_state *st)
 {
     struct metis_config *cfg = st->cfg;
@@ -1054,6 +1129,8 @@ static void finish(struct parse_state *st)
         finish_pool(st);
     if (!st->failed)
         finish_sizing(st);
+    if (!st->failed)
+        finish_vary(st);
 }
 
 /* ------------------------------------------------------------------ load */

@@ -68,6 +68,19 @@ struct pool_config {
     int nuids, ngids;
     uint32_t uids[8], gids[8];
     double prepopulate;         /* fraction of the pool created before the search starts */
+    double existing;            /* share of path draws taken from the reference's tree */
+};
+
+/* Per-search variants: each search's input seed decides which it gets (vary.c). */
+struct vary_config {
+    double long_names;          /* probability that the pool's names are NAME_MAX long */
+    double fill;                /* probability that every fs starts with little free space */
+    uint64_t bytes_left;        /* ... the free bytes it leaves */
+    double fill_inodes;         /* probability that every fs starts with few free inodes */
+    uint64_t inodes_left;       /* ... the free inodes it leaves */
+    int fill_line;              /* line of fill or fill_inodes (0 = neither), for the kinds check */
+    /* What the search's seed chose (set by vary_apply, never by the file). */
+    int long_names_on, fill_on, fill_inodes_on;
 };
 
 struct run_config {
@@ -81,6 +94,7 @@ struct run_config {
     char out[1024];             /* output directory; empty = runs/<time>-<config> */
     int ring;                   /* concrete states kept for the replayer (default 10) */
     int hashtable_log2;         /* SPIN -w */
+    long max_searches;          /* searches a run may make (after complete ones); 0 = no limit */
     int out_line;               /* line of the out key (0 = not given), for config_validate */
 };
 
@@ -93,7 +107,9 @@ struct metis_config {
     struct pool_config pool;
     int op_weight[OP_COUNT];    /* branches per operation in the model; 0 leaves it out */
     struct partitions part[ARG_NKINDS];
+    double end_boundary[ARG_NKINDS];   /* *_OFFSET kinds: share of draws ending on a 4 KiB boundary */
     struct bitmap bits[BM_NKINDS];
+    struct vary_config vary;
 };
 
 /* Fills cfg with defaults, then the file. On error returns -1 with "file:line: message" in err. */
@@ -104,6 +120,10 @@ int config_validate(const struct metis_config *cfg, char *err, size_t errlen);
 /* 1 when fs failing with err where the reference failed with ref_err is allowed (errno_equiv). */
 int fs_errno_equivalent(const struct fs_config *fs, int err, int ref_err);
 const char *arg_kind_name(enum arg_kind k);
+/* Largest value a kind's partitions can draw (2^k + 1 for its top weighted partition k). */
+uint64_t config_part_high(const struct partitions *p);
+/* The sizing rule's per-file bound: the largest extent (offset + size) one file can reach. */
+uint64_t config_file_bound(const struct metis_config *cfg);
 const char *bitmap_kind_name(enum bitmap_kind k);
 
 #endif

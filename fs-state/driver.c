@@ -58,16 +58,30 @@ static void __attribute__((noreturn)) infra_failure(const char *what)
     finish(STATUS_INFRA, what);
 }
 
-/* pan exits when SPIN has explored every state it could reach. */
+/* pan exits when SPIN has explored every state it could reach: with budget left, the front
+ * end starts the next search (searches.c); a first search this short is worth a warning. */
 static void finish_at_exit(void)
 {
     if (E.finished)
         return;
-    if (E.cfg.run.ops && E.ops < E.cfg.run.ops)
-        fprintf(stderr, "metis: SPIN explored every state it could reach after %llu operations: "
-                "raise the operation weights ([ops]) or [pool] prepopulate for a wider search\n",
-                (unsigned long long)E.ops);
-    finish(E.discrepancies ? STATUS_DISCREPANCY : STATUS_OK, "search complete");
+    enum run_status st = E.discrepancies ? STATUS_DISCREPANCY : STATUS_OK;
+    E.search.completed = 1;
+    if (E.search.index == 1 && E.ops < 100)
+        search_warn(&E, stderr);
+    if (stop_signal || !search_should_restart(&E, now_seconds())) {
+        if (E.cfg.run.ops && E.ops < E.cfg.run.ops && E.search.index == 1)
+            fprintf(stderr, "metis: SPIN explored every state it could reach after %llu "
+                    "operations: raise the operation weights ([ops]) or [pool] prepopulate for a "
+                    "wider search\n", (unsigned long long)E.ops);
+        finish(st, "search complete");
+    }
+    fprintf(stderr, "metis: search %d explored every state it could reach after %llu operations; "
+            "search %d follows with seed %llu\n", E.search.index, (unsigned long long)E.ops,
+            E.search.index + 1,
+            (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
+    E.search.restarting = 1;
+    engine_close(&E, st, "search complete");
+    _exit(SEARCH_EXIT_RESTART);
 }
 
 static void stop_if_done(double now)
@@ -92,6 +106,16 @@ static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long d
                  E.cfg.fs[i].name, E.g.out[i].res.ret, errno_name(E.g.out[i].res.err), hex);
     }
     log_line("save %llu sid=%llu", (unsigned long long)E.ops, (unsigned long long)to);
+}
+
+/* The reference's tree of the state just made, kept beside its search-path entry: draws at
+ * that state (now, or after SPIN comes back to it) choose their paths from it. */
+static void track_view(void)
+{
+    struct tree_view *v = view_make(&E.g.tree);
+    view_stack_truncate(&E.views, E.depth ? E.depth - 1 : 0);
+    if (!v || view_stack_push(&E.views, v) < 0)
+        infra_failure("out of memory for the search path's trees");
 }
 
 /* A leaf keeps the digests SPIN tracks for the state the step started from: SPIN then finds
@@ -137,10 +161,12 @@ void metis_step(int op, double stored, double matched, long depth)
     if (from != STEP_NO_STATE) {
         if (engine_path_unwind_to(&E, metis_sid) < 0)
             infra_failure(E.g.err);
+        view_stack_truncate(&E.views, E.depth);
         E.restores++;
         log_line("restore sid=%llu", (unsigned long long)metis_sid);
     }
     E.cur_sid = metis_sid;
+    E.in.view = view_stack_top(&E.views);
     op_draw((enum op_id)op, &E.in, &E.args);
     uint64_t to = E.next_sid++;
     E.ops++;
@@ -148,9 +174,12 @@ void metis_step(int op, double stored, double matched, long depth)
     if (fsgroup_step(&E.g, &E.args, from, to) < 0)
         infra_failure(E.g.err);
     reach_count(&E.reach, (enum op_id)op, &E.g.out[0].res);
+    input_count_result(&E.in, E.g.out[0].res.err);
+    search_note(&E.search, E.cur_sid, E.g.out[0].res.err);
     log_step(&E.args, E.cur_sid, to, depth);
     if (engine_path_push(&E, to, E.ops) < 0)
         infra_failure(E.g.err);
+    track_view();
     track_state(to, report_if_differs(&E.args));
     progress_tick(&E, now);
     log_tick(now);
@@ -168,8 +197,10 @@ void metis_start(void)
     atexit(finish_at_exit);
     if (engine_start(&E) < 0)
         infra_failure(E.g.err);
+    track_view();
     track_state(0, 0);
     E.t_start = now_seconds();
+    search_begin(&E);
     E.last_progress = E.t_start;
     report_sampler_open(&E.sampler, E.out_dir);   /* without it the run goes on, unsampled */
     report_if_differs(NULL);

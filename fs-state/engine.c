@@ -4,6 +4,7 @@
 #include "log.h"
 #include "report.h"
 #include "util.h"
+#include "vary.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,13 @@ static void log_header(struct engine *e)
         log_line("fs %d name=%s type=%s fstype=%s size=%llu", i, f->name, fs_type_name(f->type),
                  f->fstype[0] ? f->fstype : "-", (unsigned long long)f->size);
     }
+    if (e->search.index > 1)
+        log_line("search index=%d base_seed=%llu", e->search.index,
+                 (unsigned long long)e->search.base_seed);
+    const struct vary_config *v = &e->cfg.vary;
+    if (v->long_names_on || v->fill_on || v->fill_inodes_on)
+        log_line("vary long_names=%d fill=%d fill_inodes=%d", v->long_names_on, v->fill_on,
+                 v->fill_inodes_on);
 }
 
 int engine_init(struct engine *e)
@@ -58,6 +66,12 @@ int engine_init(struct engine *e)
         return fail(e, err);
     apply_overrides(&e->cfg);
     snprintf(e->out_dir, sizeof e->out_dir, "%s", env_or("METIS_OUT", "."));
+    if (search_resume(e) < 0)
+        return -1;
+    vary_apply(&e->cfg);
+    if (e->cfg.vary.long_names_on || e->cfg.vary.fill_on || e->cfg.vary.fill_inodes_on)
+        fprintf(stderr, "metis: search %d (seed %llu) varies: %s\n", e->search.index,
+                (unsigned long long)e->cfg.run.seed, vary_describe(&e->cfg, err, sizeof err));
     snprintf(e->run_id, sizeof e->run_id, "%s", env_or("METIS_RUN_ID", "manual"));
     if (abstract_digest_len(e->cfg.run.hash) <= 0)
         return fail(e, "unknown hash");
@@ -91,7 +105,9 @@ static void log_free_space(struct engine *e)
     for (int i = 0; i < e->cfg.nfs; i++) {
         log_line("free %s inodes=%llu bytes=%llu", e->cfg.fs[i].name,
                  (unsigned long long)fc[i].inodes, (unsigned long long)fc[i].bytes);
-        if (fc[i].inodes != fc[0].inodes && fc[i].inodes != UINT64_MAX && fc[0].inodes != UINT64_MAX)
+        /* Said once per run: every search sets up the same file systems. */
+        if (fc[i].inodes != fc[0].inodes && fc[i].inodes != UINT64_MAX &&
+            fc[0].inodes != UINT64_MAX && e->search.index == 1)
             fprintf(stderr, "metis: warning: free inodes differ (%s %llu, %s %llu): inode "
                     "exhaustion would give ENOSPC at different points; size them alike "
                     "(configs/README.md)\n", e->cfg.fs[0].name, (unsigned long long)fc[0].inodes,
@@ -123,7 +139,10 @@ void engine_close(struct engine *e, enum run_status st, const char *reason)
     e->finished = 1;
     log_line("end status=%d reason=%s ops=%llu", (int)st, reason, (unsigned long long)e->ops);
     log_flush();
+    search_fold(e);
     report_write(e, st, reason);
+    if (search_save(e) < 0)
+        fprintf(stderr, "metis: cannot write %s/work/%s\n", e->out_dir, SEARCH_CARRY_FILE);
     for (int i = 0; i < e->g.nfs; i++)
         if (e->g.be[i])
             e->g.be[i]->ops->teardown(e->g.be[i]);

@@ -9,7 +9,9 @@
 #include "ops.h"
 #include "reach.h"
 #include "sampler.h"
+#include "searches.h"
 #include "step.h"
+#include "view.h"
 
 enum run_status { STATUS_OK = 0, STATUS_DISCREPANCY = 1, STATUS_INFRA = 3, STATUS_INTERRUPTED = 4 };
 
@@ -36,6 +38,8 @@ struct engine {
     char out_dir[1024], run_id[64];
     char err[1400];              /* why engine_init failed */
     int finished;
+    struct search_run search;    /* which search of the run this is, and the ones before */
+    struct view_stack views;     /* the reference's tree at each state of the search path */
 };
 
 /* Error convention: 0 or -1 with e->err (engine_init) or e->g.err (the steps); nothing below

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "input.h"
+#include "opnames.h"
 #include "util.h"
 
 /* ---------- xoshiro256** seeded through splitmix64 ---------- */
@@ -105,6 +106,7 @@ int input_init(struct input *in, const struct metis_config *cfg, uint64_t seed)
 {
     memset(in, 0, sizeof *in);
     in->cfg = cfg;
+    in->file_bound = config_file_bound(cfg);
     rng_seed(&in->rng, seed);
     const struct pool_config *pc = &cfg->pool;
     if (pc->files < 1 || pc->dirs < 0 || pc->depth < 0 || pc->nuids < 0 || pc->nuids > 8 ||
@@ -141,6 +143,8 @@ void input_free(struct input *in)
     free_names(in->pool.dirs, in->pool.ndirs);
     free_names(in->pool.files, in->pool.nfiles);
     free_names(in->pool.xattrs, in->pool.nxattrs);
+    free(in->pool_sorted);
+    in->pool_sorted = NULL;
     memset(&in->pool, 0, sizeof in->pool);
 }
 
@@ -326,10 +330,46 @@ static void text_bits(const struct input *in, FILE *f)
     }
 }
 
+void input_count_result(struct input *in, int err)
+{
+    if (in->last_existing && err == 0)
+        in->cov.paths.existing_ok[in->last_op]++;
+}
+
+/* Per operation: how many draws took their path from the reference's tree, and how many of
+ * those succeeded; then the appends and the block-boundary ends. */
+void coverage_write_paths(const struct input *in, FILE *f)
+{
+    const struct draw_stats *d = &in->cov.paths;
+    fprintf(f, "paths from the reference's tree ([pool] existing = %g)\n", in->cfg->pool.existing);
+    fprintf(f, "  %-16s %10s %10s %9s %10s %9s\n", "operation", "drawn", "existing", "share",
+            "succeeded", "rate");
+    for (int op = 0; op < OP_COUNT; op++) {
+        if (!in->cfg->op_weight[op] && !d->draws[op])
+            continue;
+        fprintf(f, "  %-16s %10" PRIu64 " %10" PRIu64 " %9.4f %10" PRIu64 " %9.4f\n", op_name(op),
+                d->draws[op], d->existing[op], share(d->existing[op], d->draws[op]),
+                d->existing_ok[op], share(d->existing_ok[op], d->existing[op]));
+    }
+    fprintf(f, "appends: %" PRIu64 " write_file with O_APPEND, %" PRIu64 " drawn with it but "
+            "written in place (past the per-file bound of %" PRIu64 " bytes, or no regular file)\n",
+            d->appends, d->appends_in_place, in->file_bound);
+    for (int k = 0; k < ARG_NKINDS; k++) {
+        if (k != ARG_WRITE_OFFSET && k != ARG_FALLOC_OFFSET)
+            continue;
+        const uint64_t *e = d->ends[k];
+        fprintf(f, "block-boundary ends (%s, weight %g): %" PRIu64 " (-1:%" PRIu64 " 0:%" PRIu64
+                " +1:%" PRIu64 "), %" PRIu64 " refused by the bound\n", k == ARG_WRITE_OFFSET ?
+                "write_file" : "fallocate_file", in->cfg->end_boundary[k], e[0] + e[1] + e[2],
+                e[0], e[1], e[2], d->ends_refused[k]);
+    }
+}
+
 void coverage_write_text(const struct input *in, FILE *f)
 {
     text_args(in, f);
     text_bits(in, f);
+    coverage_write_paths(in, f);
 }
 
 static void json_string(FILE *f, const char *s)
@@ -409,11 +449,31 @@ static void json_bits(const struct input *in, FILE *f)
     fprintf(f, "}");
 }
 
+static void json_paths(const struct input *in, FILE *f)
+{
+    const struct draw_stats *d = &in->cov.paths;
+    fprintf(f, "\"paths\": {\"existing\": ");
+    json_number(f, in->cfg->pool.existing);
+    fprintf(f, ", \"ops\": {");
+    for (int op = 0; op < OP_COUNT; op++)
+        fprintf(f, "%s\"%s\": {\"drawn\": %" PRIu64 ", \"existing\": %" PRIu64
+                ", \"existing_ok\": %" PRIu64 "}", op ? ", " : "", op_name(op), d->draws[op],
+                d->existing[op], d->existing_ok[op]);
+    fprintf(f, "}, \"appends\": %" PRIu64 ", \"appends_in_place\": %" PRIu64, d->appends,
+            d->appends_in_place);
+    const uint64_t *w = d->ends[ARG_WRITE_OFFSET], *a = d->ends[ARG_FALLOC_OFFSET];
+    fprintf(f, ", \"boundary_ends\": {\"write_file\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64
+            "], \"fallocate_file\": [%" PRIu64 ", %" PRIu64 ", %" PRIu64 "]}}", w[0], w[1], w[2],
+            a[0], a[1], a[2]);
+}
+
 void coverage_write_json(const struct input *in, FILE *f)
 {
     fprintf(f, "{");
     json_args(in, f);
     fprintf(f, ", ");
     json_bits(in, f);
+    fprintf(f, ", ");
+    json_paths(in, f);
     fprintf(f, "}\n");
 }

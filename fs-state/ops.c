@@ -12,8 +12,11 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "choose.h"
+#include "config.h"
 #include "input.h"
 #include "ops.h"
+#include "view.h"
 
 /* Fields an operation uses: the only ones drawn, logged, parsed and compared. */
 enum {
@@ -302,87 +305,142 @@ static void set_path(char *dst, const char *src)
     snprintf(dst, METIS_PATH_MAX, "%s", src);
 }
 
+/* A path of kind w from the reference's tree (choose.c), else from the pool; the first path
+ * of an operation is counted in the coverage of existing-path draws. */
+static void draw_path(char *dst, struct input *in, enum path_want w,
+                      const char *(*from_pool)(struct input *), int first)
+{
+    const char *p = choose_path(in, w);
+    if (first)
+        in->last_existing = p != NULL;
+    set_path(dst, p ? p : from_pool(in));
+}
+
+/* With the configured weight, moves the offset so that offset + size lands on a multiple of
+ * 4096, or one byte either side: block-boundary ends are where file systems split and merge
+ * extents, and a range draw hits one about once in 4096. The end stays within the sizing
+ * rule's bound for this kind (offset high + size high), else the draw is kept as it was. */
+static void end_on_boundary(struct input *in, enum arg_kind off, enum arg_kind len,
+                            struct op_args *a)
+{
+    double w = in->cfg->end_boundary[off];
+    if (w <= 0 || rng_unit(&in->rng) >= w)
+        return;
+    uint64_t j = rng_below(&in->rng, 3);
+    uint64_t bound = config_part_high(&in->cfg->part[off]) + config_part_high(&in->cfg->part[len]);
+    uint64_t end = (a->offset + a->size) / 4096 * 4096;
+    if (end < a->size)                          /* the first boundary this size can reach */
+        end = (a->size + 4095) / 4096 * 4096;
+    if (end + j < 1 || end + j - 1 < a->size || end + j - 1 > bound) {
+        in->cov.paths.ends_refused[off]++;
+        return;
+    }
+    a->offset = end + j - 1 - a->size;
+    in->cov.paths.ends[off][j]++;
+}
+
+/* An append is honoured while the file's size on the reference plus the write stays within
+ * the sizing rule's per-file bound, so ENOSPC still falls at the same point on every fs;
+ * otherwise (or with the size unknown) the write stays a positioned one. The offset logged
+ * is where the append lands. Returns 1 when the write appends. */
+static int bounded_append(struct input *in, struct op_args *a)
+{
+    const struct view_entry *e = choose_regular(in, a->path);
+    uint64_t at = (a->flags & O_TRUNC) ? 0 : e ? e->size : 0;
+    if (!e || at > in->file_bound || a->size > in->file_bound - at) {
+        in->cov.paths.appends_in_place++;
+        return 0;
+    }
+    a->flags |= O_APPEND;
+    a->offset = at;
+    in->cov.paths.appends++;
+    return 1;
+}
+
 static void draw_create_file(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_file(in));
+    draw_path(a->path, in, PW_NEW_FILE, input_file, 1);
     a->flags = (int)(input_bitmap(in, BM_OPEN_FLAGS) | O_CREAT);
     a->mode = input_bitmap(in, BM_MODE);
 }
 
 /* A write opens for writing: the drawn flags without creation, the access mode forced writable,
- * and without O_APPEND: appends would grow a file without bound along a search path, so the
- * two sides would meet ENOSPC at different points (config sizing bounds offset + size instead). */
+ * and O_APPEND only as bounded_append allows: appends grow a file along a search path, and past
+ * the sizing rule's bound the two sides would meet ENOSPC at different points. */
 static void draw_write_file(struct input *in, struct op_args *a)
 {
     unsigned f = input_bitmap(in, BM_OPEN_FLAGS);
     unsigned acc = (f & O_ACCMODE) == O_RDWR ? O_RDWR : O_WRONLY;
-    set_path(a->path, input_file(in));
+    draw_path(a->path, in, PW_FILE, input_file, 1);
     a->flags = (int)((f & ~(unsigned)(O_CREAT | O_EXCL | O_APPEND | O_ACCMODE | __O_TMPFILE)) | acc);
     a->offset = input_value(in, ARG_WRITE_OFFSET);
     a->size = input_value(in, ARG_WRITE_SIZE);
+    if (!((f & O_APPEND) && bounded_append(in, a)))
+        end_on_boundary(in, ARG_WRITE_OFFSET, ARG_WRITE_SIZE, a);
     a->data_seed = rng_next(&in->rng);
 }
 
 static void draw_truncate(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_file(in));
+    draw_path(a->path, in, PW_FILE, input_file, 1);
     a->size = input_value(in, ARG_TRUNC_SIZE);
 }
 
 static void draw_fallocate_file(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_file(in));
+    draw_path(a->path, in, PW_FILE, input_file, 1);
     a->flags = rng_below(&in->rng, 2) ? FALLOC_FL_KEEP_SIZE : 0;
     a->offset = input_value(in, ARG_FALLOC_OFFSET);
     a->size = input_value(in, ARG_FALLOC_LEN);
+    end_on_boundary(in, ARG_FALLOC_OFFSET, ARG_FALLOC_LEN, a);
 }
 
 static void draw_chmod(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_any_path(in));
+    draw_path(a->path, in, PW_ENTRY, input_any_path, 1);
     a->mode = input_bitmap(in, BM_MODE);
 }
 
 static void draw_chown_file(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_any_path(in));
+    draw_path(a->path, in, PW_ENTRY, input_any_path, 1);
     a->uid = input_uid(in);
 }
 
 static void draw_chgrp_file(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_any_path(in));
+    draw_path(a->path, in, PW_ENTRY, input_any_path, 1);
     a->gid = input_gid(in);
 }
 
 static void draw_unlink(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_any_path(in));
+    draw_path(a->path, in, PW_NONDIR, input_any_path, 1);
 }
 
 static void draw_mkdir(struct input *in, struct op_args *a)
 {
-    set_path(a->path, pool_dir(in));
+    draw_path(a->path, in, PW_NEW_DIR, pool_dir, 1);
     a->mode = input_bitmap(in, BM_MODE);
 }
 
 static void draw_rmdir(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_any_path(in));
+    draw_path(a->path, in, PW_DIR, input_any_path, 1);
 }
 
 static void draw_rename(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_any_path(in));
-    set_path(a->path2, input_any_path(in));
+    draw_path(a->path, in, PW_RENAME_SRC, input_any_path, 1);
+    draw_path(a->path2, in, PW_RENAME_DST, input_any_path, 0);
     uint64_t r = rng_below(&in->rng, 10);
     a->flags = r == 8 ? RENAME_NOREPLACE : r == 9 ? RENAME_EXCHANGE : 0;
 }
 
 static void draw_link(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_any_path(in));
-    set_path(a->path2, input_any_path(in));
+    draw_path(a->path, in, PW_LINK_SRC, input_any_path, 1);
+    draw_path(a->path2, in, PW_NEW_FILE, input_any_path, 0);
 }
 
 /* Is pool path p strictly below directory dir ("" is the root)? Returns the relative rest. */
@@ -397,7 +455,7 @@ static const char *below(const char *p, const char *dir, size_t dlen)
 static void draw_symlink(struct input *in, struct op_args *a)
 {
     const struct name_pool *pl = &in->pool;
-    set_path(a->path, input_any_path(in));
+    draw_path(a->path, in, PW_NEW_ANY, input_any_path, 1);
     size_t dlen = (size_t)(strrchr(a->path, '/') - a->path);
     int n = 1;
     for (int i = 0; i < pl->ndirs + pl->nfiles; i++) {
@@ -416,7 +474,7 @@ static void draw_symlink(struct input *in, struct op_args *a)
 
 static void draw_setxattr(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_any_path(in));
+    draw_path(a->path, in, PW_ENTRY, input_any_path, 1);
     snprintf(a->xname, sizeof a->xname, "%s", input_xattr(in));
     a->size = input_value(in, ARG_XATTR_SIZE);
     a->data_seed = rng_next(&in->rng);
@@ -426,7 +484,7 @@ static void draw_setxattr(struct input *in, struct op_args *a)
 
 static void draw_removexattr(struct input *in, struct op_args *a)
 {
-    set_path(a->path, input_any_path(in));
+    draw_path(a->path, in, PW_ENTRY, input_any_path, 1);
     snprintf(a->xname, sizeof a->xname, "%s", input_xattr(in));
 }
 
@@ -456,7 +514,11 @@ void op_draw(enum op_id op, struct input *in, struct op_args *a)
 {
     memset(a, 0, sizeof *a);
     a->op = op;
+    in->last_op = op;
+    in->last_existing = 0;
     op_table[op].draw(in, a);
+    in->cov.paths.draws[op]++;
+    in->cov.paths.existing[op] += (uint64_t)in->last_existing;
 }
 
 /* ---------- validation shared by exec and parse ---------- */

@@ -95,6 +95,9 @@ static void write_summary_json(struct engine *e, enum run_status st, const char 
             (unsigned long long)e->cfg.run.seed, (unsigned long long)e->ops, now - e->t_start,
             ops_per_second(e, now), e->stored, e->matched, (unsigned long long)e->restores,
             (unsigned long long)e->discrepancies, e->max_depth_seen, peak_rss_kib());
+    fprintf(f, "\"searches\":%d,\"last_search_complete\":%s,\"base_seed\":%llu,",
+            e->search.index, e->search.completed ? "true" : "false",
+            (unsigned long long)e->search.base_seed);
     fprintf(f, "\"discrepancy_classes\":%d,", e->classes.n);
     classes_write_json(&e->classes, &e->cfg, f);
     fputs(",\"fs\":[", f);
@@ -130,17 +133,22 @@ void report_write(struct engine *e, enum run_status st, const char *reason)
     }
     if ((f = open_out(e, "reach.txt"))) {
         reach_write_text(&e->reach, e->cfg.op_weight, f);
+        fputc('\n', f);
+        coverage_write_paths(&e->in, f);
         fclose(f);
     }
     if ((f = open_out(e, "coverage.txt"))) {
         coverage_write_text(&e->in, f);
         fclose(f);
     }
+    if (e->search.restarting)
+        return;                 /* the run goes on: its last search prints the totals */
     if (e->ops)
         reach_print_unreached(&e->reach, e->cfg.op_weight, stderr);
     fprintf(stderr, "ops=%llu states=%.0f matched=%.0f restores=%llu discrepancies=%llu "
-            "ops_per_s=%.1f", (unsigned long long)e->ops, e->stored, e->matched,
-            (unsigned long long)e->restores, (unsigned long long)e->discrepancies,
-            ops_per_second(e, now));
+            "ops_per_s=%.1f searches=%d last_complete=%s", (unsigned long long)e->ops,
+            e->stored, e->matched, (unsigned long long)e->restores,
+            (unsigned long long)e->discrepancies, ops_per_second(e, now), e->search.index,
+            e->search.completed ? "yes" : "no");
     print_classes_count(e);
 }

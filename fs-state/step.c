@@ -202,6 +202,18 @@ static int setup_one(int i, void *ctx)
     return i < g->nfs ? g->be[i]->ops->setup(g->be[i]) : 0;
 }
 
+/* A search whose [vary] variant fills the devices starts with little free space or few free
+ * inodes, the same on every fs (vary.c; the config allows it for one kind of fs only). */
+static int fill_varied(struct fsgroup *g)
+{
+    const struct vary_config *v = &g->cfg->vary;
+    if (!v->fill_on && !v->fill_inodes_on)
+        return 0;
+    return equalize_fill(g->be, g->nfs, v->fill_on ? v->bytes_left : UINT64_MAX,
+                         v->fill_inodes_on ? v->inodes_left : UINT64_MAX, g->free_after,
+                         g->fillers);
+}
+
 int fsgroup_setup(struct fsgroup *g, double setup_timeout)
 {
     double step_timeout = g->timeout;
@@ -211,7 +223,7 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
     if (rc < 0)
         return -1;
     /* Free space equal on every fs, so ENOSPC falls at the same operation on each. */
-    if (equalize_backends(g->be, g->nfs, g->free_after, g->fillers) == 0)
+    if (equalize_backends(g->be, g->nfs, g->free_after, g->fillers) == 0 && fill_varied(g) == 0)
         return 0;
     for (int i = 0; i < g->nfs; i++)
         if (g->be[i]->err[0])
@@ -231,7 +243,10 @@ int fsgroup_read_state(struct fsgroup *g, int i)
 {
     struct backend *b = g->be[i];
     struct fs_outcome *o = &g->out[i];
+    /* The reference's entries come with its digest, for state-aware path draws. */
+    abstract_collect_next(i == 0 ? &g->tree : NULL);
     o->dlen = backend_read_back(b, &g->abs[i], o->digest, NULL);
+    abstract_collect_next(NULL);
     if (o->dlen >= 0)
         return 0;
     b->ops->end(b);
@@ -346,4 +361,5 @@ void fsgroup_close(struct fsgroup *g)
     free(g->plan);
     g->plan = NULL;
     g->nplan = 0;
+    abstract_tree_free(&g->tree);
 }

@@ -43,6 +43,7 @@ struct fsgroup {
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     uint64_t live;               /* the state the file systems hold (STEP_NO_STATE: unsaved) */
+    struct abs_tree tree;        /* the reference's entries at its last read-back (input driver) */
     char err[1400];              /* why the last call failed: one line */
 };
 

@@ -350,7 +350,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
                      struct fuse_file_info *fi)
 {
-    ssize_t n = reffs_write(fs_of(req), ino, buf, size, off);
+    ssize_t n = reffs_write_flags(fs_of(req), ino, buf, size, off, fi->flags);
     if (n < 0)
         fuse_reply_err(req, (int)-n);
     else

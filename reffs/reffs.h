@@ -88,6 +88,10 @@ void reffs_forget(struct reffs *fs, reffs_ino ino, uint64_t nlookup);
 /* Data */
 ssize_t reffs_read(struct reffs *fs, reffs_ino ino, void *buf, size_t size, off_t off);
 ssize_t reffs_write(struct reffs *fs, reffs_ino ino, const void *buf, size_t size, off_t off);
+/* The same with the open flags of the write (the kernel has already put an O_APPEND write at
+ * the end, so RefFS itself ignores them; a mutant may not). */
+ssize_t reffs_write_flags(struct reffs *fs, reffs_ino ino, const void *buf, size_t size,
+                          off_t off, int flags);
 /* mode: FALLOC_FL_* of fallocate(2): 0 and KEEP_SIZE, PUNCH_HOLE|KEEP_SIZE, ZERO_RANGE (with or
  * without KEEP_SIZE), COLLAPSE_RANGE, INSERT_RANGE, with ext4's rules (see reffs/README.md). */
 int reffs_fallocate(struct reffs *fs, reffs_ino ino, int mode, off_t off, off_t len);

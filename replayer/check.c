@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "input.h"
+#include "vary.h"
 
 /* "TMP:L: msg" from the config loader becomes "TRACE:(line of cfg record L): msg". */
 static void map_error(const struct trace *t, const char *tmp, const char *in, char *err,
@@ -122,6 +123,7 @@ int trace_check_config(const struct trace *t, const char *override, struct metis
     if (rc < 0)
         return -1;
     cfg->run.seed = t->seed;
+    vary_apply(cfg);            /* the search's variant, as the engine drew it from the seed */
     snprintf(cfg->run.hash, sizeof cfg->run.hash, "%s", t->hash);
     return match_fs(t, cfg, override == NULL, map, err, errlen);
 }

@@ -12,6 +12,8 @@
 #include "input.h"
 #include "replay.h"
 #include "session.h"
+#include "vary.h"
+#include "view.h"
 
 struct record_opts {
     const char *config, *out;
@@ -115,12 +117,17 @@ static int walk(struct session *s, struct trace *t, const struct metis_config *c
 {
     static struct input in;
     struct op_args a;
+    struct tree_view *view = NULL;
     if (input_init(&in, cfg, cfg->run.seed) < 0)
         return fprintf(stderr, "metis-replay record: cannot build the name pool\n"), -1;
     int rc = 0;
     for (uint64_t seq = 1; seq <= o->ops && rc == 0; seq++) {
         if (session_interrupted())
-            return input_free(&in), -2;
+            return input_free(&in), view_free(view), -2;
+        /* Paths are drawn from the reference's tree as the engine draws them. */
+        view_free(view);
+        if (!(in.view = view = view_make(&s->g.tree)))
+            return input_free(&in), -1;
         op_draw(pick(&in, cfg), &in, &a);
         if (session_step(s, &a, SESSION_NO_STATE, SESSION_NO_STATE) < 0) {
             fprintf(stderr, "metis-replay: infrastructure failure: %s\n", s->err);
@@ -140,6 +147,7 @@ static int walk(struct session *s, struct trace *t, const struct metis_config *c
             break;
     }
     input_free(&in);
+    view_free(view);
     return rc;
 }
 
@@ -158,6 +166,7 @@ int cmd_record(int argc, char **argv)
     }
     if (o.have_seed)
         cfg.run.seed = o.seed;
+    vary_apply(&cfg);
     session_install_cleanup();
     if (session_start(&s, &cfg) < 0) {
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", s.err);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 /* Past this many, filling inodes one by one costs more than it is worth: say so instead. */
@@ -158,8 +159,82 @@ int equalize_backends(struct backend **be, int n, struct free_counts *fc,
     return 0;
 }
 
+#define SLACK_XATTR "user.metis-fill"
+#define FILL_BLOCK 4096
+
+/* Takes n more bytes (below a block) as an xattr value of the space file: on a file system that
+ * counts xattr bytes (RefFS) the free space then ends a few bytes into a block, so xattrs and
+ * symlink targets meet ENOSPC too, not only whole blocks. Best effort: 0 whatever happens. */
+static int take_slack(int rootfd, uint64_t n)
+{
+    static const char zeros[FILL_BLOCK];
+    size_t name = sizeof SLACK_XATTR - 1;
+    char path[64];
+    if (n <= name)
+        return 0;
+    snprintf(path, sizeof path, "%s/space", FILLER_DIR);
+    int fd = openat(rootfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        fsetxattr(fd, SLACK_XATTR, zeros, (size_t)(n - name), 0);
+        close(fd);
+    }
+    return 0;
+}
+
+/* The space part of fill_one: whole blocks in the space file, the rest as slack. */
+static int fill_space(int rootfd, uint64_t free, uint64_t left, struct free_counts *applied)
+{
+    uint64_t take = free > left ? free - left : 0;
+    uint64_t blocks = take / FILL_BLOCK * FILL_BLOCK;
+    int rc = blocks ? equalize_space(rootfd, blocks) : 0;
+    if (rc == 0) {
+        applied->bytes += blocks;
+        applied->slack = take - blocks;
+        rc = take_slack(rootfd, applied->slack);
+    }
+    return rc;
+}
+
+/* One backend's part of equalize_fill: the filler directory made first (a run of one fs has
+ * none yet), then inode fillers numbered on from the ones it has, then space. */
+static int fill_one(struct backend *b, uint64_t bytes, uint64_t inodes, struct free_counts *fc,
+                    struct free_counts *applied)
+{
+    if (b->ops->begin(b) < 0)
+        return -1;
+    int rc = equalize_inodes(b->rootfd, applied->inodes);
+    if (rc == 0)
+        rc = free_counts(b->rootfd, fc);
+    uint64_t more = inodes != UINT64_MAX && fc->inodes != UINT64_MAX && fc->inodes > inodes
+                        ? fc->inodes - inodes : 0;
+    if (rc == 0 && more && applied->inodes + more <= MAX_FILLER_INODES &&
+        (rc = equalize_inodes(b->rootfd, applied->inodes + more)) == 0)
+        applied->inodes += more;
+    if (rc == 0)
+        rc = free_counts(b->rootfd, fc);
+    if (rc == 0 && bytes != UINT64_MAX)
+        rc = fill_space(b->rootfd, fc->bytes, bytes, applied);
+    if (rc == 0 || rc == -ENOSPC)
+        rc = free_counts(b->rootfd, fc);
+    if (rc < 0)
+        snprintf(b->err, sizeof b->err, "%s: filling the device: %s", b->cfg->name, strerror(-rc));
+    return b->ops->end(b) < 0 || rc < 0 ? -1 : 0;
+}
+
+int equalize_fill(struct backend **be, int n, uint64_t bytes, uint64_t inodes,
+                  struct free_counts *fc, struct free_counts *applied)
+{
+    for (int i = 0; i < n; i++)
+        if (fill_one(be[i], bytes, inodes, &fc[i], &applied[i]) < 0)
+            return -1;
+    return 0;
+}
+
 int equalize_replay(int rootfd, const struct free_counts *applied)
 {
     int rc = equalize_inodes(rootfd, applied->inodes);
-    return rc < 0 && rc != -E2BIG ? rc : equalize_space(rootfd, applied->bytes);
+    if (rc < 0 && rc != -E2BIG)
+        return rc;
+    rc = equalize_space(rootfd, applied->bytes);
+    return rc < 0 ? rc : take_slack(rootfd, applied->slack);
 }

@@ -10,6 +10,7 @@
 struct free_counts {
     uint64_t inodes;
     uint64_t bytes;
+    uint64_t slack;     /* applied only: bytes of the filler's xattr (equalize_fill) */
 };
 
 struct backend;
@@ -23,6 +24,12 @@ int free_counts(int rootfd, struct free_counts *fc);
  * message in the failing b->err. */
 int equalize_backends(struct backend **be, int n, struct free_counts *fc,
                       struct free_counts *applied);
+/* After equalization: more fillers on every backend, until only bytes and inodes are free
+ * (UINT64_MAX: leave that count alone; inodes only when at most 4096 more fillers do it; the
+ * part of bytes below a block as an xattr of the filler, where the fs takes one); fc and
+ * applied as above. */
+int equalize_fill(struct backend **be, int n, uint64_t bytes, uint64_t inodes,
+                  struct free_counts *fc, struct free_counts *applied);
 /* Makes the same fillers again on a freshly mounted fs that keeps no image (restore by replay). */
 int equalize_replay(int rootfd, const struct free_counts *applied);
 int equalize_inodes(int rootfd, uint64_t extra_inodes);

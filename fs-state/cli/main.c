@@ -3,7 +3,9 @@
 #include "config.h"
 #include "model.h"
 #include "report/report_html.h"
+#include "restart.h"
 #include "runopts.h"
+#include "searches.h"
 #include "swarm/swarm.h"
 #include "triage.h"
 #include "util.h"
@@ -203,6 +205,33 @@ static int cmd_report(int argc, char **argv)
     return rc == 0 ? 0 : rc == REPORT_NOT_A_RUN ? 2 : 3;
 }
 
+/* One pan per search: when SPIN's search completes with budget left, the engine exits with
+ * SEARCH_EXIT_RESTART and the next search (the next derived seed) starts in the same run
+ * directory, after the finished one's own files moved to search-N/. */
+static int run_searches(char **argv, const char *out, const char *run_id)
+{
+    char n[16], err[8400];
+    for (int search = 1;; search++) {
+        snprintf(n, sizeof n, "%d", search);
+        setenv("METIS_SEARCH", n, 1);
+        engine_pid = spawn_engine(argv, out);
+        if (engine_pid < 0) {
+            fprintf(stderr, "metis: fork: %s\n", strerror(errno));
+            return 3;
+        }
+        int rc = wait_engine(engine_pid);
+        if (rc != SEARCH_EXIT_RESTART)
+            return rc;
+        backend_sweep(run_id);
+        if (forwarded_signal)
+            return 130;
+        if (search_archive(out, search, err, sizeof err) < 0) {
+            fprintf(stderr, "metis: %s\n", err);
+            return 3;
+        }
+    }
+}
+
 static int cmd_run(struct run_opts *ro)
 {
     char out[PATH_MAX], work[PATH_MAX + 8], cfg_copy[PATH_MAX + 16], pan[PATH_MAX + 8];
@@ -232,12 +261,7 @@ static int cmd_run(struct run_opts *ro)
         fprintf(stderr, "metis: interrupted before the engine started\n");
         return 130;
     }
-    engine_pid = spawn_engine(pan_args(&ro->cfg, &ro->search, pan), out);
-    if (engine_pid < 0) {
-        fprintf(stderr, "metis: fork: %s\n", strerror(errno));
-        return 3;
-    }
-    int rc = wait_engine(engine_pid);
+    int rc = run_searches(pan_args(&ro->cfg, &ro->search, pan), out, run_id);
     backend_sweep(run_id);
     alarm(0);
     if (rc == 1 && !forwarded_signal) {

@@ -18,6 +18,8 @@ struct vt_row {
     char login[512], hostname[256], options[256], run_id[64], status[48];
     uint64_t input_seed;
     double ops, seconds, ops_per_s, states, matched, restores, discrepancies, job_runtime;
+    double searches;             /* SPIN searches the VT's run made (restarts after complete ones) */
+    int last_complete;           /* ... and whether the last one completed */
 };
 
 struct totals { double ops, ops_per_s, states, matched, restores, discrepancies; int ok, failed; };
@@ -91,6 +93,8 @@ static void read_summary(const struct swarm *s, int vt, struct vt_row *r)
     swarm_json_num(j, "matched", &r->matched);
     swarm_json_num(j, "restores", &r->restores);
     swarm_json_num(j, "discrepancies", &r->discrepancies);
+    swarm_json_num(j, "searches", &r->searches);
+    r->last_complete = strstr(j, "\"last_search_complete\":true") != NULL;
     if (!r->run_id[0])
         swarm_json_str(j, "run_id", r->run_id, sizeof r->run_id);
     free(j);
@@ -287,10 +291,12 @@ static void json_vts(const struct swarm *s, FILE *f)
         fprintf(f, "%s{\"vt\":%d,\"sshlogin\":\"%s\",\"hostname\":\"%s\",\"options\":\"%s\","
                 "\"input_seed\":%llu,\"run_id\":\"%s\",\"status\":\"%s\",\"exit\":%d,"
                 "\"ops\":%.0f,\"seconds\":%.3f,\"ops_per_s\":%.1f,\"states\":%.0f,\"matched\":%.0f,"
-                "\"restores\":%.0f,\"discrepancies\":%.0f,\"run_dir\":\"%s\",\"rerun\":\"%s\"}",
+                "\"restores\":%.0f,\"discrepancies\":%.0f,\"searches\":%.0f,"
+                "\"last_search_complete\":%s,\"run_dir\":\"%s\",\"rerun\":\"%s\"}",
                 i ? "," : "", i, a, b, r->options, (unsigned long long)r->input_seed, r->run_id,
                 r->status, r->exit_code, r->ops, r->seconds, r->ops_per_s, r->states, r->matched,
-                r->restores, r->discrepancies, r->have_vt ? qd : "", qc);
+                r->restores, r->discrepancies, r->searches, r->last_complete ? "true" : "false",
+                r->have_vt ? qd : "", qc);
     }
     fputs("],", f);
 }
@@ -372,18 +378,22 @@ static void compact_options(const char *in, char *out, size_t len)
 
 static void text_row(int i, const struct vt_row *r, FILE *f)
 {
-    char opts[96];
+    char opts[96], searches[24] = "-";
     compact_options(r->options, opts, sizeof opts);
-    fprintf(f, "%4d %-16.16s %-40.40s %9.0f %8.1f %9.0f %5.0f %s\n", i,
+    /* "3 done": three searches, the last explored everything; "1 cut": stopped by a limit. */
+    if (r->have_summary)
+        snprintf(searches, sizeof searches, "%.0f %s", r->searches,
+                 r->last_complete ? "done" : "cut");
+    fprintf(f, "%4d %-16.16s %-40.40s %9.0f %8.1f %9.0f %5.0f %-8s %s\n", i,
             r->login[0] ? r->login : "-", opts, r->ops, r->ops_per_s, r->states,
-            r->discrepancies, r->status);
+            r->discrepancies, searches, r->status);
 }
 
 static void text_table(const struct swarm *s, const struct totals *t, FILE *f)
 {
     int shown = 0, hidden = 0;
-    fprintf(f, "%4s %-16s %-40s %9s %8s %9s %5s %s\n", "VT", "host", "options", "ops", "ops/s",
-            "states", "disc", "status");
+    fprintf(f, "%4s %-16s %-40s %9s %8s %9s %5s %-8s %s\n", "VT", "host", "options", "ops",
+            "ops/s", "states", "disc", "searches", "status");
     for (int i = 0; i < s->nvts; i++) {
         if (shown < TABLE_ROWS || strcmp(rows[i].status, "ok")) {
             text_row(i, &rows[i], f);
@@ -394,8 +404,8 @@ static void text_table(const struct swarm *s, const struct totals *t, FILE *f)
     }
     if (hidden)
         fprintf(f, "     (%d more VTs with status ok: see summary.json)\n", hidden);
-    fprintf(f, "%4s %-16s %-40s %9.0f %8.1f %9.0f %5.0f %d ok, %d not ok\n", "all", "", "",
-            t->ops, t->ops_per_s, t->states, t->discrepancies, t->ok, t->failed);
+    fprintf(f, "%4s %-16s %-40s %9.0f %8.1f %9.0f %5.0f %-8s %d ok, %d not ok\n", "all", "", "",
+            t->ops, t->ops_per_s, t->states, t->discrepancies, "", t->ok, t->failed);
 }
 
 static void write_text(const struct swarm *s, const struct totals *t, FILE *f)

@@ -41,6 +41,9 @@ static void set_owner(struct rinode *ip, const struct reffs_setattr *sa)
     unsigned uid_bits = REFFS_SET_UID | (mutated(MUT_CHGRP_CLOBBERS_UID) ? REFFS_SET_GID : 0);
     if ((sa->valid & uid_bits) && sa->uid != (uid_t)-1)
         ip->uid = sa->uid;
+    if (!(sa->valid & REFFS_SET_UID) && (sa->valid & REFFS_SET_GID) && sa->gid != (gid_t)-1 &&
+        sa->gid != ip->gid && mutated(MUT_CHOWN_GID_UID0))
+        ip->uid = 0;
     if ((sa->valid & REFFS_SET_GID) && sa->gid != (gid_t)-1)
         ip->gid = sa->gid;
     /* Linux's chown kills setuid, and setgid when group-exec makes it a real setgid, on

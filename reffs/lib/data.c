@@ -1,4 +1,5 @@
 /* File data: sparse 4 KiB blocks shared copy-on-write; read, write, truncate, fsync. */
+#include <fcntl.h>
 #include "internal.h"
 
 /* First position in the map whose block number is >= idx. */
@@ -104,7 +105,8 @@ ssize_t reffs_read(struct reffs *fs, reffs_ino ino, void *buf, size_t size, off_
 
 /* Like ext4, a write that runs out of space mid-way is short: whole blocks already
  * written stay written, and -ENOSPC only comes when not one byte fits. */
-static ssize_t do_write(struct reffs *fs, reffs_ino ino, const void *buf, size_t size, off_t off)
+static ssize_t do_write(struct reffs *fs, reffs_ino ino, const void *buf, size_t size, off_t off,
+                        int flags)
 {
     int r = data_check(ino_get(fs, ino), off);
     if (r)
@@ -116,6 +118,8 @@ static ssize_t do_write(struct reffs *fs, reffs_ino ino, const void *buf, size_t
     if (size > (uint64_t)(REFFS_MAX_FILE_SIZE - off))
         size = REFFS_MAX_FILE_SIZE - off;
     struct rinode *ip = ino_mut(fs, ino);
+    if ((flags & O_APPEND) && ip->size > 8192 && mutated(MUT_APPEND_AT_ZERO))
+        off = 0;
     size_t done = 0;
     while (done < size) {
         uint64_t pos = off + done, boff = pos % REFFS_BLOCK_SIZE;
@@ -127,7 +131,9 @@ static ssize_t do_write(struct reffs *fs, reffs_ino ino, const void *buf, size_t
         if (!b)
             break;
         size_t skip = mutated(MUT_WRITE_BOUNDARY_BYTE) && done > 0 && boff == 0;
-        memcpy(b->data + boff + skip, (const char *)buf + done + skip, n - skip);
+        size_t drop = mutated(MUT_WRITE_END_BOUNDARY) && done + n == size &&
+                      boff + n == REFFS_BLOCK_SIZE;
+        memcpy(b->data + boff + skip, (const char *)buf + done + skip, n - skip - drop);
         done += n;
     }
     if (done == 0 || (done < size && mutated(MUT_WRITE_ENOSPC_NOT_SHORT)))
@@ -141,8 +147,14 @@ static ssize_t do_write(struct reffs *fs, reffs_ino ino, const void *buf, size_t
 
 ssize_t reffs_write(struct reffs *fs, reffs_ino ino, const void *buf, size_t size, off_t off)
 {
+    return reffs_write_flags(fs, ino, buf, size, off, 0);
+}
+
+ssize_t reffs_write_flags(struct reffs *fs, reffs_ino ino, const void *buf, size_t size,
+                          off_t off, int flags)
+{
     fs_lock(fs);
-    ssize_t r = do_write(fs, ino, buf, size, off);
+    ssize_t r = do_write(fs, ino, buf, size, off, flags);
     fs_unlock(fs);
     return r;
 }

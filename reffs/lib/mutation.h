@@ -51,7 +51,11 @@
     X(MUT_ZERO_RANGE_KEEPS_DATA, "fallocate ZERO_RANGE zeroes the data in its range (here it only allocates, as mode 0 does)") \
     X(MUT_COLLAPSE_SHIFT_SHORT, "fallocate COLLAPSE_RANGE moves the data after the range back by its length (here by one block less)") \
     X(MUT_INSERT_SKIPS_FIRST_BLOCK, "fallocate INSERT_RANGE moves the block at the offset on too (here the hole opens one block later)") \
-    X(MUT_COPY_RANGE_HOLE_SKIPPED, "copy_file_range copies a hole of the source as zeros (here the destination keeps its bytes there)")
+    X(MUT_COPY_RANGE_HOLE_SKIPPED, "copy_file_range copies a hole of the source as zeros (here the destination keeps its bytes there)") \
+    X(MUT_WRITE_END_BOUNDARY, "a write stores its last byte (here not when the write ends on a 4096-byte boundary)") \
+    X(MUT_UNLINK_NLINK_MANY, "unlink lowers st_nlink by one (here by two when the inode has three or more links)") \
+    X(MUT_APPEND_AT_ZERO, "an O_APPEND write goes to the end of the file (here to offset 0 once the file is larger than 8 KiB)") \
+    X(MUT_CHOWN_GID_UID0, "chown(f, -1, gid) that changes the group keeps the owner (here the owner becomes 0)")
 
 enum reffs_mutation {
     MUT_NONE = 0,

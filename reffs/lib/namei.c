@@ -250,7 +250,7 @@ static void remove_entry(struct reffs *fs, reffs_ino parent, const char *name, r
             dp->nlink--;
         ip->nlink = 0;
     } else if (!(mutated(MUT_UNLINK_NLINK) && ip->nlink > 1)) {
-        ip->nlink--;
+        ip->nlink -= 1 + (mutated(MUT_UNLINK_NLINK_MANY) && ip->nlink >= 3);
     }
     ip->ctime = now;
     ino_maybe_free(fs, ino);

@@ -24,5 +24,7 @@ findmnt -rn -o TARGET | grep -q -- "$T" && fail "a mount below $T was left behin
 n=$(grep -c '^  MUT_[A-Z0-9_]* *caught by' "$T/out")
 [ "$n" -eq ${#subset[@]} ] || fail "$n of ${#subset[@]} mutations caught"
 grep -q '^  baseline .*: ok' "$T/out" || fail "no baseline run reported"
+grep -q '^  MUT_[A-Z0-9_]* *general: ' "$T/out" || fail "no general column reported"
+grep -q 'general config: [0-9]* of 13 caught' "$T/out" || fail "no general catch rate reported"
 ! grep -q '^  baseline .*: \(DISCREPANCY\|INFRA\)' "$T/out" || fail "a baseline run failed"
 echo PASS

@@ -5,7 +5,9 @@ seeds=(1 2 3 4)
 ops=${REACH_OPS:-2500}
 # ref-vs-ext4 with a pool two levels deep, so that parents can be missing or files (ENOENT,
 # ENOTDIR) for every kind of creation, mkdir included; more renames, links and symlinks put
-# files (and symlinks to files) where directory names are.
+# files (and symlinks to files) where directory names are. Fewer paths from the reference's
+# tree than by default: those go to names that can be made, and the errnos of names that
+# cannot (ENOTDIR of a mkdir below a file) come from pool draws.
 cat >"$T/reach.ini" <<'INI'
 [run]
 max_depth = 12
@@ -24,6 +26,7 @@ dirs = 1
 files = 2
 depth = 2
 xattr_names = 2
+existing = 0.3
 
 [ops]
 rename = 3

@@ -6,7 +6,11 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${METIS_BIN:-$root/bin}
 cfg=$1 seed=$2
-case $cfg in */*) ;; *) cfg=$root/configs/mutations/$cfg.ini ;; esac
+case $cfg in
+  */*) ;;
+  general) cfg=$root/configs/general.ini ;;
+  *) cfg=$root/configs/mutations/$cfg.ini ;;
+esac
 tag=$(basename "$cfg" .ini)
 dir=${MUT_OUT:-$root/build/mutations}/baseline/$tag-s$seed
 rm -rf "$dir" && mkdir -p "$(dirname "$dir")"
@@ -15,7 +19,7 @@ METIS_REFFS_BIN=$root/tests/mutations/reffs-pick.sh timeout -k 5 900 \
   "$bin/metis" run "$cfg" --seed "$seed" --ops "${MUT_OPS:-4000}" --out "$dir" >"$dir.out" 2>&1
 rc=$?
 secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
-ops=$(sed -n 's/^end status=[0-9]* reason=.* ops=\([0-9]*\)$/\1/p' "$dir/log.txt" 2>/dev/null | tail -n1)
+ops=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ops"])' "$dir/summary.json" 2>/dev/null)
 case $rc in
   0) status=ok what="$(grep '^never succeeded' "$dir.out")" ;;
   1) status=DISCREPANCY

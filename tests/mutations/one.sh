@@ -51,7 +51,8 @@ attempt() {
     >"$dir.out" 2>&1
   local rc=$?
   local ops
-  ops=$(sed -n 's/^end status=[0-9]* reason=.* ops=\([0-9]*\)$/\1/p' "$dir/log.txt" 2>/dev/null | tail -n1)
+  # summary.json counts the operations of every search of the run (log.txt: the last one's).
+  ops=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ops"])' "$dir/summary.json" 2>/dev/null)
   total=$((total + ${ops:-0}))
   case $rc in
     0) return 0 ;;

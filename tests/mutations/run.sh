@@ -3,7 +3,8 @@
 # usage: run.sh [MUT_NAME...]
 # env: MUT_JOBS parallel jobs (default: cores), MUT_OUT work dir (build/mutations), MUT_OPS ops per
 #      seed (4000), MUT_SEEDS seeds per mutation (5), MUT_DSEEDS of them on the directed config (3),
-#      MUT_BASELINE=0 skips the baselines.
+#      MUT_BASELINE=0 skips the baselines, MUT_GENERAL=0 the general column (configs/general.ini
+#      alone, MUT_SEEDS seeds; at least MUT_GENERAL_MIN percent (90) of the mutations must fall).
 # Cap per mutation: MUT_SEEDS x MUT_OPS operations (20,000). Exit 0 only if every mutation
 # expected to be caught was, no baseline run had a discrepancy, and nothing failed to run.
 set -u
@@ -40,6 +41,7 @@ for n in "${names[@]}"; do
   line=$(grep -P "^\Q$n\E\t" "$tsv") || { echo "mutations: unknown mutation '$n' (see $tsv)" >&2; exit 2; }
   directed=$(cut -f3 <<<"$line")
   echo "$here/one.sh $n $directed" >>"$jobfile"
+  [ "${MUT_GENERAL:-1}" != 0 ] && echo "$here/general.sh $n" >>"$jobfile"
   [ "$directed" != - ] && configs[$directed]=1
 done
 if [ "${MUT_BASELINE:-1}" != 0 ]; then
@@ -47,15 +49,24 @@ if [ "${MUT_BASELINE:-1}" != 0 ]; then
     for ((s = 1; s <= MUT_DSEEDS; s++)); do echo "$here/baseline.sh $c $s" >>"$jobfile"; done
   done
   for ((s = 1; s <= MUT_SEEDS; s++)); do echo "$here/baseline.sh random $s" >>"$jobfile"; done
+  if [ "${MUT_GENERAL:-1}" != 0 ]; then
+    for ((s = 1; s <= MUT_SEEDS; s++)); do echo "$here/baseline.sh general $s" >>"$jobfile"; done
+  fi
 fi
 
 echo "mutations: ${#names[@]} mutations, $(grep -c baseline.sh "$jobfile") baseline runs, $jobs in parallel, cap $((MUT_SEEDS * MUT_OPS)) operations each; work in $MUT_OUT"
 start=$(date +%s)
 # One progress line per finished job (a shell loop: awk would buffer its input from the pipe).
 show() {
-  while IFS=$'\t' read -r a b c d e f g h i; do
+  while IFS=$'\t' read -r a b c d e f g h i j; do
     if [ "$a" = baseline ]; then
       printf '  baseline %-12s seed %s: %s (%s ops, %ss) %s\n' "$b" "$c" "$d" "$e" "$f" "$g"
+    elif [ "$a" = general ]; then
+      if [ "$c" = caught ]; then
+        printf '  %-28s general: caught (seed %s, op %s; %s ops, %ss)\n' "$b" "$f" "$g" "$h" "$i"
+      else
+        printf '  %-28s general: %s\n' "$b" "$c"
+      fi
     elif [ "$b" = caught ]; then
       printf '  %-28s caught by %s (%s seed %s, op %s; %s ops, %ss)\n' "$a" "$c" "$d" "$e" "$f" "$g" "$h"
     else

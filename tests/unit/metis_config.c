@@ -65,6 +65,16 @@ Test(metis_config, defaults)
     cr_expect_eq(c.pool.ngids, 2);
     cr_expect_eq(c.pool.gids[1], 1000);
     cr_expect_eq(c.pool.prepopulate, 0);
+    cr_expect_eq(c.pool.existing, 0.6);
+    cr_expect_eq(c.run.max_searches, 0);
+    cr_expect_eq(c.end_boundary[ARG_WRITE_OFFSET], 0.1);
+    cr_expect_eq(c.end_boundary[ARG_FALLOC_OFFSET], 0.1);
+    cr_expect_eq(c.end_boundary[ARG_WRITE_SIZE], 0);
+    cr_expect_eq(c.vary.long_names, 0);
+    cr_expect_eq(c.vary.fill, 0);
+    cr_expect_eq(c.vary.bytes_left, 8200);
+    cr_expect_eq(c.vary.fill_inodes, 0);
+    cr_expect_eq(c.vary.inodes_left, 8);
     for (int i = 0; i < OP_COUNT; i++)
         cr_expect_eq(c.op_weight[i], 1, "op %d", i);
 }
@@ -85,7 +95,7 @@ Test(metis_config, default_partitions_and_bits)
     cr_expect_eq(of->value[0], (unsigned)O_RDWR);
     cr_expect_eq(of->prob[0], 0.5);
     for (int i = 1; i < 4; i++)
-        cr_expect_eq(of->prob[i], 0.2, "%s", of->name[i]);
+        cr_expect_eq(of->prob[i], strcmp(of->name[i], "append") ? 0.2 : 0.1, "%s", of->name[i]);
     for (int i = 4; i < of->nbits; i++)
         cr_expect_eq(of->prob[i], 0.0, "%s", of->name[i]);
     cr_expect_eq(m->nbits, 12);
@@ -326,7 +336,7 @@ Test(metis_config, shipped_configs_load)
     cr_assert_eq(glob(pattern, 0, NULL, &g), 0, "no %s (run from the repository root)", pattern);
     cr_expect_geq(g.gl_pathc, 6);
     static const char *const wanted[] = { "ref-vs-ext4", "ext2-vs-ext4", "ext4-vs-xfs",
-                                          "ext4-vs-btrfs", "reffs-only", "smoke" };
+                                          "ext4-vs-btrfs", "reffs-only", "smoke", "general" };
     int found = 0;
     for (size_t i = 0; i < g.gl_pathc; i++) {
         struct metis_config c;
@@ -336,7 +346,28 @@ Test(metis_config, shipped_configs_load)
             found += strcmp(c.name, wanted[w]) == 0;
     }
     globfree(&g);
-    cr_expect_eq(found, 6);
+    cr_expect_eq(found, 7);
+}
+
+Test(metis_config, search_keys)
+{
+    struct metis_config c;
+    char err[512];
+    cr_assert_eq(cfgt_load("[run]\nmax_searches = 3\n[fs a]\ntype = reffs\n[fs b]\ntype = reffs\n"
+                           "[pool]\nexisting = 0.25\n[sizes]\nwrite_end_boundary = 0.5\n"
+                           "falloc_end_boundary = 0\n[vary]\nlong_names = 1\nfill = 0.5\n"
+                           "bytes_left = 8K\nfill_inodes = 0.25\ninodes_left = 3\n", &c, err,
+                           sizeof err), 0, "%s", err);
+    cr_expect_eq(c.run.max_searches, 3);
+    cr_expect_eq(c.pool.existing, 0.25);
+    cr_expect_eq(c.end_boundary[ARG_WRITE_OFFSET], 0.5);
+    cr_expect_eq(c.end_boundary[ARG_FALLOC_OFFSET], 0);
+    cr_expect_eq(c.vary.long_names, 1);
+    cr_expect_eq(c.vary.fill, 0.5);
+    cr_expect_eq(c.vary.bytes_left, 8192);
+    cr_expect_eq(c.vary.fill_inodes, 0.25);
+    cr_expect_eq(c.vary.inodes_left, 3);
+    cr_expect_eq(c.vary.long_names_on, 0, "the variant is drawn by vary_apply, not by loading");
 }
 
 Test(metis_config, shipped_default_run_is_a_minute)

@@ -70,7 +70,7 @@ Test(metis_config_err, syntax_and_sections)
         { REF "garbage line\n", 3, "syntax error: expected [section], key = value or a comment" },
         { REF "[run\nseed = 1\n", 3, "section header without ']'" },
         { REF "[bogus]\nx = 1\n", 3,
-          "unknown section [bogus] (expected run, fs NAME, pool, ops, sizes or bits)" },
+          "unknown section [bogus] (expected run, fs NAME, pool, ops, sizes, bits or vary)" },
         { "seed = 1\n" REF, 1, "'seed' is outside any section" },
         { REF "[fs]\n", 3, "[fs] needs a name: [fs NAME]" },
         { REF "[fs a/b]\ntype = reffs\n", 3, "[fs a/b]: a name is 1..63 of A-Z a-z 0-9 _ -" },
@@ -150,8 +150,39 @@ Test(metis_config_err, out_of_range)
         { REF "[pool]\nprepopulate = 1.5\n", 4, "prepopulate: 1.5 is out of range (0..1)" },
         { REF "[ops]\nmkdir = 1001\n", 4, "mkdir: weight 1001 is out of range (0..1000)" },
         { REF "[ops]\nmkdir = lots\n", 4, "mkdir: weight 'lots' is not a non-negative integer" },
+        { REF "[pool]\nexisting = 2\n", 4, "existing: 2 is out of range (0..1)" },
+        { "[run]\nmax_searches = -1\n" REF, 2, "max_searches: '-1' is not a non-negative integer" },
+        { REF "[sizes]\nwrite_end_boundary = 1.5\n", 4,
+          "write_end_boundary: 1.5 is out of range (0..1)" },
+        { REF "[sizes]\nfalloc_end_boundary = x\n", 4,
+          "falloc_end_boundary: 'x' is not a non-negative number" },
+        { REF "[vary]\nfill = 3\n", 4, "fill: 3 is out of range (0..1)" },
+        { REF "[vary]\nbytes_left = 1Q\n", 4,
+          "bytes_left: '1Q' is not a size (bytes, or a number with K, M, G or T)" },
+        { REF "[vary]\nfill_inodes = 1.5\n", 4, "fill_inodes: 1.5 is out of range (0..1)" },
+        { REF "[vary]\ncolour = 1\n", 4, "[vary]: unknown key 'colour'" },
     };
     CHECK_ALL(cases);
+}
+
+/* A device filled alike runs out of space alike only on file systems of one kind. */
+Test(metis_config_err, fill_needs_one_kind)
+{
+    static const struct cfge_case cases[] = {
+        { REF "[fs k]\ntype = kernel\nfstype = ext4\n[vary]\nfill = 0.5\n", 7,
+          "[vary]: [fs ref] and [fs k] are of different kinds and would run out of space at "
+          "different points; fill and fill_inodes need one kind (set them to 0)" },
+        { REF "[fs k]\ntype = kernel\nfstype = ext4\n[vary]\nfill_inodes = 0.5\n", 7,
+          "[vary]: [fs ref] and [fs k] are of different kinds and would run out of space at "
+          "different points; fill and fill_inodes need one kind (set them to 0)" },
+    };
+    CHECK_ALL(cases);
+    struct metis_config cfg;
+    char err[1024];
+    FILE *f = fopen(cfge_path, "w");
+    fputs(REF "[fs two]\ntype = reffs\n[vary]\nfill = 0.5\n", f);
+    fclose(f);
+    cr_expect_eq(config_load(cfge_path, &cfg, err, sizeof err), 0, "%s", err);
 }
 
 Test(metis_config_err, strings_bools_and_hash)

@@ -1,0 +1,47 @@
+/* Between two searches of one run: moves the finished search's log, discrepancies and saved states into search-N/. */
+#include "restart.h"
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* What one search writes for itself; everything else in the run directory belongs to the run. */
+static int is_search_file(const char *name)
+{
+    return !strcmp(name, "log.txt") || !strcmp(name, "pan.out") || !strcmp(name, "states") ||
+           (!strncmp(name, "discrepancy-", 12) && strstr(name, ".txt"));
+}
+
+static int move_into(const char *out, const char *dir, const char *name, char *err, size_t len)
+{
+    char from[4600], to[4600];
+    snprintf(from, sizeof from, "%s/%s", out, name);
+    snprintf(to, sizeof to, "%s/%s", dir, name);
+    if (rename(from, to) == 0 || errno == ENOENT)
+        return 0;
+    snprintf(err, len, "%s: cannot move it to %s: %s", from, dir, strerror(errno));
+    return -1;
+}
+
+int search_archive(const char *out, int index, char *err, size_t errlen)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/search-%d", out, index);
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    DIR *d = opendir(out);
+    if (!d) {
+        snprintf(err, errlen, "%s: %s", out, strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)))
+        if (is_search_file(e->d_name))
+            rc = move_into(out, dir, e->d_name, err, errlen);
+    closedir(d);
+    return rc;
+}

@@ -1,0 +1,32 @@
+/* Per-search variants: which of [vary]'s options a search's seed turns on, and what they change in its config. */
+#include "vary.h"
+#include "input.h"
+#include <stdio.h>
+
+#define NAME_MAX_LEN 255
+/* Keeps the variant's draws apart from the input driver's, which starts from the same seed. */
+#define VARY_SALT 0x76617279u
+
+void vary_apply(struct metis_config *cfg)
+{
+    struct vary_config *v = &cfg->vary;
+    struct rng r;
+    rng_seed(&r, cfg->run.seed ^ VARY_SALT);
+    /* Both coins are drawn whatever the probabilities, so each option's choice for a seed
+     * stays the same when the other's probability changes. */
+    double long_coin = rng_unit(&r), fill_coin = rng_unit(&r), inode_coin = rng_unit(&r);
+    int fits = (uint64_t)(cfg->pool.depth + 1) * (NAME_MAX_LEN + 1) < METIS_PATH_MAX;
+    v->long_names_on = long_coin < v->long_names && fits;
+    v->fill_on = fill_coin < v->fill;
+    v->fill_inodes_on = inode_coin < v->fill_inodes;
+    if (v->long_names_on)
+        cfg->pool.name_len = NAME_MAX_LEN;
+}
+
+const char *vary_describe(const struct metis_config *cfg, char *buf, size_t len)
+{
+    const struct vary_config *v = &cfg->vary;
+    snprintf(buf, len, "%s%s%s", v->long_names_on ? ", long names" : "",
+             v->fill_on ? ", little free space" : "", v->fill_inodes_on ? ", few free inodes" : "");
+    return buf[0] ? buf + 2 : "none";
+}
