@@ -124,6 +124,7 @@ void engine_close(struct engine *e, enum run_status st, const char *reason)
     log_line("end status=%d reason=%s ops=%llu", (int)st, reason, (unsigned long long)e->ops);
     log_flush();
     report_write(e, st, reason);
+    fsgroup_crash_close(&e->g);
     for (int i = 0; i < e->g.nfs; i++)
         if (e->g.be[i])
             e->g.be[i]->ops->teardown(e->g.be[i]);
@@ -212,15 +213,18 @@ static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a
     for (int i = 0; i < e->g.nfs; i++) {
         const struct fs_outcome *o = &e->g.out[i];
         hex_encode(o->digest, (size_t)o->dlen, hex);
-        fprintf(f, "%-12s ret=%ld errno=%s state=%s%s%s%s\n", e->cfg.fs[i].name, o->res.ret,
+        unsigned crash = CRASH_OF_DIFF(o->differs);
+        fprintf(f, "%-12s ret=%ld errno=%s state=%s%s%s%s%s%s%s\n", e->cfg.fs[i].name, o->res.ret,
                 errno_name(o->res.err), hex, o->differs & DIFF_RET ? " [ret differs]" : "",
                 o->differs & DIFF_ERRNO ? " [errno differs]" : "",
-                o->differs & DIFF_STATE ? " [state differs]" : "");
+                o->differs & DIFF_STATE ? " [state differs]" : "", crash ? " [crash: " : "",
+                crash ? crash_kind_name(crash) : "", crash ? "]" : "");
         if (o->differs)
-            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s", (unsigned long long)e->ops,
+            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s%s%s", (unsigned long long)e->ops,
                      e->cfg.fs[i].name, o->differs & DIFF_RET ? "differs" : "same",
                      o->differs & DIFF_ERRNO ? "differs" : "same",
-                     o->differs & DIFF_STATE ? "differs" : "same");
+                     o->differs & DIFF_STATE ? "differs" : "same", crash ? " crash=" : "",
+                     crash ? crash_kind_name(crash) : "");
     }
 }
 
@@ -238,6 +242,9 @@ void engine_report_discrepancy(struct engine *e, const struct op_args *a)
     export_ring(e, f, dir);
     for (int i = 0; i < e->g.nfs; i++)
         write_listing(e, f, i);
+    for (int i = 0; a && i < e->g.nfs; i++)
+        if (CRASH_OF_DIFF(e->g.out[i].differs))
+            fsgroup_crash_report(&e->g, i, f, dir, e->ops);
     if (f != stderr)
         fclose(f);
     log_flush();

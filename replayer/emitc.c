@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "emitc_crash.h"
 #include "trace.h"
 
 /* ---- C text ---- */
@@ -125,7 +126,7 @@ static const char program_main[] =
     "    const char *what = argc > 2 ? argv[2] : \"all\";\n"
     "    verbose = getenv(\"REPRO_VERBOSE\") != NULL;\n"
     "    if (argc < 2 || argc > 4) {\n"
-    "        fprintf(stderr, \"usage: %s MOUNT_POINT [all | pre | step K | tree]\\n\", argv[0]);\n"
+    "        fprintf(stderr, \"usage: %s MOUNT_POINT [all | pre | step K | sync K | tree]\\n\", argv[0]);\n"
     "        return 2;\n    }\n"
     "    if (chdir(argv[1]) < 0) {\n"
     "        fprintf(stderr, \"repro: %s: %s\\n\", argv[1], strerror(errno));\n        return 2;\n    }\n"
@@ -136,6 +137,7 @@ static const char program_main[] =
     "    if (!strcmp(what, \"all\"))\n"
     "        for (int k = 1; k <= NSTEPS; k++)\n            differs |= step(k);\n"
     "    if (!strcmp(what, \"step\") && argc == 4)\n        differs |= step(atoi(argv[3]));\n"
+    "    if (!strcmp(what, \"sync\") && argc == 4)\n        crash_sync(atoi(argv[3]));\n"
     "    if (!strcmp(what, \"all\") || !strcmp(what, \"tree\")) {\n"
     "        printf(\"tree after the steps:\\n\");\n        tree(\".\", 1);\n    }\n"
     "    if (!strcmp(what, \"all\"))\n"
@@ -297,6 +299,7 @@ static int write_program(const struct emit *e, const char *path, char *err, size
     fputs(program_tree, f);
     emit_prepopulate(f, pre, npre);
     emit_steps(f, e);
+    emitc_crash_sync(f, e->t, e->cfg);
     fputs(program_main, f);
     free(pre);
     return fclose(f) == 0 ? 0 : (snprintf(err, errlen, "%s: write failed", path), -1);
@@ -350,7 +353,7 @@ static uint64_t image_size(const struct fs_config *c)
     return c->size ? c->size : fs_format_default_size(c->fstype);
 }
 
-static void emit_kernel(FILE *f, const struct fs_config *c)
+static void emit_kernel(FILE *f, const struct fs_config *c, int crash)
 {
     fprintf(f, "  truncate -s %" PRIu64 " \"$img\" || exit 2\n", image_size(c));
     mkfs_line(f, c, image_size(c));
@@ -361,10 +364,14 @@ static void emit_kernel(FILE *f, const struct fs_config *c)
     if (c->remount)
         fprintf(f, "  # Metis unmounts and mounts again around every operation: so does this.\n"
                 "  do_mount; \"$here/repro\" \"$mnt\" pre; do_umount\n"
-                "  for k in $(seq 1 %s); do do_mount; \"$here/repro\" \"$mnt\" step \"$k\" || rc=1; do_umount; done\n"
-                "  do_mount; \"$here/repro\" \"$mnt\" tree; do_umount\n"
+                "  for k in $(seq 1 %s); do do_mount; \"$here/repro\" \"$mnt\" step \"$k\" || rc=1; do_umount; done\n",
+                crash ? "$((nsteps - 1))" : "$nsteps");
+    if (c->remount && crash)
+        emitc_crash_script(f, c, crash);
+    if (c->remount)
+        fprintf(f, "  do_mount; \"$here/repro\" \"$mnt\" tree; do_umount\n"
                 "  [ $rc = 1 ] && echo \"repro: the defect shows: a step differs from the reference\" ||"
-                " echo \"repro: every step did what the reference did\"\n", "$nsteps");
+                " echo \"repro: every step did what the reference did\"\n");
     else
         fprintf(f, "  do_mount; \"$here/repro\" \"$mnt\" || rc=$?; do_umount\n");
 }
@@ -416,7 +423,7 @@ static int write_script(const struct emit *e, const char *path, char *err, size_
         const struct fs_config *c = &e->cfg->fs[i];
         fprintf(f, "%s)\n", c->name);
         if (c->type == FS_KERNEL)
-            emit_kernel(f, c);
+            emit_kernel(f, c, emitc_crash_mode(e->cfg, c));
         else if (c->type == FS_REFFS)
             emit_reffs(f, c);
         else
@@ -438,6 +445,8 @@ static int fs_under_test(const struct emit *e)
     for (int i = 1; i < e->cfg->nfs; i++)
         if (e->map[i] >= 0 && d[e->map[i]])
             return i;
+    if (e->map[0] >= 0 && d[e->map[0]])
+        return 0;               /* only the reference failed its crash check */
     return e->cfg->nfs > 1 ? 1 : 0;
 }
 
