@@ -27,6 +27,7 @@ struct crash_check {
     const struct abstract_opts *abs;
     enum crash_mode mode;
     int skip_op;                /* test hook: the operation whose sync is left out, or -1 */
+    int journal;                /* the format keeps a journal (crashimg_has_journal) */
     const char *checker;
     struct crashimg *img;
     struct promise prom[MAX_PROMISES];
@@ -73,14 +74,9 @@ struct crash_check *crash_open(const struct metis_config *cfg, int i, struct bac
 
 int crash_setup(struct crash_check *c)
 {
-    if (!(c->img = crashimg_open(c->b)))
+    if (!(c->img = crashimg_open(c->b)) || (c->journal = crashimg_has_journal(c->img)) < 0)
         return -1;
-    if (c->mode != CRASH_ANY)
-        return 0;
-    int j = crashimg_has_journal(c->img);
-    if (j < 0)
-        return -1;
-    return j ? 0 : cerr(c, "crash = any needs a journal, and the %s made here has none "
+    return c->journal || c->mode != CRASH_ANY ? 0 : cerr(c, "crash = any needs a journal, and the %s made here has none "
                         "(mkfs.ext4 makes one from 2 MiB, unless mkfs_opts say otherwise)",
                         c->b->cfg->fstype);
 }
@@ -188,11 +184,11 @@ static int sync_touched(struct crash_check *c, int rootfd, const struct op_args 
     return 0;
 }
 
-static void describe_sync(struct crash_check *c, int skip, struct crash_result *r)
+static void describe_sync(struct crash_check *c, int skip, int whole, struct crash_result *r)
 {
     size_t used = (size_t)snprintf(r->synced, sizeof r->synced, "%s%s",
-                                   c->mode == CRASH_ANY ? "none" : crash_mode_name(c->mode),
-                                   skip ? "-skipped-by-test-hook" : "");
+                                   c->mode == CRASH_ANY ? "none" : whole ? "syncfs"
+                                   : crash_mode_name(c->mode), skip ? "-skipped-by-test-hook" : "");
     for (int k = 0; k < c->nprom && used < sizeof r->synced; k++)
         used += (size_t)snprintf(r->synced + used, sizeof r->synced - used, "%c%s",
                                  k ? ',' : ':', c->prom[k].path);
@@ -207,19 +203,28 @@ static int open_live_listing(struct crash_check *c)
     return c->live ? 0 : cerr(c, "out of memory for the live listing");
 }
 
+/* A new symlink cannot be fsynced (an O_PATH fd refuses it). With a journal the fsync of its
+ * directory commits its creation too; without one (ext2) that fsync writes the entry but not
+ * the symlink's inode, so the copy would hold a name for an unwritten inode: there the only
+ * sync an application has for a symlink, syncfs, is what the check makes. */
+static int syncfs_instead(const struct crash_check *c, const struct op_args *a)
+{
+    return c->mode == CRASH_FSYNC && a->op == OP_symlink && !c->journal;
+}
+
 int crash_capture(struct crash_check *c, int rootfd, const struct op_args *a,
                   struct crash_result *r)
 {
-    int skip = (int)a->op == c->skip_op;
+    int skip = (int)a->op == c->skip_op, whole = c->mode == CRASH_SYNCFS || syncfs_instead(c, a);
     memset(r, 0, sizeof *r);
     r->checked = 1;
     c->nprom = 0;
     c->pending = 0;
-    if (c->mode == CRASH_FSYNC && sync_touched(c, rootfd, a, skip) < 0)
+    if (c->mode == CRASH_FSYNC && sync_touched(c, rootfd, a, skip || whole) < 0)
         return -1;
-    if (c->mode == CRASH_SYNCFS && !skip && syncfs(rootfd) < 0)
+    if (whole && !skip && syncfs(rootfd) < 0)
         return cerr(c, "syncfs: %s", strerror(errno));
-    describe_sync(c, skip && c->mode != CRASH_ANY, r);
+    describe_sync(c, skip && c->mode != CRASH_ANY, whole, r);
     if (crashimg_copy(c->img) < 0 || open_live_listing(c) < 0)
         return -1;
     c->pending = 1;

@@ -299,7 +299,7 @@ static int write_program(const struct emit *e, const char *path, char *err, size
     fputs(program_tree, f);
     emit_prepopulate(f, pre, npre);
     emit_steps(f, e);
-    emitc_crash_sync(f, e->t, e->cfg);
+    emitc_crash_sync(f, e->t, e->cfg, fut);
     fputs(program_main, f);
     free(pre);
     return fclose(f) == 0 ? 0 : (snprintf(err, errlen, "%s: write failed", path), -1);

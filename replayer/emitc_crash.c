@@ -32,8 +32,9 @@ static void rel_parent(const char *path, char *out, size_t len)
         snprintf(out, len, "%.*s", (int)(slash - path - 1), path + 1);
 }
 
-/* The same objects as crash.c's sync_touched. */
-static void emit_fsync_step(FILE *f, const struct op_args *a, int skip)
+/* The same objects as crash.c's sync_touched (on a journal-less format a symlink gets a
+ * syncfs there: see syncfs_instead in crash.c). */
+static void emit_fsync_step(FILE *f, const struct op_args *a, int skip, int journal)
 {
     char p1[METIS_PATH_MAX], p2[METIS_PATH_MAX];
     int two = a->op == OP_rename || a->op == OP_link;
@@ -44,15 +45,20 @@ static void emit_fsync_step(FILE *f, const struct op_args *a, int skip)
     if (a->op == OP_rename && (a->flags & RENAME_EXCHANGE))
         fprintf(f, "        crash_fsync(\"%s\", 0, %d);\n", a->path + 1, skip);
     rel_parent(a->path, p1, sizeof p1);
-    fprintf(f, "        crash_fsync(\"%s\", 1, %d);\n", p1, skip);
+    fprintf(f, "        crash_fsync(\"%s\", 1, %d);\n", p1, skip || (a->op == OP_symlink && !journal));
     rel_parent(a->path2, p2, sizeof p2);
     if (two)
         fprintf(f, "        crash_fsync(\"%s\", 1, %d);\n", p2, skip);
+    if (a->op == OP_symlink && !journal && !skip)
+        fprintf(f, "        { int fd = open(\".\", O_RDONLY | O_DIRECTORY); if (fd >= 0) { syncfs(fd); close(fd); } }\n");
 }
 
-void emitc_crash_sync(FILE *f, const struct trace *t, const struct metis_config *cfg)
+void emitc_crash_sync(FILE *f, const struct trace *t, const struct metis_config *cfg,
+                      const struct fs_config *fut)
 {
     int mode = crash_mode_parse(cfg->run.crash);
+    int journal = crash_format_journals(fut->fstype, fut->size ? fut->size
+                                                     : fs_format_default_size(fut->fstype));
     int hook = cfg->run.crash_test_skip[0] ? op_lookup(cfg->run.crash_test_skip) : -1;
     fputs(sync_head, f);
     fprintf(f, "static void crash_sync(int k)\n{\n    switch (k) {\n");
@@ -62,7 +68,7 @@ void emitc_crash_sync(FILE *f, const struct trace *t, const struct metis_config 
         if ((int)a->op == hook)
             fprintf(f, "        /* test hook crash_test_skip = %s: Metis left this sync out */\n",
                     op_name(a->op));
-        emit_fsync_step(f, a, (int)a->op == hook);
+        emit_fsync_step(f, a, (int)a->op == hook, journal);
         fprintf(f, "        break;\n");
     }
     fprintf(f, "    default:\n        %s\n    }\n}\n\n", mode == CRASH_SYNCFS

@@ -8,8 +8,10 @@
 
 /* The crash mode run.sh checks fs c with after the last step (crashinfo.h; CRASH_OFF: none). */
 int emitc_crash_mode(const struct metis_config *cfg, const struct fs_config *c);
-/* repro.c's crash_sync(K): the sync Metis's crash check made after step K (none when off). */
-void emitc_crash_sync(FILE *f, const struct trace *t, const struct metis_config *cfg);
+/* repro.c's crash_sync(K): the sync Metis's crash check made after step K on fs fut (none
+ * when off). */
+void emitc_crash_sync(FILE *f, const struct trace *t, const struct metis_config *cfg,
+                      const struct fs_config *fut);
 /* run.sh's last step on fs c with its crash check in mode; sets rc=1 when the copy fails. */
 void emitc_crash_script(FILE *f, const struct fs_config *c, int mode);
 
