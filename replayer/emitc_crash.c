@@ -62,13 +62,16 @@ void emitc_crash_sync(FILE *f, const struct trace *t, const struct metis_config 
     int hook = cfg->run.crash_test_skip[0] ? op_lookup(cfg->run.crash_test_skip) : -1;
     fputs(sync_head, f);
     fprintf(f, "static void crash_sync(int k)\n{\n    switch (k) {\n");
-    for (size_t k = 0; mode == CRASH_FSYNC && k < t->nops; k++) {
+    for (size_t k = 0; mode != CRASH_ANY && k < t->nops; k++) {
         const struct op_args *a = &t->ops[k].args;
+        if (mode == CRASH_SYNCFS && (int)a->op != hook)
+            continue;           /* the default: one syncfs */
         fprintf(f, "    case %zu:\n", k + 1);
         if ((int)a->op == hook)
             fprintf(f, "        /* test hook crash_test_skip = %s: Metis left this sync out */\n",
                     op_name(a->op));
-        emit_fsync_step(f, a, (int)a->op == hook, journal);
+        if (mode == CRASH_FSYNC)
+            emit_fsync_step(f, a, (int)a->op == hook, journal);
         fprintf(f, "        break;\n");
     }
     fprintf(f, "    default:\n        %s\n    }\n}\n\n", mode == CRASH_SYNCFS

@@ -76,6 +76,18 @@ for _ in 1 2 3 4 5; do
 done
 [ -z "$left" ] || fail "the reproducer left loop devices: $left"
 
+# ---- syncfs with the hook: the run, the replay and the reproducer leave the syncfs out ----
+run bite-syncfs syncfs write_file --ops 400 --seed 2
+[ $rc = 1 ] || fail "crash = syncfs with the hook: exit $rc, want 1"
+grep -q "^crash [0-9]* ext4 sync=syncfs-skipped-by-test-hook recovered=differs" "$T/bite-syncfs/log.txt" ||
+  fail "crash = syncfs: no crash record of the skipped syncfs"
+"$R" trace "$T/bite-syncfs" -o "$T/syncfs.trace" || fail "trace (syncfs) failed"
+"$R" run "$T/syncfs.trace" > /dev/null 2>&1; rc=$?
+[ $rc = 1 ] || fail "metis-replay run (syncfs): exit $rc, want 1"
+"$R" emit-c "$T/syncfs.trace" -o "$T/emit-syncfs" > /dev/null || fail "emit-c (syncfs) failed"
+"$T/emit-syncfs/run.sh" > "$T/emit-syncfs.out" 2>&1; rc=$?
+[ $rc = 1 ] || { cat "$T/emit-syncfs.out"; fail "the syncfs reproducer: exit $rc, want 1"; }
+
 # ---- keep_going: on past the first crash discrepancy ----
 run keep fsync write_file --ops 500 --seed 2 --keep-going
 [ $rc = 1 ] || fail "keep_going run: exit $rc, want 1"
