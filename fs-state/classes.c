@@ -8,8 +8,9 @@
 
 static void kinds_text(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s", d & DIFF_RET ? "ret," : "", d & DIFF_ERRNO ? "errno," : "",
-             d & DIFF_STATE ? "state," : "");
+    snprintf(buf, len, "%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "", d & DIFF_ERRNO ? "errno," : "",
+             d & DIFF_STATE ? "state," : "", d & DIFF_CRASH ? "crash," : "",
+             d & DIFF_CRASH_MOUNT ? "crash-mount," : "", d & DIFF_CRASH_FSCK ? "crash-fsck," : "");
     size_t n = strlen(buf);
     if (n)
         buf[n - 1] = '\0';
@@ -60,7 +61,7 @@ static void state_difference(struct fsgroup *g, int i, struct state_diff *d)
 
 static void sign(struct dclass *c, const struct metis_config *cfg)
 {
-    char kinds[32];
+    char kinds[64];
     kinds_text(c->kinds, kinds, sizeof kinds);
     snprintf(c->signature, sizeof c->signature, "%s %s %s %s",
              c->op < 0 ? "initial" : op_name((enum op_id)c->op), cfg->fs[c->fs].name, kinds,
@@ -129,7 +130,7 @@ static void evidence(const struct dclass *c, const struct metis_config *cfg, cha
 void classes_describe(const struct dclass *c, const struct metis_config *cfg, char *out,
                       size_t len)
 {
-    char kinds[32], ev[1200];
+    char kinds[64], ev[1200];
     kinds_text(c->kinds, kinds, sizeof kinds);
     evidence(c, cfg, ev, sizeof ev);
     snprintf(out, len, "class %d: %s on %s: %s differ%s (%s)", c->id,
@@ -139,7 +140,7 @@ void classes_describe(const struct dclass *c, const struct metis_config *cfg, ch
 
 static void json_class(const struct dclass *c, const struct metis_config *cfg, FILE *f)
 {
-    char kinds[32], entry[1100], ref[300], other[300], hint[2100], sig[400];
+    char kinds[64], entry[1100], ref[300], other[300], hint[2100], sig[400];
     kinds_text(c->kinds, kinds, sizeof kinds);
     json_escape(c->d.entry, entry, sizeof entry);
     json_escape(c->d.ref, ref, sizeof ref);

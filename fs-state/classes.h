@@ -11,7 +11,7 @@
 struct dclass {
     int id;                     /* 1, 2, ... in the order found */
     int op;                     /* enum op_id; -1 for the initial state */
-    int fs;                     /* config index of the fs that differs (never 0) */
+    int fs;                     /* config index of the fs that differs (0 only for a crash check) */
     unsigned kinds;             /* DIFF_* */
     enum cls_attr attr;         /* with DIFF_STATE: the most telling difference */
     char signature[160];        /* "mkdir bad state mode", "removexattr bad errno -" */

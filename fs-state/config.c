@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 #include "abstract.h"
 #include "config.h"
+#include "crashinfo.h"
 #include "errnos.h"
 #include "opnames.h"
 
@@ -109,6 +110,7 @@ void config_defaults(struct metis_config *cfg)
     cfg->run.ring = 10;
     cfg->run.hashtable_log2 = 22;
     cfg->run.shrink_seconds = 60;
+    snprintf(cfg->run.crash, sizeof cfg->run.crash, "off");
     cfg->pool = (struct pool_config){
         .dirs = 2, .files = 2, .depth = 1, .xattr_names = 2,
         .nuids = 2, .ngids = 2, .uids = { 0, 1000 }, .gids = { 0, 1000 }, .existing = 0.6,
@@ -135,6 +137,7 @@ static void fs_defaults(struct fs_config *fs, const char *name, int line)
     fs->op_timeout = 10.0;
     snprintf(fs->readback, sizeof fs->readback, "auto");
     fs->readback_check = 64;
+    fs->crash = 1;
 }
 
 /* ----------------------------------------------------------- parse state */
@@ -165,7 +168,8 @@ static const struct field run_fields[] = {
     RUNF(hash, FK_STR, 0, 0),          RUNF(keep_going, FK_BOOL, 0, 1),
     RUNF(out, FK_STR, 0, 0),           RUNF(ring, FK_INT, 1, 1e6),
     RUNF(hashtable_log2, FK_INT, 10, 32), RUNF(shrink_seconds, FK_DOUBLE, 0, 1e6),
-    RUNF(max_searches, FK_LONG, 0, 1e9),
+    RUNF(max_searches, FK_LONG, 0, 1e9), RUNF(crash, FK_STR, 0, 0),
+    RUNF(crash_test_skip, FK_STR, 0, 0),
 };
 static const struct field pool_fields[] = {
     POOLF(dirs, FK_INT, 0, 64),        POOLF(files, FK_INT, 1, 64),
@@ -182,7 +186,7 @@ static const struct field vary_fields[] = {
 };
 enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
-       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_COUNT };
+       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_COUNT };
 static const struct field fs_fields[FSK_COUNT] = {
     FSF(type, FK_SPECIAL, 0, 0, ALL_TYPES),
     FSF(fstype, FK_STR, 0, 0, T(FS_KERNEL) | T(FS_FUSE)),
@@ -199,6 +203,7 @@ static const struct field fs_fields[FSK_COUNT] = {
     FSF(errno_equiv, FK_STR, 0, 0, ALL_TYPES),
     FSF(readback, FK_STR, 0, 0, T(FS_REFFS)),
     FSF(readback_check, FK_INT, 0, 1e9, T(FS_REFFS)),
+    FSF(crash, FK_BOOL, 0, 1, T(FS_KERNEL) | T(FS_FUSE)),
 };
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -438,6 +443,10 @@ static void run_key(struct parse_state *st, const char *name, const char *value)
              value);
     if (strcmp(name, "out") == 0)
         run->out_line = st->line;
+    if (strcmp(name, "crash") == 0 && crash_mode_parse(value) < 0)
+        fail(st, st->line, "crash: '%s' is not off, fsync, syncfs or any", value);
+    if (strcmp(name, "crash_test_skip") == 0 && value[0] && op_lookup(value) < 0)
+        fail(st, st->line, "crash_test_skip: '%s' is not an operation", value);
 }
 
 /* ----------------------------------------------------------------- [pool] */
@@ -1131,6 +1140,10 @@ static void finish(struct parse_state *st)
         finish_sizing(st);
     if (!st->failed)
         finish_vary(st);
+    int bad_fs = 0;
+    char msg[400];
+    if (!st->failed && crash_config_problem(cfg, &bad_fs, msg, sizeof msg) < 0)
+        fail(st, cfg->fs[bad_fs].line, "[fs %s]: %s", cfg->fs[bad_fs].name, msg);
 }
 
 /* ------------------------------------------------------------------ load */

@@ -29,6 +29,7 @@ struct fs_config {
     char readback[8];           /* reffs: "dump" (RefFS hands its tree over), "vfs" (walk the
                                    mount) or "auto" (default: dump, but vfs for a mutant) */
     int readback_check;         /* reffs with dump: every Nth read-back also walks the mount; 0 never */
+    int crash;                  /* 1 (default): crash-check this fs when [run] crash is on */
     double op_timeout;          /* seconds one step may take on this fs before it is infrastructure failure */
     char errno_equiv[256];      /* "EEXIST:ENOTEMPTY,...": this fs's errno counts as the reference's */
     int nequiv;
@@ -96,6 +97,8 @@ struct run_config {
     int hashtable_log2;         /* SPIN -w */
     long max_searches;          /* searches a run may make (after complete ones); 0 = no limit */
     int out_line;               /* line of the out key (0 = not given), for config_validate */
+    char crash[16];             /* crash check: off, fsync, syncfs or any (crashinfo.h) */
+    char crash_test_skip[32];   /* test hook: an operation whose fsync crash=fsync leaves out */
 };
 
 struct metis_config {

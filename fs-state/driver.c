@@ -105,6 +105,13 @@ static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long d
         log_line("res %llu %s ret=%ld errno=%s state=%s", (unsigned long long)E.ops,
                  E.cfg.fs[i].name, E.g.out[i].res.ret, errno_name(E.g.out[i].res.err), hex);
     }
+    for (int i = 0; i < E.g.nfs; i++) {
+        const struct crash_result *c = &E.g.out[i].crash;
+        if (c->checked)
+            log_line("crash %llu %s sync=%s recovered=%s%s%s", (unsigned long long)E.ops,
+                     E.cfg.fs[i].name, c->synced, crash_kind_name(c->kinds),
+                     c->detail[0] ? " detail=" : "", c->detail);
+    }
     log_line("save %llu sid=%llu", (unsigned long long)E.ops, (unsigned long long)to);
 }
 

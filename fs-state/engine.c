@@ -143,6 +143,7 @@ void engine_close(struct engine *e, enum run_status st, const char *reason)
     report_write(e, st, reason);
     if (search_save(e) < 0)
         fprintf(stderr, "metis: cannot write %s/work/%s\n", e->out_dir, SEARCH_CARRY_FILE);
+    fsgroup_crash_close(&e->g);
     for (int i = 0; i < e->g.nfs; i++)
         if (e->g.be[i])
             e->g.be[i]->ops->teardown(e->g.be[i]);
@@ -231,21 +232,24 @@ static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a
     for (int i = 0; i < e->g.nfs; i++) {
         const struct fs_outcome *o = &e->g.out[i];
         hex_encode(o->digest, (size_t)o->dlen, hex);
-        fprintf(f, "%-12s ret=%ld errno=%s state=%s%s%s%s\n", e->cfg.fs[i].name, o->res.ret,
+        unsigned crash = CRASH_OF_DIFF(o->differs);
+        fprintf(f, "%-12s ret=%ld errno=%s state=%s%s%s%s%s%s%s\n", e->cfg.fs[i].name, o->res.ret,
                 errno_name(o->res.err), hex, o->differs & DIFF_RET ? " [ret differs]" : "",
                 o->differs & DIFF_ERRNO ? " [errno differs]" : "",
-                o->differs & DIFF_STATE ? " [state differs]" : "");
+                o->differs & DIFF_STATE ? " [state differs]" : "", crash ? " [crash: " : "",
+                crash ? crash_kind_name(crash) : "", crash ? "]" : "");
     }
 }
 
 static void log_outcomes(struct engine *e)
 {
     for (int i = 0; i < e->g.nfs; i++) {
-        unsigned d = e->g.out[i].differs;
+        unsigned d = e->g.out[i].differs, crash = CRASH_OF_DIFF(d);
         if (d)
-            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s", (unsigned long long)e->ops,
+            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s%s%s", (unsigned long long)e->ops,
                      e->cfg.fs[i].name, d & DIFF_RET ? "differs" : "same",
-                     d & DIFF_ERRNO ? "differs" : "same", d & DIFF_STATE ? "differs" : "same");
+                     d & DIFF_ERRNO ? "differs" : "same", d & DIFF_STATE ? "differs" : "same",
+                     crash ? " crash=" : "", crash ? crash_kind_name(crash) : "");
     }
 }
 
@@ -255,7 +259,8 @@ static int classify_step(struct engine *e, const struct op_args *a, int *idx, in
 {
     int fresh_classes = 0;
     *n = 0;
-    for (int i = 1; i < e->g.nfs; i++) {
+    /* From fs 0: a crash check holds the reference to its own promise too. */
+    for (int i = 0; i < e->g.nfs; i++) {
         struct dclass c;
         int fresh;
         if (!e->g.out[i].differs)
@@ -316,6 +321,9 @@ void engine_report_discrepancy(struct engine *e, const struct op_args *a)
     export_ring(e, f, dir);
     for (int i = 0; i < e->g.nfs; i++)
         write_listing(e, f, i);
+    for (int i = 0; a && i < e->g.nfs; i++)
+        if (CRASH_OF_DIFF(e->g.out[i].differs))
+            fsgroup_crash_report(&e->g, i, f, dir, e->ops);
     if (f != stderr)
         fclose(f);
     log_flush();

@@ -163,10 +163,13 @@ static int init_plan(struct fsgroup *g)
 
 static int open_backends(struct fsgroup *g, const char *run_id, const char *workdir)
 {
+    int failed = 0;
     for (int i = 0; i < g->nfs; i++) {
         const struct fs_config *fs = &g->cfg->fs[i];
         if (!(g->be[i] = backend_open(fs, run_id, workdir)))
             return gerr(g, "cannot create the backend of fs %s", fs->name);
+        if (!(g->crash[i] = crash_open(g->cfg, i, g->be[i], &g->abs[i], &failed)) && failed)
+            return gerr(g, "out of memory for the crash check of fs %s", fs->name);
         g->be[i]->replay_fn = replay_to_state;
         g->be[i]->replay_ctx = g;
         g->needs_history |= fs->type == FS_FUSE && fs->size == 0;
@@ -222,6 +225,9 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
     g->timeout = step_timeout;
     if (rc < 0)
         return -1;
+    for (int i = 0; i < g->nfs; i++)
+        if (g->crash[i] && crash_setup(g->crash[i]) < 0)
+            return gerr(g, "%s", g->be[i]->err);
     /* Free space equal on every fs, so ENOSPC falls at the same operation on each. */
     if (equalize_backends(g->be, g->nfs, g->free_after, g->fillers) == 0 && fill_varied(g) == 0)
         return 0;
@@ -245,12 +251,39 @@ int fsgroup_read_state(struct fsgroup *g, int i)
     struct fs_outcome *o = &g->out[i];
     /* The reference's entries come with its digest, for state-aware path draws. */
     abstract_collect_next(i == 0 ? &g->tree : NULL);
-    o->dlen = backend_read_back(b, &g->abs[i], o->digest, NULL);
+    o->dlen = backend_read_back(b, &g->abs[i], o->digest, crash_live_listing(g->crash[i]));
     abstract_collect_next(NULL);
     if (o->dlen >= 0)
         return 0;
     b->ops->end(b);
     return -1;
+}
+
+/* Right after the operation, while mounted: the crash check's sync and copy. */
+static int crash_capture_step(struct step_job *j, int i)
+{
+    struct backend *b = j->g->be[i];
+    struct fs_outcome *o = &j->g->out[i];
+    double t = now_seconds();
+    memset(&o->crash, 0, sizeof o->crash);
+    if (!j->g->crash[i] || !j->args)
+        return 0;
+    if (crash_capture(j->g->crash[i], b->rootfd, j->args, &o->crash) < 0) {
+        b->ops->end(b);
+        return -1;
+    }
+    o->t_crash += now_seconds() - t;
+    return 0;
+}
+
+/* Once the fs is unmounted: the copy recovered and judged. */
+static int crash_verify_step(struct step_job *j, int i)
+{
+    struct fs_outcome *o = &j->g->out[i];
+    double t = now_seconds();
+    int rc = crash_verify(j->g->crash[i], o->digest, o->dlen, &o->crash);
+    o->t_crash += now_seconds() - t;
+    return rc;
 }
 
 static int step_one(int i, void *ctx)
@@ -270,6 +303,9 @@ static int step_one(int i, void *ctx)
     else
         prepopulate_run(b->rootfd, j->g->plan, j->g->nplan);
     double t_abs = now_seconds();
+    if (crash_capture_step(j, i) < 0)
+        return -1;
+    double t_read = now_seconds();
     if (fsgroup_read_state(j->g, i) < 0)
         return -1;
     double t_end = now_seconds();
@@ -277,9 +313,9 @@ static int step_one(int i, void *ctx)
         return -1;
     o->t_prepare += t_op - t;
     o->t_op += t_abs - t_op;
-    o->t_abstract += t_end - t_abs;
+    o->t_abstract += t_end - t_read;
     o->t_finish += now_seconds() - t_end;
-    return 0;
+    return crash_verify_step(j, i);
 }
 
 int fsgroup_initial(struct fsgroup *g)
@@ -288,7 +324,8 @@ int fsgroup_initial(struct fsgroup *g)
     if (fsgroup_run(g, step_one, &j, "initial state") < 0)
         return -1;
     for (int i = 0; i < g->nfs; i++)
-        g->out[i].t_prepare = g->out[i].t_op = g->out[i].t_abstract = g->out[i].t_finish = 0;
+        g->out[i].t_prepare = g->out[i].t_op = g->out[i].t_abstract = g->out[i].t_finish =
+            g->out[i].t_crash = 0;
     g->live = 0;
     return 0;
 }
@@ -322,6 +359,11 @@ int fsgroup_compare(struct fsgroup *g, int initial)
         n += o->differs != 0;
     }
     g->out[0].differs = 0;
+    /* A crash check holds each fs to its own promise: the reference can fail it too. */
+    for (int i = 0; i < g->nfs; i++) {
+        n += g->out[i].crash.kinds && !g->out[i].differs;
+        g->out[i].differs |= DIFF_OF_CRASH(g->out[i].crash.kinds);
+    }
     return n;
 }
 
@@ -345,8 +387,23 @@ int fsgroup_discard(struct fsgroup *g, uint64_t sid)
     return fsgroup_run(g, discard_one, &j, "discard");
 }
 
+void fsgroup_crash_report(struct fsgroup *g, int i, FILE *f, const char *dir, uint64_t seq)
+{
+    if (g->crash[i] && g->out[i].crash.checked)
+        crash_report(g->crash[i], &g->out[i].crash, f, dir, seq);
+}
+
+void fsgroup_crash_close(struct fsgroup *g)
+{
+    for (int i = 0; i < g->nfs; i++) {
+        crash_close(g->crash[i]);
+        g->crash[i] = NULL;
+    }
+}
+
 void fsgroup_close(struct fsgroup *g)
 {
+    fsgroup_crash_close(g);
     for (int i = 0; i < g->nfs; i++)
         if (g->be[i]) {
             backend_close(g->be[i]);

@@ -7,6 +7,7 @@
 #include "backend/backend.h"
 #include "backend/equalize.h"
 #include "config.h"
+#include "crash.h"
 #include "ops.h"
 
 /* A state id meaning "none": no restore before a step, no save after it. */
@@ -15,6 +16,11 @@
 /* What differs from the reference, in one file system's outcome (the log, traces and reports
  * use these bits too). */
 enum { DIFF_RET = 1, DIFF_ERRNO = 2, DIFF_STATE = 4 };
+/* A crash check's findings on one fs (crash.h; the reference can have them too): the copy lost
+ * what the sync promised, did not mount, or its checker found damage. */
+enum { DIFF_CRASH = 8, DIFF_CRASH_MOUNT = 16, DIFF_CRASH_FSCK = 32 };
+#define DIFF_OF_CRASH(kinds) ((unsigned)(kinds) << 3)     /* CRASH_* to DIFF_CRASH* */
+#define CRASH_OF_DIFF(differs) (((unsigned)(differs) >> 3) & 7u)
 
 /* What the last step did on one file system, and where its time went (summed over steps). */
 struct fs_outcome {
@@ -22,7 +28,8 @@ struct fs_outcome {
     unsigned char digest[ABSTRACT_MAX_DIGEST];
     int dlen;
     unsigned differs;            /* DIFF_* against the reference, after fsgroup_compare */
-    double t_prepare, t_op, t_abstract, t_finish;
+    struct crash_result crash;   /* the step's crash check, when [run] crash is on */
+    double t_prepare, t_op, t_abstract, t_finish, t_crash;
 };
 
 struct step_history;
@@ -42,6 +49,7 @@ struct fsgroup {
     double timeout;              /* the longest op_timeout: one step's time limit */
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
+    struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
     uint64_t live;               /* the state the file systems hold (STEP_NO_STATE: unsaved) */
     struct abs_tree tree;        /* the reference's entries at its last read-back (input driver) */
     char err[1400];              /* why the last call failed: one line */
@@ -71,6 +79,10 @@ int fsgroup_discard(struct fsgroup *g, uint64_t sid);
 int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, const char *step);
 /* Reads fs i's tree (mounted, between begin and end) into out[i]; -1 ends the mount. */
 int fsgroup_read_state(struct fsgroup *g, int i);
+/* The report section of fs i's last crash check, its copy saved under dir (seq names it). */
+void fsgroup_crash_report(struct fsgroup *g, int i, FILE *f, const char *dir, uint64_t seq);
+/* Removes the crash copies' files, devices and mounts (before the backends' teardown). */
+void fsgroup_crash_close(struct fsgroup *g);
 /* Tears every backend down and frees what the group holds; safe on a half-opened group. */
 void fsgroup_close(struct fsgroup *g);
 

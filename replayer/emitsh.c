@@ -1,5 +1,6 @@
 /* emit-c's run.sh: makes a file system of the trace's config from scratch, runs the program on it, removes everything. */
 #include "emit.h"
+#include "emitc_crash.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -76,7 +77,7 @@ static uint64_t image_size(const struct fs_config *c)
     return c->size ? c->size : fs_format_default_size(c->fstype);
 }
 
-static void emit_kernel(FILE *f, const struct fs_config *c)
+static void emit_kernel(FILE *f, const struct fs_config *c, int crash)
 {
     fprintf(f, "  as_root 'loop devices and mounts'\n");
     fprintf(f, "  truncate -s %" PRIu64 " \"$img\" || exit 2\n", image_size(c));
@@ -88,8 +89,12 @@ static void emit_kernel(FILE *f, const struct fs_config *c)
     if (c->remount)
         fprintf(f, "  # Metis unmounts and mounts again around every operation: so does this.\n"
                 "  do_mount; repro pre; do_umount\n"
-                "  for k in $(seq 1 \"$nsteps\"); do do_mount; repro step \"$k\"; do_umount; done\n"
-                "  do_mount; repro tree; do_umount\n"
+                "  for k in $(seq 1 %s); do do_mount; repro step \"$k\"; do_umount; done\n",
+                crash ? "$((nsteps - 1))" : "\"$nsteps\"");
+    if (c->remount && crash)
+        emitc_crash_script(f, c, crash);
+    if (c->remount)
+        fprintf(f, "  do_mount; repro tree; do_umount\n"
                 "  verdict\n");
     else
         fprintf(f, "  do_mount; repro; do_umount\n");
@@ -149,7 +154,7 @@ static void emit_cases(FILE *f, const struct emit *e)
         const struct fs_config *c = &e->cfg->fs[i];
         fprintf(f, "%s)\n", c->name);
         if (c->type == FS_KERNEL)
-            emit_kernel(f, c);
+            emit_kernel(f, c, emitc_crash_mode(e->cfg, c));
         else if (c->type == FS_REFFS)
             emit_reffs(f, e, c);
         else

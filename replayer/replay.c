@@ -36,9 +36,10 @@ int replay_same_disc(const unsigned a[METIS_MAX_FS], const unsigned b[METIS_MAX_
 
 const char *replay_kinds(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s", d & DIFF_RET ? "ret," : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
              d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
-             d ? "" : "none");
+             d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
+             d & DIFF_CRASH_FSCK ? "crash-fsck," : "", d ? "" : "none");
     size_t n = strlen(buf);
     if (n && buf[n - 1] == ',')
         buf[n - 1] = '\0';
@@ -48,13 +49,17 @@ const char *replay_kinds(unsigned d, char *buf, size_t len)
 void replay_describe(const struct metis_config *cfg, const unsigned d[METIS_MAX_FS], char *buf,
                      size_t len)
 {
-    char kinds[32];
+    char kinds[64];
     size_t used = 0;
     buf[0] = '\0';
-    for (int i = 1; i < cfg->nfs && used < len; i++)
-        if (d[i])
+    for (int i = 0; i < cfg->nfs && used < len; i++)
+        if (d[i] && i > 0 && (d[i] & (DIFF_RET | DIFF_ERRNO | DIFF_STATE)))
             used += (size_t)snprintf(buf + used, len - used, "%sfs %s differs from %s in %s",
                                      used ? "; " : "", cfg->fs[i].name, cfg->fs[0].name,
+                                     replay_kinds(d[i], kinds, sizeof kinds));
+        else if (d[i])
+            used += (size_t)snprintf(buf + used, len - used, "%sfs %s fails its crash check: %s",
+                                     used ? "; " : "", cfg->fs[i].name,
                                      replay_kinds(d[i], kinds, sizeof kinds));
     if (!used)
         snprintf(buf, len, "no discrepancy");

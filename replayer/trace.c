@@ -360,11 +360,25 @@ static int parse_same(struct parser *p, const char *v, unsigned bit, unsigned *d
     return 0;
 }
 
+/* The optional last field "crash=KIND" (a crash check's finding, crashinfo.h): its DIFF bits. */
+static int parse_crash(struct parser *p, char **tok, int *n, unsigned *differs)
+{
+    if (*n < 1 || strncmp(tok[*n - 1], "crash=", 6) != 0)
+        return 0;
+    int kind = crash_kind_parse(tok[*n - 1] + 6);
+    if (kind <= 0)
+        return perr(p, "'%.40s' is not a crash kind (differs, mount or fsck)", tok[*n - 1] + 6);
+    *differs |= DIFF_OF_CRASH(kind);
+    (*n)--;
+    return 0;
+}
+
 static int parse_disc(struct parser *p, char **tok, int n)
 {
     static const char *const keys[] = { "fs", "ret", "errno", "state" };
     char *v[4];
     struct trace_disc *d;
+    unsigned differs = 0;
     if (n < 2)
         return perr(p, "discrepancy: missing operation number");
     if (strcmp(tok[1], "0") == 0 && p->t->nops == 0) {
@@ -375,22 +389,21 @@ static int parse_disc(struct parser *p, char **tok, int n)
             return -1;
         d = op->disc;
     }
-    if (take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
+    if (parse_crash(p, tok, &n, &differs) < 0 || take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
         return -1;
     int i = fs_of(p, v[0]);
     if (i < 0)
         return -1;
-    if (i == 0)
-        return perr(p, "the reference fs '%s' cannot disagree with itself", v[0]);
     if (d[i].have)
         return perr(p, "second discrepancy record of fs '%s'", v[0]);
-    unsigned differs = 0;
     if (parse_same(p, v[1], DIFF_RET, &differs) < 0 ||
         parse_same(p, v[2], DIFF_ERRNO, &differs) < 0 ||
         parse_same(p, v[3], DIFF_STATE, &differs) < 0)
         return -1;
     if (!differs)
         return perr(p, "a discrepancy record where nothing differs");
+    if (i == 0 && (differs & (DIFF_RET | DIFF_ERRNO | DIFF_STATE)))
+        return perr(p, "the reference fs '%s' cannot disagree with itself", v[0]);
     d[i].have = 1;
     d[i].differs = differs;
     return 0;
@@ -635,10 +648,12 @@ static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const stru
 {
     for (int i = 0; i < t->nfs; i++)
         if (d[i].have)
-            fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s\n", seq,
+            fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s\n", seq,
                     t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
                     d[i].differs & DIFF_ERRNO ? "differs" : "same",
-                    d[i].differs & DIFF_STATE ? "differs" : "same");
+                    d[i].differs & DIFF_STATE ? "differs" : "same",
+                    CRASH_OF_DIFF(d[i].differs) ? " crash=" : "",
+                    CRASH_OF_DIFF(d[i].differs) ? crash_kind_name(CRASH_OF_DIFF(d[i].differs)) : "");
 }
 
 static void write_header(const struct trace *t, FILE *f)

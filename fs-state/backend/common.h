@@ -37,6 +37,9 @@ int bimage_export(struct backend *b, struct backend_image *im, uint64_t id, cons
 /* Closes the file, frees the store and unlinks b->image; safe to call twice. */
 void bimage_destroy(struct backend *b, struct backend_image *im);
 
+/* A kernel fs's mount_opts as mount(2) flags and data (kernel.c); -1 if data is too short. */
+int bk_mount_opts(const char *mount_opts, unsigned long *flags, char *data, size_t len);
+
 /* Makes <base>/metis-<run>/ and the mount point b->mnt; removes them (if empty). */
 int bk_make_mnt(struct backend *b);
 void bk_remove_mnt(struct backend *b);

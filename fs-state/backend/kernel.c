@@ -48,27 +48,35 @@ static const struct {
     { "loud", 0, MS_SILENT }, { "defaults", 0, 0 },
 };
 
-/* Splits "noatime,errors=remount-ro" into flags for mount(2) and the fs's own data string. */
-static int parse_mount_opts(struct backend *b, struct kpriv *p)
+/* Splits "noatime,errors=remount-ro" into flags for mount(2) and the fs's own data string;
+ * -1 when the data does not fit. The crash check mounts its copies with the same. */
+int bk_mount_opts(const char *mount_opts, unsigned long *flags, char *data, size_t len)
 {
-    char opts[sizeof b->cfg->mount_opts], *save = NULL;
+    char opts[256], *save = NULL;
     size_t used = 0;
-    snprintf(opts, sizeof opts, "%s", b->cfg->mount_opts);
-    p->mflags = MS_SILENT;
-    p->mdata[0] = 0;
+    snprintf(opts, sizeof opts, "%s", mount_opts);
+    *flags = MS_SILENT;
+    data[0] = 0;
     for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
         size_t i, n = sizeof mount_flags / sizeof mount_flags[0];
         for (i = 0; i < n && strcmp(o, mount_flags[i].name) != 0; i++)
             ;
         if (i < n) {
-            p->mflags = (p->mflags | mount_flags[i].set) & ~mount_flags[i].clear;
+            *flags = (*flags | mount_flags[i].set) & ~mount_flags[i].clear;
             continue;
         }
-        int k = snprintf(p->mdata + used, sizeof p->mdata - used, "%s%s", used ? "," : "", o);
-        if (k < 0 || (size_t)k >= sizeof p->mdata - used)
-            return bk_err(b, "setup", "mount_opts too long");
+        int k = snprintf(data + used, len - used, "%s%s", used ? "," : "", o);
+        if (k < 0 || (size_t)k >= len - used)
+            return -1;
         used += (size_t)k;
     }
+    return 0;
+}
+
+static int parse_mount_opts(struct backend *b, struct kpriv *p)
+{
+    if (bk_mount_opts(b->cfg->mount_opts, &p->mflags, p->mdata, sizeof p->mdata) < 0)
+        return bk_err(b, "setup", "mount_opts too long");
     return 0;
 }
 

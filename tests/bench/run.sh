@@ -19,8 +19,9 @@ s = json.load(open(sys.argv[1]))
 print("%-22s %10d %10.1f %10d %10d %12.1f" % (sys.argv[2], s["ops"], s["ops_per_s"], s["states"],
       s["matched"], s["peak_rss_kib"] / 1024.0))
 for fs, t in s.get("time_per_op_us", {}).items():
-    print("    %-18s us/op: restore+mount %.0f  op %.0f  abstract %.0f  unmount+save %.0f" %
-          (fs, t["restore_mount"], t["operation"], t["abstract"], t["unmount_save"]))
+    print("    %-18s us/op: restore+mount %.0f  op %.0f  abstract %.0f  unmount+save %.0f%s" %
+          (fs, t["restore_mount"], t["operation"], t["abstract"], t["unmount_save"],
+           "  crash %.0f" % t["crash"] if t.get("crash", 0) >= 1 else ""))
 PY
   else
     echo "$name: no summary ($(tail -n1 "$out/$name.log"))"

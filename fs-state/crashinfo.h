@@ -1,0 +1,49 @@
+/* Crash-check modes and what each on-disk format supports of them: the facts config, the step core and the backends share. */
+#ifndef METIS_CRASHINFO_H
+#define METIS_CRASHINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a crash check syncs before it copies the device, and what it then requires. */
+enum crash_mode {
+    CRASH_OFF,      /* no crash check */
+    CRASH_FSYNC,    /* fsync what the operation touched; those objects must survive */
+    CRASH_SYNCFS,   /* syncfs; the whole tree must survive */
+    CRASH_ANY,      /* no sync; the copy must mount and the format's checker find it clean */
+};
+
+/* "off", "fsync", "syncfs", "any"; -1 for anything else. */
+int crash_mode_parse(const char *s);
+const char *crash_mode_name(enum crash_mode m);
+
+/* Kinds of crash discrepancy (the step's DIFF_CRASH* bits are built from these). */
+enum {
+    CRASH_LOST = 1,     /* the recovered copy differs in what the sync promised */
+    CRASH_MOUNT = 2,    /* the copy did not mount, or its tree could not be read */
+    CRASH_FSCK = 4,     /* the format's checker found the recovered copy damaged */
+};
+/* "differs", "mount", "fsck" (the first kind set), "same" for 0. */
+const char *crash_kind_name(unsigned kinds);
+/* The kind of a name crash_kind_name gives; 0 for "same", -1 if unknown. */
+int crash_kind_parse(const char *s);
+
+/* The checker command that exits 0 on a clean image FILE (no change made to it), or NULL
+ * when Metis knows none for fstype. */
+const char *crash_checker(const char *fstype);
+/* 1 when a fs of this format and size has a journal (or is copy-on-write) at its mkfs
+ * defaults; ext2 never, ext3/ext4 from 2 MiB. */
+int crash_format_journals(const char *fstype, uint64_t size);
+/* Smallest ext4 that mkfs.ext4 gives a journal. */
+#define CRASH_EXT4_JOURNAL_MIN (2ULL << 20)
+
+struct metis_config;
+struct fs_config;
+/* 1 when fs is crash-checked under cfg: [run] crash is on, the fs has a device image and was
+ * not exempted with crash = 0. */
+int crash_applies(const struct metis_config *cfg, const struct fs_config *fs);
+/* What a crash mode cannot do on one of cfg's file systems: -1 with *fs its index and the
+ * reason in msg (one line), else 0. */
+int crash_config_problem(const struct metis_config *cfg, int *fs, char *msg, size_t len);
+
+#endif
