@@ -29,6 +29,7 @@ struct fs_config {
     char readback[8];           /* reffs: "dump" (RefFS hands its tree over), "vfs" (walk the
                                    mount) or "auto" (default: dump, but vfs for a mutant) */
     int readback_check;         /* reffs with dump: every Nth read-back also walks the mount; 0 never */
+    char restore[12];           /* fuse without size: "auto" (default), "snapshot", "logical", "replay" */
     double op_timeout;          /* seconds one step may take on this fs before it is infrastructure failure */
     char errno_equiv[256];      /* "EEXIST:ENOTEMPTY,...": this fs's errno counts as the reference's */
     int nequiv;
@@ -80,6 +81,7 @@ struct run_config {
     char out[1024];             /* output directory; empty = runs/<time>-<config> */
     int ring;                   /* concrete states kept for the replayer (default 10) */
     int hashtable_log2;         /* SPIN -w */
+    uint64_t equalize_limit;    /* free bytes equalization fills at most on one fs (default 1 GiB) */
     int out_line;               /* line of the out key (0 = not given), for config_validate */
 };
 

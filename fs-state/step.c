@@ -211,7 +211,8 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
     if (rc < 0)
         return -1;
     /* Free space equal on every fs, so ENOSPC falls at the same operation on each. */
-    if (equalize_backends(g->be, g->nfs, g->free_after, g->fillers) == 0)
+    if (equalize_backends(g->be, g->nfs, g->free_after, g->fillers,
+                          g->cfg->run.equalize_limit) == 0)
         return 0;
     for (int i = 0; i < g->nfs; i++)
         if (g->be[i]->err[0])
