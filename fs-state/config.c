@@ -187,8 +187,8 @@ static const struct field fs_fields[FSK_COUNT] = {
     FSF(remount, FK_BOOL, 0, 1, ALL_TYPES),
     FSF(op_timeout, FK_DOUBLE, 0.001, 86400, ALL_TYPES),
     FSF(errno_equiv, FK_STR, 0, 0, ALL_TYPES),
-    FSF(readback, FK_STR, 0, 0, T(FS_REFFS)),
-    FSF(readback_check, FK_INT, 0, 1e9, T(FS_REFFS)),
+    FSF(readback, FK_STR, 0, 0, T(FS_REFFS) | T(FS_FUSE)),
+    FSF(readback_check, FK_INT, 0, 1e9, T(FS_REFFS) | T(FS_FUSE)),
     FSF(restore, FK_STR, 0, 0, T(FS_FUSE)),
 };
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))

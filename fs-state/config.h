@@ -29,7 +29,8 @@ struct fs_config {
     char readback[8];           /* reffs: "dump" (RefFS hands its tree over), "vfs" (walk the
                                    mount) or "auto" (default: dump, but vfs for a mutant) */
     int readback_check;         /* reffs with dump: every Nth read-back also walks the mount; 0 never */
-    char restore[12];           /* fuse without size: "auto" (default), "snapshot", "logical", "replay" */
+    char restore[12];           /* fuse without size: "auto" (default), "snapshot", "logical" or
+                                   "replay" (fs-state/backend/README.md) */
     double op_timeout;          /* seconds one step may take on this fs before it is infrastructure failure */
     char errno_equiv[256];      /* "EEXIST:ENOTEMPTY,...": this fs's errno counts as the reference's */
     int nequiv;

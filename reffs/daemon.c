@@ -953,8 +953,8 @@ static int run_cli(struct fuse_args *args, const struct reffs_cli *cli)
     if (cli_limits(cli, &lim) < 0)
         return 2;
     if (cli->maxfilesize && parse_size(cli->maxfilesize, 1, &max_file) < 0) {
-        fprintf(stderr, PROG ": bad maxfilesize '%s' (want a positive number with optional K/M/G)\n",
-                cli->maxfilesize);
+        fprintf(stderr, PROG ": bad maxfilesize '%s' (want a positive number with optional "
+                "K/M/G)\n", cli->maxfilesize);
         return 2;
     }
     /* Before fuse_parse_cmdline, so that it adds no subtype of its own. */

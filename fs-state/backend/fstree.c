@@ -220,7 +220,8 @@ static struct ft_entry *entry_new(struct ft_store *st, const struct ft_entry *cu
     e->target = cur->tlen ? malloc(cur->tlen + 1) : NULL;   /* NUL-ended for symlink(2) */
     e->blocks = s->next ? malloc(s->next * sizeof *e->blocks) : NULL;
     e->xattrs = s->nxs ? malloc(s->nxs * sizeof *e->xattrs) : NULL;
-    if (!e->path || (cur->tlen && !e->target) || (s->next && !e->blocks) || (s->nxs && !e->xattrs)) {
+    if (!e->path || (cur->tlen && !e->target) || (s->next && !e->blocks) ||
+        (s->nxs && !e->xattrs)) {
         free(e->path), free(e->target), free(e->blocks), free(e->xattrs), free(e);
         return NULL;
     }
@@ -713,7 +714,8 @@ static int add_to_digest(struct ft_scratch *s, const struct ft_entry *e, long ad
         return -ENOMEM;
     for (size_t i = 0; i < e->nblocks; i++) {
         uint64_t off = e->blocks[i].idx * FT_BLOCK, left = (uint64_t)e->size - off;
-        s->aext[i] = (struct abs_extent){ off, e->blocks[i].blk->data, left < FT_BLOCK ? left : FT_BLOCK };
+        s->aext[i] = (struct abs_extent){ off, e->blocks[i].blk->data,
+                                          left < FT_BLOCK ? left : FT_BLOCK };
     }
     for (size_t i = 0; i < e->nx; i++)
         s->ax[i] = (struct abs_xattr){ e->xattrs[i].name, e->xattrs[i].value, e->xattrs[i].len };

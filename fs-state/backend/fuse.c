@@ -1,6 +1,7 @@
 /* FUSE (any mount command) backend: image-backed states like kernel, or a mount kept up and restored by the snapshot ioctls, logically, or by replay. */
 #include "backend.h"
 #include "common.h"
+#include "dumpback.h"
 #include "imgstore.h"
 #include "lrestore.h"
 #include "snapproto.h"
@@ -39,6 +40,8 @@ struct fpriv {
     int has_image;
     enum fu_mode mode;
     int ctlfd;                  /* snapshot: the root, for the ioctls */
+    struct dumpback dump;       /* snapshot: read-back by the daemon's dump, if it answers */
+    int by_dump;
     struct lrestore *lr;        /* logical */
     uint64_t replays, snapshot_restores;
     pid_t pid;                  /* the mount command while it runs (a daemon in the foreground) */
@@ -191,6 +194,25 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
 
 static void fu_teardown(struct backend *b);
 
+/* A daemon of the snapshot protocol may also hand its tree over in one request (the
+ * protocol's optional DUMP, README.md): readback = auto uses it, dump requires it. */
+static int choose_readback(struct backend *b, struct fpriv *p)
+{
+    const char *want = b->cfg->readback[0] ? b->cfg->readback : "auto";
+    if (strcmp(want, "vfs") == 0)
+        return 0;
+    if (p->mode != FM_SNAPSHOT)
+        return strcmp(want, "dump") == 0
+                   ? bk_err(b, "setup", "readback = dump needs the snapshot protocol (restore "
+                            "is %s)", mode_names[p->mode]) : 0;
+    if (dumpback_init(&p->dump, b, p->ctlfd, "the daemon") < 0)
+        return -1;
+    p->by_dump = dumpback_probe(&p->dump);
+    if (!p->by_dump && strcmp(want, "dump") == 0)
+        return bk_err(b, "setup", "readback = dump, but the fs does not answer REFFS_IOC_DUMP");
+    return 0;
+}
+
 /* Once mounted: how states of a daemon-held fs come back (see the top of this file). */
 static int choose_mode(struct backend *b, struct fpriv *p)
 {
@@ -205,7 +227,7 @@ static int choose_mode(struct backend *b, struct fpriv *p)
     p->mode = answers ? FM_SNAPSHOT : strcmp(want, "replay") == 0 ? FM_REPLAY : FM_LOGICAL;
     if (p->mode == FM_LOGICAL && !(p->lr = lr_open(b)))
         return bk_err(b, "setup", "out of memory");
-    return 0;
+    return choose_readback(b, p);
 }
 
 static int fu_setup_steps(struct backend *b, struct fpriv *p)
@@ -294,9 +316,10 @@ static int fu_save(struct backend *b, uint64_t id)
     struct fpriv *p = b->priv;
     if (!p || !p->set_up)
         return bk_err(b, "save", "not set up");
+    if (p->mode == FM_SNAPSHOT && snapproto_save(p->ctlfd, id) < 0)
+        return bk_err(b, "save", "state %llu: %s", (unsigned long long)id, strerror(errno));
     if (p->mode == FM_SNAPSHOT)
-        return snapproto_save(p->ctlfd, id) < 0
-                   ? bk_err(b, "save", "state %llu: %s", (unsigned long long)id, strerror(errno)) : 0;
+        return 0;
     if (p->mode == FM_LOGICAL && lr_save(p->lr, b, id) < 0)
         return -1;
     if (!p->has_image)
@@ -411,6 +434,8 @@ static void fu_teardown(struct backend *b)
     forget(p, UINT64_MAX);
     lr_close(p->lr);
     p->lr = NULL;
+    dumpback_free(&p->dump);
+    p->by_dump = 0;
     if (p->log[0])
         unlink(p->log);
     p->set_up = 0;
@@ -434,7 +459,21 @@ static int fu_read_back(struct backend *b, const struct abstract_opts *o, unsign
     struct fpriv *p = b->priv;
     if (p && p->lr)
         return lr_read_back(p->lr, b, o, out, listing);
+    if (p && p->by_dump)
+        return dumpback_read_back(&p->dump, b, o, out, listing);
     return bk_walk(b, o, out, listing);
+}
+
+static void logical_stats(const struct lr_counts *n, FILE *json)
+{
+    fprintf(json, ",\"logical_restores\":%llu,\"verified\":%llu,\"fallbacks\":%llu,"
+            "\"already_there\":%llu", (unsigned long long)n->logical,
+            (unsigned long long)n->verified, (unsigned long long)n->fallbacks,
+            (unsigned long long)n->unchanged);
+    fprintf(json, ",\"logical_calls\":{\"removed\":%llu,\"created\":%llu,\"rewritten\":%llu,"
+            "\"attributes\":%llu}", (unsigned long long)n->removed,
+            (unsigned long long)n->created, (unsigned long long)n->rewritten,
+            (unsigned long long)n->meta);
 }
 
 static void fu_stats(struct backend *b, FILE *json)
@@ -442,19 +481,12 @@ static void fu_stats(struct backend *b, FILE *json)
     struct fpriv *p = b->priv;
     if (!p)
         return;
-    fprintf(json, "\"restore\":\"%s\",\"replays\":%llu", mode_names[p->mode],
-            (unsigned long long)p->replays);
+    fprintf(json, "\"restore\":\"%s\",\"readback\":\"%s\",\"replays\":%llu",
+            mode_names[p->mode], p->by_dump ? "dump" : "vfs", (unsigned long long)p->replays);
     if (p->mode == FM_SNAPSHOT)
         fprintf(json, ",\"snapshot_restores\":%llu", (unsigned long long)p->snapshot_restores);
-    if (!p->lr)
-        return;
-    const struct lr_counts *n = lr_counts(p->lr);
-    fprintf(json, ",\"logical_restores\":%llu,\"verified\":%llu,\"fallbacks\":%llu,"
-            "\"already_there\":%llu,\"logical_calls\":{\"removed\":%llu,\"created\":%llu,\"rewritten\":%llu,"
-            "\"attributes\":%llu}", (unsigned long long)n->logical,
-            (unsigned long long)n->verified, (unsigned long long)n->fallbacks,
-            (unsigned long long)n->unchanged, (unsigned long long)n->removed, (unsigned long long)n->created,
-            (unsigned long long)n->rewritten, (unsigned long long)n->meta);
+    if (p->lr)
+        logical_stats(lr_counts(p->lr), json);
 }
 
 const struct backend_ops backend_fuse_ops = {

@@ -300,9 +300,11 @@ static int create_one(struct apply *ap, size_t j)
     else if (S_ISREG(e->mode))
         rc = create_file(ap, e);
     else if (S_ISLNK(e->mode))
-        rc = symlinkat(e->target ? e->target : "", ap->rootfd, p) < 0 ? fail(ap, "symlink", e->path) : 0;
+        rc = symlinkat(e->target ? e->target : "", ap->rootfd, p) < 0
+                 ? fail(ap, "symlink", e->path) : 0;
     else
-        rc = mknodat(ap->rootfd, p, (e->mode & S_IFMT) | 0600, 0) < 0 ? fail(ap, "mknod", e->path) : 0;
+        rc = mknodat(ap->rootfd, p, (e->mode & S_IFMT) | 0600, 0) < 0
+                 ? fail(ap, "mknod", e->path) : 0;
     ap->n->created++;
     return rc < 0 ? -1 : set_meta(ap, e, NULL, 1);
 }

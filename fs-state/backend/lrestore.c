@@ -148,7 +148,8 @@ static int try_logical(struct lrestore *lr, struct backend *b, int fd, struct ft
         return -1;
     }
     if (!reaches(lr->last, want)) {
-        ft_first_difference(&lr->st, want, "the saved state has", lr->last, "the fs has", msg, msglen);
+        ft_first_difference(&lr->st, want, "the saved state has", lr->last, "the fs has", msg,
+                            msglen);
         return -1;
     }
     lr->n.verified++;

@@ -17,7 +17,8 @@ struct lr_counts {
     uint64_t removed, created, rewritten, meta;   /* the calls they made */
 };
 
-/* Brings the mount fresh to state id (unmount, mount, replay the search path); 0 or -1 in b->err. */
+/* Brings the mount fresh to state id (unmount, mount, replay the search path); 0, or -1 with
+ * the message in b->err. */
 typedef int (*lr_replay_fn)(struct backend *b, uint64_t id);
 
 /* For b's file system (mounted at b->mnt for as long as it is used); NULL when out of memory. */

@@ -21,6 +21,11 @@ print("%-22s %10d %10.1f %10d %10d %12.1f" % (sys.argv[2], s["ops"], s["ops_per_
 for fs, t in s.get("time_per_op_us", {}).items():
     print("    %-18s us/op: restore+mount %.0f  op %.0f  abstract %.0f  unmount+save %.0f" %
           (fs, t["restore_mount"], t["operation"], t["abstract"], t["unmount_save"]))
+for fs, b in s.get("backends", {}).items():
+    if b.get("restore") in ("snapshot", "logical", "replay"):
+        keys = ("restore", "replays", "snapshot_restores", "logical_restores", "verified",
+                "fallbacks", "already_there")
+        print("    %-18s %s" % (fs, " ".join("%s=%s" % (k, b[k]) for k in keys if k in b)))
 PY
   else
     echo "$name: no summary ($(tail -n1 "$out/$name.log"))"

@@ -426,7 +426,7 @@ static void usage(void)
                     "  [--mkfs-opts S] [--mount-opts S] [--mount-cmd S] [--unmount-cmd S]\n"
                     "  [--reffs-opts S] [--remount 0|1] [--run-id ID] [--name N] [--bench N]\n"
                     "  [--workdir DIR] [--restore auto|snapshot|logical|replay] [--fallback-check]\n"
-                    "  [--bad-replay]\n"
+                    "  [--bad-replay] [--readback auto|dump|vfs]\n"
                     "  roundtrip | setup-fail | crash | sweep\n");
     exit(2);
 }
@@ -439,7 +439,7 @@ int main(int argc, char **argv)
         { "unmount-cmd", 1, 0, 'u' }, { "reffs-opts", 1, 0, 'r' }, { "remount", 1, 0, 'R' },
         { "run-id", 1, 0, 'i' }, { "name", 1, 0, 'n' }, { "bench", 1, 0, 'b' },
         { "workdir", 1, 0, 'w' }, { "restore", 1, 0, 'x' }, { "bad-replay", 0, 0, 'B' },
-        { "fallback-check", 0, 0, 'F' },
+        { "fallback-check", 0, 0, 'F' }, { "readback", 1, 0, 'D' },
         { 0, 0, 0, 0 },
     };
     int c, nbench = 0;
@@ -465,6 +465,7 @@ int main(int argc, char **argv)
         case 'b': nbench = atoi(optarg); break;
         case 'w': drv_workdir = optarg; break;
         case 'x': snprintf(drv_cfg.restore, sizeof drv_cfg.restore, "%s", optarg); break;
+        case 'D': snprintf(drv_cfg.readback, sizeof drv_cfg.readback, "%s", optarg); break;
         case 'B': drv_bad_replay = 1; break;
         case 'F': drv_fallback = 1; break;
         default: usage();

@@ -23,15 +23,19 @@ if [ -x "$BIN/reffs" ]; then
   grep -q '"restore":"replay"' "$TMPD/out" || fail "restore = replay did not replay"
   drive "{bin} substitution, daemonizing; auto finds the snapshot ioctls" --type fuse \
         --mount-cmd '{bin}/reffs {mnt}' --bench 200 roundtrip
-  grep -q '"restore":"snapshot","replays":0' "$TMPD/out" || fail "auto did not use the snapshot ioctls"
+  grep -q '"restore":"snapshot","readback":"dump","replays":0' "$TMPD/out" ||
+    fail "auto did not use the snapshot ioctls and the dump"
+  drive "snapshot ioctls, read back by walks" --type fuse --mount-cmd '{bin}/reffs {mnt}' \
+        --restore snapshot --readback vfs roundtrip
+  grep -q '"restore":"snapshot","readback":"vfs"' "$TMPD/out" || fail "readback = vfs was not honoured"
   drive "no snapshot ioctls: auto restores logically; a stale record falls back to replay" \
         --type fuse --mount-cmd '{bin}/reffs -o noopen,nosnapshots {mnt}' --bench 200 --fallback-check \
         roundtrip
-  grep -q '"restore":"logical","replays":1,.*"fallbacks":1' "$TMPD/out" ||
+  grep -q '"restore":"logical","readback":"vfs","replays":1,.*"fallbacks":1' "$TMPD/out" ||
     fail "logical restore: not the one fallback expected"
   drive "restore = logical forced on a daemon with the ioctls" --type fuse \
         --mount-cmd '{bin}/reffs {mnt}' --restore logical roundtrip
-  grep -q '"restore":"logical","replays":0,.*"fallbacks":0' "$TMPD/out" ||
+  grep -q '"restore":"logical","readback":"vfs","replays":0,.*"fallbacks":0' "$TMPD/out" ||
     fail "restore = logical was not logical, or fell back"
   drive "a replay that misses too is a failure naming the first differing entry" --type fuse \
         --mount-cmd '{bin}/reffs {mnt}' --restore logical --bad-replay roundtrip
@@ -50,5 +54,8 @@ if [ -x "$BIN/reffs" ]; then
   expect_fail "restore = snapshot, but the daemon refuses the ioctls" \
     "^setup failed as expected: fs fuse: setup: restore = snapshot, but the fs does not answer the snapshot ioctls" \
     --type fuse --mount-cmd '{bin}/reffs -o nosnapshots {mnt}' --restore snapshot
+  expect_fail "readback = dump without the snapshot protocol" \
+    "^setup failed as expected: fs fuse: setup: readback = dump needs the snapshot protocol \(restore is logical\)" \
+    --type fuse --mount-cmd '{bin}/reffs -o nosnapshots {mnt}' --readback dump
 fi
 finish

@@ -458,4 +458,8 @@ Test(metis_config, fuse_restore_equalize_limit_and_format_exclusions)
                            "restore = snapshot\n", &c, err, sizeof err), 0, "%s", err);
     cr_expect_eq(c.run.equalize_limit, 16ULL * 1024 * 1024);
     cr_expect_str_eq(c.fs[0].restore, "snapshot");
+    cr_assert_eq(cfgt_load("[fs f]\ntype = fuse\nmount_cmd = x\nreadback = dump\n"
+                           "readback_check = 1\n", &c, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(c.fs[0].readback, "dump");
+    cr_expect_eq(c.fs[0].readback_check, 1);
 }
