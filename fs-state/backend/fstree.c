@@ -159,7 +159,9 @@ static void entry_put(struct ft_store *st, struct ft_entry *e)
     for (size_t i = 0; i < e->nblocks; i++)
         block_put(st, e->blocks[i].blk);
     xattrs_free(e->xattrs, e->nx);
-    st->bytes -= sizeof *e + strlen(e->path) + e->tlen + e->nblocks * sizeof *e->blocks;
+    st->bytes -= sizeof *e + strlen(e->path) + e->tlen + e->nblocks * sizeof *e->blocks +
+                 e->line_len;
+    free(e->line);
     free(e->blocks);
     free(e->xattrs);
     free(e->target);
@@ -701,17 +703,14 @@ void ft_unref(struct ft_store *st, struct ft_tree *t)
 
 /* ---- digests and comparisons ---- */
 
-static int add_to_digest(struct ft_scratch *s, const struct ft_entry *e, long adj)
+static void abs_entry_of(struct ft_scratch *s, const struct ft_entry *e, struct abs_entry *a)
 {
-    struct abs_entry a = { .path = e->path, .target = e->target, .tlen = e->tlen };
-    a.st.st_mode = e->mode;
-    a.st.st_nlink = e->nlink;
-    a.st.st_uid = e->uid;
-    a.st.st_gid = e->gid;
-    a.st.st_size = e->size;
-    if (grow(&s->aext, &s->aextcap, e->nblocks, sizeof *s->aext) < 0 ||
-        grow(&s->ax, &s->axcap, e->nx, sizeof *s->ax) < 0)
-        return -ENOMEM;
+    *a = (struct abs_entry){ .path = e->path, .target = e->target, .tlen = e->tlen };
+    a->st.st_mode = e->mode;
+    a->st.st_nlink = e->nlink;
+    a->st.st_uid = e->uid;
+    a->st.st_gid = e->gid;
+    a->st.st_size = e->size;
     for (size_t i = 0; i < e->nblocks; i++) {
         uint64_t off = e->blocks[i].idx * FT_BLOCK, left = (uint64_t)e->size - off;
         s->aext[i] = (struct abs_extent){ off, e->blocks[i].blk->data,
@@ -719,20 +718,49 @@ static int add_to_digest(struct ft_scratch *s, const struct ft_entry *e, long ad
     }
     for (size_t i = 0; i < e->nx; i++)
         s->ax[i] = (struct abs_xattr){ e->xattrs[i].name, e->xattrs[i].value, e->xattrs[i].len };
-    a.ext = s->aext;
-    a.next = e->nblocks;
-    a.xattrs = s->ax;
-    a.nx = e->nx;
-    return abstract_add(&a, adj);
+    a->ext = s->aext;
+    a->next = e->nblocks;
+    a->xattrs = s->ax;
+    a->nx = e->nx;
+}
+
+/* An entry's line depends on the options only (and, for the root, on the excluded directories
+ * it counts): with the store's options, the line made once is kept and its contents are not
+ * digested again in any later tree that shares the entry. */
+static int add_to_digest(struct ft_store *st, struct ft_entry *e, long adj, int cache)
+{
+    struct ft_scratch *s = st->s;
+    struct abs_entry a;
+    if (e->line && cache && !adj)
+        return abstract_add_line(e->path, e->line, e->line_len);
+    if (grow(&s->aext, &s->aextcap, e->nblocks, sizeof *s->aext) < 0 ||
+        grow(&s->ax, &s->axcap, e->nx, sizeof *s->ax) < 0)
+        return -ENOMEM;
+    abs_entry_of(s, e, &a);
+    if (!cache || adj)
+        return abstract_add(&a, adj);
+    int n = abstract_entry_line(&a, 0, &e->line);
+    if (n < 0)
+        return n;
+    e->line_len = (size_t)n;
+    st->bytes += e->line_len;
+    return abstract_add_line(e->path, e->line, e->line_len);
+}
+
+static int same_opts(const struct abstract_opts *a, const struct abstract_opts *b)
+{
+    return strcmp(a->hash ? a->hash : "md5", b->hash) == 0 &&
+           strcmp(a->exclude ? a->exclude : "", b->exclude) == 0 && a->ignore == b->ignore;
 }
 
 int ft_digest(struct ft_store *st, const struct ft_tree *t, const struct abstract_opts *o,
               unsigned char *out, FILE *listing)
 {
+    int cache = !o || same_opts(o, &st->opts);
     int rc = abstract_begin(o ? o : &st->opts);
     for (size_t i = 0; rc == 0 && i < t->n; i++)
-        rc = add_to_digest(st->s, t->ents[i],
-                           strcmp(t->ents[i]->path, "/") == 0 ? t->root_nlink_adj : 0);
+        rc = add_to_digest(st, t->ents[i],
+                           strcmp(t->ents[i]->path, "/") == 0 ? t->root_nlink_adj : 0, cache);
     rc = rc < 0 ? rc : abstract_end(out, listing);
     if (rc < 0)
         errno = -rc;

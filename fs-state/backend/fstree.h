@@ -46,6 +46,8 @@ struct ft_entry {
     size_t nblocks;
     struct ft_xattr *xattrs;    /* regular files and directories, sorted by name */
     size_t nx;
+    char *line;                 /* its digest line with the store's options, once made */
+    size_t line_len;
 };
 
 /* A whole tree, entries sorted by path (so a parent comes before its children). */
