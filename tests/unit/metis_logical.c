@@ -212,5 +212,13 @@ Test(metis_logical, digest_is_the_walks)
     int n = abstract_state(lg_fd, &o, w, NULL);
     cr_assert_eq(n, t->dlen);
     cr_expect_eq(memcmp(w, t->digest, (size_t)n), 0, "a recorded tree digests as the walk does");
+    unsigned char again[ABSTRACT_MAX_DIGEST];
+    cr_assert_eq(ft_digest(&lg_st, t, NULL, again, NULL), n);
+    cr_expect_eq(memcmp(w, again, (size_t)n), 0, "and so do the lines its entries keep");
+    struct ft_tree *u = ft_record(&lg_st, lg_fd, t);
+    cr_assert_not_null(u);
+    cr_expect_eq(u->ents[1], t->ents[1], "an unchanged entry is shared with the previous tree");
+    cr_expect_eq(memcmp(w, u->digest, (size_t)n), 0);
+    ft_unref(&lg_st, u);
     ft_unref(&lg_st, t);
 }
