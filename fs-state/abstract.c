@@ -814,6 +814,45 @@ int abstract_add(const struct abs_entry *e, long nlink_adj)
     return 0;
 }
 
+int abstract_entry_line(const struct abs_entry *e, long nlink_adj, char **line)
+{
+    size_t arena = S.arena.len, n = S.nents;
+    int rc = abstract_add(e, nlink_adj);
+    if (rc == 0) {
+        const struct entry *en = &S.ents[n];
+        *line = malloc(en->line_len);
+        if (*line)
+            memcpy(*line, S.arena.p + en->line_off, en->line_len);
+        rc = *line ? (int)en->line_len : -ENOMEM;
+    }
+    S.arena.len = arena;        /* taken back: the caller adds the line when it wants it */
+    S.nents = n;
+    return rc;
+}
+
+int abstract_add_line(const char *path, const char *line, size_t len)
+{
+    if (S.nents == S.ents_cap) {
+        size_t ncap = S.ents_cap ? 2 * S.ents_cap : 64;
+        struct entry *ne = realloc(S.ents, ncap * sizeof *ne);
+        if (!ne)
+            return -ENOMEM;
+        S.ents = ne;
+        S.ents_cap = ncap;
+    }
+    struct entry *en = &S.ents[S.nents];
+    en->path_off = S.arena.len;
+    if (buf_add(&S.arena, path, strlen(path) + 1))
+        return -ENOMEM;
+    en->line_off = S.arena.len;
+    if (buf_add(&S.arena, line, len))
+        return -ENOMEM;
+    en->line_len = len;
+    en->tail_off = en->tail_len = 0;
+    S.nents++;
+    return 0;
+}
+
 int abstract_end(unsigned char *out, FILE *listing)
 {
     int rc = finish_digest(out, listing);

@@ -48,6 +48,12 @@ int abstract_begin(const struct abstract_opts *o);
 /* nlink_adj is subtracted from the entry's nlink (the root's excluded directories). */
 int abstract_add(const struct abs_entry *e, long nlink_adj);
 int abstract_end(unsigned char *out, FILE *listing);
+/* For callers that keep entries from one digest to the next (logical restore's trees): the
+ * line abstract_add would list for e, into *line (malloc'd, no newline), its length or -errno;
+ * between abstract_begin and abstract_end, adding nothing. abstract_add_line adds an entry by
+ * such a line, so an unchanged entry's contents need not be digested again. */
+int abstract_entry_line(const struct abs_entry *e, long nlink_adj, char **line);
+int abstract_add_line(const char *path, const char *line, size_t len);
 int abstract_excluded(const struct abstract_opts *o, const char *name);
 
 /* The entries of one read-back, sorted by path: what the input driver draws existing paths

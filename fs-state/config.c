@@ -111,6 +111,7 @@ void config_defaults(struct metis_config *cfg)
     cfg->run.hashtable_log2 = 22;
     cfg->run.shrink_seconds = 60;
     snprintf(cfg->run.crash, sizeof cfg->run.crash, "off");
+    cfg->run.equalize_limit = 1024 * MiB;
     cfg->pool = (struct pool_config){
         .dirs = 2, .files = 2, .depth = 1, .xattr_names = 2,
         .nuids = 2, .ngids = 2, .uids = { 0, 1000 }, .gids = { 0, 1000 }, .existing = 0.6,
@@ -138,6 +139,7 @@ static void fs_defaults(struct fs_config *fs, const char *name, int line)
     snprintf(fs->readback, sizeof fs->readback, "auto");
     fs->readback_check = 64;
     fs->crash = 1;
+    snprintf(fs->restore, sizeof fs->restore, "auto");
 }
 
 /* ----------------------------------------------------------- parse state */
@@ -170,6 +172,7 @@ static const struct field run_fields[] = {
     RUNF(hashtable_log2, FK_INT, 10, 32), RUNF(shrink_seconds, FK_DOUBLE, 0, 1e6),
     RUNF(max_searches, FK_LONG, 0, 1e9), RUNF(crash, FK_STR, 0, 0),
     RUNF(crash_test_skip, FK_STR, 0, 0),
+    RUNF(equalize_limit, FK_SIZE, 0, 0),
 };
 static const struct field pool_fields[] = {
     POOLF(dirs, FK_INT, 0, 64),        POOLF(files, FK_INT, 1, 64),
@@ -186,7 +189,7 @@ static const struct field vary_fields[] = {
 };
 enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
-       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_COUNT };
+       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_RESTORE, FSK_COUNT };
 static const struct field fs_fields[FSK_COUNT] = {
     FSF(type, FK_SPECIAL, 0, 0, ALL_TYPES),
     FSF(fstype, FK_STR, 0, 0, T(FS_KERNEL) | T(FS_FUSE)),
@@ -201,9 +204,10 @@ static const struct field fs_fields[FSK_COUNT] = {
     FSF(remount, FK_BOOL, 0, 1, ALL_TYPES),
     FSF(op_timeout, FK_DOUBLE, 0.001, 86400, ALL_TYPES),
     FSF(errno_equiv, FK_STR, 0, 0, ALL_TYPES),
-    FSF(readback, FK_STR, 0, 0, T(FS_REFFS)),
-    FSF(readback_check, FK_INT, 0, 1e9, T(FS_REFFS)),
+    FSF(readback, FK_STR, 0, 0, T(FS_REFFS) | T(FS_FUSE)),
+    FSF(readback_check, FK_INT, 0, 1e9, T(FS_REFFS) | T(FS_FUSE)),
     FSF(crash, FK_BOOL, 0, 1, T(FS_KERNEL) | T(FS_FUSE)),
+    FSF(restore, FK_STR, 0, 0, T(FS_FUSE)),
 };
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -845,6 +849,10 @@ static void fs_key(struct parse_state *st, const char *name, const char *value)
     if (f - fs_fields == FSK_READBACK && !st->failed && strcmp(value, "dump") != 0 &&
         strcmp(value, "vfs") != 0 && strcmp(value, "auto") != 0)
         fail(st, st->line, "readback: '%s' is not auto, dump or vfs", value);
+    if (f - fs_fields == FSK_RESTORE && !st->failed && strcmp(value, "auto") != 0 &&
+        strcmp(value, "snapshot") != 0 && strcmp(value, "logical") != 0 &&
+        strcmp(value, "replay") != 0)
+        fail(st, st->line, "restore: '%s' is not auto, snapshot, logical or replay", value);
     if (f - fs_fields == FSK_FSTYPE && !st->failed && !valid_fstype(value))
         fail(st, st->line, "fstype: '%s' is not a file system type name", value);
     if (f - fs_fields == FSK_FSTYPE)
@@ -1014,6 +1022,9 @@ static void finish_fs(struct parse_state *st, int i)
     const struct fs_format *fmt = fs->fstype[0] ? fs_format_of(fs->fstype) : NULL;
     if (fs->type != FS_REFFS && !lines[FSK_EXCLUDE] && fmt)
         snprintf(fs->exclude, sizeof fs->exclude, "%s", fmt->exclude);
+    if (fs->type == FS_FUSE && fs->size && lines[FSK_RESTORE] && strcmp(fs->restore, "auto"))
+        fail(st, lines[FSK_RESTORE], "[fs %s]: restore applies to a fuse file system without "
+             "size (with a size its states are images)", fs->name);
     if (fs->type == FS_FUSE && !lines[FSK_UNMOUNT_CMD])
         snprintf(fs->unmount_cmd, sizeof fs->unmount_cmd, "fusermount3 -u {mnt}");
 }

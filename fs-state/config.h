@@ -30,6 +30,8 @@ struct fs_config {
                                    mount) or "auto" (default: dump, but vfs for a mutant) */
     int readback_check;         /* reffs with dump: every Nth read-back also walks the mount; 0 never */
     int crash;                  /* 1 (default): crash-check this fs when [run] crash is on */
+    char restore[12];           /* fuse without size: "auto" (default), "snapshot", "logical" or
+                                   "replay" (fs-state/backend/README.md) */
     double op_timeout;          /* seconds one step may take on this fs before it is infrastructure failure */
     char errno_equiv[256];      /* "EEXIST:ENOTEMPTY,...": this fs's errno counts as the reference's */
     int nequiv;
@@ -96,6 +98,7 @@ struct run_config {
     int ring;                   /* concrete states kept for the replayer (default 10) */
     int hashtable_log2;         /* SPIN -w */
     long max_searches;          /* searches a run may make (after complete ones); 0 = no limit */
+    uint64_t equalize_limit;    /* free bytes equalization fills at most on one fs (default 1 GiB) */
     int out_line;               /* line of the out key (0 = not given), for config_validate */
     char crash[16];             /* crash check: off, fsync, syncfs or any (crashinfo.h) */
     char crash_test_skip[32];   /* test hook: an operation whose fsync crash=fsync leaves out */

@@ -82,6 +82,33 @@ static void write_timing_json(const struct engine *e, FILE *f)
     fputs("}", f);
 }
 
+/* How each backend restored states (its stats hook), and what equalization filled and left. */
+static void write_backends_json(const struct engine *e, FILE *f)
+{
+    const struct free_counts *fc = e->g.free_after, *got = e->g.fillers;
+    uint64_t min_b = UINT64_MAX, min_i = UINT64_MAX;
+    for (int i = 0; i < e->g.nfs; i++) {
+        min_b = fc[i].bytes < min_b ? fc[i].bytes : min_b;
+        min_i = fc[i].inodes < min_i ? fc[i].inodes : min_i;
+    }
+    fprintf(f, ",\"equalize_limit\":%llu,\"backends\":{",
+            (unsigned long long)e->cfg.run.equalize_limit);
+    for (int i = 0; i < e->g.nfs; i++) {
+        struct backend *b = e->g.be[i];
+        fprintf(f, "%s\"%s\":{\"equalized_bytes\":%llu,\"equalized_inodes\":%llu,"
+                "\"unequal_bytes\":%llu,\"unequal_inodes\":%llu", i ? "," : "", e->cfg.fs[i].name,
+                (unsigned long long)got[i].bytes, (unsigned long long)got[i].inodes,
+                (unsigned long long)(fc[i].bytes - min_b),
+                (unsigned long long)(fc[i].inodes == UINT64_MAX ? 0 : fc[i].inodes - min_i));
+        if (b && b->ops->stats) {
+            fputs(",", f);
+            b->ops->stats(b, f);
+        }
+        fputs("}", f);
+    }
+    fputs("}", f);
+}
+
 static void write_summary_json(struct engine *e, enum run_status st, const char *why,
                                double now, FILE *f)
 {
@@ -105,6 +132,7 @@ static void write_summary_json(struct engine *e, enum run_status st, const char 
         fprintf(f, "%s\"%s\"", i ? "," : "", e->cfg.fs[i].name);
     fputs("],", f);
     write_timing_json(e, f);
+    write_backends_json(e, f);
     fputs(",\"reach\":", f);
     reach_write_json(&e->reach, f);
     fputs(",\"coverage\":", f);

@@ -229,7 +229,8 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
         if (g->crash[i] && crash_setup(g->crash[i]) < 0)
             return gerr(g, "%s", g->be[i]->err);
     /* Free space equal on every fs, so ENOSPC falls at the same operation on each. */
-    if (equalize_backends(g->be, g->nfs, g->free_after, g->fillers) == 0 && fill_varied(g) == 0)
+    if (equalize_backends(g->be, g->nfs, g->free_after, g->fillers,
+                          g->cfg->run.equalize_limit) == 0 && fill_varied(g) == 0)
         return 0;
     for (int i = 0; i < g->nfs; i++)
         if (g->be[i]->err[0])

@@ -36,6 +36,8 @@ struct daemon {
     int debug;
     int zero_opendir;  /* the kernel opens directories without asking us (see op_init) */
     int zero_open;     /* -o noopen: the same for files */
+    int nosnapshots;   /* -o nosnapshots: the snapshot ioctls are refused (ENOTTY) */
+    uint64_t max_file; /* -o maxfilesize: EFBIG past it (0: RefFS's own limit) */
 };
 
 static struct daemon *dm(fuse_req_t req)
@@ -152,10 +154,20 @@ static void set_time(struct timespec *dst, const struct timespec *src, int now)
     }
 }
 
+/* -o maxfilesize: files that may not end past it, as a file system with a small limit. */
+static int past_max(fuse_req_t req, uint64_t end)
+{
+    return dm(req)->max_file && end > dm(req)->max_file;
+}
+
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
                        struct fuse_file_info *fi)
 {
     struct reffs_setattr sa = { 0 };
+    if ((to_set & FUSE_SET_ATTR_SIZE) && past_max(req, (uint64_t)attr->st_size)) {
+        fuse_reply_err(req, EFBIG);
+        return;
+    }
     if (to_set & FUSE_SET_ATTR_MODE) {
         sa.valid |= REFFS_SET_MODE;
         sa.mode = attr->st_mode & 07777;
@@ -350,6 +362,13 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
                      struct fuse_file_info *fi)
 {
+    uint64_t max = dm(req)->max_file;
+    if (past_max(req, (uint64_t)off + 1)) {
+        fuse_reply_err(req, EFBIG);
+        return;
+    }
+    if (past_max(req, (uint64_t)off + size))
+        size = (size_t)(max - (uint64_t)off);   /* short, as write(2) at the limit */
     ssize_t n = reffs_write_flags(fs_of(req), ino, buf, size, off, fi->flags);
     if (n < 0)
         fuse_reply_err(req, (int)-n);
@@ -360,6 +379,10 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
                          struct fuse_file_info *fi)
 {
+    if (past_max(req, (uint64_t)off + (uint64_t)len)) {
+        fuse_reply_err(req, EFBIG);
+        return;
+    }
     reply_status(req, reffs_fallocate(fs_of(req), ino, mode, off, len));
 }
 
@@ -725,6 +748,11 @@ static void op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg
         fuse_reply_err(req, ENOTTY);
         return;
     }
+    if (dm(req)->nosnapshots && (cmd == REFFS_IOC_SAVE || cmd == REFFS_IOC_RESTORE ||
+                                 cmd == REFFS_IOC_DISCARD)) {
+        fuse_reply_err(req, ENOTTY);
+        return;
+    }
     switch (cmd) {
     case REFFS_IOC_SAVE:
     case REFFS_IOC_RESTORE:
@@ -784,7 +812,9 @@ struct reffs_cli {
     char *capacity;
     char *inodes;
     char *mutation;
+    char *maxfilesize;
     int noopen;
+    int nosnapshots;
 };
 
 static const struct fuse_opt cli_spec[] = {
@@ -792,6 +822,8 @@ static const struct fuse_opt cli_spec[] = {
     { "inodes=%s", offsetof(struct reffs_cli, inodes), 0 },
     { "mutation=%s", offsetof(struct reffs_cli, mutation), 0 },
     { "noopen", offsetof(struct reffs_cli, noopen), 1 },
+    { "maxfilesize=%s", offsetof(struct reffs_cli, maxfilesize), 0 },
+    { "nosnapshots", offsetof(struct reffs_cli, nosnapshots), 1 },
     FUSE_OPT_END
 };
 
@@ -803,6 +835,8 @@ static void usage(void)
            "    -o inodes=N            maximum number of inodes (default 65536)\n"
            "    -o noopen              opens and closes of files skip the daemon (faster); an\n"
            "                           unlinked file then dies at once, even while open\n"
+           "    -o maxfilesize=BYTES   files may not grow past this (EFBIG), K/M/G suffixes\n"
+           "    -o nosnapshots         refuse the snapshot ioctls SAVE, RESTORE, DISCARD\n"
 #ifdef REFFS_MUTANT
            "    -o mutation=NAME       enable a planted bug (NAME+NAME...: several at once);\n"
            "                           mutation=list lists them\n"
@@ -947,8 +981,14 @@ static int run_cli(struct fuse_args *args, const struct reffs_cli *cli)
         return print_mutations();
 #endif
     struct reffs_limits lim = { 0 };
+    uint64_t max_file = 0;
     if (cli_limits(cli, &lim) < 0)
         return 2;
+    if (cli->maxfilesize && parse_size(cli->maxfilesize, 1, &max_file) < 0) {
+        fprintf(stderr, PROG ": bad maxfilesize '%s' (want a positive number with optional "
+                "K/M/G)\n", cli->maxfilesize);
+        return 2;
+    }
     /* Before fuse_parse_cmdline, so that it adds no subtype of its own. */
     if (fuse_opt_add_arg(args, "-odefault_permissions,fsname=reffs,subtype=reffs") != 0)
         return 1;
@@ -969,7 +1009,8 @@ static int run_cli(struct fuse_args *args, const struct reffs_cli *cli)
         status = 2;
     } else {
         struct daemon d = { .mountpoint = co.mountpoint, .mountpoint_len = strlen(co.mountpoint),
-                            .debug = co.debug, .zero_open = cli->noopen };
+                            .debug = co.debug, .zero_open = cli->noopen,
+                            .nosnapshots = cli->nosnapshots, .max_file = max_file };
         d.fs = reffs_create(&lim);
         if (!d.fs) {
             fprintf(stderr, PROG ": cannot create the file system: %s\n", strerror(errno));
@@ -990,6 +1031,7 @@ static int run(struct fuse_args *args)
         return 2;
     int status = run_cli(args, &cli);
     free(cli.capacity);
+    free(cli.maxfilesize);
     free(cli.inodes);
     free(cli.mutation);
     return status;

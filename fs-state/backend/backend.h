@@ -34,6 +34,9 @@ struct backend_ops {
      * abstract_state; NULL means the walk. Returns the digest length or -1 (b->err). */
     int (*read_back)(struct backend *b, const struct abstract_opts *o, unsigned char *out,
                      FILE *listing);
+    /* Optional: members of a JSON object on how this backend restored states, for
+     * summary.json (e.g. "restore":"logical","logical_restores":12); NULL says nothing. */
+    void (*stats)(struct backend *b, FILE *json);
 };
 
 /* Brings a freshly mounted, empty file system to state id by replaying the operations of the

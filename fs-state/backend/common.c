@@ -37,6 +37,32 @@ int bk_walk(struct backend *b, const struct abstract_opts *o, unsigned char *out
     return n;
 }
 
+/* A listing's line in quotes, cut at 150 characters; "no entry there" past its end. */
+static void bk_quote_line(const char *s, char *out, size_t outlen)
+{
+    int n = (int)strcspn(s, "\n");
+    if (n == 0)
+        snprintf(out, outlen, "no entry there");
+    else
+        snprintf(out, outlen, "'%.*s%s'", n > 150 ? 150 : n, s, n > 150 ? "..." : "");
+}
+
+void bk_first_difference(const char *a, const char *a_label, const char *b, const char *b_label,
+                         char *out, size_t outlen)
+{
+    while (*a && *b) {
+        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+        if (la != lb || memcmp(a, b, la) != 0)
+            break;
+        a += la + (a[la] != 0);
+        b += lb + (b[lb] != 0);
+    }
+    char ta[200], tb[200];
+    bk_quote_line(a, ta, sizeof ta);
+    bk_quote_line(b, tb, sizeof tb);
+    snprintf(out, outlen, "%s %s, %s %s", a_label, ta, b_label, tb);
+}
+
 /* ---- mount points ---- */
 
 /* Makes the run directory and the mount point (parents made by whoever shares them). */

@@ -15,6 +15,9 @@
 
 /* Past this many, filling inodes one by one costs more than it is worth: say so instead. */
 #define MAX_FILLER_INODES 4096
+/* Files the free-space difference may be spread over when one file cannot hold it (EFBIG). */
+#define MAX_SPACE_FILES 256
+#define BLOCK_BYTES 4096ULL
 
 int free_counts(int rootfd, struct free_counts *fc)
 {
@@ -28,15 +31,19 @@ int free_counts(int rootfd, struct free_counts *fc)
     return 0;
 }
 
+/* Makes n more empty filler files (names already taken by earlier fills are skipped). */
 static int make_filler_files(int dirfd, uint64_t n)
 {
     char name[32];
-    for (uint64_t i = 0; i < n; i++) {
+    for (uint64_t i = 0, made = 0; made < n; i++) {
         snprintf(name, sizeof name, "i%llu", (unsigned long long)i);
-        int fd = openat(dirfd, name, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
-        if (fd < 0)
+        int fd = openat(dirfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
             return -errno;
-        close(fd);
+        if (fd >= 0) {
+            close(fd);
+            made++;
+        }
     }
     return 0;
 }
@@ -56,17 +63,66 @@ static int write_zeros(int fd, off_t at, uint64_t bytes)
     return 0;
 }
 
-static int grow_space_file(int dirfd, uint64_t bytes)
+/* Grows fd at its end by up to want bytes; *got is what it took (fstat tells, as a write may
+ * stop part-way). 0 or -errno. */
+static int grow_once(int fd, uint64_t want, uint64_t *got)
 {
-    int fd = openat(dirfd, "space", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0)
+    struct stat before, after;
+    *got = 0;
+    if (fstat(fd, &before) < 0)
         return -errno;
-    struct stat st;
-    int rc = fstat(fd, &st) < 0 ? -errno : 0;
-    off_t at = rc ? 0 : st.st_size;
-    if (!rc && bytes && fallocate(fd, 0, at, (off_t)bytes) < 0)
-        rc = errno == EOPNOTSUPP ? write_zeros(fd, at, bytes) : -errno;
-    close(fd);
+    int rc = 0;
+    if (fallocate(fd, 0, before.st_size, (off_t)want) < 0)
+        rc = errno == EOPNOTSUPP ? write_zeros(fd, before.st_size, want) : -errno;
+    if (fstat(fd, &after) == 0 && after.st_size > before.st_size)
+        *got = (uint64_t)(after.st_size - before.st_size);
+    return rc;
+}
+
+/* Fills one file with up to *left bytes. A file system may refuse files above some size
+ * (EFBIG): the piece is halved until the file takes no more, then -EFBIG says "next file". */
+static int fill_file(int fd, uint64_t *left)
+{
+    uint64_t piece = *left, got;
+    while (*left > 0) {
+        if (piece > *left)
+            piece = *left;
+        int rc = grow_once(fd, piece, &got);
+        *left -= got < *left ? got : *left;
+        if (rc == 0 && got == 0)
+            return 0;           /* took nothing and said nothing: what is left is reported */
+        if (rc == 0)
+            continue;
+        if (rc != -EFBIG)
+            return rc;
+        if (piece <= BLOCK_BYTES)
+            return -EFBIG;
+        piece = piece / 2 / BLOCK_BYTES * BLOCK_BYTES;
+        if (piece < BLOCK_BYTES)
+            piece = BLOCK_BYTES;
+    }
+    return 0;
+}
+
+/* Fills space, space1, space2, ... with bytes in all, *filled of them (may be NULL); -EFBIG
+ * if MAX_SPACE_FILES do not hold it. */
+static int grow_space_file(int dirfd, uint64_t bytes, uint64_t *filled)
+{
+    char name[32];
+    uint64_t left = bytes;
+    int rc = -EFBIG;
+    for (int k = 0; k < MAX_SPACE_FILES && rc == -EFBIG; k++) {
+        snprintf(name, sizeof name, k ? "space%d" : "space", k);
+        int fd = openat(dirfd, name, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0)
+            return -errno;
+        rc = fill_file(fd, &left);
+        close(fd);
+        if (left == 0)
+            rc = 0;
+    }
+    if (filled)
+        *filled = bytes - left;
     return rc;
 }
 
@@ -81,45 +137,72 @@ int equalize_inodes(int rootfd, uint64_t extra_inodes)
         return -errno;
     int rc = extra_inodes > MAX_FILLER_INODES ? 0 : make_filler_files(dirfd, extra_inodes);
     if (!rc)
-        rc = grow_space_file(dirfd, 0);
+        rc = grow_space_file(dirfd, 0, NULL);
     close(dirfd);
     return rc ? rc : extra_inodes > MAX_FILLER_INODES ? -E2BIG : 0;
 }
 
 /* Second pass: the roomier ones give up the difference in free bytes. */
-int equalize_space(int rootfd, uint64_t extra_bytes)
+int equalize_space(int rootfd, uint64_t extra_bytes, uint64_t *filled)
 {
     int dirfd = openat(rootfd, FILLER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dirfd < 0)
         return -errno;
-    int rc = grow_space_file(dirfd, extra_bytes);
+    int rc = grow_space_file(dirfd, extra_bytes, filled);
     close(dirfd);
     return rc;
 }
 
 /* ---- over a set of backends, once before a run (or a replay) ---- */
 
-static int eq_pass(struct backend **be, int n, struct free_counts *fc, const struct free_counts *min,
-                   int pass, struct free_counts *applied)
+struct eq {
+    struct backend **be;
+    int n;
+    struct free_counts *fc, *applied, min;
+    int min_fs;                 /* the fs with the least free bytes */
+    uint64_t limit;
+    unsigned warned;            /* bit i: fs i was told it is over the limit */
+};
+
+/* A difference above the limit is left as it is: filling part of it would not make ENOSPC
+ * fall at the same point, and a fill of that size costs memory (RefFS) or time (replays). */
+static int eq_space(struct eq *q, int i)
 {
-    for (int i = 0; i < n; i++) {
-        struct backend *b = be[i];
+    struct backend *b = q->be[i];
+    uint64_t extra = q->fc[i].bytes - q->min.bytes, filled = 0;
+    if (extra > q->limit) {
+        if (!(q->warned & (1u << i)))
+            fprintf(stderr, "metis: warning: fs %s has %llu MiB more free space than fs %s, above "
+                    "equalize_limit (%llu MiB): left unfilled, so ENOSPC may come at different "
+                    "points\n", b->cfg->name, (unsigned long long)(extra >> 20),
+                    q->be[q->min_fs]->cfg->name, (unsigned long long)(q->limit >> 20));
+        q->warned |= 1u << i;
+        return 0;
+    }
+    int rc = equalize_space(b->rootfd, extra, &filled);
+    q->applied[i].bytes += filled;
+    return rc;
+}
+
+static int eq_inodes(struct eq *q, int i)
+{
+    uint64_t extra = q->fc[i].inodes - q->min.inodes;
+    int rc = equalize_inodes(q->be[i]->rootfd, extra);
+    q->applied[i].inodes += rc == 0 ? extra : 0;
+    return rc;
+}
+
+static int eq_pass(struct eq *q, int pass)
+{
+    for (int i = 0; i < q->n; i++) {
+        struct backend *b = q->be[i];
         if (b->ops->begin(b) < 0)
             return -1;
-        int rc = 0;
-        if (pass == 1) {
-            applied[i].inodes = fc[i].inodes - min->inodes;
-            rc = equalize_inodes(b->rootfd, applied[i].inodes);
-            if (rc == -E2BIG)
-                applied[i].inodes = 0;
-        } else if (pass == 2) {
-            rc = equalize_space(b->rootfd, fc[i].bytes - min->bytes);
-            applied[i].bytes += rc == 0 ? fc[i].bytes - min->bytes : 0;
-        }
+        int rc = pass == 1 ? eq_inodes(q, i) : pass == 2 ? eq_space(q, i) : 0;
         /* Best effort: a fill the fs cannot hold, or too many inodes to fill, leaves a difference
-         * that the caller reports; it is not a reason to give up the run. */
-        if (rc == 0 || rc == -E2BIG || rc == -ENOSPC)
-            rc = free_counts(b->rootfd, &fc[i]);
+         * that the summary reports; it is not a reason to give up the run. */
+        if (rc == 0 || rc == -E2BIG || rc == -ENOSPC || rc == -EFBIG)
+            rc = free_counts(b->rootfd, &q->fc[i]);
         if (rc < 0)
             snprintf(b->err, sizeof b->err, "%s: equalizing free space: %s", b->cfg->name,
                      strerror(-rc));
@@ -129,34 +212,39 @@ static int eq_pass(struct backend **be, int n, struct free_counts *fc, const str
     return 0;
 }
 
-static void eq_minimum(const struct free_counts *fc, int n, struct free_counts *min)
+static void eq_minimum(struct eq *q)
 {
-    *min = fc[0];
-    for (int i = 1; i < n; i++) {
-        if (fc[i].inodes < min->inodes)
-            min->inodes = fc[i].inodes;
-        if (fc[i].bytes < min->bytes)
-            min->bytes = fc[i].bytes;
+    q->min = q->fc[0];
+    q->min_fs = 0;
+    for (int i = 1; i < q->n; i++) {
+        if (q->fc[i].inodes < q->min.inodes)
+            q->min.inodes = q->fc[i].inodes;
+        if (q->fc[i].bytes < q->min.bytes) {
+            q->min.bytes = q->fc[i].bytes;
+            q->min_fs = i;
+        }
     }
 }
 
 int equalize_backends(struct backend **be, int n, struct free_counts *fc,
-                      struct free_counts *applied)
+                      struct free_counts *applied, uint64_t limit)
 {
-    struct free_counts min;
+    struct eq q = { be, n, fc, applied, { 0, 0, 0 }, 0, limit, 0 };
     memset(applied, 0, (size_t)n * sizeof *applied);
-    if (eq_pass(be, n, fc, NULL, 0, applied) < 0 || n < 2)
+    if (eq_pass(&q, 0) < 0 || n < 2)
         return n < 2 ? 0 : -1;
-    eq_minimum(fc, n, &min);
-    if (eq_pass(be, n, fc, &min, 1, applied) < 0)
+    eq_minimum(&q);
+    if (eq_pass(&q, 1) < 0)
         return -1;
     /* Twice: block sizes differ, so the first fill can overshoot by up to a block. */
     for (int k = 0; k < 2; k++) {
-        eq_minimum(fc, n, &min);
-        if (eq_pass(be, n, fc, &min, 2, applied) < 0)
+        eq_minimum(&q);
+        if (eq_pass(&q, 2) < 0)
             return -1;
     }
-    return 0;
+    /* A fill spread over several files took inodes of its own: equal them again. */
+    eq_minimum(&q);
+    return eq_pass(&q, 1);
 }
 
 #define SLACK_XATTR "user.metis-fill"
@@ -181,14 +269,14 @@ static int take_slack(int rootfd, uint64_t n)
     return 0;
 }
 
-/* The space part of fill_one: whole blocks in the space file, the rest as slack. */
+/* The space part of fill_one: whole blocks in the space files, the rest as slack. */
 static int fill_space(int rootfd, uint64_t free, uint64_t left, struct free_counts *applied)
 {
     uint64_t take = free > left ? free - left : 0;
-    uint64_t blocks = take / FILL_BLOCK * FILL_BLOCK;
-    int rc = blocks ? equalize_space(rootfd, blocks) : 0;
+    uint64_t blocks = take / FILL_BLOCK * FILL_BLOCK, filled = 0;
+    int rc = blocks ? equalize_space(rootfd, blocks, &filled) : 0;
+    applied->bytes += filled;
     if (rc == 0) {
-        applied->bytes += blocks;
         applied->slack = take - blocks;
         rc = take_slack(rootfd, applied->slack);
     }
@@ -196,25 +284,25 @@ static int fill_space(int rootfd, uint64_t free, uint64_t left, struct free_coun
 }
 
 /* One backend's part of equalize_fill: the filler directory made first (a run of one fs has
- * none yet), then inode fillers numbered on from the ones it has, then space. */
+ * none yet), then more inode fillers, then space. */
 static int fill_one(struct backend *b, uint64_t bytes, uint64_t inodes, struct free_counts *fc,
                     struct free_counts *applied)
 {
     if (b->ops->begin(b) < 0)
         return -1;
-    int rc = equalize_inodes(b->rootfd, applied->inodes);
+    int rc = equalize_inodes(b->rootfd, 0);
     if (rc == 0)
         rc = free_counts(b->rootfd, fc);
     uint64_t more = inodes != UINT64_MAX && fc->inodes != UINT64_MAX && fc->inodes > inodes
                         ? fc->inodes - inodes : 0;
     if (rc == 0 && more && applied->inodes + more <= MAX_FILLER_INODES &&
-        (rc = equalize_inodes(b->rootfd, applied->inodes + more)) == 0)
+        (rc = equalize_inodes(b->rootfd, more)) == 0)
         applied->inodes += more;
     if (rc == 0)
         rc = free_counts(b->rootfd, fc);
     if (rc == 0 && bytes != UINT64_MAX)
         rc = fill_space(b->rootfd, fc->bytes, bytes, applied);
-    if (rc == 0 || rc == -ENOSPC)
+    if (rc == 0 || rc == -ENOSPC || rc == -EFBIG)
         rc = free_counts(b->rootfd, fc);
     if (rc < 0)
         snprintf(b->err, sizeof b->err, "%s: filling the device: %s", b->cfg->name, strerror(-rc));
@@ -235,6 +323,6 @@ int equalize_replay(int rootfd, const struct free_counts *applied)
     int rc = equalize_inodes(rootfd, applied->inodes);
     if (rc < 0 && rc != -E2BIG)
         return rc;
-    rc = equalize_space(rootfd, applied->bytes);
+    rc = equalize_space(rootfd, applied->bytes, NULL);
     return rc < 0 ? rc : take_slack(rootfd, applied->slack);
 }

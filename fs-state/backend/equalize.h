@@ -20,10 +20,11 @@ struct metis_config;
 
 int free_counts(int rootfd, struct free_counts *fc);
 /* Makes free inodes and bytes of every backend (set up, unmounted) as equal as fillers can:
- * fc receives what each has free afterwards, applied the fillers each got. -1 with the
- * message in the failing b->err. */
+ * fc receives what each has free afterwards, applied the fillers each got. A difference in
+ * bytes above limit is left (with a warning on stderr). -1 with the message in the failing
+ * b->err. */
 int equalize_backends(struct backend **be, int n, struct free_counts *fc,
-                      struct free_counts *applied);
+                      struct free_counts *applied, uint64_t limit);
 /* After equalization: more fillers on every backend, until only bytes and inodes are free
  * (UINT64_MAX: leave that count alone; inodes only when at most 4096 more fillers do it; the
  * part of bytes below a block as an xattr of the filler, where the fs takes one); fc and
@@ -33,6 +34,8 @@ int equalize_fill(struct backend **be, int n, uint64_t bytes, uint64_t inodes,
 /* Makes the same fillers again on a freshly mounted fs that keeps no image (restore by replay). */
 int equalize_replay(int rootfd, const struct free_counts *applied);
 int equalize_inodes(int rootfd, uint64_t extra_inodes);
-int equalize_space(int rootfd, uint64_t extra_bytes);
+/* Fills extra_bytes over as many filler files as it takes; *filled (may be NULL) is what the
+ * fs took. 0 or -errno (-EFBIG: the files took no more, -ENOSPC: the fs took no more). */
+int equalize_space(int rootfd, uint64_t extra_bytes, uint64_t *filled);
 
 #endif

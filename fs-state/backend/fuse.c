@@ -1,7 +1,10 @@
-/* FUSE (any mount command) backend: image-backed states like kernel, or fresh mounts + replay. */
+/* FUSE (any mount command) backend: image-backed states like kernel, or a mount kept up and restored by the snapshot ioctls, logically, or by replay. */
 #include "backend.h"
 #include "common.h"
+#include "dumpback.h"
 #include "imgstore.h"
+#include "lrestore.h"
+#include "snapproto.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,8 +20,15 @@
  * With cfg->size > 0 the fs keeps its data in b->image (made with mkfs.<fstype> when fstype
  * is given, else left zeroed for the mount command to format): it is unmounted around every
  * step (unless remount = 0) and states are image snapshots. With no image the daemon holds the
- * state: it stays mounted, and restore remounts it empty and lets the engine replay the path.
+ * state and the fs stays mounted; cfg->restore chooses how a state comes back:
+ *   snapshot  the daemon answers the snapshot ioctls (snapproto.h): it saves and restores;
+ *   logical   saved states are recorded trees, restore applies the difference (lrestore.h);
+ *   replay    remount it empty and let the engine replay the search path;
+ *   auto      snapshot if the daemon answers the probe at setup, else logical.
  */
+enum fu_mode { FM_IMAGE, FM_SNAPSHOT, FM_LOGICAL, FM_REPLAY };
+static const char *const mode_names[] = { "image", "snapshot", "logical", "replay" };
+
 struct saved_id {
     UT_hash_handle hh;
     uint64_t id;
@@ -28,6 +38,12 @@ struct fpriv {
     struct backend_image im;
     struct saved_id *ids;       /* no image: the states the engine may ask to replay */
     int has_image;
+    enum fu_mode mode;
+    int ctlfd;                  /* snapshot: the root, for the ioctls */
+    struct dumpback dump;       /* snapshot: read-back by the daemon's dump, if it answers */
+    int by_dump;
+    struct lrestore *lr;        /* logical */
+    uint64_t replays, snapshot_restores;
     pid_t pid;                  /* the mount command while it runs (a daemon in the foreground) */
     int daemonizes;             /* -1 unknown; 1 if the mount command exits once mounted */
     char log[1100];
@@ -41,6 +57,7 @@ static struct fpriv *fp(struct backend *b)
         if (!p)
             return NULL;
         p->im.fd = -1;
+        p->ctlfd = -1;
         p->daemonizes = -1;
         b->priv = p;
     }
@@ -152,6 +169,9 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
     const char *tmpl = b->cfg->unmount_cmd[0] ? b->cfg->unmount_cmd : "fusermount3 -u {mnt}";
     double timeout = b->cfg->op_timeout > 0 ? b->cfg->op_timeout : 30;
     bk_close_root(b);
+    if (p->ctlfd >= 0)
+        close(p->ctlfd);
+    p->ctlfd = -1;
     if (bk_subst(b, tmpl, cmd, sizeof cmd) < 0)
         return bk_err(b, step, "unmount_cmd too long");
     int rc = run_cmd(timeout, out, sizeof out, "%s", cmd);
@@ -174,6 +194,42 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
 
 static void fu_teardown(struct backend *b);
 
+/* A daemon of the snapshot protocol may also hand its tree over in one request (the
+ * protocol's optional DUMP, README.md): readback = auto uses it, dump requires it. */
+static int choose_readback(struct backend *b, struct fpriv *p)
+{
+    const char *want = b->cfg->readback[0] ? b->cfg->readback : "auto";
+    if (strcmp(want, "vfs") == 0)
+        return 0;
+    if (p->mode != FM_SNAPSHOT)
+        return strcmp(want, "dump") == 0
+                   ? bk_err(b, "setup", "readback = dump needs the snapshot protocol (restore "
+                            "is %s)", mode_names[p->mode]) : 0;
+    if (dumpback_init(&p->dump, b, p->ctlfd, "the daemon") < 0)
+        return -1;
+    p->by_dump = dumpback_probe(&p->dump);
+    if (!p->by_dump && strcmp(want, "dump") == 0)
+        return bk_err(b, "setup", "readback = dump, but the fs does not answer REFFS_IOC_DUMP");
+    return 0;
+}
+
+/* Once mounted: how states of a daemon-held fs come back (see the top of this file). */
+static int choose_mode(struct backend *b, struct fpriv *p)
+{
+    const char *want = b->cfg->restore[0] ? b->cfg->restore : "auto";
+    int probe = strcmp(want, "auto") == 0 || strcmp(want, "snapshot") == 0;
+    int answers = probe ? snapproto_probe(b->mnt, &p->ctlfd) : 0;
+    if (answers < 0)
+        return bk_err(b, "setup", "cannot open %s: %s", b->mnt, strerror(errno));
+    if (strcmp(want, "snapshot") == 0 && !answers)
+        return bk_err(b, "setup", "restore = snapshot, but the fs does not answer the snapshot "
+                      "ioctls (REFFS_IOC_SAVE/DISCARD on its root)");
+    p->mode = answers ? FM_SNAPSHOT : strcmp(want, "replay") == 0 ? FM_REPLAY : FM_LOGICAL;
+    if (p->mode == FM_LOGICAL && !(p->lr = lr_open(b)))
+        return bk_err(b, "setup", "out of memory");
+    return choose_readback(b, p);
+}
+
 static int fu_setup_steps(struct backend *b, struct fpriv *p)
 {
     const struct fs_config *c = b->cfg;
@@ -183,10 +239,15 @@ static int fu_setup_steps(struct backend *b, struct fpriv *p)
         return -1;
     snprintf(p->log, sizeof p->log, "%s.log", b->mnt);
     p->has_image = c->size > 0;
+    p->mode = FM_IMAGE;
     if (p->has_image && (bimage_create(b, &p->im, c->size) < 0 ||
                          (c->fstype[0] && bimage_mkfs(b, c->fstype, c->size) < 0)))
         return -1;
-    return f_mount(b, p, "setup: first mount");
+    if (!p->has_image)
+        bk_pin_cpu();           /* every step is FUSE round trips to the daemon it starts */
+    if (f_mount(b, p, "setup: first mount") < 0)
+        return -1;
+    return p->has_image ? 0 : choose_mode(b, p);
 }
 
 static int fu_setup(struct backend *b)
@@ -212,6 +273,8 @@ static int fu_begin(struct backend *b)
         return -1;
     if (p->has_image)
         imgstore_file_changed(p->im.store);
+    if (p->lr)
+        lr_begin(p->lr);
     return bk_open_root(b);
 }
 
@@ -253,6 +316,12 @@ static int fu_save(struct backend *b, uint64_t id)
     struct fpriv *p = b->priv;
     if (!p || !p->set_up)
         return bk_err(b, "save", "not set up");
+    if (p->mode == FM_SNAPSHOT && snapproto_save(p->ctlfd, id) < 0)
+        return bk_err(b, "save", "state %llu: %s", (unsigned long long)id, strerror(errno));
+    if (p->mode == FM_SNAPSHOT)
+        return 0;
+    if (p->mode == FM_LOGICAL && lr_save(p->lr, b, id) < 0)
+        return -1;
     if (!p->has_image)
         return remember(b, p, id);   /* the engine's replay path is the state */
     if (b->mounted) {
@@ -278,6 +347,7 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
     if ((b->mounted && f_unmount(b, p, "restore: unmount") < 0) ||
         f_mount(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
         return -1;
+    p->replays++;
     int rc = b->replay_fn(b->replay_ctx, b, id);
     bk_close_root(b);
     if (rc < 0 && !b->err[0])
@@ -286,11 +356,30 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
     return rc < 0 ? -1 : 0;
 }
 
+/* The fallback of a logical restore that missed. */
+static int replay_fallback(struct backend *b, uint64_t id)
+{
+    return replay(b, b->priv, id);
+}
+
+static int snapshot_restore(struct backend *b, struct fpriv *p, uint64_t id)
+{
+    p->snapshot_restores++;
+    if (snapproto_restore(p->ctlfd, id) == 0)
+        return 0;
+    return bk_err(b, "restore", "state %llu: %s", (unsigned long long)id,
+                  errno == ENOENT ? "never saved (or discarded)" : strerror(errno));
+}
+
 static int fu_restore(struct backend *b, uint64_t id)
 {
     struct fpriv *p = b->priv;
     if (!p || !p->set_up)
         return bk_err(b, "restore", "not set up");
+    if (p->mode == FM_SNAPSHOT)
+        return snapshot_restore(b, p, id);
+    if (p->mode == FM_LOGICAL)
+        return lr_restore(p->lr, b, id, replay_fallback);
     if (!p->has_image)
         return replay(b, p, id);
     if (!imgstore_has(p->im.store, id))
@@ -306,8 +395,12 @@ static void fu_discard(struct backend *b, uint64_t id)
     struct fpriv *p = b->priv;
     if (p && p->has_image && p->im.store)
         imgstore_discard(p->im.store, id);
+    else if (p && p->mode == FM_SNAPSHOT)
+        snapproto_discard(p->ctlfd, id);
     else if (p)
         forget(p, id);
+    if (p && p->lr)
+        lr_discard(p->lr, id);
 }
 
 static int fu_export(struct backend *b, uint64_t id, const char *dir, char *out, size_t outlen)
@@ -326,6 +419,9 @@ static void fu_teardown(struct backend *b)
     if (!p)
         return;
     bk_close_root(b);
+    if (p->ctlfd >= 0)
+        close(p->ctlfd);
+    p->ctlfd = -1;
     if ((b->mounted || bk_is_mounted(b->mnt)) && f_unmount(b, p, "teardown") < 0) {
         bk_unmount(b->mnt, 1.0);        /* lazy if still busy */
         b->mounted = 0;
@@ -336,6 +432,10 @@ static void fu_teardown(struct backend *b)
     if (p->has_image)
         bimage_destroy(b, &p->im);
     forget(p, UINT64_MAX);
+    lr_close(p->lr);
+    p->lr = NULL;
+    dumpback_free(&p->dump);
+    p->by_dump = 0;
     if (p->log[0])
         unlink(p->log);
     p->set_up = 0;
@@ -345,7 +445,48 @@ static void fu_teardown(struct backend *b)
 static uint64_t fu_held_bytes(struct backend *b)
 {
     struct fpriv *p = b->priv;
+    if (p && p->mode == FM_SNAPSHOT && p->ctlfd >= 0)
+        return snapproto_held_bytes(p->ctlfd);
+    if (p && p->lr)
+        return lr_held_bytes(p->lr);
     return p && p->has_image && p->im.store ? imgstore_bytes(p->im.store) : 0;
+}
+
+/* Logical mode records the tree as it reads it back: the one walk serves both. */
+static int fu_read_back(struct backend *b, const struct abstract_opts *o, unsigned char *out,
+                        FILE *listing)
+{
+    struct fpriv *p = b->priv;
+    if (p && p->lr)
+        return lr_read_back(p->lr, b, o, out, listing);
+    if (p && p->by_dump)
+        return dumpback_read_back(&p->dump, b, o, out, listing);
+    return bk_walk(b, o, out, listing);
+}
+
+static void logical_stats(const struct lr_counts *n, FILE *json)
+{
+    fprintf(json, ",\"logical_restores\":%llu,\"verified\":%llu,\"fallbacks\":%llu,"
+            "\"already_there\":%llu", (unsigned long long)n->logical,
+            (unsigned long long)n->verified, (unsigned long long)n->fallbacks,
+            (unsigned long long)n->unchanged);
+    fprintf(json, ",\"logical_calls\":{\"removed\":%llu,\"created\":%llu,\"rewritten\":%llu,"
+            "\"attributes\":%llu}", (unsigned long long)n->removed,
+            (unsigned long long)n->created, (unsigned long long)n->rewritten,
+            (unsigned long long)n->meta);
+}
+
+static void fu_stats(struct backend *b, FILE *json)
+{
+    struct fpriv *p = b->priv;
+    if (!p)
+        return;
+    fprintf(json, "\"restore\":\"%s\",\"readback\":\"%s\",\"replays\":%llu",
+            mode_names[p->mode], p->by_dump ? "dump" : "vfs", (unsigned long long)p->replays);
+    if (p->mode == FM_SNAPSHOT)
+        fprintf(json, ",\"snapshot_restores\":%llu", (unsigned long long)p->snapshot_restores);
+    if (p->lr)
+        logical_stats(lr_counts(p->lr), json);
 }
 
 const struct backend_ops backend_fuse_ops = {
@@ -358,4 +499,6 @@ const struct backend_ops backend_fuse_ops = {
     .export_state = fu_export,
     .teardown = fu_teardown,
     .held_bytes = fu_held_bytes,
+    .read_back = fu_read_back,
+    .stats = fu_stats,
 };

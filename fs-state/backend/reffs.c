@@ -1,12 +1,10 @@
 /* RefFS backend: the bin/reffs daemon mounted once; states saved and restored by its ioctls. */
 #include "backend.h"
 #include "common.h"
-#include "reffs_dump.h"
+#include "dumpback.h"
 #include "reffs_ioctl.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -25,10 +23,7 @@ struct rpriv {
     int ctlfd;                  /* root of the mount, kept open for the ioctls */
     char log[1100];             /* the daemon's stdout and stderr */
     int set_up;
-    char dump[1100];            /* where REFFS_IOC_DUMP writes the tree */
-    void *dbuf;                 /* the dump read back, reused */
-    size_t dcap;
-    uint64_t reads;             /* read-backs so far, for readback_check */
+    struct dumpback dump;       /* read-back by REFFS_IOC_DUMP */
 };
 
 static struct rpriv *rp(struct backend *b)
@@ -80,20 +75,6 @@ static void log_tail(const char *path, char *out, size_t outlen)
     out[strcspn(out, "\n")] = 0;
 }
 
-/* A FUSE round trip costs ~6 us when the caller and the daemon share a CPU, but 40-120 us when
- * the reply must wake the other, idle vCPU (measured: reffs-only 552 ops/s unpinned, 2,500
- * pinned). This thread does all of this fs's work, and the daemon inherits its CPU. */
-static void pin_to_current_cpu(void)
-{
-    int cpu = sched_getcpu();
-    cpu_set_t set;
-    if (cpu < 0)
-        return;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-}
-
 static int start_daemon(struct backend *b, struct rpriv *p)
 {
     char bin[PATH_MAX], opts[512], tail[512];
@@ -109,7 +90,7 @@ static int start_daemon(struct backend *b, struct rpriv *p)
     char *argv[] = { bin, "-f", "-o", opts, b->mnt, NULL };
     snprintf(p->log, sizeof p->log, "%s.log", b->mnt);
     int logfd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    pin_to_current_cpu();
+    bk_pin_cpu();
     p->pid = bk_spawn(argv, logfd);
     if (logfd >= 0)
         close(logfd);
@@ -142,20 +123,6 @@ static int open_ctl(struct backend *b, struct rpriv *p)
 
 static void r_teardown(struct backend *b);
 
-/* Beside where an image would be (in /dev/shm, swept with the run): the dump is written and
- * read once per operation, and tmpfs keeps that off any disk. */
-static int make_dump_path(struct backend *b, struct rpriv *p)
-{
-    char dir[sizeof b->image];
-    snprintf(dir, sizeof dir, "%s", b->image);
-    char *slash = strrchr(dir, '/');
-    *slash = '\0';
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-        return bk_err(b, "setup", "cannot make %s: %s", dir, strerror(errno));
-    snprintf(p->dump, sizeof p->dump, "%s/%s.dump", dir, b->cfg->name);
-    return 0;
-}
-
 static int r_setup(struct backend *b)
 {
     struct rpriv *p = rp(b);
@@ -163,8 +130,8 @@ static int r_setup(struct backend *b)
         return bk_err(b, "setup", "out of memory");
     if (p->set_up)
         return bk_err(b, "setup", "already set up");
-    if (bk_make_mnt(b) == 0 && make_dump_path(b, p) == 0 && start_daemon(b, p) == 0 &&
-        open_ctl(b, p) == 0) {
+    if (bk_make_mnt(b) == 0 && start_daemon(b, p) == 0 && open_ctl(b, p) == 0 &&
+        dumpback_init(&p->dump, b, p->ctlfd, "RefFS") == 0) {
         p->set_up = 1;
         return 0;
     }
@@ -261,12 +228,7 @@ static void r_teardown(struct backend *b)
     if (p->log[0])
         unlink(p->log);
     p->log[0] = 0;
-    if (p->dump[0])
-        unlink(p->dump);
-    p->dump[0] = 0;
-    free(p->dbuf);
-    p->dbuf = NULL;
-    p->dcap = 0;
+    dumpback_free(&p->dump);
     p->set_up = 0;
     bk_remove_mnt(b);
 }
@@ -282,95 +244,6 @@ static int uses_dump(const struct backend *b)
            (strcmp(mode, "auto") == 0 && !strstr(b->cfg->reffs_opts, "mutation="));
 }
 
-static int read_dump(struct backend *b, struct rpriv *p, size_t *len)
-{
-    struct reffs_ioc_file f;
-    memset(&f, 0, sizeof f);
-    memcpy(f.path, p->dump, strlen(p->dump) + 1);
-    if (ioctl(p->ctlfd, REFFS_IOC_DUMP, &f) < 0)
-        return bk_err(b, "read-back", "dump to %s: %s", p->dump, strerror(errno));
-    if (f.key > p->dcap) {
-        void *n = realloc(p->dbuf, f.key);
-        if (!n)
-            return bk_err(b, "read-back", "out of memory for a %llu-byte dump",
-                          (unsigned long long)f.key);
-        p->dbuf = n;
-        p->dcap = f.key;
-    }
-    int fd = open(p->dump, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : pread(fd, p->dbuf, f.key, 0);
-    if (fd >= 0)
-        close(fd);
-    if (n != (ssize_t)f.key)
-        return bk_err(b, "read-back", "reading %s: %s", p->dump, n < 0 ? strerror(errno) : "short");
-    *len = f.key;
-    return 0;
-}
-
-static int dump_digest(struct backend *b, const struct abstract_opts *o, unsigned char *out,
-                       FILE *listing)
-{
-    struct rpriv *p = b->priv;
-    size_t len;
-    if (read_dump(b, p, &len) < 0)
-        return -1;
-    int n = reffs_dump_digest(p->dbuf, len, o, out, listing);
-    if (n < 0)
-        return bk_err(b, "read-back", "digesting the dump: %s", strerror(-n));
-    return n;
-}
-
-/* The first line where two listings differ, for the message. */
-static void first_difference(const char *a, const char *b, char *out, size_t outlen)
-{
-    while (*a && *b) {
-        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
-        if (la != lb || memcmp(a, b, la) != 0)
-            break;
-        a += la + (a[la] != 0);
-        b += lb + (b[lb] != 0);
-    }
-    int la = (int)strcspn(a, "\n"), lb = (int)strcspn(b, "\n");
-    snprintf(out, outlen, "RefFS has '%.*s%s', the mount shows '%.*s%s'", la > 150 ? 150 : la, a,
-             la > 150 ? "..." : "", lb > 150 ? 150 : lb, b, lb > 150 ? "..." : "");
-}
-
-static char *listing_of(struct backend *b, const struct abstract_opts *o, int walk)
-{
-    unsigned char d[ABSTRACT_MAX_DIGEST];
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
-    int rc = walk ? bk_walk(b, o, d, f) : dump_digest(b, o, d, f);
-    fclose(f);
-    if (rc < 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
-/* RefFS's state and what the kernel shows of it must agree; if they do not, restores left
- * a stale kernel cache or the daemon answers wrongly, and every comparison is suspect. */
-static int cross_check(struct backend *b, const struct abstract_opts *o, const unsigned char *d,
-                       int n)
-{
-    unsigned char w[ABSTRACT_MAX_DIGEST];
-    int wn = bk_walk(b, o, w, NULL);
-    if (wn < 0)
-        return -1;
-    if (wn == n && memcmp(w, d, (size_t)n) == 0)
-        return n;
-    char *dumped = listing_of(b, o, 0), *walked = listing_of(b, o, 1), diff[600];
-    first_difference(dumped ? dumped : "", walked ? walked : "", diff, sizeof diff);
-    free(dumped);
-    free(walked);
-    return bk_err(b, "read-back", "RefFS's own tree and the kernel's view of it differ (%s): "
-                  "a RefFS bug; set readback = vfs to compare the kernel's view only", diff);
-}
-
 /* RefFS hands its tree over in one ioctl: a walk through FUSE costs a round trip per
  * listxattr alone. Every readback_check-th time (and for every listing) the mount is
  * walked too, and the two must agree. */
@@ -382,11 +255,7 @@ static int r_read_back(struct backend *b, const struct abstract_opts *o, unsigne
         return bk_err(b, "read-back", "not set up");
     if (!uses_dump(b))
         return bk_walk(b, o, out, listing);
-    int n = dump_digest(b, o, out, listing);
-    int every = b->cfg->readback_check;
-    if (n >= 0 && (listing || (every > 0 && ++p->reads % (uint64_t)every == 0)))
-        return cross_check(b, o, out, n);
-    return n;
+    return dumpback_read_back(&p->dump, b, o, out, listing);
 }
 
 static uint64_t r_held_bytes(struct backend *b)

@@ -22,6 +22,11 @@ for fs, t in s.get("time_per_op_us", {}).items():
     print("    %-18s us/op: restore+mount %.0f  op %.0f  abstract %.0f  unmount+save %.0f%s" %
           (fs, t["restore_mount"], t["operation"], t["abstract"], t["unmount_save"],
            "  crash %.0f" % t["crash"] if t.get("crash", 0) >= 1 else ""))
+for fs, b in s.get("backends", {}).items():
+    if b.get("restore") in ("snapshot", "logical", "replay"):
+        keys = ("restore", "replays", "snapshot_restores", "logical_restores", "verified",
+                "fallbacks", "already_there")
+        print("    %-18s %s" % (fs, " ".join("%s=%s" % (k, b[k]) for k in keys if k in b)))
 PY
   else
     echo "$name: no summary ($(tail -n1 "$out/$name.log"))"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +58,22 @@ static void add_line(struct lines *l, const char *s)
     l->v[l->n++] = strdup(s);
 }
 
+/* "name=value,..." of a file's or directory's xattrs, in listing order (sorted below). */
+static void xattr_text(int dirfd, const char *name, char *out, size_t outlen)
+{
+    char list[1024], val[256];
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    ssize_t n = fd < 0 ? -1 : flistxattr(fd, list, sizeof list);
+    out[0] = 0;
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(list + i) + 1) {
+        ssize_t v = fgetxattr(fd, list + i, val, sizeof val - 1);
+        val[v < 0 ? 0 : v] = 0;
+        snprintf(out + strlen(out), outlen - strlen(out), "%s=%s,", list + i, val);
+    }
+    if (fd >= 0)
+        close(fd);
+}
+
 static unsigned long content_sum(int dirfd, const char *name)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW);
@@ -80,7 +97,7 @@ static void list_dir(int dirfd, const char *prefix, struct lines *out)
     if (!d)
         die("fdopendir");
     while ((e = readdir(d))) {
-        char line[2048], path[1024], target[512] = "";
+        char line[2048], path[1024], target[512] = "", xattrs[512] = "";
         struct stat st;
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
             (!*prefix && !strcmp(e->d_name, "lost+found")))
@@ -93,9 +110,12 @@ static void list_dir(int dirfd, const char *prefix, struct lines *out)
             sum = content_sum(dirfd, e->d_name);
         if (S_ISLNK(st.st_mode))
             target[readlinkat(dirfd, e->d_name, target, sizeof target - 1)] = 0;
-        snprintf(line, sizeof line, "%s mode=%o size=%lld nlink=%lu sum=%lx link=%s", path,
-                 st.st_mode, S_ISDIR(st.st_mode) ? 0LL : (long long)st.st_size,
-                 S_ISDIR(st.st_mode) ? 0UL : (unsigned long)st.st_nlink, sum, target);
+        else
+            xattr_text(dirfd, e->d_name, xattrs, sizeof xattrs);
+        snprintf(line, sizeof line, "%s mode=%o size=%lld nlink=%lu sum=%lx link=%s owner=%u:%u "
+                 "xattrs=%s", path, st.st_mode, S_ISDIR(st.st_mode) ? 0LL : (long long)st.st_size,
+                 S_ISDIR(st.st_mode) ? 0UL : (unsigned long)st.st_nlink, sum, target,
+                 (unsigned)st.st_uid, (unsigned)st.st_gid, xattrs);
         add_line(out, line);
         if (S_ISDIR(st.st_mode)) {
             int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY);
@@ -145,20 +165,42 @@ static void put_file(int dirfd, const char *name, char fill, size_t len)
     free(buf);
 }
 
+/* A 2 MiB file with data at 0 and at 1.5 MiB only: large enough to be read by data ranges. */
+static void put_sparse(int dirfd, const char *name, char fill)
+{
+    int fd = openat(dirfd, name, O_WRONLY | O_CREAT, 0644);
+    char buf[5000];
+    memset(buf, fill, sizeof buf);
+    if (fd < 0 || pwrite(fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf ||
+        pwrite(fd, buf, 100, 3 << 19) != 100 || ftruncate(fd, 2 << 20) < 0)
+        die("sparse file");
+    close(fd);
+}
+
 static void tree_one(int r)
 {
-    if (mkdirat(r, "d1", 0755) < 0 || symlinkat("d1/b", r, "ln") < 0)
+    if (mkdirat(r, "d1", 0755) < 0 || symlinkat("d1/b", r, "ln") < 0 ||
+        setxattr(drv_b->mnt, "user.root", "r1", 2, 0) < 0)
         die("tree one");
     put_file(r, "a", 'a', 3);
     put_file(r, "d1/b", 'b', 5000);
+    put_sparse(r, "big", 'x');
 }
 
 static void tree_two(int r)
 {
-    if (unlinkat(r, "a", 0) < 0 || mkdirat(r, "d2", 0700) < 0 || linkat(r, "d1/b", r, "d2/hl", 0))
+    if (unlinkat(r, "a", 0) < 0 || mkdirat(r, "d2", 0700) < 0 || linkat(r, "d1/b", r, "d2/hl", 0) ||
+        fchmodat(r, "d1/b", 04751, 0) < 0 || fchownat(r, "d2", 1000, 1000, 0) < 0 ||
+        unlinkat(r, "ln", 0) < 0 || symlinkat("elsewhere", r, "ln") < 0 ||
+        removexattr(drv_b->mnt, "user.root") < 0)
         die("tree two");
     put_file(r, "d1/b", 'B', 9000);
     put_file(r, "d2/c", 'c', 1);
+    put_sparse(r, "big", 'y');
+    int fd = openat(r, "d2/c", O_RDONLY);
+    if (fd < 0 || fsetxattr(fd, "user.k", "v2", 2, 0) < 0)
+        die("tree two: xattr");
+    close(fd);
 }
 
 static int same_files(const char *a, const char *b)
@@ -225,10 +267,49 @@ static void scribble(int r)
         die("scribble");
 }
 
+static int drv_bad_replay;                 /* --bad-replay: replay reaches the wrong state */
+static int drv_fallback;                   /* --fallback-check: logical_checks */
+
+/* A change behind the backend's back (no begin): a logical restore built on what it recorded
+ * misses, and must fall back to replay. */
+static void behind_the_back(void)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/stray", drv_b->mnt);
+    int fd = open(path, O_WRONLY | O_CREAT, 0644);
+    if (fd < 0)
+        die("stray file");
+    close(fd);
+}
+
+/* Logical restores: a stale record falls back to replay; a replay that misses too fails. */
+static void logical_checks(const char *s1)
+{
+    check(drv_b->ops->restore(drv_b, 0), "restore 0 for the fallback");
+    behind_the_back();
+    if (drv_bad_replay) {
+        if (drv_b->ops->restore(drv_b, 1) == 0)
+            die("a restore that neither logical restore nor replay reach succeeded");
+        printf("ok bad replay refused: %s\n", drv_b->err);
+        return;
+    }
+    check(drv_b->ops->restore(drv_b, 1), "restore 1 by fallback");
+    expect_state("restore 1 by fallback", s1);
+}
+
+static void print_stats(void)
+{
+    if (!drv_b->ops->stats)
+        return;
+    printf("stats: {");
+    drv_b->ops->stats(drv_b, stdout);
+    printf("}\n");
+}
+
 /* What the engine does for a fuse fs without an image: redo the path from an empty fs. */
 static int drv_replay(void *ctx, struct backend *b, uint64_t id)
 {
-    if (id >= 1)
+    if (id >= 1 && !drv_bad_replay)
         tree_one(b->rootfd);
     if (id >= 2)
         tree_two(b->rootfd);
@@ -322,7 +403,12 @@ static void roundtrip(int nbench, int no_restore_check)
         if (drv_b->ops->export_state(drv_b, 1, drv_dir, out, sizeof out) == 0)
             die("export without an image succeeded");
         printf("ok export refused: %s\n", drv_b->err);
-        return;                            /* replayed states: nothing to time */
+        if (drv_fallback || drv_bad_replay)
+            logical_checks(s1);
+        if (nbench > 0 && strcmp(drv_cfg.restore, "replay") != 0)
+            bench(nbench);
+        print_stats();
+        return;
     }
     check(drv_b->ops->export_state(drv_b, 1, drv_dir, out, sizeof out), "export");
     struct stat st;
@@ -339,7 +425,8 @@ static void usage(void)
     fprintf(stderr, "usage: backend-driver [--type kernel|reffs|fuse] [--fstype T] [--size N]\n"
                     "  [--mkfs-opts S] [--mount-opts S] [--mount-cmd S] [--unmount-cmd S]\n"
                     "  [--reffs-opts S] [--remount 0|1] [--run-id ID] [--name N] [--bench N]\n"
-                    "  [--workdir DIR]\n"
+                    "  [--workdir DIR] [--restore auto|snapshot|logical|replay] [--fallback-check]\n"
+                    "  [--bad-replay] [--readback auto|dump|vfs]\n"
                     "  roundtrip | setup-fail | crash | sweep\n");
     exit(2);
 }
@@ -351,7 +438,9 @@ int main(int argc, char **argv)
         { "mkfs-opts", 1, 0, 'k' }, { "mount-opts", 1, 0, 'o' }, { "mount-cmd", 1, 0, 'm' },
         { "unmount-cmd", 1, 0, 'u' }, { "reffs-opts", 1, 0, 'r' }, { "remount", 1, 0, 'R' },
         { "run-id", 1, 0, 'i' }, { "name", 1, 0, 'n' }, { "bench", 1, 0, 'b' },
-        { "workdir", 1, 0, 'w' }, { 0, 0, 0, 0 },
+        { "workdir", 1, 0, 'w' }, { "restore", 1, 0, 'x' }, { "bad-replay", 0, 0, 'B' },
+        { "fallback-check", 0, 0, 'F' }, { "readback", 1, 0, 'D' },
+        { 0, 0, 0, 0 },
     };
     int c, nbench = 0;
     drv_cfg.remount = 1;
@@ -375,6 +464,10 @@ int main(int argc, char **argv)
         case 'n': snprintf(drv_cfg.name, sizeof drv_cfg.name, "%s", optarg); break;
         case 'b': nbench = atoi(optarg); break;
         case 'w': drv_workdir = optarg; break;
+        case 'x': snprintf(drv_cfg.restore, sizeof drv_cfg.restore, "%s", optarg); break;
+        case 'D': snprintf(drv_cfg.readback, sizeof drv_cfg.readback, "%s", optarg); break;
+        case 'B': drv_bad_replay = 1; break;
+        case 'F': drv_fallback = 1; break;
         default: usage();
         }
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# FUSE backend: fuse2fs on an image (remounted each step, image snapshots) and reffs without an image (replay).
+# FUSE backend: fuse2fs on an image (remounted each step, image snapshots) and reffs without an image (snapshot ioctls, logical restore, replay).
 set -u
 . "$(dirname "$0")/backend_driver.inc"
 BIN=${METIS_BIN:-$ROOT/bin}
@@ -19,8 +19,28 @@ else
 fi
 if [ -x "$BIN/reffs" ]; then
   drive "reffs through mount_cmd, no image: restore = fresh mount + replay" --type fuse \
-        --mount-cmd "$BIN/reffs -f {mnt}" roundtrip
-  drive "{bin} substitution, daemonizing" --type fuse --mount-cmd '{bin}/reffs {mnt}' roundtrip
+        --mount-cmd "$BIN/reffs -f {mnt}" --restore replay roundtrip
+  grep -q '"restore":"replay"' "$TMPD/out" || fail "restore = replay did not replay"
+  drive "{bin} substitution, daemonizing; auto finds the snapshot ioctls" --type fuse \
+        --mount-cmd '{bin}/reffs {mnt}' --bench 200 roundtrip
+  grep -q '"restore":"snapshot","readback":"dump","replays":0' "$TMPD/out" ||
+    fail "auto did not use the snapshot ioctls and the dump"
+  drive "snapshot ioctls, read back by walks" --type fuse --mount-cmd '{bin}/reffs {mnt}' \
+        --restore snapshot --readback vfs roundtrip
+  grep -q '"restore":"snapshot","readback":"vfs"' "$TMPD/out" || fail "readback = vfs was not honoured"
+  drive "no snapshot ioctls: auto restores logically; a stale record falls back to replay" \
+        --type fuse --mount-cmd '{bin}/reffs -o noopen,nosnapshots {mnt}' --bench 200 --fallback-check \
+        roundtrip
+  grep -q '"restore":"logical","readback":"vfs","replays":1,.*"fallbacks":1' "$TMPD/out" ||
+    fail "logical restore: not the one fallback expected"
+  drive "restore = logical forced on a daemon with the ioctls" --type fuse \
+        --mount-cmd '{bin}/reffs {mnt}' --restore logical roundtrip
+  grep -q '"restore":"logical","readback":"vfs","replays":0,.*"fallbacks":0' "$TMPD/out" ||
+    fail "restore = logical was not logical, or fell back"
+  drive "a replay that misses too is a failure naming the first differing entry" --type fuse \
+        --mount-cmd '{bin}/reffs {mnt}' --restore logical --bad-replay roundtrip
+  grep -q "^ok bad replay refused: .*neither logical restore nor replay reach it: the saved state has '/" \
+    "$TMPD/out" || fail "the failed replay's message"
   ran=1
 fi
 [ $ran -eq 1 ] || { echo "neither fuse2fs nor bin/reffs available"; exit 77; }
@@ -30,4 +50,12 @@ expect_fail "mount command fails" "^setup failed as expected: fs fuse: setup: fi
 expect_fail "mount command hangs" "^setup failed as expected: fs fuse: setup: first mount: 'sleep 30' did not mount .* in time" \
   --type fuse --mount-cmd 'sleep 30'
 expect_fail "no mount_cmd" '^setup failed as expected: fs fuse: setup: type=fuse needs mount_cmd' --type fuse
+if [ -x "$BIN/reffs" ]; then
+  expect_fail "restore = snapshot, but the daemon refuses the ioctls" \
+    "^setup failed as expected: fs fuse: setup: restore = snapshot, but the fs does not answer the snapshot ioctls" \
+    --type fuse --mount-cmd '{bin}/reffs -o nosnapshots {mnt}' --restore snapshot
+  expect_fail "readback = dump without the snapshot protocol" \
+    "^setup failed as expected: fs fuse: setup: readback = dump needs the snapshot protocol \(restore is logical\)" \
+    --type fuse --mount-cmd '{bin}/reffs -o nosnapshots {mnt}' --readback dump
+fi
 finish

@@ -471,3 +471,26 @@ Test(metis_config, errno_equiv_pairs)
                            sizeof err), -1);
     cr_assert(strstr(err, ":3: errno_equiv: 'EEXIST' is not ERRNO:ERRNO"), "%s", err);
 }
+
+Test(metis_config, fuse_restore_equalize_limit_and_format_exclusions)
+{
+    static struct metis_config c;
+    char err[512];
+    cr_assert_eq(cfgt_load("[fs r]\ntype = reffs\n[fs f]\ntype = fuse\nmount_cmd = x {mnt}\n"
+                           "[fs g]\ntype = fuse\nmount_cmd = y {mnt}\nrestore = logical\n"
+                           "[fs e]\ntype = fuse\nfstype = ext4\nsize = 1M\nmount_cmd = z\n",
+                           &c, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(c.run.equalize_limit, 1024ULL * 1024 * 1024);
+    cr_expect_str_eq(c.fs[1].restore, "auto");
+    cr_expect_str_eq(c.fs[2].restore, "logical");
+    cr_expect_str_eq(c.fs[1].exclude, "", "a fuse fs without fstype has no format to go by");
+    cr_expect_str_eq(c.fs[3].exclude, "lost+found", "ext4's, whoever mounts it");
+    cr_assert_eq(cfgt_load("[run]\nequalize_limit = 16M\n[fs f]\ntype = fuse\nmount_cmd = x\n"
+                           "restore = snapshot\n", &c, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(c.run.equalize_limit, 16ULL * 1024 * 1024);
+    cr_expect_str_eq(c.fs[0].restore, "snapshot");
+    cr_assert_eq(cfgt_load("[fs f]\ntype = fuse\nmount_cmd = x\nreadback = dump\n"
+                           "readback_check = 1\n", &c, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(c.fs[0].readback, "dump");
+    cr_expect_eq(c.fs[0].readback_check, 1);
+}

@@ -328,3 +328,18 @@ Test(metis_config_err, first_problem_wins)
     };
     CHECK_ALL(cases);
 }
+
+Test(metis_config_err, fuse_restore)
+{
+    static const struct cfge_case cases[] = {
+        { REF "[fs f]\ntype = fuse\nmount_cmd = x\nrestore = undo\n", 6,
+          "restore: 'undo' is not auto, snapshot, logical or replay" },
+        { REF "[fs f]\ntype = fuse\nmount_cmd = x\nsize = 1M\nrestore = logical\n", 7,
+          "[fs f]: restore applies to a fuse file system without size (with a size its states "
+          "are images)" },
+        { REF "restore = replay\n", 3, "[fs ref]: restore does not apply to a reffs file system" },
+        { REF "[run]\nequalize_limit = lots\n", 4,
+          "equalize_limit: 'lots' is not a size (bytes, or a number with K, M, G or T)" },
+    };
+    CHECK_ALL(cases);
+}

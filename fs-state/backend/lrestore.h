@@ -1,0 +1,41 @@
+/* Logical restore for a backend that keeps no snapshots: the recorded tree of every saved state, verified restores, replay as the fallback. */
+#ifndef METIS_LRESTORE_H
+#define METIS_LRESTORE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "backend.h"
+
+struct lrestore;
+
+/* What the summary reports. */
+struct lr_counts {
+    uint64_t logical;           /* restores tried logically */
+    uint64_t verified;          /* ... whose read-back had the saved state's digest */
+    uint64_t fallbacks;         /* ... that did not, and were replayed instead */
+    uint64_t unchanged;         /* verified ones that found the mount in the state already */
+    uint64_t removed, created, rewritten, meta;   /* the calls they made */
+};
+
+/* Brings the mount fresh to state id (unmount, mount, replay the search path); 0, or -1 with
+ * the message in b->err. */
+typedef int (*lr_replay_fn)(struct backend *b, uint64_t id);
+
+/* For b's file system (mounted at b->mnt for as long as it is used); NULL when out of memory. */
+struct lrestore *lr_open(const struct backend *b);
+void lr_close(struct lrestore *lr);
+/* An operation may follow: what was recorded of the mount no longer holds. */
+void lr_begin(struct lrestore *lr);
+/* The read-back (b->rootfd open): records the tree and gives its digest with options o. */
+int lr_read_back(struct lrestore *lr, struct backend *b, const struct abstract_opts *o,
+                 unsigned char *out, FILE *listing);
+/* Keeps the tree the mount holds as state id (recording it if no read-back did). */
+int lr_save(struct lrestore *lr, struct backend *b, uint64_t id);
+/* Makes the mount state id by the difference from what it holds; when the result's digest is
+ * not the saved one, by replay; when that misses too, -1 naming the first differing entry. */
+int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn replay);
+void lr_discard(struct lrestore *lr, uint64_t id);
+uint64_t lr_held_bytes(const struct lrestore *lr);
+const struct lr_counts *lr_counts(const struct lrestore *lr);
+
+#endif

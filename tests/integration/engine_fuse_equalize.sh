@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Free-space equalization cannot fail a run: a FUSE file system that refuses files above 1 MiB
+# gets the difference spread over several filler files; one that reports far more free space
+# than equalize_limit is left unfilled with a warning. summary.json says what was filled and left.
+. tests/lib/common.sh
+MiB=1048576
+write_cfg() {   # $1 = the fuse side's RefFS options
+  cat <<INI
+[run]
+ops = 150
+[fs ref]
+type = reffs
+size = 1M
+[fs big]
+type = fuse
+mount_cmd = {bin}/reffs -o noopen,$1 {mnt}
+[pool]
+dirs = 1
+files = 2
+INI
+}
+
+# 16 MiB free, at most 1 MiB per file: 15 MiB over 15 or so files, then inodes equal again.
+write_cfg "nosnapshots,capacity=16M,maxfilesize=1M" >"$T/efbig.ini"
+"$METIS_BIN/metis" run "$T/efbig.ini" --out "$T/efbig" 2>"$T/err"
+rc=$?
+cat "$T/err"
+[ $rc -eq 0 ] || fail "EFBIG: exit status $rc"
+python3 - "$T/efbig/summary.json" $MiB <<'PY' || fail "EFBIG: summary.json"
+import json, sys
+s, mib = json.load(open(sys.argv[1])), int(sys.argv[2])
+b, r = s["backends"]["big"], s["backends"]["ref"]
+print(r, b)
+assert s["status"] == "ok" and s["discrepancies"] == 0
+assert b["equalized_bytes"] >= 15 * mib - 65536, "the difference was not filled"
+assert b["unequal_bytes"] < 65536 and r["unequal_bytes"] < 65536, "free space still differs"
+assert b["unequal_inodes"] == 0 and r["unequal_inodes"] == 0, "the extra filler files' inodes"
+assert r["equalized_inodes"] > 1, "the reference got no inode fillers for the extra files"
+PY
+assert_no_leftovers "$(run_id_of "$T/err")"
+
+# 64 GiB free against 1 MiB: above equalize_limit (1 GiB), so nothing is filled.
+write_cfg "capacity=64G,maxfilesize=256M" >"$T/huge.ini"
+"$METIS_BIN/metis" run "$T/huge.ini" --out "$T/huge" 2>"$T/err"
+rc=$?
+cat "$T/err"
+[ $rc -eq 0 ] || fail "huge: exit status $rc"
+grep -q "warning: fs big has .* more free space than fs ref, above equalize_limit" "$T/err" ||
+  fail "huge: no warning"
+python3 - "$T/huge/summary.json" $MiB <<'PY' || fail "huge: summary.json"
+import json, sys
+s, mib = json.load(open(sys.argv[1])), int(sys.argv[2])
+b = s["backends"]["big"]
+print(b)
+assert s["status"] == "ok" and s["equalize_limit"] == 1024 * mib
+assert b["equalized_bytes"] == 0 and b["unequal_bytes"] > 60 * 1024 * mib, b
+PY
+assert_no_leftovers "$(run_id_of "$T/err")"
