@@ -4,6 +4,7 @@
 #include "input.h"
 #include "prepopulate.h"
 #include "util.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,7 @@ static int init_abstraction(struct fsgroup *g)
         const struct fs_config *fs = &g->cfg->fs[i];
         struct abstract_opts *o = &g->abs[i];
         o->hash = g->cfg->run.hash;
+        o->mtime = g->cfg->run.compare_mtime;
         snprintf(g->exclude[i], sizeof g->exclude[i], "%s%s%s", fs->exclude,
                  fs->exclude[0] ? "," : "", FILLER_DIR);
         o->exclude = g->exclude[i];
@@ -187,6 +189,7 @@ int fsgroup_open(struct fsgroup *g, const struct metis_config *cfg, const char *
     g->live = STEP_NO_STATE;
     if (init_abstraction(g) < 0 || init_plan(g) < 0)
         return -1;
+    op_set_insert_cap(config_file_extent(cfg));
     if (!fsset_workers && fsset_start(g->nfs) < 0)
         return gerr(g, "%s", "cannot start the file-system worker threads");
     if (g->nfs > fsset_workers && fsset_workers)
@@ -225,6 +228,8 @@ struct step_job {
     struct fsgroup *g;
     const struct op_args *args;  /* NULL: make the initial state */
     uint64_t from, to;
+    unsigned only;               /* bit i: run on fs i (0: on all) */
+    const struct op_result *skip;/* not NULL: leave the operation out and record this refusal */
 };
 
 int fsgroup_read_state(struct fsgroup *g, int i)
@@ -241,7 +246,7 @@ int fsgroup_read_state(struct fsgroup *g, int i)
 static int step_one(int i, void *ctx)
 {
     struct step_job *j = ctx;
-    if (i >= j->g->nfs)
+    if (i >= j->g->nfs || (j->only && !((j->only >> i) & 1)))
         return 0;
     struct backend *b = j->g->be[i];
     struct fs_outcome *o = &j->g->out[i];
@@ -250,7 +255,10 @@ static int step_one(int i, void *ctx)
         return -1;
     double t_op = now_seconds();
     o->res = (struct op_result){ 0, 0 };
-    if (j->args)
+    o->skipped = j->skip != NULL;
+    if (j->skip)
+        o->res = *j->skip;
+    else if (j->args)
         op_exec(b->rootfd, j->args, &o->res);
     else
         prepopulate_run(b->rootfd, j->g->plan, j->g->nplan);
@@ -269,7 +277,7 @@ static int step_one(int i, void *ctx)
 
 int fsgroup_initial(struct fsgroup *g)
 {
-    struct step_job j = { g, NULL, STEP_NO_STATE, 0 };
+    struct step_job j = { g, NULL, STEP_NO_STATE, 0, 0, NULL };
     if (fsgroup_run(g, step_one, &j, "initial state") < 0)
         return -1;
     for (int i = 0; i < g->nfs; i++)
@@ -278,13 +286,54 @@ int fsgroup_initial(struct fsgroup *g)
     return 0;
 }
 
+/* The file systems that list a's operation or variant as unsupported (bit i for fs i). */
+static unsigned gatekeepers(const struct fsgroup *g, const struct op_args *a)
+{
+    unsigned mask = 0;
+    int v = op_variant_of(a);
+    for (int i = 0; i < g->nfs; i++)
+        if (fs_unsupported(&g->cfg->fs[i], a->op, v))
+            mask |= 1u << i;
+    return mask;
+}
+
+/* The refusal of the first gatekeeper that answered EOPNOTSUPP, or NULL. */
+static const struct op_result *refusal(const struct fsgroup *g, unsigned gate)
+{
+    for (int i = 0; i < g->nfs; i++)
+        if (((gate >> i) & 1) && g->out[i].res.err == EOPNOTSUPP)
+            return &g->out[i].res;
+    return NULL;
+}
+
+/* Gatekeepers first; the others run the operation only if none of them refused it. The
+ * history (for replaying backends) records the operation either way: a replay makes the same
+ * refusal, and on a file system that skipped it the record is never reached alone. */
+static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate)
+{
+    unsigned all = g->nfs >= 32 ? ~0u : (1u << g->nfs) - 1;
+    struct op_result refused;
+    j->only = gate;
+    if (fsgroup_run(g, step_one, j, op_name(j->args->op)) < 0)
+        return -1;
+    const struct op_result *r = refusal(g, gate);
+    if (r)
+        refused = *r;
+    j->only = all & ~gate;
+    j->skip = r ? &refused : NULL;
+    g->unsupported_step = r != NULL;
+    return j->only ? fsgroup_run(g, step_one, j, op_name(j->args->op)) : 0;
+}
+
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to)
 {
-    struct step_job j = { g, a, from, to };
+    struct step_job j = { g, a, from, to, 0, NULL };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
+    unsigned gate = gatekeepers(g, a);
     if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, a) < 0)
         return -1;
-    if (fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
+    g->unsupported_step = 0;
+    if (gate ? gated_step(g, &j, gate) < 0 : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
         return -1;
     g->live = to;
     return 0;
@@ -297,6 +346,7 @@ int fsgroup_compare(struct fsgroup *g, int initial)
     for (int i = 1; i < g->nfs; i++) {
         struct fs_outcome *o = &g->out[i];
         o->differs = 0;
+        initial |= g->unsupported_step;   /* a refusal and a skip: nothing ran to compare */
         if (!initial && o->res.ret != ref->res.ret)
             o->differs |= DIFF_RET;
         if (!initial && o->res.err != ref->res.err &&

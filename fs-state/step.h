@@ -22,6 +22,8 @@ struct fs_outcome {
     unsigned char digest[ABSTRACT_MAX_DIGEST];
     int dlen;
     unsigned differs;            /* DIFF_* against the reference, after fsgroup_compare */
+    int skipped;                 /* the operation was not run here: a file system that lists it
+                                    `unsupported` refused it (res is that refusal) */
     double t_prepare, t_op, t_abstract, t_finish;
 };
 
@@ -43,6 +45,7 @@ struct fsgroup {
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     uint64_t live;               /* the state the file systems hold (STEP_NO_STATE: unsaved) */
+    int unsupported_step;        /* the last step was refused as `unsupported`: no ret/errno compare */
     char err[1400];              /* why the last call failed: one line */
 };
 
@@ -59,10 +62,12 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout);
  * state 0. */
 int fsgroup_initial(struct fsgroup *g);
 /* One step on every fs: restore(from) unless from is STEP_NO_STATE, the operation, the
- * read-back into out[], save(to) unless to is STEP_NO_STATE. */
+ * read-back into out[], save(to) unless to is STEP_NO_STATE. An operation (or variant) some
+ * fs lists as `unsupported` runs there first; if one refuses it with EOPNOTSUPP, the others
+ * do not run it (out[].skipped), so every state stays as it was and only the refusal shows. */
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to);
-/* Compares every fs's outcome with the reference's (initial: states only); sets out[].differs
- * and returns how many differ. */
+/* Compares every fs's outcome with the reference's (initial, or a step refused as unsupported:
+ * states only); sets out[].differs and returns how many differ. */
 int fsgroup_compare(struct fsgroup *g, int initial);
 /* Forgets saved state sid on every fs (-1 only when one did not answer in time). */
 int fsgroup_discard(struct fsgroup *g, uint64_t sid);

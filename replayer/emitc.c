@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/falloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,8 @@ static const char program_head[] =
     "#define _GNU_SOURCE\n"
     "#include <dirent.h>\n#include <errno.h>\n#include <fcntl.h>\n#include <stdint.h>\n"
     "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <sys/stat.h>\n"
-    "#include <sys/syscall.h>\n#include <sys/xattr.h>\n#include <unistd.h>\n\n"
+    "#include <sys/syscall.h>\n#include <sys/sysmacros.h>\n#include <sys/xattr.h>\n#include <unistd.h>\n"
+    "#include <linux/falloc.h>\n\n"
     "/* The bytes Metis writes: splitmix64 of the write's seed, 8 bytes at a time, little end first. */\n"
     "static uint64_t splitmix64(uint64_t *x)\n{\n"
     "    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);\n"
@@ -63,6 +65,18 @@ static const char program_head[] =
     "#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)\n"
     "    if (strerrorname_np(e))\n        return strerrorname_np(e);\n#endif\n"
     "    snprintf(num, sizeof num, \"%d\", e);\n    return num;\n}\n\n"
+    "/* copy_range: called again until the range is done or the source ends, as Metis does. */\n"
+    "static long copy_all(int in, int out, off_t off_in, off_t off_out, uint64_t len)\n{\n"
+    "    uint64_t total = 0;\n"
+    "    while (len > 0) {\n"
+    "        ssize_t n = copy_file_range(in, &off_in, out, &off_out, len > (64u << 20) ? (64u << 20) : len, 0);\n"
+    "        if (n < 0)\n            return -1;\n        if (n == 0)\n            break;\n"
+    "        total += (uint64_t)n;\n        len -= (uint64_t)n;\n    }\n"
+    "    return (long)total;\n}\n\n"
+    "/* Metis fails an INSERT_RANGE that would take a file past its run's per-file bound with EFBIG. */\n"
+    "static int insert_past_cap(int fd, uint64_t len)\n{\n"
+    "    struct stat st;\n"
+    "    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size + len > INSERT_CAP;\n}\n\n"
     "static int verbose;\n\n"
     "/* Prints one step; 1 when it differs from what the reference file system did. */\n"
     "static int report(int step, const char *text, long ret, int have, long ref_ret, int ref_err,\n"
@@ -107,7 +121,9 @@ static const char program_tree[] =
     "        if (!strcmp(name, \".\") || !strcmp(name, \"..\") || (root && excluded(name)))\n            continue;\n"
     "        snprintf(path, sizeof path, \"%s/%s\", dir, name);\n"
     "        if (lstat(path, &st) < 0)\n            continue;\n"
-    "        char type = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : '?';\n"
+    "        char type = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f'\n"
+    "                  : S_ISFIFO(st.st_mode) ? 'p' : S_ISSOCK(st.st_mode) ? 's' : S_ISCHR(st.st_mode) ? 'c'\n"
+    "                  : S_ISBLK(st.st_mode) ? 'b' : '?';\n"
     "        printf(\"%c %s mode=%04o uid=%u gid=%u nlink=%lu size=%lld\", type, path + 1,\n"
     "               (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid,\n"
     "               (unsigned long)st.st_nlink, (long long)st.st_size);\n"
@@ -143,6 +159,71 @@ static const char program_main[] =
     "                                : \"repro: every step did what the reference did\");\n"
     "    return differs ? 1 : 0;\n}\n";
 
+/* Closes fd in the program without disturbing errno. */
+#define CLOSE_KEEP(fd) "if (" fd " >= 0) { int e = errno; close(" fd "); errno = e; }"
+
+static void emit_fallocate(FILE *f, const struct op_args *a)
+{
+    fprintf(f, "    { int fd = open("); cstr(f, a->path + 1);
+    if (a->flags & FALLOC_FL_INSERT_RANGE)
+        fprintf(f, ", O_RDWR | O_NONBLOCK);\n      if (fd >= 0 && insert_past_cap(fd, %" PRIu64 "u)) {"
+                " errno = EFBIG; r = -1; } else\n      ", a->size);
+    else
+        fprintf(f, ", O_RDWR | O_NONBLOCK); ");
+    fprintf(f, "r = fd < 0 ? -1 : fallocate(fd, 0x%x, %" PRIu64 ", %" PRIu64 "); " CLOSE_KEEP("fd") " }\n",
+            (unsigned)a->flags, a->offset, a->size);
+}
+
+static void emit_copy_range(FILE *f, const struct op_args *a)
+{
+    fprintf(f, "    { int in = open("); cstr(f, a->path + 1);
+    fprintf(f, ", O_RDONLY | O_NONBLOCK), out = in < 0 ? -1 : open("); cstr(f, a->path2 + 1);
+    fprintf(f, ", O_WRONLY | O_NONBLOCK);\n      r = out < 0 ? -1 : copy_all(in, out, %" PRIu64 ", %"
+            PRIu64 ", %" PRIu64 "u);\n      " CLOSE_KEEP("out") " " CLOSE_KEEP("in") " }\n",
+            a->offset, a->offset2, a->size);
+}
+
+/* open_unlink: the name goes, the fd stays; then a write or truncate through it. */
+static void emit_open_unlink(FILE *f, const struct op_args *a)
+{
+    const char *p = a->path + 1;
+    fprintf(f, "    { int fd = open("); cstr(f, p); fprintf(f, ", O_RDWR | O_NONBLOCK);\n");
+    fprintf(f, "      r = fd < 0 ? -1 : unlink("); cstr(f, p); fprintf(f, ");\n");
+    if (a->flags == OU_TRUNCATE)
+        fprintf(f, "      if (r == 0) r = ftruncate(fd, %" PRIu64 ");\n", a->size);
+    else if (a->size > (64u << 20))
+        fprintf(f, "      if (r == 0) { errno = EFBIG; r = -1; }\n");
+    else
+        fprintf(f, "      if (r == 0) r = pwrite(fd, data(0x%" PRIx64 "ull, %" PRIu64 "u), %" PRIu64
+                "u, %" PRIu64 ");\n", a->data_seed, a->size, a->size, a->offset);
+    fprintf(f, "      " CLOSE_KEEP("fd") " }\n");
+}
+
+/* The operations added after the first fifteen. */
+static void emit_newer(FILE *f, const struct op_args *a)
+{
+    switch (a->op) {
+    case OP_copy_range:
+        emit_copy_range(f, a);
+        break;
+    case OP_mknod:
+        fprintf(f, "    r = mknod("); cstr(f, a->path + 1);
+        fprintf(f, ", 0%o | 0%o, (dev_t)0x%" PRIx64 "ull);\n", (unsigned)a->flags & S_IFMT,
+                (unsigned)a->mode & 07777, a->rdev);
+        break;
+    case OP_open_unlink:
+        emit_open_unlink(f, a);
+        break;
+    case OP_utimes:
+        fprintf(f, "    { struct timespec ts[2] = { { 0, UTIME_OMIT }, { %" PRId64 ", %ld } }; r = utimensat(AT_FDCWD, ",
+                a->mtime_sec, a->mtime_nsec);
+        cstr(f, a->path + 1); fprintf(f, ", ts, 0); }\n");
+        break;
+    default:
+        fprintf(f, "    errno = EINVAL; r = -1;\n");
+    }
+}
+
 /* The syscall of one operation, as a statement setting r (errno kept from the call). */
 static void emit_call(FILE *f, const struct op_args *a)
 {
@@ -150,13 +231,13 @@ static void emit_call(FILE *f, const struct op_args *a)
     switch (a->op) {
     case OP_create_file:
         fprintf(f, "    { int fd = open("); cstr(f, p);
-        fprintf(f, ", 0x%x | O_CREAT, 0%o); r = fd < 0 ? -1 : 0; if (fd >= 0) { int e = errno; close(fd); errno = e; } }\n",
+        fprintf(f, ", 0x%x | O_CREAT | O_NONBLOCK, 0%o); r = fd < 0 ? -1 : 0; if (fd >= 0) { int e = errno; close(fd); errno = e; } }\n",
                 (unsigned)a->flags, (unsigned)a->mode);
         break;
     case OP_write_file:
         fprintf(f, "    if (%" PRIu64 "ull > (64ull << 20)) { errno = EFBIG; r = -1; } else {\n"
                 "        int fd = open(", a->size); cstr(f, p);
-        fprintf(f, ", 0x%x, 0%o);\n        r = fd < 0 ? -1 : pwrite(fd, data(0x%" PRIx64 "ull, %" PRIu64
+        fprintf(f, ", 0x%x | O_NONBLOCK, 0%o);\n        r = fd < 0 ? -1 : pwrite(fd, data(0x%" PRIx64 "ull, %" PRIu64
                 "u), %" PRIu64 "u, %" PRIu64 ");\n"
                 "        if (fd >= 0) { int e = errno; close(fd); errno = e; }\n    }\n",
                 (unsigned)a->flags, (unsigned)a->mode, a->data_seed, a->size, a->size, a->offset);
@@ -165,10 +246,7 @@ static void emit_call(FILE *f, const struct op_args *a)
         fprintf(f, "    r = truncate("); cstr(f, p); fprintf(f, ", %" PRIu64 ");\n", a->size);
         break;
     case OP_fallocate_file:
-        fprintf(f, "    { int fd = open("); cstr(f, p);
-        fprintf(f, ", O_RDWR); r = fd < 0 ? -1 : fallocate(fd, 0x%x, %" PRIu64 ", %" PRIu64
-                "); if (fd >= 0) { int e = errno; close(fd); errno = e; } }\n",
-                (unsigned)a->flags, a->offset, a->size);
+        emit_fallocate(f, a);
         break;
     case OP_chmod:
         fprintf(f, "    r = chmod("); cstr(f, p); fprintf(f, ", 0%o);\n", (unsigned)a->mode);
@@ -207,6 +285,12 @@ static void emit_call(FILE *f, const struct op_args *a)
     case OP_removexattr:
         fprintf(f, "    r = removexattr("); cstr(f, p); fprintf(f, ", "); cstr(f, a->xname); fprintf(f, ");\n");
         break;
+    case OP_copy_range:
+    case OP_mknod:
+    case OP_open_unlink:
+    case OP_utimes:
+        emit_newer(f, a);
+        break;
     default:
         fprintf(f, "    errno = EINVAL; r = -1;\n");
     }
@@ -233,6 +317,21 @@ struct emit {
     int fut;                    /* the fs under test: config index */
 };
 
+/* 1 when the fs under test did not run op in the run: a gatekeeper (a fs that lists it
+ * `unsupported`, step.c) refused it with EOPNOTSUPP, and the fs under test is none. */
+static int skipped_here(const struct emit *e, const struct trace_op *op)
+{
+    int v = op_variant_of(&op->args);
+    if (fs_unsupported(&e->cfg->fs[e->fut], op->args.op, v))
+        return 0;
+    for (int i = 0; i < e->cfg->nfs; i++) {
+        const struct trace_outcome *o = e->map[i] >= 0 ? &op->res[e->map[i]] : NULL;
+        if (fs_unsupported(&e->cfg->fs[i], op->args.op, v) && o && o->have && o->err == EOPNOTSUPP)
+            return 1;
+    }
+    return 0;
+}
+
 static void emit_steps(FILE *f, const struct emit *e)
 {
     char text[2 * METIS_PATH_MAX + 512];
@@ -245,7 +344,12 @@ static void emit_steps(FILE *f, const struct emit *e)
         const struct trace_outcome *fo = rec >= 0 ? &op->res[rec] : NULL;
         op_format(&op->args, text, sizeof text);
         fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run */\n", k + 1, op->seq);
-        emit_call(f, &op->args);
+        if (skipped_here(e, op))
+            fprintf(f, "    /* a file system that lists it unsupported refused it: Metis ran it"
+                    " nowhere else */\n    r = %ldL; errno = %s;\n", ro ? ro->ret : 0,
+                    errno_symbol(ro ? ro->err : 0));
+        else
+            emit_call(f, &op->args);
         fprintf(f, "    return report(%zu, ", k + 1); cstr(f, text);
         fprintf(f, ", r, %d, %ldL, %s, %d, %ldL, %s);\n", ro && ro->have, ro ? ro->ret : 0,
                 errno_symbol(ro ? ro->err : 0), fo && fo->have && e->fut != 0,
@@ -292,6 +396,8 @@ static int write_program(const struct emit *e, const char *path, char *err, size
     fprintf(f, "#define FS_NAME \"%s\"\n#define REF_NAME \"%s\"\n#define NSTEPS %zu\n", fut->name,
             e->cfg->fs[0].name, e->t->nops);
     fprintf(f, "/* Metis runs with umask 0: modes are drawn whole. */\n#define UMASK 0\n");
+    fprintf(f, "/* The run's per-file bound, past which Metis refuses INSERT_RANGE (ops.h). */\n"
+            "#define INSERT_CAP %" PRIu64 "ull\n", config_file_extent(e->cfg));
     fputs(program_head, f);
     emit_excludes(f, fut->exclude);
     fputs(program_tree, f);
