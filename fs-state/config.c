@@ -214,8 +214,9 @@ static const struct field run_fields[] = {
     RUNF(seed, FK_U64, 0, 0),          RUNF(max_depth, FK_LONG, 1, 1e8),
     RUNF(ops, FK_U64, 0, 0),           RUNF(seconds, FK_DOUBLE, 0, 1e9),
     RUNF(hash, FK_STR, 0, 0),          RUNF(keep_going, FK_BOOL, 0, 1),
+    RUNF(compare_mtime, FK_BOOL, 0, 1),
     RUNF(out, FK_STR, 0, 0),           RUNF(ring, FK_INT, 1, 1e6),
-    RUNF(hashtable_log2, FK_INT, 10, 32), RUNF(compare_mtime, FK_BOOL, 0, 1),
+    RUNF(hashtable_log2, FK_INT, 10, 32),
 };
 static const struct field pool_fields[] = {
     POOLF(dirs, FK_INT, 0, 64),        POOLF(files, FK_INT, 1, 64),
@@ -224,8 +225,9 @@ static const struct field pool_fields[] = {
     POOLF(gids, FK_SPECIAL, 0, 0),     POOLF(prepopulate, FK_DOUBLE, 0, 1),
 };
 enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
+       FSK_UNSUPPORTED,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
-       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_UNSUPPORTED, FSK_COUNT };
+       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_COUNT };
 static const struct field fs_fields[FSK_COUNT] = {
     FSF(type, FK_SPECIAL, 0, 0, ALL_TYPES),
     FSF(fstype, FK_STR, 0, 0, T(FS_KERNEL) | T(FS_FUSE)),
@@ -233,6 +235,7 @@ static const struct field fs_fields[FSK_COUNT] = {
     FSF(mkfs_opts, FK_STR, 0, 0, T(FS_KERNEL) | T(FS_FUSE)),
     FSF(mount_opts, FK_STR, 0, 0, T(FS_KERNEL)),
     FSF(mount_cmd, FK_STR, 0, 0, T(FS_FUSE)),
+    FSF(unsupported, FK_STR, 0, 0, ALL_TYPES),
     FSF(unmount_cmd, FK_STR, 0, 0, T(FS_FUSE)),
     FSF(reffs_opts, FK_STR, 0, 0, T(FS_REFFS)),
     FSF(exclude, FK_STR, 0, 0, ALL_TYPES),
@@ -242,7 +245,6 @@ static const struct field fs_fields[FSK_COUNT] = {
     FSF(errno_equiv, FK_STR, 0, 0, ALL_TYPES),
     FSF(readback, FK_STR, 0, 0, T(FS_REFFS)),
     FSF(readback_check, FK_INT, 0, 1e9, T(FS_REFFS)),
-    FSF(unsupported, FK_STR, 0, 0, ALL_TYPES),
 };
 #define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

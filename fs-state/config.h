@@ -92,11 +92,11 @@ struct run_config {
     double seconds;             /* stop after this long (0 = no limit) */
     char hash[32];              /* OpenSSL digest name, default md5 */
     int keep_going;
+    int compare_mtime;          /* mtimes in the abstract state (abstract.c says how) */
     char out[1024];             /* output directory; empty = runs/<time>-<config> */
     int ring;                   /* concrete states kept for the replayer (default 10) */
     int hashtable_log2;         /* SPIN -w */
     int out_line;               /* line of the out key (0 = not given), for config_validate */
-    int compare_mtime;          /* mtimes in the abstract state (abstract.c says how) */
 };
 
 struct metis_config {

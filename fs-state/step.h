@@ -19,11 +19,11 @@ enum { DIFF_RET = 1, DIFF_ERRNO = 2, DIFF_STATE = 4 };
 /* What the last step did on one file system, and where its time went (summed over steps). */
 struct fs_outcome {
     struct op_result res;
+    int skipped;                 /* the operation was not run here: a file system that lists it
+                                    `unsupported` refused it (res is that refusal) */
     unsigned char digest[ABSTRACT_MAX_DIGEST];
     int dlen;
     unsigned differs;            /* DIFF_* against the reference, after fsgroup_compare */
-    int skipped;                 /* the operation was not run here: a file system that lists it
-                                    `unsupported` refused it (res is that refusal) */
     double t_prepare, t_op, t_abstract, t_finish;
 };
 

@@ -6,11 +6,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <linux/falloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/falloc.h>
 
 #include "cli.h"
 #include "trace.h"
@@ -42,8 +42,7 @@ static const char program_head[] =
     "#define _GNU_SOURCE\n"
     "#include <dirent.h>\n#include <errno.h>\n#include <fcntl.h>\n#include <stdint.h>\n"
     "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <sys/stat.h>\n"
-    "#include <sys/syscall.h>\n#include <sys/sysmacros.h>\n#include <sys/xattr.h>\n#include <unistd.h>\n"
-    "#include <linux/falloc.h>\n\n"
+    "#include <sys/syscall.h>\n#include <sys/xattr.h>\n#include <unistd.h>\n\n"
     "/* The bytes Metis writes: splitmix64 of the write's seed, 8 bytes at a time, little end first. */\n"
     "static uint64_t splitmix64(uint64_t *x)\n{\n"
     "    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);\n"
@@ -65,18 +64,6 @@ static const char program_head[] =
     "#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)\n"
     "    if (strerrorname_np(e))\n        return strerrorname_np(e);\n#endif\n"
     "    snprintf(num, sizeof num, \"%d\", e);\n    return num;\n}\n\n"
-    "/* copy_range: called again until the range is done or the source ends, as Metis does. */\n"
-    "static long copy_all(int in, int out, off_t off_in, off_t off_out, uint64_t len)\n{\n"
-    "    uint64_t total = 0;\n"
-    "    while (len > 0) {\n"
-    "        ssize_t n = copy_file_range(in, &off_in, out, &off_out, len > (64u << 20) ? (64u << 20) : len, 0);\n"
-    "        if (n < 0)\n            return -1;\n        if (n == 0)\n            break;\n"
-    "        total += (uint64_t)n;\n        len -= (uint64_t)n;\n    }\n"
-    "    return (long)total;\n}\n\n"
-    "/* Metis fails an INSERT_RANGE that would take a file past its run's per-file bound with EFBIG. */\n"
-    "static int insert_past_cap(int fd, uint64_t len)\n{\n"
-    "    struct stat st;\n"
-    "    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size + len > INSERT_CAP;\n}\n\n"
     "static int verbose;\n\n"
     "/* Prints one step; 1 when it differs from what the reference file system did. */\n"
     "static int report(int step, const char *text, long ret, int have, long ref_ret, int ref_err,\n"
@@ -91,6 +78,21 @@ static const char program_head[] =
     "static void pre_report(const char *text, long ret)\n{\n"
     "    if (verbose || (ret < 0 && errno != EBADF))\n"
     "        printf(\"setup: %s -> ret=%ld errno=%s\\n\", text, ret, ret < 0 ? ename(errno) : \"0\");\n}\n\n";
+
+/* What the operations added with issue 15 need besides a syscall each. */
+static const char program_newops[] =
+    "/* copy_range: called again until the range is done or the source ends, as Metis does. */\n"
+    "static long copy_all(int in, int out, off_t off_in, off_t off_out, uint64_t len)\n{\n"
+    "    uint64_t total = 0;\n"
+    "    while (len > 0) {\n"
+    "        ssize_t n = copy_file_range(in, &off_in, out, &off_out, len > (64u << 20) ? (64u << 20) : len, 0);\n"
+    "        if (n < 0)\n            return -1;\n        if (n == 0)\n            break;\n"
+    "        total += (uint64_t)n;\n        len -= (uint64_t)n;\n    }\n"
+    "    return (long)total;\n}\n\n"
+    "/* Metis fails an INSERT_RANGE that would take a file past its run's per-file bound with EFBIG. */\n"
+    "static int insert_past_cap(int fd, uint64_t len)\n{\n"
+    "    struct stat st;\n"
+    "    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size + len > INSERT_CAP;\n}\n\n";
 
 static const char program_tree[] =
     "/* The final tree: every entry with its metadata, contents and xattrs digested (FNV-1a). */\n"
@@ -399,6 +401,7 @@ static int write_program(const struct emit *e, const char *path, char *err, size
     fprintf(f, "/* The run's per-file bound, past which Metis refuses INSERT_RANGE (ops.h). */\n"
             "#define INSERT_CAP %" PRIu64 "ull\n", config_file_extent(e->cfg));
     fputs(program_head, f);
+    fputs(program_newops, f);
     emit_excludes(f, fut->exclude);
     fputs(program_tree, f);
     emit_prepopulate(f, pre, npre);
