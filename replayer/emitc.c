@@ -123,9 +123,7 @@ static const char program_tree[] =
     "        if (!strcmp(name, \".\") || !strcmp(name, \"..\") || (root && excluded(name)))\n            continue;\n"
     "        snprintf(path, sizeof path, \"%s/%s\", dir, name);\n"
     "        if (lstat(path, &st) < 0)\n            continue;\n"
-    "        char type = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f'\n"
-    "                  : S_ISFIFO(st.st_mode) ? 'p' : S_ISSOCK(st.st_mode) ? 's' : S_ISCHR(st.st_mode) ? 'c'\n"
-    "                  : S_ISBLK(st.st_mode) ? 'b' : '?';\n"
+    "        char type = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : '?';\n"
     "        printf(\"%c %s mode=%04o uid=%u gid=%u nlink=%lu size=%lld\", type, path + 1,\n"
     "               (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid,\n"
     "               (unsigned long)st.st_nlink, (long long)st.st_size);\n"
@@ -334,6 +332,16 @@ static int skipped_here(const struct emit *e, const struct trace_op *op)
     return 0;
 }
 
+/* A step's call, or the refusal Metis recorded where it did not run the call (skipped_here). */
+static void emit_step_call(FILE *f, const struct emit *e, const struct trace_op *op)
+{
+    if (skipped_here(e, op))
+        fprintf(f, "    /* a file system that lists it unsupported refused it: Metis ran it"
+                " nowhere else */\n    r = -1; errno = EOPNOTSUPP;\n");
+    else
+        emit_call(f, &op->args);
+}
+
 static void emit_steps(FILE *f, const struct emit *e)
 {
     char text[2 * METIS_PATH_MAX + 512];
@@ -346,12 +354,7 @@ static void emit_steps(FILE *f, const struct emit *e)
         const struct trace_outcome *fo = rec >= 0 ? &op->res[rec] : NULL;
         op_format(&op->args, text, sizeof text);
         fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run */\n", k + 1, op->seq);
-        if (skipped_here(e, op))
-            fprintf(f, "    /* a file system that lists it unsupported refused it: Metis ran it"
-                    " nowhere else */\n    r = %ldL; errno = %s;\n", ro ? ro->ret : 0,
-                    errno_symbol(ro ? ro->err : 0));
-        else
-            emit_call(f, &op->args);
+        emit_step_call(f, e, op);
         fprintf(f, "    return report(%zu, ", k + 1); cstr(f, text);
         fprintf(f, ", r, %d, %ldL, %s, %d, %ldL, %s);\n", ro && ro->have, ro ? ro->ret : 0,
                 errno_symbol(ro ? ro->err : 0), fo && fo->have && e->fut != 0,
