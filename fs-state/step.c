@@ -13,7 +13,8 @@
 /* A state's parent and the operation that made it: what a backend without snapshots replays. */
 struct step_history {
     uint64_t sid, parent;
-    char *op;                    /* op_format's text: a few dozen bytes against op_args' 8 KiB */
+    char *op;                    /* op_format's text: a few dozen bytes against op_args' 8 KiB;
+                                    NULL: refused as unsupported, so it changed nothing anywhere */
     UT_hash_handle hh;
 };
 
@@ -68,6 +69,18 @@ static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const s
     return 0;
 }
 
+/* The step that made sid was refused as unsupported: the file systems that skipped it must not
+ * run it when they replay, and the refusal changed nothing, so no one replays it. */
+static void history_refused(struct fsgroup *g, uint64_t sid)
+{
+    struct step_history *h;
+    HASH_FIND(hh, g->hist, &sid, sizeof sid, h);
+    if (h) {
+        free(h->op);
+        h->op = NULL;
+    }
+}
+
 /* The operations from the initial state to sid, last first; their count or -1 if unknown. */
 static long history_chain(struct fsgroup *g, uint64_t sid, const char ***ops)
 {
@@ -118,6 +131,8 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t sid)
     if (rc == 0)
         prepopulate_run(b->rootfd, g->plan, g->nplan);
     for (long k = n - 1; rc == 0 && k >= 0; k--) {
+        if (!ops[k])
+            continue;
         if (op_parse(ops[k], &a, err, sizeof err) < 0) {
             snprintf(b->err, sizeof b->err, "%s: replaying '%s': %s", b->cfg->name, ops[k], err);
             rc = -1;
@@ -306,9 +321,7 @@ static const struct op_result *refusal(const struct fsgroup *g, unsigned gate)
     return NULL;
 }
 
-/* Gatekeepers first; the others run the operation only if none of them refused it. The
- * history (for replaying backends) records the operation either way: a replay makes the same
- * refusal, and on a file system that skipped it the record is never reached alone. */
+/* Gatekeepers first; the others run the operation only if none of them refused it. */
 static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate)
 {
     unsigned all = g->nfs >= 32 ? ~0u : (1u << g->nfs) - 1;
@@ -335,6 +348,8 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint
     g->unsupported_step = 0;
     if (gate ? gated_step(g, &j, gate) < 0 : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
         return -1;
+    if (g->unsupported_step && to != STEP_NO_STATE && g->needs_history)
+        history_refused(g, to);
     g->live = to;
     return 0;
 }
@@ -343,10 +358,10 @@ int fsgroup_compare(struct fsgroup *g, int initial)
 {
     const struct fs_outcome *ref = &g->out[0];
     int n = 0;
+    initial |= g->unsupported_step;   /* a refusal and skips: no result to compare */
     for (int i = 1; i < g->nfs; i++) {
         struct fs_outcome *o = &g->out[i];
         o->differs = 0;
-        initial |= g->unsupported_step;   /* a refusal and a skip: nothing ran to compare */
         if (!initial && o->res.ret != ref->res.ret)
             o->differs |= DIFF_RET;
         if (!initial && o->res.err != ref->res.err &&
