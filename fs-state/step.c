@@ -70,7 +70,8 @@ static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const s
 }
 
 /* The step that made sid was refused as unsupported: the file systems that skipped it must not
- * run it when they replay, and the refusal changed nothing, so no one replays it. */
+ * run it when they replay, and the refusal changed nothing, so no one replays it. (SPIN never
+ * goes on from such a state, which equals its parent; this keeps a replay right regardless.) */
 static void history_refused(struct fsgroup *g, uint64_t sid)
 {
     struct step_history *h;
@@ -312,29 +313,27 @@ static unsigned gatekeepers(const struct fsgroup *g, const struct op_args *a)
     return mask;
 }
 
-/* The refusal of the first gatekeeper that answered EOPNOTSUPP, or NULL. */
-static const struct op_result *refusal(const struct fsgroup *g, unsigned gate)
-{
-    for (int i = 0; i < g->nfs; i++)
-        if (((gate >> i) & 1) && g->out[i].res.err == EOPNOTSUPP)
-            return &g->out[i].res;
-    return NULL;
-}
-
-/* Gatekeepers first; the others run the operation only if none of them refused it. */
+/* Gatekeepers one at a time, in config order, until one refuses (EOPNOTSUPP); the rest, and
+ * every other fs, then skip the operation, so that a gatekeeper which does support it never
+ * runs it beside one that refused. Without a refusal the others run it together. */
 static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate)
 {
-    unsigned all = g->nfs >= 32 ? ~0u : (1u << g->nfs) - 1;
+    unsigned all = g->nfs >= 32 ? ~0u : (1u << g->nfs) - 1, done = 0;
     struct op_result refused;
-    j->only = gate;
-    if (fsgroup_run(g, step_one, j, op_name(j->args->op)) < 0)
-        return -1;
-    const struct op_result *r = refusal(g, gate);
-    if (r)
-        refused = *r;
-    j->only = all & ~gate;
-    j->skip = r ? &refused : NULL;
-    g->unsupported_step = r != NULL;
+    for (int i = 0; i < g->nfs && !j->skip; i++) {
+        if (!((gate >> i) & 1))
+            continue;
+        j->only = 1u << i;
+        if (fsgroup_run(g, step_one, j, op_name(j->args->op)) < 0)
+            return -1;
+        done |= 1u << i;
+        if (g->out[i].res.err == EOPNOTSUPP) {
+            refused = g->out[i].res;
+            j->skip = &refused;
+        }
+    }
+    j->only = all & ~done;
+    g->unsupported_step = j->skip != NULL;
     return j->only ? fsgroup_run(g, step_one, j, op_name(j->args->op)) : 0;
 }
 

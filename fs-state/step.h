@@ -63,8 +63,8 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout);
 int fsgroup_initial(struct fsgroup *g);
 /* One step on every fs: restore(from) unless from is STEP_NO_STATE, the operation, the
  * read-back into out[], save(to) unless to is STEP_NO_STATE. An operation (or variant) some
- * fs lists as `unsupported` runs there first; if one refuses it with EOPNOTSUPP, the others
- * do not run it (out[].skipped), so every state stays as it was and only the refusal shows. */
+ * fs lists as `unsupported` runs on those first, one at a time; once one refuses it with
+ * EOPNOTSUPP, no other fs runs it (out[].skipped), so every state stays as it was. */
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to);
 /* Compares every fs's outcome with the reference's (initial, or a step refused as unsupported:
  * states only); sets out[].differs and returns how many differ. */
