@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -430,6 +431,29 @@ static int defer_contents(int fd, uint64_t size)
     return 1;
 }
 
+/* A directory has no size here; a device node shows its number instead (mknod). */
+static int size_text(struct buf *b, const struct stat *st)
+{
+    if (S_ISDIR(st->st_mode))
+        return buf_add(b, " - ", 3);
+    if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+        return buf_printf(b, " %u:%u ", major(st->st_rdev), minor(st->st_rdev));
+    return buf_printf(b, " %lld ", (long long)st->st_size);
+}
+
+/* Times are out of the state by default: a file system's clock stamps them, so they differ
+ * between file systems and from run to run, and file systems differ legitimately in which
+ * calls update them and how finely (seconds on 128-byte ext2/ext4 inodes). With compare_mtime,
+ * an mtime before 2017-07-14 (1.5e9 s) can only have been set by utimes and is kept exactly;
+ * a later one was stamped and reads "now": so a call that must (or must not) stamp it shows. */
+#define MTIME_SET_BEFORE 1500000000
+static int mtime_text(struct buf *b, const struct stat *st)
+{
+    if (st->st_mtim.tv_sec >= MTIME_SET_BEFORE)
+        return buf_add(b, "m=now ", 6);
+    return buf_printf(b, "m=%lld.%09ld ", (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+}
+
 /* Starts the entry for S.path: its sort key and the line up to and including the size. */
 static struct entry *entry_head(const struct stat *st, long nlink_adj)
 {
@@ -459,7 +483,7 @@ static struct entry *entry_head(const struct stat *st, long nlink_adj)
                : buf_printf(b, " %ld", (long)st->st_nlink - nlink_adj));
     rc = rc || ((ig & ABS_IGNORE_OWNER) ? buf_add(b, " - -", 4)
                : buf_printf(b, " %u %u", (unsigned)st->st_uid, (unsigned)st->st_gid));
-    rc = rc || (dir ? buf_add(b, " - ", 3) : buf_printf(b, " %lld ", (long long)st->st_size));
+    rc = rc || size_text(b, st) || (S.o->mtime && mtime_text(b, st));
     e->tail_off = e->tail_len = 0;
     return rc ? NULL : e;
 }

@@ -13,6 +13,7 @@ struct abstract_opts {
     const char *hash;           /* OpenSSL digest name ("md5") */
     const char *exclude;        /* comma-separated root entries left out (lost+found, ...) */
     unsigned ignore;            /* ABS_IGNORE_* */
+    int mtime;                  /* 1: each entry's mtime too ([run] compare_mtime) */
 };
 enum {
     ABS_IGNORE_DIR_NLINK = 1 << 0,

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/falloc.h>
 #include <ini.h>
 #include <openssl/evp.h>
 #include "abstract.h"
@@ -26,16 +27,39 @@
 
 static const char *const arg_names[ARG_NKINDS] = {
     "write_size", "write_offset", "trunc_size", "falloc_offset", "falloc_len", "xattr_size",
+    "copy_offset", "copy_len",
 };
 /* Partitions in use by default (write/falloc below 8 KiB, truncate below 16 KiB, xattr values
  * below 256 bytes since ext4 with 1 KiB blocks holds little xattr data) and the most a kind
  * may use: one write stays below 2 GiB, an xattr value at or below 64 KiB. */
-static const int arg_default_parts[ARG_NKINDS] = { 14, 14, 15, 14, 14, 9 };
-static const int arg_max_parts[ARG_NKINDS] = { 32, 63, 63, 63, 63, 17 };
+static const int arg_default_parts[ARG_NKINDS] = { 14, 14, 15, 14, 14, 9, 14, 14 };
+static const int arg_max_parts[ARG_NKINDS] = { 32, 63, 63, 63, 63, 17, 63, 32 };
+/* Kinds a config that does not give them takes from another (partitions and mode), so that
+ * configs written before copy_range keep their sizing: copy_range reaches no further than a
+ * write. */
+static const int arg_inherits[ARG_NKINDS] = {
+    -1, -1, -1, -1, -1, -1, ARG_WRITE_OFFSET, ARG_WRITE_SIZE,
+};
 
 static const char *const part_mode_names[] = { "range", "boundary", "boundary_pm1" };
 static const char *const bitmap_names[BM_NKINDS] = { "open_flags", "mode" };
+static const char *const choice_names[CH_NKINDS] = { "falloc_mode", "mknod_type" };
+/* The operation whose variants a choice draws among. */
+static const enum op_id choice_op[CH_NKINDS] = { OP_fallocate_file, OP_mknod };
 
+/* Default weights of the variants drawn by a choice: fallocate's modes 0 and KEEP_SIZE (all it
+ * drew before) keep 8 of 13; device nodes are off, since opening one depends on the mount
+ * (nodev) and a device number names a real device on the host. */
+static const struct {
+    const char *name;
+    double weight;
+} choice_defaults[] = {
+    { "allocate", 4 }, { "keep_size", 4 }, { "punch_hole", 1 }, { "zero_range", 1 },
+    { "zero_range_keep", 1 }, { "collapse", 1 }, { "insert", 1 },
+    { "fifo", 1 }, { "socket", 1 }, { "chr", 0 }, { "blk", 0 },
+};
+#define FALLOC_ALIGN_DEFAULT 4096
+#define FALLOC_ALIGN_PROB_DEFAULT 0.5
 struct bit_def {
     const char *name;
     unsigned value;
@@ -74,6 +98,11 @@ const char *bitmap_kind_name(enum bitmap_kind k)
     return (unsigned)k < BM_NKINDS ? bitmap_names[k] : "?";
 }
 
+const char *choice_kind_name(enum choice_kind k)
+{
+    return (unsigned)k < CH_NKINDS ? choice_names[k] : "?";
+}
+
 static int name_index(const char *const *names, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
@@ -92,6 +121,25 @@ static void set_default_bits(struct bitmap *bm, enum bitmap_kind k)
         bm->name[i] = bit_tables[k].defs[i].name;
         bm->prob[i] = bit_tables[k].defs[i].prob;
     }
+}
+
+static double choice_default_weight(const char *name)
+{
+    for (size_t i = 0; i < sizeof choice_defaults / sizeof choice_defaults[0]; i++)
+        if (strcmp(choice_defaults[i].name, name) == 0)
+            return choice_defaults[i].weight;
+    return 0;
+}
+
+/* A choice's items are its operation's variants, in their order. */
+static void set_default_choice(struct choice *c, enum choice_kind k)
+{
+    c->n = 0;
+    for (int v = 0; v < op_variant_count() && c->n < METIS_MAX_CHOICES; v++)
+        if (op_variant_op(v) == choice_op[k]) {
+            c->variant[c->n] = v;
+            c->weight[c->n++] = choice_default_weight(op_variant_name(v));
+        }
 }
 
 static void set_uniform_parts(struct partitions *p, int nparts)
@@ -121,12 +169,19 @@ void config_defaults(struct metis_config *cfg)
     cfg->end_boundary[ARG_WRITE_OFFSET] = cfg->end_boundary[ARG_FALLOC_OFFSET] = 0.1;
     for (int i = 0; i < OP_COUNT; i++)
         cfg->op_weight[i] = 1;
+    /* mtimes are out of the state unless compare_mtime asks (abstract.c says why): without it
+     * utimes changes nothing a run compares. */
+    cfg->op_weight[OP_utimes] = 0;
     for (int k = 0; k < ARG_NKINDS; k++) {
         set_uniform_parts(&cfg->part[k], arg_default_parts[k]);
         cfg->part[k].mode = PART_RANGE;
     }
     for (int k = 0; k < BM_NKINDS; k++)
         set_default_bits(&cfg->bits[k], k);
+    for (int k = 0; k < CH_NKINDS; k++)
+        set_default_choice(&cfg->choice[k], k);
+    cfg->falloc_align = FALLOC_ALIGN_DEFAULT;
+    cfg->falloc_align_prob = FALLOC_ALIGN_PROB_DEFAULT;
 }
 
 static void fs_defaults(struct fs_config *fs, const char *name, int line)
@@ -168,6 +223,7 @@ static const struct field run_fields[] = {
     RUNF(seed, FK_U64, 0, 0),          RUNF(max_depth, FK_LONG, 1, 1e8),
     RUNF(ops, FK_U64, 0, 0),           RUNF(seconds, FK_DOUBLE, 0, 1e9),
     RUNF(hash, FK_STR, 0, 0),          RUNF(keep_going, FK_BOOL, 0, 1),
+    RUNF(compare_mtime, FK_BOOL, 0, 1),
     RUNF(out, FK_STR, 0, 0),           RUNF(ring, FK_INT, 1, 1e6),
     RUNF(hashtable_log2, FK_INT, 10, 32), RUNF(shrink_seconds, FK_DOUBLE, 0, 1e6),
     RUNF(max_searches, FK_LONG, 0, 1e9), RUNF(crash, FK_STR, 0, 0),
@@ -188,6 +244,7 @@ static const struct field vary_fields[] = {
     VARYF(inodes_left, FK_U64, 0, 0),
 };
 enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
+       FSK_UNSUPPORTED,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
        FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_RESTORE, FSK_COUNT };
 static const struct field fs_fields[FSK_COUNT] = {
@@ -197,6 +254,7 @@ static const struct field fs_fields[FSK_COUNT] = {
     FSF(mkfs_opts, FK_STR, 0, 0, T(FS_KERNEL) | T(FS_FUSE)),
     FSF(mount_opts, FK_STR, 0, 0, T(FS_KERNEL)),
     FSF(mount_cmd, FK_STR, 0, 0, T(FS_FUSE)),
+    FSF(unsupported, FK_STR, 0, 0, ALL_TYPES),
     FSF(unmount_cmd, FK_STR, 0, 0, T(FS_FUSE)),
     FSF(reffs_opts, FK_STR, 0, 0, T(FS_REFFS)),
     FSF(exclude, FK_STR, 0, 0, ALL_TYPES),
@@ -219,6 +277,7 @@ struct parse_state {
     int fs;                     /* index of the current [fs NAME] */
     int fs_key_line[METIS_MAX_FS][FSK_COUNT];
     int ops_line, pool_line, pool_key_line;
+    bool part_given[ARG_NKINDS], mode_given[ARG_NKINDS];   /* [sizes] keys seen */
     int err_line;               /* line of the first problem, 0 if none yet */
     bool failed;
     char msg[512];
@@ -656,6 +715,29 @@ static bool end_boundary_key(struct parse_state *st, const char *name, const cha
     return true;
 }
 
+/* "falloc_align = UNIT:PROBABILITY": how often the new fallocate modes draw a range aligned to
+ * UNIT (a power of two, 1 .. 1 MiB; collapse and insert need block-aligned ranges). */
+static void falloc_align_key(struct parse_state *st, const char *value)
+{
+    char unit[32];
+    const char *colon = strchr(value, ':');
+    uint64_t u;
+    double p;
+    if (!colon || (size_t)(colon - value) >= sizeof unit) {
+        fail(st, st->line, "falloc_align: '%s' is not UNIT:PROBABILITY (e.g. 4096:0.5)", value);
+        return;
+    }
+    snprintf(unit, sizeof unit, "%.*s", (int)(colon - value), value);
+    if (!parse_size(unit, &u) || u == 0 || (u & (u - 1)) || u > MiB)
+        fail(st, st->line, "falloc_align: unit '%s' is not a power of two 1 .. 1M", unit);
+    else if (!parse_double(colon + 1, &p) || p > 1)
+        fail(st, st->line, "falloc_align: probability '%s' is not a number 0..1", colon + 1);
+    else {
+        st->cfg->falloc_align = u;
+        st->cfg->falloc_align_prob = p;
+    }
+}
+
 static void sizes_key(struct parse_state *st, const char *name, const char *value)
 {
     char kind[64];
@@ -664,6 +746,10 @@ static void sizes_key(struct parse_state *st, const char *name, const char *valu
     size_t len = strlen(name);
     bool is_mode = len > 5 && strcmp(name + len - 5, "_mode") == 0;
     snprintf(kind, sizeof kind, "%.*s", (int)(is_mode ? len - 5 : len), name);
+    if (strcmp(name, "falloc_align") == 0) {
+        falloc_align_key(st, value);
+        return;
+    }
     int k = name_index(arg_names, ARG_NKINDS, kind);
     if (k < 0) {
         fail(st, st->line, "[sizes]: unknown key '%s'", name);
@@ -671,8 +757,10 @@ static void sizes_key(struct parse_state *st, const char *name, const char *valu
     }
     if (!is_mode) {
         parts_key(st, k, name, value);
+        st->part_given[k] = true;
         return;
     }
+    st->mode_given[k] = true;
     int m = name_index(part_mode_names, 3, value);
     if (m < 0)
         fail(st, st->line, "%s: '%s' is not range, boundary or boundary_pm1", name, value);
@@ -726,9 +814,80 @@ static bool add_bit(struct parse_state *st, const char *key, const char *tok, vo
     return true;
 }
 
+/* ---------------------------------------------------------------- choices */
+
+struct choice_parse {
+    enum choice_kind kind;
+    struct choice c;            /* weights of the items given; the rest 0 */
+    bool seen[METIS_MAX_CHOICES];
+};
+
+static int choice_item(const struct choice *c, const char *name)
+{
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(op_variant_name(c->variant[i]), name) == 0)
+            return i;
+    return -1;
+}
+
+static bool add_choice_item(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct choice_parse *cp = arg;
+    char name[32];
+    const char *colon = strchr(tok, ':');
+    double w;
+    if (!colon || (size_t)(colon - tok) >= sizeof name) {
+        fail(st, st->line, "%s: '%s' is not NAME:WEIGHT", key, tok);
+        return false;
+    }
+    snprintf(name, sizeof name, "%.*s", (int)(colon - tok), tok);
+    int i = choice_item(&cp->c, name);
+    if (i < 0) {
+        fail(st, st->line, "%s: unknown item '%s'", key, name);
+        return false;
+    }
+    if (cp->seen[i]) {
+        fail(st, st->line, "%s: item '%s' given twice", key, name);
+        return false;
+    }
+    if (!parse_double(colon + 1, &w)) {
+        fail(st, st->line, "%s: weight '%s' of %s is not a non-negative number", key, colon + 1,
+             name);
+        return false;
+    }
+    cp->seen[i] = true;
+    cp->c.weight[i] = w;
+    return true;
+}
+
+/* Like a bitmap key: the items it does not list get weight 0; at least one must be above 0. */
+static void choice_key(struct parse_state *st, enum choice_kind k, const char *name,
+                       const char *value)
+{
+    struct choice_parse cp = { .kind = k };
+    set_default_choice(&cp.c, k);
+    for (int i = 0; i < cp.c.n; i++)
+        cp.c.weight[i] = 0;
+    if (!for_each_item(st, name, value, add_choice_item, &cp))
+        return;
+    double sum = 0;
+    for (int i = 0; i < cp.c.n; i++)
+        sum += cp.c.weight[i];
+    if (sum <= 0)
+        fail(st, st->line, "%s: every weight is 0 (give %s weight 0 in [ops] instead)", name,
+             op_name(choice_op[k]));
+    else
+        st->cfg->choice[k] = cp.c;
+}
+
 static void bits_key(struct parse_state *st, const char *name, const char *value)
 {
     int k = name_index(bitmap_names, BM_NKINDS, name);
+    int ck = name_index(choice_names, CH_NKINDS, name);
+    if (ck >= 0) {
+        choice_key(st, ck, name, value);
+        return;
+    }
     if (k < 0) {
         fail(st, st->line, "[bits]: unknown key '%s'", name);
         return;
@@ -824,6 +983,23 @@ static bool add_errno_pair(struct parse_state *st, const char *key, const char *
     return true;
 }
 
+/* "collapse,insert,mknod": operations and variants this fs refuses with EOPNOTSUPP. */
+static bool add_unsupported(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct fs_config *fs = arg;
+    int op = op_lookup(tok), v = op < 0 ? op_variant_lookup(tok) : -1;
+    if (op < 0 && v < 0) {
+        fail(st, st->line, "%s: '%s' is neither an operation nor a variant "
+             "(e.g. collapse, punch_hole, fifo; see configs/README.md)", key, tok);
+        return false;
+    }
+    if (op >= 0)
+        fs->unsup_ops |= 1ULL << op;
+    else
+        fs->unsup_variants |= 1ULL << v;
+    return true;
+}
+
 static void fs_key(struct parse_state *st, const char *name, const char *value)
 {
     struct fs_config *fs = &st->cfg->fs[st->fs];
@@ -842,6 +1018,10 @@ static void fs_key(struct parse_state *st, const char *name, const char *value)
         check_ignore(st, value);
     if (f - fs_fields == FSK_EXCLUDE && !st->failed)
         set_exclude(st, fs, value);
+    if (f - fs_fields == FSK_UNSUPPORTED && !st->failed) {
+        fs->unsup_ops = fs->unsup_variants = 0;
+        for_each_item(st, "unsupported", value, add_unsupported, fs);
+    }
     if (f - fs_fields == FSK_ERRNO_EQUIV && !st->failed) {
         fs->nequiv = 0;
         for_each_item(st, "errno_equiv", value, add_errno_pair, fs);
@@ -1063,31 +1243,65 @@ uint64_t config_part_high(const struct partitions *p)
     return top <= 0 ? 0 : (1ULL << top) + 1;
 }
 
-/* Bytes of data one file can come to hold: its extent stays below the largest offset +
- * length (appends and block-boundary ends are drawn to stay below it too). */
-uint64_t config_file_bound(const struct metis_config *cfg)
+static uint64_t high_sum(const struct partitions *a, const struct partitions *b)
+{
+    return config_part_high(a) + config_part_high(b);
+}
+
+/* 1 when a fallocate mode other than 0 and KEEP_SIZE may be drawn (they are the aligned ones). */
+static int new_falloc_modes(const struct metis_config *cfg)
+{
+    const struct choice *c = &cfg->choice[CH_FALLOC_MODE];
+    for (int i = 0; i < c->n; i++)
+        if (c->weight[i] > 0 && op_variant_value(c->variant[i]) & ~(unsigned)FALLOC_FL_KEEP_SIZE)
+            return 1;
+    return 0;
+}
+
+/* The longest fallocate range: an aligned length is rounded up to the unit (ops.c). */
+static uint64_t falloc_len_high(const struct metis_config *cfg)
+{
+    uint64_t len = config_part_high(&cfg->part[ARG_FALLOC_LEN]), u = cfg->falloc_align;
+    if (cfg->falloc_align_prob > 0 && u && new_falloc_modes(cfg) && len % u)
+        len += u - len % u;
+    return len;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* A file's extent stays below the largest offset + length of what writes to it (open_unlink
+ * writes and truncates like write_file and truncate; INSERT_RANGE is capped at this bound). */
+uint64_t config_file_extent(const struct metis_config *cfg)
 {
     const struct partitions *pt = cfg->part;
-    uint64_t bound = 0, b;
-    uint64_t write = config_part_high(&pt[ARG_WRITE_OFFSET]) + config_part_high(&pt[ARG_WRITE_SIZE]);
-    uint64_t falloc = config_part_high(&pt[ARG_FALLOC_OFFSET]) +
-                      config_part_high(&pt[ARG_FALLOC_LEN]);
-    if (cfg->op_weight[OP_write_file] && write > bound)
-        bound = write;
-    if (cfg->op_weight[OP_fallocate_file] && falloc > bound)
-        bound = falloc;
-    if (cfg->op_weight[OP_truncate] && (b = config_part_high(&pt[ARG_TRUNC_SIZE])) > bound)
-        bound = b;
+    const int *w = cfg->op_weight;
+    uint64_t bound = 0;
+    if (w[OP_write_file] || w[OP_open_unlink])
+        bound = high_sum(&pt[ARG_WRITE_OFFSET], &pt[ARG_WRITE_SIZE]);
+    if (w[OP_truncate] || w[OP_open_unlink])
+        bound = max_u64(bound, config_part_high(&pt[ARG_TRUNC_SIZE]));
+    if (w[OP_fallocate_file])
+        bound = max_u64(bound, config_part_high(&pt[ARG_FALLOC_OFFSET]) + falloc_len_high(cfg));
+    if (w[OP_copy_range])
+        bound = max_u64(bound, high_sum(&pt[ARG_COPY_OFFSET], &pt[ARG_COPY_LEN]));
     return bound;
 }
 
-/* ... and with its extended attributes. */
+/* The per-file bound of the sizing rule (appends and block-boundary ends stay below it). */
+uint64_t config_file_bound(const struct metis_config *cfg)
+{
+    return config_file_extent(cfg);
+}
+
+/* Bytes one file can come to hold: its extent plus its xattrs. */
 static uint64_t file_data_bound(const struct metis_config *cfg)
 {
-    uint64_t bound = config_file_bound(cfg);
+    uint64_t bound = config_file_extent(cfg);
     if (cfg->op_weight[OP_setxattr])
-        bound += (uint64_t)cfg->pool.xattr_names *
-                 (config_part_high(&cfg->part[ARG_XATTR_SIZE]) + 64);
+        bound += (uint64_t)cfg->pool.xattr_names * (config_part_high(&cfg->part[ARG_XATTR_SIZE]) + 64);
     return bound;
 }
 
@@ -1133,13 +1347,55 @@ static void finish_vary(struct parse_state *st)
     }
 }
 
+/* Kinds not given take another kind's partitions and mode (arg_inherits). */
+static void finish_inherited(struct parse_state *st)
+{
+    for (int k = 0; k < ARG_NKINDS; k++) {
+        int from = arg_inherits[k];
+        struct partitions *p = &st->cfg->part[k];
+        if (from < 0)
+            continue;
+        if (!st->part_given[k]) {
+            memcpy(p->weight, st->cfg->part[from].weight, sizeof p->weight);
+            p->nparts = st->cfg->part[from].nparts;
+        }
+        if (!st->mode_given[k])
+            p->mode = st->cfg->part[from].mode;
+    }
+}
+
+/* RefFS's dump holds no times and no device numbers: a run that compares them walks its mount.
+ * open_unlink needs RefFS to see opens (backend/reffs.c). */
+static void finish_readback(struct parse_state *st, int i)
+{
+    struct metis_config *cfg = st->cfg;
+    struct fs_config *fs = &cfg->fs[i];
+    const struct choice *c = &cfg->choice[CH_MKNOD_TYPE];
+    int devices = 0;
+    for (int k = 0; k < c->n; k++)
+        devices |= c->weight[k] > 0 && (op_variant_value(c->variant[k]) == S_IFCHR ||
+                                        op_variant_value(c->variant[k]) == S_IFBLK);
+    devices &= cfg->op_weight[OP_mknod] > 0;
+    fs->track_opens = cfg->op_weight[OP_open_unlink] > 0;
+    if (fs->type != FS_REFFS || (!devices && !cfg->run.compare_mtime))
+        return;
+    if (strcmp(fs->readback, "dump") == 0)
+        fail(st, st->fs_key_line[i][FSK_READBACK], "[fs %s]: readback = dump cannot show %s: "
+             "use auto or vfs", fs->name, devices ? "device numbers" : "mtimes");
+    else
+        snprintf(fs->readback, sizeof fs->readback, "vfs");
+}
+
 static void finish(struct parse_state *st)
 {
     struct metis_config *cfg = st->cfg;
+    finish_inherited(st);
     if (cfg->nfs == 0)
         fail(st, 0, "no [fs NAME] section: at least one file system is needed");
     for (int i = 0; i < cfg->nfs && !st->failed; i++)
         finish_fs(st, i);
+    for (int i = 0; i < cfg->nfs && !st->failed; i++)
+        finish_readback(st, i);
     int sum = 0;
     for (int i = 0; i < OP_COUNT; i++)
         sum += cfg->op_weight[i];
@@ -1316,6 +1572,11 @@ int config_validate(const struct metis_config *cfg, char *err, size_t errlen)
         return snprintf(err, errlen, "%s:%d: out: %s exists and is not a directory", cfg->path,
                         cfg->run.out_line, cfg->run.out), -1;
     return 0;
+}
+
+int fs_unsupported(const struct fs_config *fs, enum op_id op, int v)
+{
+    return ((fs->unsup_ops >> op) & 1) || (v >= 0 && ((fs->unsup_variants >> v) & 1));
 }
 
 int fs_errno_equivalent(const struct fs_config *fs, int err, int ref_err)

@@ -11,6 +11,7 @@
 #define METIS_MAX_PARTS 64      /* partition 0 is the value 0, partition k>0 is [2^(k-1), 2^k) */
 #define METIS_MAX_BITS 32
 #define METIS_MAX_POOL_PATHS 4096 /* directory + file names the pool may hold */
+#define METIS_MAX_CHOICES 16    /* items of one choice ([bits] falloc_mode, mknod_type) */
 
 struct fs_config {
     char name[64];              /* from [fs NAME] */
@@ -34,6 +35,11 @@ struct fs_config {
                                    "replay" (fs-state/backend/README.md) */
     double op_timeout;          /* seconds one step may take on this fs before it is infrastructure failure */
     char errno_equiv[256];      /* "EEXIST:ENOTEMPTY,...": this fs's errno counts as the reference's */
+    char unsupported[256];      /* "collapse,insert,...": operations and variants this fs refuses */
+    uint64_t unsup_ops;         /* parsed: bit op_id */
+    uint64_t unsup_variants;    /* parsed: bit variant id (opnames.h) */
+    int track_opens;            /* reffs: count open files (no noopen): set when open_unlink is
+                                   drawn, which holds a descriptor past the name's removal */
     int nequiv;
     int equiv[16][2];           /* parsed errno_equiv: {this fs's errno, the reference's} */
     int fstype_line, size_line; /* lines of those keys (0 = not given), for config_validate */
@@ -58,9 +64,18 @@ struct bitmap {
 /* Argument draws the input driver makes; one entry per kind of argument. */
 enum arg_kind {
     ARG_WRITE_SIZE, ARG_WRITE_OFFSET, ARG_TRUNC_SIZE, ARG_FALLOC_OFFSET, ARG_FALLOC_LEN,
-    ARG_XATTR_SIZE, ARG_NKINDS
+    ARG_XATTR_SIZE, ARG_COPY_OFFSET, ARG_COPY_LEN, ARG_NKINDS
 };
 enum bitmap_kind { BM_OPEN_FLAGS, BM_MODE, BM_NKINDS };
+
+/* One value drawn among named items by weight: fallocate modes and mknod types, whose items
+ * are the variants of that operation (opnames.h). */
+enum choice_kind { CH_FALLOC_MODE, CH_MKNOD_TYPE, CH_NKINDS };
+struct choice {
+    int n;
+    int variant[METIS_MAX_CHOICES];     /* the variant id of each item */
+    double weight[METIS_MAX_CHOICES];
+};
 
 struct pool_config {
     int dirs;                   /* directory names per level */
@@ -94,6 +109,7 @@ struct run_config {
     char hash[32];              /* OpenSSL digest name, default md5 */
     int keep_going;
     double shrink_seconds;      /* keep_going: time to shrink each run's new classes; 0 = off */
+    int compare_mtime;          /* mtimes in the abstract state (abstract.c says how) */
     char out[1024];             /* output directory; empty = runs/<time>-<config> */
     int ring;                   /* concrete states kept for the replayer (default 10) */
     int hashtable_log2;         /* SPIN -w */
@@ -116,6 +132,9 @@ struct metis_config {
     double end_boundary[ARG_NKINDS];   /* *_OFFSET kinds: share of draws ending on a 4 KiB boundary */
     struct bitmap bits[BM_NKINDS];
     struct vary_config vary;
+    struct choice choice[CH_NKINDS];
+    uint64_t falloc_align;      /* [sizes] falloc_align UNIT:PROB: the unit ... */
+    double falloc_align_prob;   /* ... and how often a new mode's range is aligned to it */
 };
 
 /* Fills cfg with defaults, then the file. On error returns -1 with "file:line: message" in err. */
@@ -131,5 +150,11 @@ uint64_t config_part_high(const struct partitions *p);
 /* The sizing rule's per-file bound: the largest extent (offset + size) one file can reach. */
 uint64_t config_file_bound(const struct metis_config *cfg);
 const char *bitmap_kind_name(enum bitmap_kind k);
+const char *choice_kind_name(enum choice_kind k);
+/* The furthest one file can reach by the config's enabled operations and sizes (the sizing
+ * rule's per_file, configs/README.md); INSERT_RANGE is capped there (op_set_insert_cap). */
+uint64_t config_file_extent(const struct metis_config *cfg);
+/* 1 when fs lists a's operation or its variant (variant id v, or -1) in unsupported. */
+int fs_unsupported(const struct fs_config *fs, enum op_id op, int v);
 
 #endif

@@ -145,6 +145,12 @@ static int sync_one(struct crash_check *c, int rootfd, const char *path, int dir
     int fd = open_below(rootfd, path, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return 0;
+    /* A FIFO, socket or device node has no data to make durable (fsync says EINVAL): its
+     * name is the directory's promise. */
+    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        close(fd);
+        return 0;
+    }
     int rc = 0;
     if (!skip && fsync(fd) < 0)
         rc = cerr(c, "fsync %s: %s", path, strerror(errno));

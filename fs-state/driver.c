@@ -180,7 +180,8 @@ void metis_step(int op, double stored, double matched, long depth)
     E.g.live = E.cur_sid;
     if (fsgroup_step(&E.g, &E.args, from, to) < 0)
         infra_failure(E.g.err);
-    reach_count(&E.reach, (enum op_id)op, &E.g.out[0].res);
+    for (int i = 0; i < E.g.nfs; i++)
+        reach_count(&E.reach, i, E.cfg.fs[i].name, &E.args, &E.g.out[i].res, E.g.out[i].skipped);
     input_count_result(&E.in, E.g.out[0].res.err);
     search_note(&E.search, E.cur_sid, E.g.out[0].res.err);
     log_step(&E.args, E.cur_sid, to, depth);

@@ -260,6 +260,27 @@ unsigned input_bitmap(struct input *in, enum bitmap_kind k)
     return v;
 }
 
+/* Weights are checked at load (not all 0); a rounding overshoot takes the last item above 0. */
+int input_choice(struct input *in, enum choice_kind k)
+{
+    const struct choice *c = &in->cfg->choice[k];
+    double total = 0;
+    for (int i = 0; i < c->n; i++)
+        total += c->weight[i] > 0 ? c->weight[i] : 0;
+    double u = rng_unit(&in->rng) * total;
+    int pick = -1;
+    for (int i = 0; i < c->n && (pick < 0 || u >= 0); i++) {
+        if (c->weight[i] <= 0)
+            continue;
+        pick = i;
+        u -= c->weight[i];
+    }
+    if (pick < 0)
+        return -1;
+    in->cov.chosen[k][pick]++;
+    return c->variant[pick];
+}
+
 /* ---------- coverage reports ---------- */
 
 static const char *mode_name(enum part_mode m)
@@ -365,11 +386,46 @@ void coverage_write_paths(const struct input *in, FILE *f)
     }
 }
 
+static double choice_total(const struct choice *c)
+{
+    double t = 0;
+    for (int i = 0; i < c->n; i++)
+        t += c->weight[i] > 0 ? c->weight[i] : 0;
+    return t;
+}
+
+static uint64_t choice_draws(const struct input *in, int k)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < METIS_MAX_CHOICES; i++)
+        n += in->cov.chosen[k][i];
+    return n;
+}
+
+static void text_choices(const struct input *in, FILE *f)
+{
+    for (int k = 0; k < CH_NKINDS; k++) {
+        const struct choice *c = &in->cfg->choice[k];
+        double tw = choice_total(c);
+        uint64_t n = choice_draws(in, k);
+        fprintf(f, "choice %s, %" PRIu64 " draws\n", choice_kind_name(k), n);
+        fprintf(f, "  %-16s %10s %10s %9s %12s %9s\n", "item", "value", "weight", "expected",
+                "drawn", "share");
+        for (int i = 0; i < c->n; i++) {
+            double w = c->weight[i] > 0 ? c->weight[i] : 0;
+            fprintf(f, "  %-16s %#10x %10.4g %9.4f %12" PRIu64 " %9.4f\n",
+                    op_variant_name(c->variant[i]), op_variant_value(c->variant[i]), c->weight[i],
+                    tw > 0 ? w / tw : 0, in->cov.chosen[k][i], share(in->cov.chosen[k][i], n));
+        }
+    }
+}
+
 void coverage_write_text(const struct input *in, FILE *f)
 {
     text_args(in, f);
     text_bits(in, f);
     coverage_write_paths(in, f);
+    text_choices(in, f);
 }
 
 static void json_string(FILE *f, const char *s)
@@ -467,6 +523,29 @@ static void json_paths(const struct input *in, FILE *f)
             a[0], a[1], a[2]);
 }
 
+static void json_choices(const struct input *in, FILE *f)
+{
+    fprintf(f, "\"choices\": {");
+    for (int k = 0; k < CH_NKINDS; k++) {
+        const struct choice *c = &in->cfg->choice[k];
+        double tw = choice_total(c);
+        fprintf(f, "%s", k ? ", " : "");
+        json_string(f, choice_kind_name(k));
+        fprintf(f, ": {\"draws\": %" PRIu64 ", \"items\": [", choice_draws(in, k));
+        for (int i = 0; i < c->n; i++) {
+            fprintf(f, "%s{\"name\": ", i ? ", " : "");
+            json_string(f, op_variant_name(c->variant[i]));
+            fprintf(f, ", \"value\": %u, \"weight\": ", op_variant_value(c->variant[i]));
+            json_number(f, c->weight[i]);
+            fprintf(f, ", \"expected\": ");
+            json_number(f, tw > 0 ? (c->weight[i] > 0 ? c->weight[i] : 0) / tw : 0);
+            fprintf(f, ", \"drawn\": %" PRIu64 "}", in->cov.chosen[k][i]);
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "}");
+}
+
 void coverage_write_json(const struct input *in, FILE *f)
 {
     fprintf(f, "{");
@@ -475,5 +554,7 @@ void coverage_write_json(const struct input *in, FILE *f)
     json_bits(in, f);
     fprintf(f, ", ");
     json_paths(in, f);
+    fprintf(f, ", ");
+    json_choices(in, f);
     fprintf(f, "}\n");
 }

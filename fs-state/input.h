@@ -41,6 +41,7 @@ struct coverage {
     uint64_t bit_set[BM_NKINDS][METIS_MAX_BITS];
     uint64_t bit_draws[BM_NKINDS];
     struct draw_stats paths;
+    uint64_t chosen[CH_NKINDS][METIS_MAX_CHOICES];
 };
 
 struct tree_view;
@@ -61,6 +62,7 @@ int input_init(struct input *in, const struct metis_config *cfg, uint64_t seed);
 void input_free(struct input *in);
 uint64_t input_value(struct input *in, enum arg_kind k);    /* from the weighted partitions */
 unsigned input_bitmap(struct input *in, enum bitmap_kind k); /* each bit by its probability */
+int input_choice(struct input *in, enum choice_kind k);       /* a variant id, by its weight */
 const char *input_dir(struct input *in);                     /* a pool directory, or "/" */
 const char *input_file(struct input *in);
 const char *input_any_path(struct input *in);                /* a file or directory path */

@@ -18,7 +18,11 @@
     X(link)          \
     X(symlink)       \
     X(setxattr)      \
-    X(removexattr)
+    X(removexattr)   \
+    X(copy_range)    \
+    X(mknod)         \
+    X(open_unlink)   \
+    X(utimes)
 
 enum op_id {
 #define METIS_OP_ENUM(n) OP_##n,
@@ -29,5 +33,19 @@ enum op_id {
 
 const char *op_name(enum op_id op);         /* "?" when out of range */
 int op_lookup(const char *name);            /* -1 if unknown */
+
+/* Variants: the kinds of one operation that file systems support apart and the reach table
+ * counts apart: a fallocate mode, a mknod file type, what open_unlink does through its fd.
+ * Ids are 0 .. op_variant_count()-1, in the order of the config's choices; a name is unique
+ * among variants and operations, so `unsupported = collapse,mknod` can mix both. */
+int op_variant_count(void);
+const char *op_variant_name(int v);         /* "?" when out of range */
+enum op_id op_variant_op(int v);
+unsigned op_variant_value(int v);           /* the fallocate mode, S_IF* type or OU_* action */
+int op_variant_lookup(const char *name);    /* -1 if unknown */
+int op_variant_find(enum op_id op, unsigned value);   /* -1 if no variant of op has value */
+
+/* open_unlink's actions: its flags field. */
+enum { OU_WRITE = 0, OU_TRUNCATE = 1 };
 
 #endif

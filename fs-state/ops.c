@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/falloc.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -22,10 +24,12 @@
 enum {
     F_PATH = 1 << 0, F_PATH2 = 1 << 1, F_FLAGS = 1 << 2, F_MODE = 1 << 3, F_OFF = 1 << 4,
     F_SIZE = 1 << 5, F_UID = 1 << 6, F_GID = 1 << 7, F_XNAME = 1 << 8, F_SEED = 1 << 9,
+    F_OFF2 = 1 << 10, F_RDEV = 1 << 11, F_MTIME = 1 << 12,
 };
-#define NFIELDS 10
+#define NFIELDS 13
 static const char *const field_key[NFIELDS] = {
     "path", "path2", "flags", "mode", "off", "size", "uid", "gid", "xname", "seed",
+    "off2", "rdev", "mtime",
 };
 
 /* Largest write or xattr value the driver builds in memory; bigger requests fail as the kernel would. */
@@ -45,6 +49,10 @@ struct op_desc {
 
 static int open_beneath(int rootfd, const char *rel, uint64_t flags, mode_t mode)
 {
+    /* A pool name may be a FIFO, socket or device (mknod): without O_NONBLOCK opening a FIFO
+     * waits for a peer forever. Regular files ignore it; O_PATH opens refuse it. */
+    if (!(flags & O_PATH))
+        flags |= O_NONBLOCK;
     struct open_how how = {
         .flags = flags | O_CLOEXEC,
         .mode = (flags & (O_CREAT | __O_TMPFILE)) ? mode : 0,
@@ -488,6 +496,207 @@ static void draw_removexattr(struct input *in, struct op_args *a)
     snprintf(a->xname, sizeof a->xname, "%s", input_xattr(in));
 }
 
+/* ---------- fallocate's modes, copy_range, mknod, open_unlink, utimes ---------- */
+
+static uint64_t insert_cap = UINT64_MAX;
+
+void op_set_insert_cap(uint64_t bytes)
+{
+    insert_cap = bytes;
+}
+
+uint64_t op_insert_cap(void)
+{
+    return insert_cap;
+}
+
+/* Offset down, length up (0 stays 0, an error worth drawing) to multiples of unit. */
+static void align_range(struct op_args *a, uint64_t unit)
+{
+    if (!unit)
+        return;
+    a->offset -= a->offset % unit;
+    if (a->size % unit && a->size <= UINT64_MAX - unit)
+        a->size += unit - a->size % unit;
+}
+
+/* The range as before, then the mode by the falloc_mode choice; the modes other than 0 and
+ * KEEP_SIZE align their range as often as falloc_align says, since collapse and insert refuse
+ * ranges that are not whole blocks (and punch and zero differ inside partial blocks). */
+static void draw_fallocate_any(struct input *in, struct op_args *a)
+{
+    draw_fallocate_file(in, a);
+    int v = input_choice(in, CH_FALLOC_MODE);
+    a->flags = v < 0 ? 0 : (int)op_variant_value(v);
+    if ((a->flags & ~FALLOC_FL_KEEP_SIZE) && rng_unit(&in->rng) < in->cfg->falloc_align_prob)
+        align_range(a, in->cfg->falloc_align);
+}
+
+/* An insert past the run's per-file bound would let a search path grow a file without end. */
+static int insert_past_cap(int fd, const struct op_args *a)
+{
+    struct stat st;
+    return (a->flags & FALLOC_FL_INSERT_RANGE) && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+           (uint64_t)st.st_size + a->size > insert_cap;
+}
+
+static long exec_fallocate_modes(int rootfd, const struct op_args *a)
+{
+    if (!(a->flags & FALLOC_FL_INSERT_RANGE))
+        return exec_fallocate_file(rootfd, a);
+    int fd = open_beneath(rootfd, a->path + 1, O_RDWR, 0);
+    if (fd < 0)
+        return -1;
+    if (insert_past_cap(fd, a)) {
+        errno = EFBIG;
+        return finish(fd, -1);
+    }
+    return finish(fd, fallocate(fd, a->flags, (off_t)a->offset, (off_t)a->size));
+}
+
+static void draw_copy_range(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_file(in));
+    set_path(a->path2, input_file(in));
+    a->offset = input_value(in, ARG_COPY_OFFSET);
+    a->offset2 = input_value(in, ARG_COPY_OFFSET);
+    a->size = input_value(in, ARG_COPY_LEN);
+}
+
+/* copy_file_range may copy less than asked (xfs shares whole blocks only when it remaps), so
+ * it is called again, as cp does, until the range is done or the source ends: the outcome is
+ * the bytes copied, the same on every file system. */
+static long copy_all(int in, int out, const struct op_args *a)
+{
+    off_t off_in = (off_t)a->offset, off_out = (off_t)a->offset2;
+    uint64_t left = a->size, total = 0;
+    while (left > 0) {
+        ssize_t n = copy_file_range(in, &off_in, out, &off_out, left > WRITE_MAX ? WRITE_MAX : left, 0);
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        total += (uint64_t)n;
+        left -= (uint64_t)n;
+    }
+    return (long)total;
+}
+
+static long exec_copy_range(int rootfd, const struct op_args *a)
+{
+    int in = open_beneath(rootfd, a->path + 1, O_RDONLY, 0);
+    if (in < 0)
+        return -1;
+    int out = open_beneath(rootfd, a->path2 + 1, O_WRONLY, 0);
+    if (out < 0)
+        return finish(in, -1);
+    long ret = copy_all(in, out, a);
+    finish(out, 0);
+    return finish(in, ret);
+}
+
+/* Device numbers of majors 60-63, which Linux keeps for local experiments: no driver claims
+ * them, so opening such a node fails (ENXIO) instead of reaching a device of the host. */
+static void draw_mknod(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_file(in));
+    int v = input_choice(in, CH_MKNOD_TYPE);
+    a->flags = v < 0 ? S_IFIFO : (int)op_variant_value(v);
+    a->mode = input_bitmap(in, BM_MODE);
+    if (a->flags == S_IFCHR || a->flags == S_IFBLK)
+        a->rdev = makedev(60 + (unsigned)rng_below(&in->rng, 4), (unsigned)rng_below(&in->rng, 4));
+}
+
+static long exec_mknod(int rootfd, const struct op_args *a)
+{
+    char buf[METIS_PATH_MAX];
+    const char *last;
+    int dfd = open_parent(rootfd, a->path, buf, &last);
+    if (dfd < 0)
+        return -1;
+    mode_t mode = ((mode_t)a->flags & S_IFMT) | (a->mode & 07777);
+    return finish(dfd, mknodat(dfd, last, mode, (dev_t)a->rdev));
+}
+
+static void draw_open_unlink(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_file(in));
+    a->flags = rng_below(&in->rng, 2) ? OU_TRUNCATE : OU_WRITE;
+    if (a->flags == OU_TRUNCATE) {
+        a->size = input_value(in, ARG_TRUNC_SIZE);
+        return;
+    }
+    a->offset = input_value(in, ARG_WRITE_OFFSET);
+    a->size = input_value(in, ARG_WRITE_SIZE);
+    a->data_seed = rng_next(&in->rng);
+}
+
+/* What open_unlink does through its fd once the name is gone. */
+static long through_fd(int fd, const struct op_args *a)
+{
+    if (a->flags == OU_TRUNCATE)
+        return ftruncate(fd, (off_t)a->size);
+    if (a->flags != OU_WRITE) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (a->size > WRITE_MAX) {
+        errno = EFBIG;
+        return -1;
+    }
+    void *data = data_buffer(a->data_seed, a->size);
+    return data ? pwrite(fd, data, a->size, (off_t)a->offset) : -1;
+}
+
+/* Opens a file, unlinks the name it was opened by, writes or truncates through the fd and
+ * closes it. The inode must live until the close; its other links, if any, show the result,
+ * and without them it must vanish (which only free space would show: not compared). */
+static long exec_open_unlink(int rootfd, const struct op_args *a)
+{
+    char buf[METIS_PATH_MAX];
+    const char *last;
+    int fd = open_beneath(rootfd, a->path + 1, O_RDWR, 0);
+    if (fd < 0)
+        return -1;
+    int dfd = open_parent(rootfd, a->path, buf, &last);
+    if (dfd < 0)
+        return finish(fd, -1);
+    long ret = unlinkat(dfd, last, 0);
+    finish(dfd, 0);
+    if (ret == 0)
+        ret = through_fd(fd, a);
+    return finish(fd, ret);
+}
+
+/* Whole seconds well before any clock a run has (abstract.c records mtimes before 2017
+ * exactly, later ones as "now"), or now; whole, since 128-byte ext2/ext4 inodes keep no
+ * nanoseconds. */
+static const int64_t utimes_secs[] = { 0, 1000000000, 1234567890, 1400000000 };
+
+static void draw_utimes(struct input *in, struct op_args *a)
+{
+    set_path(a->path, input_any_path(in));
+    uint64_t k = rng_below(&in->rng, 5);
+    a->mtime_sec = k < 4 ? utimes_secs[k] : 0;
+    a->mtime_nsec = k < 4 ? 0 : UTIME_NOW;
+}
+
+/* Sets the mtime of a path (following a final symlink); the atime is left alone. */
+static long exec_utimes(int rootfd, const struct op_args *a)
+{
+    char p[64];
+    struct timespec ts[2] = { { 0, UTIME_OMIT }, { (time_t)a->mtime_sec, a->mtime_nsec } };
+    int fd = open_target(rootfd, a->path);
+    if (fd < 0)
+        return -1;
+    return finish(fd, utimensat(AT_FDCWD, fd_path(fd, p, sizeof p), ts, 0));
+}
+
+int op_variant_of(const struct op_args *a)
+{
+    return op_variant_find(a->op, (unsigned)a->flags);
+}
+
 /* ---------- the table ---------- */
 
 #define FP F_PATH
@@ -495,7 +704,7 @@ static const struct op_desc op_table[OP_COUNT] = {
     [OP_create_file]    = { draw_create_file,    exec_create_file,    FP | F_FLAGS | F_MODE },
     [OP_write_file]     = { draw_write_file,     exec_write_file,     FP | F_FLAGS | F_OFF | F_SIZE | F_SEED },
     [OP_truncate]       = { draw_truncate,       exec_truncate,       FP | F_SIZE },
-    [OP_fallocate_file] = { draw_fallocate_file, exec_fallocate_file, FP | F_FLAGS | F_OFF | F_SIZE },
+    [OP_fallocate_file] = { draw_fallocate_any,  exec_fallocate_modes, FP | F_FLAGS | F_OFF | F_SIZE },
     [OP_chmod]          = { draw_chmod,          exec_chmod,          FP | F_MODE },
     [OP_chown_file]     = { draw_chown_file,     exec_chown_file,     FP | F_UID },
     [OP_chgrp_file]     = { draw_chgrp_file,     exec_chgrp_file,     FP | F_GID },
@@ -507,6 +716,10 @@ static const struct op_desc op_table[OP_COUNT] = {
     [OP_symlink]        = { draw_symlink,        exec_symlink,        FP | F_PATH2 },
     [OP_setxattr]       = { draw_setxattr,       exec_setxattr,       FP | F_XNAME | F_SIZE | F_SEED | F_FLAGS },
     [OP_removexattr]    = { draw_removexattr,    exec_removexattr,    FP | F_XNAME },
+    [OP_copy_range]     = { draw_copy_range,     exec_copy_range,     FP | F_PATH2 | F_OFF | F_SIZE | F_OFF2 },
+    [OP_mknod]          = { draw_mknod,          exec_mknod,          FP | F_FLAGS | F_MODE | F_RDEV },
+    [OP_open_unlink]    = { draw_open_unlink,    exec_open_unlink,    FP | F_FLAGS | F_OFF | F_SIZE | F_SEED },
+    [OP_utimes]         = { draw_utimes,         exec_utimes,         FP | F_MTIME },
 };
 #undef FP
 
@@ -624,6 +837,15 @@ static void put(struct out *o, const char *fmt, ...)
         o->pos += (size_t)n;
 }
 
+/* "now", or whole and nanoseconds: "1234567890.000000000". */
+static void put_mtime(struct out *o, const struct op_args *a)
+{
+    if (a->mtime_nsec == UTIME_NOW)
+        put(o, "now");
+    else
+        put(o, "%" PRId64 ".%09ld", a->mtime_sec, a->mtime_nsec);
+}
+
 static void put_field(struct out *o, const struct op_args *a, int i)
 {
     put(o, " %s=", field_key[i]);
@@ -638,6 +860,9 @@ static void put_field(struct out *o, const struct op_args *a, int i)
     case F_GID:   a->gid == UID_KEEP ? put(o, "-1") : put(o, "%" PRIu32, a->gid); break;
     case F_XNAME: put(o, "%s", a->xname); break;
     case F_SEED:  put(o, "0x%" PRIx64, a->data_seed); break;
+    case F_OFF2:  put(o, "%" PRIu64, a->offset2); break;
+    case F_RDEV:  put(o, "0x%" PRIx64, a->rdev); break;
+    case F_MTIME: put_mtime(o, a); break;
     }
 }
 
@@ -705,6 +930,27 @@ static int parse_id(const char *s, uint32_t *out)
     return 0;
 }
 
+/* The inverse of put_mtime: "now" or SECONDS.NNNNNNNNN (nine digits), seconds not negative. */
+static int parse_mtime(const char *v, struct op_args *a)
+{
+    char sec[32];
+    const char *dot = strchr(v, '.');
+    uint64_t s, ns;
+    if (strcmp(v, "now") == 0) {
+        a->mtime_sec = 0;
+        a->mtime_nsec = UTIME_NOW;
+        return 0;
+    }
+    if (!dot || (size_t)(dot - v) >= sizeof sec || strlen(dot + 1) != 9)
+        return -1;
+    snprintf(sec, sizeof sec, "%.*s", (int)(dot - v), v);
+    if (parse_uint(sec, 10, INT64_MAX, &s) || parse_uint(dot + 1, 10, 999999999, &ns))
+        return -1;
+    a->mtime_sec = (int64_t)s;
+    a->mtime_nsec = (long)ns;
+    return 0;
+}
+
 static int parse_string(const char *v, char *dst, size_t cap)
 {
     size_t n = strlen(v);
@@ -728,6 +974,9 @@ static int parse_value(struct op_args *a, int i, const char *v)
     case F_UID:   return parse_id(v, &a->uid);
     case F_GID:   return parse_id(v, &a->gid);
     case F_SEED:  return parse_uint(v, 16, UINT64_MAX, &a->data_seed);
+    case F_OFF2:  return parse_uint(v, 10, UINT64_MAX, &a->offset2);
+    case F_RDEV:  return parse_uint(v, 16, UINT64_MAX, &a->rdev);
+    case F_MTIME: return parse_mtime(v, a);
     }
     return -1;
 }

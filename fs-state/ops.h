@@ -26,6 +26,10 @@ struct op_args {
     uint32_t uid, gid;             /* (uint32_t)-1 keeps */
     char xname[METIS_XATTR_NAME_MAX];
     uint64_t data_seed;
+    uint64_t offset2;              /* copy_range: the destination offset */
+    uint64_t rdev;                 /* mknod of a device: its number (makedev) */
+    int64_t mtime_sec;             /* utimes: the mtime set ... */
+    long mtime_nsec;               /* ... or UTIME_NOW in mtime_nsec */
 };
 
 /* Outcome of one operation on one file system. */
@@ -47,5 +51,14 @@ void op_fill_bytes(uint64_t seed, void *buf, size_t len);
  * op_parse returns 0, or -1 with a message in err. */
 int op_format(const struct op_args *a, char *buf, size_t len);
 int op_parse(const char *text, struct op_args *a, char *err, size_t errlen);
+
+/* The variant of a (opnames.h) or -1: no variants, or a parsed value no draw makes. */
+int op_variant_of(const struct op_args *a);
+
+/* The largest size INSERT_RANGE may give a file (the config's per-file bound, set once before
+ * any operation runs): an insert beyond it fails with EFBIG without reaching the file system,
+ * since chains of inserts would otherwise grow files without bound (configs/README.md, sizing). */
+void op_set_insert_cap(uint64_t bytes);
+uint64_t op_insert_cap(void);
 
 #endif

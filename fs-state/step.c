@@ -4,6 +4,7 @@
 #include "input.h"
 #include "prepopulate.h"
 #include "util.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,8 @@
 /* A state's parent and the operation that made it: what a backend without snapshots replays. */
 struct step_history {
     uint64_t sid, parent;
-    char *op;                    /* op_format's text: a few dozen bytes against op_args' 8 KiB */
+    char *op;                    /* op_format's text: a few dozen bytes against op_args' 8 KiB;
+                                    NULL: refused as unsupported, so it changed nothing anywhere */
     UT_hash_handle hh;
 };
 
@@ -67,6 +69,19 @@ static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const s
     return 0;
 }
 
+/* The step that made sid was refused as unsupported: the file systems that skipped it must not
+ * run it when they replay, and the refusal changed nothing, so no one replays it. (SPIN never
+ * goes on from such a state, which equals its parent; this keeps a replay right regardless.) */
+static void history_refused(struct fsgroup *g, uint64_t sid)
+{
+    struct step_history *h;
+    HASH_FIND(hh, g->hist, &sid, sizeof sid, h);
+    if (h) {
+        free(h->op);
+        h->op = NULL;
+    }
+}
+
 /* The operations from the initial state to sid, last first; their count or -1 if unknown. */
 static long history_chain(struct fsgroup *g, uint64_t sid, const char ***ops)
 {
@@ -117,6 +132,8 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t sid)
     if (rc == 0)
         prepopulate_run(b->rootfd, g->plan, g->nplan);
     for (long k = n - 1; rc == 0 && k >= 0; k--) {
+        if (!ops[k])
+            continue;
         if (op_parse(ops[k], &a, err, sizeof err) < 0) {
             snprintf(b->err, sizeof b->err, "%s: replaying '%s': %s", b->cfg->name, ops[k], err);
             rc = -1;
@@ -140,6 +157,7 @@ static int init_abstraction(struct fsgroup *g)
         const struct fs_config *fs = &g->cfg->fs[i];
         struct abstract_opts *o = &g->abs[i];
         o->hash = g->cfg->run.hash;
+        o->mtime = g->cfg->run.compare_mtime;
         snprintf(g->exclude[i], sizeof g->exclude[i], "%s%s%s", fs->exclude,
                  fs->exclude[0] ? "," : "", FILLER_DIR);
         o->exclude = g->exclude[i];
@@ -190,6 +208,7 @@ int fsgroup_open(struct fsgroup *g, const struct metis_config *cfg, const char *
     g->live = STEP_NO_STATE;
     if (init_abstraction(g) < 0 || init_plan(g) < 0)
         return -1;
+    op_set_insert_cap(config_file_extent(cfg));
     if (!fsset_workers && fsset_start(g->nfs) < 0)
         return gerr(g, "%s", "cannot start the file-system worker threads");
     if (g->nfs > fsset_workers && fsset_workers)
@@ -244,6 +263,8 @@ struct step_job {
     struct fsgroup *g;
     const struct op_args *args;  /* NULL: make the initial state */
     uint64_t from, to;
+    unsigned only;               /* bit i: run on fs i (0: on all) */
+    const struct op_result *skip;/* not NULL: leave the operation out and record this refusal */
 };
 
 int fsgroup_read_state(struct fsgroup *g, int i)
@@ -290,7 +311,7 @@ static int crash_verify_step(struct step_job *j, int i)
 static int step_one(int i, void *ctx)
 {
     struct step_job *j = ctx;
-    if (i >= j->g->nfs)
+    if (i >= j->g->nfs || (j->only && !((j->only >> i) & 1)))
         return 0;
     struct backend *b = j->g->be[i];
     struct fs_outcome *o = &j->g->out[i];
@@ -299,7 +320,10 @@ static int step_one(int i, void *ctx)
         return -1;
     double t_op = now_seconds();
     o->res = (struct op_result){ 0, 0 };
-    if (j->args)
+    o->skipped = j->skip != NULL;
+    if (j->skip)
+        o->res = *j->skip;
+    else if (j->args)
         op_exec(b->rootfd, j->args, &o->res);
     else
         prepopulate_run(b->rootfd, j->g->plan, j->g->nplan);
@@ -321,7 +345,7 @@ static int step_one(int i, void *ctx)
 
 int fsgroup_initial(struct fsgroup *g)
 {
-    struct step_job j = { g, NULL, STEP_NO_STATE, 0 };
+    struct step_job j = { g, NULL, STEP_NO_STATE, 0, 0, NULL };
     if (fsgroup_run(g, step_one, &j, "initial state") < 0)
         return -1;
     for (int i = 0; i < g->nfs; i++)
@@ -331,14 +355,53 @@ int fsgroup_initial(struct fsgroup *g)
     return 0;
 }
 
+/* The file systems that list a's operation or variant as unsupported (bit i for fs i). */
+static unsigned gatekeepers(const struct fsgroup *g, const struct op_args *a)
+{
+    unsigned mask = 0;
+    int v = op_variant_of(a);
+    for (int i = 0; i < g->nfs; i++)
+        if (fs_unsupported(&g->cfg->fs[i], a->op, v))
+            mask |= 1u << i;
+    return mask;
+}
+
+/* Gatekeepers one at a time, in config order, until one refuses (EOPNOTSUPP); the rest, and
+ * every other fs, then skip the operation, so that a gatekeeper which does support it never
+ * runs it beside one that refused. Without a refusal the others run it together. */
+static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate)
+{
+    unsigned all = g->nfs >= 32 ? ~0u : (1u << g->nfs) - 1, done = 0;
+    struct op_result refused;
+    for (int i = 0; i < g->nfs && !j->skip; i++) {
+        if (!((gate >> i) & 1))
+            continue;
+        j->only = 1u << i;
+        if (fsgroup_run(g, step_one, j, op_name(j->args->op)) < 0)
+            return -1;
+        done |= 1u << i;
+        if (g->out[i].res.err == EOPNOTSUPP) {
+            refused = g->out[i].res;
+            j->skip = &refused;
+        }
+    }
+    j->only = all & ~done;
+    g->unsupported_step = j->skip != NULL;
+    return j->only ? fsgroup_run(g, step_one, j, op_name(j->args->op)) : 0;
+}
+
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to)
 {
-    struct step_job j = { g, a, from, to };
+    struct step_job j = { g, a, from, to, 0, NULL };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
+    unsigned gate = gatekeepers(g, a);
     if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, a) < 0)
         return -1;
-    if (fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
+    g->unsupported_step = 0;
+    if (gate ? gated_step(g, &j, gate) < 0 : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
         return -1;
+    if (g->unsupported_step && to != STEP_NO_STATE && g->needs_history)
+        history_refused(g, to);
     g->live = to;
     return 0;
 }
@@ -347,6 +410,7 @@ int fsgroup_compare(struct fsgroup *g, int initial)
 {
     const struct fs_outcome *ref = &g->out[0];
     int n = 0;
+    initial |= g->unsupported_step;   /* a refusal and skips: no result to compare */
     for (int i = 1; i < g->nfs; i++) {
         struct fs_outcome *o = &g->out[i];
         o->differs = 0;

@@ -25,6 +25,8 @@ enum { DIFF_CRASH = 8, DIFF_CRASH_MOUNT = 16, DIFF_CRASH_FSCK = 32 };
 /* What the last step did on one file system, and where its time went (summed over steps). */
 struct fs_outcome {
     struct op_result res;
+    int skipped;                 /* the operation was not run here: a file system that lists it
+                                    `unsupported` refused it (res is that refusal) */
     unsigned char digest[ABSTRACT_MAX_DIGEST];
     int dlen;
     unsigned differs;            /* DIFF_* against the reference, after fsgroup_compare */
@@ -52,6 +54,7 @@ struct fsgroup {
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
     uint64_t live;               /* the state the file systems hold (STEP_NO_STATE: unsaved) */
     struct abs_tree tree;        /* the reference's entries at its last read-back (input driver) */
+    int unsupported_step;        /* the last step was refused as `unsupported`: no ret/errno compare */
     char err[1400];              /* why the last call failed: one line */
 };
 
@@ -68,10 +71,12 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout);
  * state 0. */
 int fsgroup_initial(struct fsgroup *g);
 /* One step on every fs: restore(from) unless from is STEP_NO_STATE, the operation, the
- * read-back into out[], save(to) unless to is STEP_NO_STATE. */
+ * read-back into out[], save(to) unless to is STEP_NO_STATE. An operation (or variant) some
+ * fs lists as `unsupported` runs on those first, one at a time; once one refuses it with
+ * EOPNOTSUPP, no other fs runs it (out[].skipped), so every state stays as it was. */
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to);
-/* Compares every fs's outcome with the reference's (initial: states only); sets out[].differs
- * and returns how many differ. */
+/* Compares every fs's outcome with the reference's (initial, or a step refused as unsupported:
+ * states only); sets out[].differs and returns how many differ. */
 int fsgroup_compare(struct fsgroup *g, int initial);
 /* Forgets saved state sid on every fs (-1 only when one did not answer in time). */
 int fsgroup_discard(struct fsgroup *g, uint64_t sid);

@@ -190,7 +190,8 @@ static const char *op_problem(const struct pool_set *ps, const struct op_args *a
     if (!pool_has(ps, a->path))
         return "path";
     *what = a->path2;
-    if ((a->op == OP_rename || a->op == OP_link) && !pool_has(ps, a->path2))
+    if ((a->op == OP_rename || a->op == OP_link || a->op == OP_copy_range) &&
+        !pool_has(ps, a->path2))
         return "path2";
     if (a->op == OP_symlink && !target_in_pool(ps, a->path, a->path2))
         return "symlink target";

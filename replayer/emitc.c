@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/falloc.h>
 
 #include "cli.h"
 #include "emit.h"
@@ -136,6 +137,22 @@ static const char program_list[] =
     "    }\n"
     "    rt_free(&t);\n    if (fd >= 0)\n        close(fd);\n}\n\n";
 
+/* What the operations added with issue 15 need besides a syscall each. */
+static const char program_newops[] =
+    "/* copy_range: called again until the range is done or the source ends, as Metis does. */\n"
+    "static long copy_all(int in, int out, off_t off_in, off_t off_out, uint64_t len)\n{\n"
+    "    uint64_t total = 0;\n"
+    "    while (len > 0) {\n"
+    "        ssize_t n = copy_file_range(in, &off_in, out, &off_out, len > (64u << 20) ? (64u << 20) : len, 0);\n"
+    "        if (n < 0)\n            return -1;\n        if (n == 0)\n            break;\n"
+    "        total += (uint64_t)n;\n        len -= (uint64_t)n;\n    }\n"
+    "    return (long)total;\n}\n\n"
+    "/* Metis fails an INSERT_RANGE that would take a file past its run's per-file bound with EFBIG. */\n"
+    "static int insert_past_cap(int fd, uint64_t len)\n{\n"
+    "    struct stat st;\n"
+    "    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size + len > INSERT_CAP;\n}\n\n";
+
+
 static const char program_main[] =
     "int main(int argc, char **argv)\n{\n"
     "    const char *what = argc > 2 ? argv[2] : \"all\";\n"
@@ -160,6 +177,71 @@ static const char program_main[] =
     "        printf(\"repro: every step and the final tree match the reference\\n\");\n"
     "    return differs ? 1 : 0;\n}\n";
 
+/* Closes fd in the program without disturbing errno. */
+#define CLOSE_KEEP(fd) "if (" fd " >= 0) { int e = errno; close(" fd "); errno = e; }"
+
+static void emit_fallocate(FILE *f, const struct op_args *a)
+{
+    fprintf(f, "    { int fd = open("); cstr(f, a->path + 1);
+    if (a->flags & FALLOC_FL_INSERT_RANGE)
+        fprintf(f, ", O_RDWR | O_NONBLOCK);\n      if (fd >= 0 && insert_past_cap(fd, %" PRIu64 "u)) {"
+                " errno = EFBIG; r = -1; } else\n      ", a->size);
+    else
+        fprintf(f, ", O_RDWR | O_NONBLOCK); ");
+    fprintf(f, "r = fd < 0 ? -1 : fallocate(fd, 0x%x, %" PRIu64 ", %" PRIu64 "); " CLOSE_KEEP("fd") " }\n",
+            (unsigned)a->flags, a->offset, a->size);
+}
+
+static void emit_copy_range(FILE *f, const struct op_args *a)
+{
+    fprintf(f, "    { int in = open("); cstr(f, a->path + 1);
+    fprintf(f, ", O_RDONLY | O_NONBLOCK), out = in < 0 ? -1 : open("); cstr(f, a->path2 + 1);
+    fprintf(f, ", O_WRONLY | O_NONBLOCK);\n      r = out < 0 ? -1 : copy_all(in, out, %" PRIu64 ", %"
+            PRIu64 ", %" PRIu64 "u);\n      " CLOSE_KEEP("out") " " CLOSE_KEEP("in") " }\n",
+            a->offset, a->offset2, a->size);
+}
+
+/* open_unlink: the name goes, the fd stays; then a write or truncate through it. */
+static void emit_open_unlink(FILE *f, const struct op_args *a)
+{
+    const char *p = a->path + 1;
+    fprintf(f, "    { int fd = open("); cstr(f, p); fprintf(f, ", O_RDWR | O_NONBLOCK);\n");
+    fprintf(f, "      r = fd < 0 ? -1 : unlink("); cstr(f, p); fprintf(f, ");\n");
+    if (a->flags == OU_TRUNCATE)
+        fprintf(f, "      if (r == 0) r = ftruncate(fd, %" PRIu64 ");\n", a->size);
+    else if (a->size > (64u << 20))
+        fprintf(f, "      if (r == 0) { errno = EFBIG; r = -1; }\n");
+    else
+        fprintf(f, "      if (r == 0) r = pwrite(fd, data(0x%" PRIx64 "ull, %" PRIu64 "u), %" PRIu64
+                "u, %" PRIu64 ");\n", a->data_seed, a->size, a->size, a->offset);
+    fprintf(f, "      " CLOSE_KEEP("fd") " }\n");
+}
+
+/* The operations added after the first fifteen. */
+static void emit_newer(FILE *f, const struct op_args *a)
+{
+    switch (a->op) {
+    case OP_copy_range:
+        emit_copy_range(f, a);
+        break;
+    case OP_mknod:
+        fprintf(f, "    r = mknod("); cstr(f, a->path + 1);
+        fprintf(f, ", 0%o | 0%o, (dev_t)0x%" PRIx64 "ull);\n", (unsigned)a->flags & S_IFMT,
+                (unsigned)a->mode & 07777, a->rdev);
+        break;
+    case OP_open_unlink:
+        emit_open_unlink(f, a);
+        break;
+    case OP_utimes:
+        fprintf(f, "    { struct timespec ts[2] = { { 0, UTIME_OMIT }, { %" PRId64 ", %ld } }; r = utimensat(AT_FDCWD, ",
+                a->mtime_sec, a->mtime_nsec);
+        cstr(f, a->path + 1); fprintf(f, ", ts, 0); }\n");
+        break;
+    default:
+        fprintf(f, "    errno = EINVAL; r = -1;\n");
+    }
+}
+
 /* The syscall of one operation, as a statement setting r (errno kept from the call). */
 static void emit_call(FILE *f, const struct op_args *a)
 {
@@ -167,13 +249,13 @@ static void emit_call(FILE *f, const struct op_args *a)
     switch (a->op) {
     case OP_create_file:
         fprintf(f, "    { int fd = open("); cstr(f, p);
-        fprintf(f, ", 0x%x | O_CREAT, 0%o); r = fd < 0 ? -1 : 0; if (fd >= 0) { int e = errno; close(fd); errno = e; } }\n",
+        fprintf(f, ", 0x%x | O_CREAT | O_NONBLOCK, 0%o); r = fd < 0 ? -1 : 0; if (fd >= 0) { int e = errno; close(fd); errno = e; } }\n",
                 (unsigned)a->flags, (unsigned)a->mode);
         break;
     case OP_write_file:
         fprintf(f, "    if (%" PRIu64 "ull > (64ull << 20)) { errno = EFBIG; r = -1; } else {\n"
                 "        int fd = open(", a->size); cstr(f, p);
-        fprintf(f, ", 0x%x, 0%o);\n        r = fd < 0 ? -1 : pwrite(fd, data(0x%" PRIx64 "ull, %" PRIu64
+        fprintf(f, ", 0x%x | O_NONBLOCK, 0%o);\n        r = fd < 0 ? -1 : pwrite(fd, data(0x%" PRIx64 "ull, %" PRIu64
                 "u), %" PRIu64 "u, %" PRIu64 ");\n"
                 "        if (fd >= 0) { int e = errno; close(fd); errno = e; }\n    }\n",
                 (unsigned)a->flags, (unsigned)a->mode, a->data_seed, a->size, a->size, a->offset);
@@ -182,10 +264,7 @@ static void emit_call(FILE *f, const struct op_args *a)
         fprintf(f, "    r = truncate("); cstr(f, p); fprintf(f, ", %" PRIu64 ");\n", a->size);
         break;
     case OP_fallocate_file:
-        fprintf(f, "    { int fd = open("); cstr(f, p);
-        fprintf(f, ", O_RDWR); r = fd < 0 ? -1 : fallocate(fd, 0x%x, %" PRIu64 ", %" PRIu64
-                "); if (fd >= 0) { int e = errno; close(fd); errno = e; } }\n",
-                (unsigned)a->flags, a->offset, a->size);
+        emit_fallocate(f, a);
         break;
     case OP_chmod:
         fprintf(f, "    r = chmod("); cstr(f, p); fprintf(f, ", 0%o);\n", (unsigned)a->mode);
@@ -224,6 +303,12 @@ static void emit_call(FILE *f, const struct op_args *a)
     case OP_removexattr:
         fprintf(f, "    r = removexattr("); cstr(f, p); fprintf(f, ", "); cstr(f, a->xname); fprintf(f, ");\n");
         break;
+    case OP_copy_range:
+    case OP_mknod:
+    case OP_open_unlink:
+    case OP_utimes:
+        emit_newer(f, a);
+        break;
     default:
         fprintf(f, "    errno = EINVAL; r = -1;\n");
     }
@@ -243,6 +328,31 @@ static void emit_prepopulate(FILE *f, const struct op_args *pre, size_t n)
     fprintf(f, "    (void)r;\n}\n\n");
 }
 
+/* 1 when the fs under test did not run op in the run: a gatekeeper (a fs that lists it
+ * `unsupported`, step.c) refused it with EOPNOTSUPP, and the fs under test is none. */
+static int skipped_here(const struct emit *e, const struct trace_op *op)
+{
+    int v = op_variant_of(&op->args);
+    if (fs_unsupported(&e->cfg->fs[e->fut], op->args.op, v))
+        return 0;
+    for (int i = 0; i < e->cfg->nfs; i++) {
+        const struct trace_outcome *o = e->map[i] >= 0 ? &op->res[e->map[i]] : NULL;
+        if (fs_unsupported(&e->cfg->fs[i], op->args.op, v) && o && o->have && o->err == EOPNOTSUPP)
+            return 1;
+    }
+    return 0;
+}
+
+/* A step's call, or the refusal Metis recorded where it did not run the call (skipped_here). */
+static void emit_step_call(FILE *f, const struct emit *e, const struct trace_op *op)
+{
+    if (skipped_here(e, op))
+        fprintf(f, "    /* a file system that lists it unsupported refused it: Metis ran it"
+                " nowhere else */\n    r = -1; errno = EOPNOTSUPP;\n");
+    else
+        emit_call(f, &op->args);
+}
+
 static void emit_steps(FILE *f, const struct emit *e)
 {
     char text[2 * METIS_PATH_MAX + 512];
@@ -254,7 +364,7 @@ static void emit_steps(FILE *f, const struct emit *e)
         const struct trace_outcome *fo = rec >= 0 ? &op->res[rec] : NULL;
         op_format(&op->args, text, sizeof text);
         fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run */\n", k + 1, op->seq);
-        emit_call(f, &op->args);
+        emit_step_call(f, e, op);
         fprintf(f, "    return report(%zu, ", k + 1);
         cstr(f, text);
         fprintf(f, ", r, %ldL, %s, %d, %ldL, %s);\n", e->ref[k].ret, errno_symbol(e->ref[k].err),
@@ -344,7 +454,10 @@ static int write_program(const struct emit *e, const char *path, char *err, size
     fputs(program_includes, f);
     emit_excludes(f, e->cfg->fs[e->fut].exclude);
     emit_rules(f, e);
+    fprintf(f, "/* The run's per-file bound, past which Metis refuses INSERT_RANGE (ops.h). */\n"
+            "#define INSERT_CAP %" PRIu64 "ull\n", config_file_extent(e->cfg));
     fputs(program_head, f);
+    fputs(program_newops, f);
     fputs(reprotree_text, f);
     emit_tree(f, e);
     fputs(program_check, f);

@@ -60,7 +60,7 @@ int ft_store_init(struct ft_store *st, const char *hash, const char *exclude, un
     memset(st, 0, sizeof *st);
     snprintf(st->hash, sizeof st->hash, "%s", hash);
     snprintf(st->exclude, sizeof st->exclude, "%s", exclude);
-    st->opts = (struct abstract_opts){ st->hash, st->exclude, ignore };
+    st->opts = (struct abstract_opts){ st->hash, st->exclude, ignore, 0 };   /* no mtimes: a restore cannot set them back */
     st->s = calloc(1, sizeof *st->s);
     if (!st->s)
         return -1;

@@ -80,13 +80,15 @@ static int start_daemon(struct backend *b, struct rpriv *p)
     char bin[PATH_MAX], opts[512], tail[512];
     find_reffs(b, bin, sizeof bin);
     /* noopen keeps OPEN/RELEASE round trips out of every operation and read-back: exact here,
-     * because Metis never holds a descriptor across operations. */
+     * because Metis never holds a descriptor across a name's removal, except in open_unlink
+     * (then RefFS must count opens to keep an unlinked open file alive). */
+    snprintf(opts, sizeof opts, "%s", b->cfg->track_opens ? "rw" : "noopen");
     if (b->cfg->size)
-        snprintf(opts, sizeof opts, "noopen,capacity=%llu%s%s", (unsigned long long)b->cfg->size,
-                 b->cfg->reffs_opts[0] ? "," : "", b->cfg->reffs_opts);
+        snprintf(tail, sizeof tail, ",capacity=%llu", (unsigned long long)b->cfg->size);
     else
-        snprintf(opts, sizeof opts, "noopen%s%s", b->cfg->reffs_opts[0] ? "," : "",
-                 b->cfg->reffs_opts);
+        tail[0] = '\0';
+    snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "%s%s%s", tail,
+             b->cfg->reffs_opts[0] ? "," : "", b->cfg->reffs_opts);
     char *argv[] = { bin, "-f", "-o", opts, b->mnt, NULL };
     snprintf(p->log, sizeof p->log, "%s.log", b->mnt);
     int logfd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

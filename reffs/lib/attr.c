@@ -96,7 +96,8 @@ static int do_setattr(struct reffs *fs, reffs_ino ino, const struct reffs_setatt
         set_time(&ip->atime, &sa->atime, &now);
         changed = 1;
     }
-    if ((sa->valid & REFFS_SET_MTIME) && sa->mtime.tv_nsec != UTIME_OMIT) {
+    if ((sa->valid & REFFS_SET_MTIME) && sa->mtime.tv_nsec != UTIME_OMIT &&
+        !mutated(MUT_UTIMES_IGNORED)) {
         set_time(&ip->mtime, &sa->mtime, &now);
         changed = 1;
     }

@@ -175,7 +175,7 @@ void ino_maybe_free(struct reffs *fs, reffs_ino ino)
     struct rinode *ip = ino_get(fs, ino);
     if (!ip || ip->nlink > 0 || ino == REFFS_ROOT_INO)
         return;
-    if (ino < fs->npins && fs->pins[ino].opens > 0)
+    if (ino < fs->npins && fs->pins[ino].opens > 0 && !mutated(MUT_UNLINK_OPEN_FREES))
         return;
     uint64_t charge = ino_charge(ip);
     if (mutated(MUT_UNLINK_LEAKS_SPACE))

@@ -35,6 +35,10 @@
     X(MUT_SETGID_SUBDIR_MODE, "a setgid directory hands S_ISGID to new subdirectories") \
     X(MUT_CHMOD_DROP_SETGID, "chmod keeps the setgid bit it is given") \
     X(MUT_MKNOD_DROP_SUID, "a new file keeps all 07777 bits of its mode, S_ISUID included") \
+    X(MUT_MKNOD_SPECIAL_MODE, "mknod of a FIFO or socket keeps the permission bits it is given (here group and other write are dropped)") \
+    X(MUT_LINK_SPECIAL_EPERM, "a FIFO or socket can be hard-linked like any non-directory (here link fails with EPERM)") \
+    X(MUT_UNLINK_OPEN_FREES, "an unlinked file lives until its last close (here it dies at once, even while open)") \
+    X(MUT_UTIMES_IGNORED, "utimes sets the mtime it is given (here the file keeps its own)") \
     X(MUT_CHGRP_CLOBBERS_UID, "chown(f, -1, gid) keeps the owner (here it becomes 0)") \
     X(MUT_FALLOC_KEEP_SIZE_GROWS, "fallocate with FALLOC_FL_KEEP_SIZE leaves st_size unchanged") \
     X(MUT_FALLOC_NO_EXTEND, "fallocate mode 0 past EOF extends st_size to offset + len") \

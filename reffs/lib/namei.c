@@ -100,6 +100,8 @@ static int do_mknod(struct reffs *fs, reffs_ino parent, const char *name, mode_t
         return r;
     mode_t type = (mode & S_IFMT) ? (mode & S_IFMT) : S_IFREG;
     mode_t perm = mode & (mutated(MUT_MKNOD_DROP_SUID) ? 07777 & ~S_ISUID : 07777);
+    if (mutated(MUT_MKNOD_SPECIAL_MODE) && (S_ISFIFO(type) || S_ISSOCK(type)))
+        perm &= ~(mode_t)(S_IWGRP | S_IWOTH);
     struct rinode *ip;
     if ((r = ino_alloc(fs, type | perm, uid, gid, &ip)))
         return r;
@@ -196,6 +198,8 @@ static int do_link(struct reffs *fs, reffs_ino ino, reffs_ino newparent, const c
     if (r)
         return r;
     if (S_ISDIR(ip->mode))
+        return -EPERM;
+    if (mutated(MUT_LINK_SPECIAL_EPERM) && (S_ISFIFO(ip->mode) || S_ISSOCK(ip->mode)))
         return -EPERM;
     if (ip->nlink == 0)
         return -ENOENT;

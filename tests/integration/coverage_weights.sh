@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Drawn input partitions follow the configured weights (uniform and skewed) within 4 binomial standard deviations, and every weighted partition is drawn.
+# Drawn input partitions and choices follow the configured weights (uniform and skewed) within 4 binomial standard deviations, and every weighted partition and item is drawn.
 . "$METIS_ROOT/tests/lib/common.sh"
 ops=${COVERAGE_OPS:-8000}
 # Writes get most branches so that write_size has well over a thousand draws. ext4 is left
@@ -32,6 +32,10 @@ trunc_size = uniform:13
 falloc_offset = uniform:12
 falloc_len = uniform:12
 xattr_size = uniform:8
+; copy_range's kinds take write's partitions unless given: given, so the skewed write_size does
+; not leave copy_len's rarest partition to about one of its draws
+copy_offset = uniform:12
+copy_len = uniform:12
 INI
 }
 # uniform: 0 and [1,2) .. [1024,2048), weight 1 each. skewed: 90% of the sizes in [1024,2048).
@@ -76,6 +80,16 @@ for run in ('uniform', 'skewed'):
     cov = json.load(open(f'{tmp}/{run}/summary.json'))['coverage']
     for kind, arg in cov['args'].items():
         n = check_kind(run, kind, arg, 1000 if kind == 'write_size' else 100)
+    for name, ch in cov['choices'].items():
+        n, total = ch['draws'], sum(i['weight'] for i in ch['items'])
+        if n < 100:
+            problems.append(f'{run} choice {name}: only {n} draws')
+        for i in ch['items']:
+            prob = i['weight'] / total
+            tol = 4 * math.sqrt(n * prob * (1 - prob)) + 1
+            if abs(i['drawn'] - n * prob) > tol or (prob > 0) != (i['drawn'] > 0):
+                problems.append(f'{run} choice {name} item {i["name"]}: drawn {i["drawn"]} of {n}, '
+                                f'expected {n * prob:.1f} +- {tol:.1f}')
     for name, bm in cov['bitmaps'].items():
         for b in bm['bits']:
             n, prob = bm['draws'], b['prob']

@@ -102,7 +102,7 @@ static void abst_build(int root, int order)
     }
 }
 
-static struct abstract_opts abst_opts = { "md5", "lost+found,.metis-filler", 0 };
+static struct abstract_opts abst_opts = { "md5", "lost+found,.metis-filler", 0, 0 };
 
 static void abst_digest(int root, unsigned char *d)
 {
@@ -292,7 +292,7 @@ Test(metis_abstract, hashes_and_errors)
     cr_assert_eq(abstract_digest_len(NULL), 16);
     cr_assert_eq(abstract_digest_len("no-such-hash"), -1);
     unsigned char d[ABSTRACT_MAX_DIGEST];
-    struct abstract_opts o = { "sha256", "", 0 };
+    struct abstract_opts o = { "sha256", "", 0, 0 };
     cr_assert_eq(abstract_state(abst_a, &o, d, NULL), 32);
     o.hash = "no-such-hash";
     cr_assert_lt(abstract_state(abst_a, &o, d, NULL), 0);

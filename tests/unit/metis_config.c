@@ -76,12 +76,12 @@ Test(metis_config, defaults)
     cr_expect_eq(c.vary.fill_inodes, 0);
     cr_expect_eq(c.vary.inodes_left, 8);
     for (int i = 0; i < OP_COUNT; i++)
-        cr_expect_eq(c.op_weight[i], 1, "op %d", i);
+        cr_expect_eq(c.op_weight[i], i == OP_utimes ? 0 : 1, "op %d", i);
 }
 
 Test(metis_config, default_partitions_and_bits)
 {
-    static const int nparts[ARG_NKINDS] = { 14, 14, 15, 14, 14, 9 };
+    static const int nparts[ARG_NKINDS] = { 14, 14, 15, 14, 14, 9, 14, 14 };
     struct metis_config c;
     config_defaults(&c);
     for (int k = 0; k < ARG_NKINDS; k++) {
@@ -110,7 +110,8 @@ Test(metis_config, default_partitions_and_bits)
 Test(metis_config, kind_names)
 {
     static const char *const args[] = { "write_size", "write_offset", "trunc_size",
-                                        "falloc_offset", "falloc_len", "xattr_size" };
+                                        "falloc_offset", "falloc_len", "xattr_size",
+                                        "copy_offset", "copy_len" };
     for (int k = 0; k < ARG_NKINDS; k++)
         cr_expect_str_eq(arg_kind_name(k), args[k]);
     cr_expect_str_eq(bitmap_kind_name(BM_OPEN_FLAGS), "open_flags");

@@ -208,7 +208,7 @@ Test(metis_logical, digest_is_the_walks)
     sparse_a();
     types_a();
     struct ft_tree *t = rec();
-    struct abstract_opts o = { "md5", "", 0 };
+    struct abstract_opts o = { "md5", "", 0, 0 };
     int n = abstract_state(lg_fd, &o, w, NULL);
     cr_assert_eq(n, t->dlen);
     cr_expect_eq(memcmp(w, t->digest, (size_t)n), 0, "a recorded tree digests as the walk does");

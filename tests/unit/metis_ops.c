@@ -290,7 +290,7 @@ Test(metis_ops, confinement)
     opst_snapshot(secret, &before);
     opst_snapshot(out, &dbefore);
     int outfd = open(out, O_PATH | O_DIRECTORY);
-    struct abstract_opts ao = { "md5", "", 0 };
+    struct abstract_opts ao = { "md5", "", 0, 0 };
     unsigned char h0[ABSTRACT_MAX_DIGEST], h1[ABSTRACT_MAX_DIGEST];
     cr_assert_eq(abstract_state(outfd, &ao, h0, NULL), 16);
 

@@ -554,7 +554,7 @@ Test(metis_trace, prepopulate_plan_is_reproducible_and_writes_data)
 {
     char a[64], b[64], cmd[256];
     unsigned char da[ABSTRACT_MAX_DIGEST], db[ABSTRACT_MAX_DIGEST];
-    struct abstract_opts ao = { "md5", "", 0 };
+    struct abstract_opts ao = { "md5", "", 0, 0 };
     struct op_args *p1, *p2, *p3;
     size_t n1, n2, n3;
     mtr_plan(42, &p1, &n1);
