@@ -64,7 +64,7 @@ int ft_store_init(struct ft_store *st, const char *hash, const char *exclude, un
     st->s = calloc(1, sizeof *st->s);
     if (!st->s)
         return -1;
-    /* Never freed while in use: xattr values and names are read into them. */
+    /* An xattr list and one value, each as large as the VFS hands out. */
     st->s->xlist = malloc(XATTR_MAX + 1);
     st->s->xval = malloc(XATTR_MAX + 1);
     return st->s->xlist && st->s->xval ? 0 : -1;
