@@ -810,7 +810,7 @@ static int xattr_array_text(const struct abs_entry *e, struct buf *b)
     }
     for (size_t i = 0; i < e->nx; i++)
         S.xsorted[i] = &e->xattrs[i];
-    if (e->nx > 1)              /* qsort of no array at all is undefined */
+    if (e->nx > 1)              /* S.xsorted is NULL until an entry has xattrs */
         qsort(S.xsorted, e->nx, sizeof *S.xsorted, cmp_xattr);
     int rc = buf_add(b, "[", 1);
     for (size_t i = 0; i < e->nx && !rc; i++)

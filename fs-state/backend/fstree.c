@@ -64,9 +64,13 @@ int ft_store_init(struct ft_store *st, const char *hash, const char *exclude, un
     st->s = calloc(1, sizeof *st->s);
     if (!st->s)
         return -1;
-    /* Never freed while in use: xattr values and names are read into them. */
+    /* An xattr list and one value, each as large as the VFS hands out. */
     st->s->xlist = malloc(XATTR_MAX + 1);
     st->s->xval = malloc(XATTR_MAX + 1);
+    /* Never NULL, even for entries without any: the abstraction sorts and copies them. */
+    if (grow(&st->s->ax, &st->s->axcap, 1, sizeof *st->s->ax) < 0 ||
+        grow(&st->s->aext, &st->s->aextcap, 1, sizeof *st->s->aext) < 0)
+        return -1;
     return st->s->xlist && st->s->xval ? 0 : -1;
 }
 
@@ -231,8 +235,10 @@ static struct ft_entry *entry_new(struct ft_store *st, const struct ft_entry *cu
         memcpy(e->target, cur->target, cur->tlen);
         e->target[cur->tlen] = '\0';
     }
-    memcpy(e->blocks, s->ext, s->next * sizeof *e->blocks);
-    memcpy(e->xattrs, s->xs, s->nxs * sizeof *e->xattrs);
+    if (s->next)
+        memcpy(e->blocks, s->ext, s->next * sizeof *e->blocks);
+    if (s->nxs)
+        memcpy(e->xattrs, s->xs, s->nxs * sizeof *e->xattrs);
     s->next = s->nxs = 0;
     st->bytes += sizeof *e + strlen(e->path) + e->tlen + e->nblocks * sizeof *e->blocks;
     return e;
@@ -312,7 +318,8 @@ static int read_xattrs(struct ft_scratch *s, int fd)
         if (v < 0 || push_xattr(s, s->xlist + i, s->xval, (size_t)v) < 0)
             return -1;
     }
-    qsort(s->xs, s->nxs, sizeof *s->xs, cmp_xattr);
+    if (s->nxs > 1)
+        qsort(s->xs, s->nxs, sizeof *s->xs, cmp_xattr);
     return 0;
 }
 

@@ -24,8 +24,8 @@ for fs, t in s.get("time_per_op_us", {}).items():
            "  crash %.0f" % t["crash"] if t.get("crash", 0) >= 1 else ""))
 for fs, b in s.get("backends", {}).items():
     if b.get("restore") in ("snapshot", "logical", "replay"):
-        keys = ("restore", "replays", "snapshot_restores", "logical_restores", "verified",
-                "fallbacks", "already_there")
+        keys = ("restore", "readback", "replays", "snapshot_restores", "logical_restores",
+                "verified", "fallbacks", "already_there")
         print("    %-18s %s" % (fs, " ".join("%s=%s" % (k, b[k]) for k in keys if k in b)))
 PY
   else

@@ -97,7 +97,7 @@ static void list_dir(int dirfd, const char *prefix, struct lines *out)
     if (!d)
         die("fdopendir");
     while ((e = readdir(d))) {
-        char line[2048], path[1024], target[512] = "", xattrs[512] = "";
+        char line[4096], path[1024], target[512] = "", xattrs[512] = "";
         struct stat st;
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
             (!*prefix && !strcmp(e->d_name, "lost+found")))
