@@ -1,5 +1,6 @@
 /* Listing comparison: parses two trees' listing lines and names the first entry and attribute that differ. */
 #include "classify.h"
+#include "reprotree.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,25 +85,11 @@ static void listing_free(struct listing *l)
 
 /* ---- one entry against the other ---- */
 
-/* Names of an xattr list "[a=3:hash,b=0:hash]" without the values: "a,b". */
-static void xattr_names(const char *x, char *out, size_t len)
-{
-    size_t n = 0;
-    out[0] = '\0';
-    for (const char *p = x + (*x == '['); *p && *p != ']' && n + 1 < len;) {
-        size_t k = strcspn(p, "=,]");
-        n += (size_t)snprintf(out + n, len - n, "%s%.*s", n ? "," : "", (int)k, p);
-        p += k;
-        p += strcspn(p, ",]");
-        p += *p == ',';
-    }
-}
-
 static enum cls_attr xattr_kind(const char *a, const char *b)
 {
     char na[1024], nb[1024];
-    xattr_names(a, na, sizeof na);
-    xattr_names(b, nb, sizeof nb);
+    rt_xnames(a, na, sizeof na);
+    rt_xnames(b, nb, sizeof nb);
     return strcmp(na, nb) ? CLS_XATTR_NAMES : CLS_XATTR_VALUE;
 }
 
@@ -143,7 +130,7 @@ static void attr_text(const struct lent *e, enum cls_attr k, char *out, size_t l
     case CLS_NLINK: snprintf(out, len, "%s", f[F_NLINK]); break;
     case CLS_SIZE: snprintf(out, len, "%s", f[F_SIZE]); break;
     case CLS_CONTENT: case CLS_TARGET: snprintf(out, len, "%.12s", f[F_DATA]); break;
-    case CLS_XATTR_NAMES: xattr_names(f[F_XATTRS], out, len); break;
+    case CLS_XATTR_NAMES: rt_xnames(f[F_XATTRS], out, len); break;
     default: snprintf(out, len, "%.*s", (int)len - 1, f[F_XATTRS]); break;
     }
 }

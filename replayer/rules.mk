@@ -13,7 +13,7 @@ endif
 
 # emit-c copies the tree listing and comparison (reprotree.h/.c) into every program it writes:
 # their text, as C string lines, is generated here so that the copy can never drift.
-$(BUILD)/replayer/reprotree_text.h: replayer/reprotree.h replayer/reprotree.c
+$(BUILD)/replayer/reprotree_text.h: fs-state/reprotree.h fs-state/reprotree.c
 	@mkdir -p $(dir $@)
 	cat $^ | grep -v '^#include "reprotree.h"' | \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' > $@

@@ -20,6 +20,8 @@ enum { RT_IGNORE_DIR_NLINK = 1, RT_IGNORE_XATTRS = 2, RT_IGNORE_MODE = 4, RT_IGN
  * -1 with errno. */
 int rt_list(int rootfd, const char *const *exclude, struct rt_tree *t);
 void rt_free(struct rt_tree *t);
+/* The xattr names of a listing's "[a=1:h,b=2:h]" without the values: "a,b". */
+void rt_xnames(const char *x, char *out, size_t len);
 /* Compares the tree got with the reference's listing ref (both sorted); prints every differing
  * entry and puts the most telling difference ("PATH: KIND: here X, reference Y") in first.
  * Returns how many entries differ. */

@@ -254,7 +254,7 @@ static void rt_split(const char *line, struct rt_fields *x)
 }
 
 /* The xattr names of "[a=1:h,b=2:h]" without the values. */
-static void rt_xnames(const char *x, char *out, size_t len)
+void rt_xnames(const char *x, char *out, size_t len)
 {
     size_t n = 0;
     out[0] = '\0';
