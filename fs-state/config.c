@@ -1198,6 +1198,12 @@ static void finish_fs(struct parse_state *st, int i)
         fail(st, fs->line, "[fs %s]: a fuse file system needs mount_cmd", fs->name);
     if (fs->type == FS_REFFS && !lines[FSK_SIZE])
         fs->size = REFFS_DEFAULT_SIZE;
+    /* The FUSE kernel module answers COLLAPSE_RANGE and INSERT_RANGE with EOPNOTSUPP itself,
+     * never asking the daemon: a file system mounted through FUSE cannot do them. */
+    if (fs->type != FS_KERNEL && !lines[FSK_UNSUPPORTED]) {
+        fs->unsup_variants |= 1ULL << op_variant_lookup("collapse");
+        fs->unsup_variants |= 1ULL << op_variant_lookup("insert");
+    }
     /* The format makes these entries itself, whichever driver (kernel or FUSE) mounts it. */
     const struct fs_format *fmt = fs->fstype[0] ? fs_format_of(fs->fstype) : NULL;
     if (fs->type != FS_REFFS && !lines[FSK_EXCLUDE] && fmt)

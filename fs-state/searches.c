@@ -10,7 +10,7 @@
 #define CARRY_MAGIC 0x3143535349544d45ull    /* "EMTISSC1": this build's carry layout */
 
 /* The reach and coverage tables are arrays of counters only: added word by word. */
-_Static_assert(sizeof(struct reach) % sizeof(uint64_t) == 0, "reach holds only counters");
+_Static_assert(sizeof(((struct reach *)0)->row) % sizeof(uint64_t) == 0, "reach rows hold only counters");
 _Static_assert(sizeof(struct coverage) % sizeof(uint64_t) == 0, "coverage holds only counters");
 
 uint64_t search_seed(uint64_t base, int index)
@@ -183,7 +183,12 @@ void search_fold(struct engine *e)
     e->matched += p->matched;
     if (p->max_depth > e->max_depth_seen)
         e->max_depth_seen = p->max_depth;
-    add_words(&e->reach, &p->reach, sizeof e->reach);
+    /* Only the counters add up: the fs count and names are this process's own. */
+    add_words(e->reach.row, p->reach.row, sizeof e->reach.row);
+    for (int i = e->reach.nfs; i < p->reach.nfs && i < e->cfg.nfs && i < REACH_MAX_FS; i++)
+        e->reach.fsname[i] = e->cfg.fs[i].name;
+    if (p->reach.nfs > e->reach.nfs)
+        e->reach.nfs = p->reach.nfs;
     add_words(&e->in.cov, &p->cov, sizeof e->in.cov);
     for (int i = 0; i < e->g.nfs; i++) {
         struct fs_outcome *o = &e->g.out[i];

@@ -17,6 +17,9 @@ mount_cmd = {bin}/reffs -o noopen,$1 {mnt}
 [pool]
 dirs = 1
 files = 2
+[ops]
+; noopen: the daemon sees no opens, so it cannot keep a file that is unlinked while open
+open_unlink = 0
 INI
 }
 
