@@ -48,8 +48,9 @@ static const char *const choice_names[CH_NKINDS] = { "falloc_mode", "mknod_type"
 static const enum op_id choice_op[CH_NKINDS] = { OP_fallocate_file, OP_mknod };
 
 /* Default weights of the variants drawn by a choice: fallocate's modes 0 and KEEP_SIZE (all it
- * drew before) keep 8 of 13; device nodes are off, since opening one depends on the mount
- * (nodev) and a device number names a real device on the host. */
+ * drew before) keep 8 of 13; device nodes are off, since what opening one gives depends on the
+ * mount (RefFS's FUSE mount is nodev, a kernel mount is not unless asked) and some hosts refuse
+ * to make them at all. */
 static const struct {
     const char *name;
     double weight;

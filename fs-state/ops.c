@@ -571,7 +571,8 @@ static long copy_all(int in, int out, const struct op_args *a)
     off_t off_in = (off_t)a->offset, off_out = (off_t)a->offset2;
     uint64_t left = a->size, total = 0;
     while (left > 0) {
-        ssize_t n = copy_file_range(in, &off_in, out, &off_out, left > WRITE_MAX ? WRITE_MAX : left, 0);
+        size_t chunk = left > WRITE_MAX ? WRITE_MAX : (size_t)left;
+        ssize_t n = copy_file_range(in, &off_in, out, &off_out, chunk, 0);
         if (n < 0)
             return -1;
         if (n == 0)
