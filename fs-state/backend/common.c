@@ -236,3 +236,17 @@ int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *))
     memcpy(b->err, err, sizeof err);
     return -1;
 }
+
+void bk_log_tail(const char *path, char *out, size_t outlen)
+{
+    char line[512];
+    FILE *f = fopen(path, "re");
+    out[0] = 0;
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        if (line[0] != '\n')
+            snprintf(out, outlen, "%s", line);
+    fclose(f);
+    out[strcspn(out, "\n")] = 0;
+}

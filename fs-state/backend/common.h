@@ -44,6 +44,9 @@ int bk_mount_opts(const char *mount_opts, unsigned long *flags, char *data, size
 int bk_make_mnt(struct backend *b);
 void bk_remove_mnt(struct backend *b);
 
+/* The last non-empty line of a daemon's log file, for error messages ("" if none). */
+void bk_log_tail(const char *path, char *out, size_t outlen);
+
 /* Root-fd handling every backend's begin/end share. */
 int bk_open_root(struct backend *b);
 void bk_close_root(struct backend *b);

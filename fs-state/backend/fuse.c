@@ -64,20 +64,6 @@ static struct fpriv *fp(struct backend *b)
     return b->priv;
 }
 
-static void log_tail(const char *path, char *out, size_t outlen)
-{
-    char line[512];
-    FILE *f = fopen(path, "re");
-    out[0] = 0;
-    if (!f)
-        return;
-    while (fgets(line, sizeof line, f))
-        if (line[0] != '\n')
-            snprintf(out, outlen, "%s", line);
-    fclose(f);
-    out[strcspn(out, "\n")] = 0;
-}
-
 /* A command that daemonizes exits right after mounting; one that is the daemon runs on. The
  * first mount tells which (once, so that later steps do not pay for the wait). */
 static void classify(struct fpriv *p)
@@ -109,7 +95,7 @@ static int f_mount(struct backend *b, struct fpriv *p, const char *step)
     int status = -1;             /* stays -1 while the command runs: a foreground daemon */
     int rc = bk_wait_mounted(b->mnt, 1, timeout, &p->pid, &status);
     if (rc < 0) {
-        log_tail(p->log, tail, sizeof tail);
+        bk_log_tail(p->log, tail, sizeof tail);
         if (p->pid > 0)
             bk_stop_pid(p->pid, 1.0);
         p->pid = 0;

@@ -60,21 +60,6 @@ static void find_reffs(const struct backend *b, char *out, size_t outlen)
         snprintf(out, outlen, "%s", name);
 }
 
-/* The last line the daemon wrote, for error messages. */
-static void log_tail(const char *path, char *out, size_t outlen)
-{
-    char line[512];
-    FILE *f = fopen(path, "re");
-    out[0] = 0;
-    if (!f)
-        return;
-    while (fgets(line, sizeof line, f))
-        if (line[0] != '\n')
-            snprintf(out, outlen, "%s", line);
-    fclose(f);
-    out[strcspn(out, "\n")] = 0;
-}
-
 static int start_daemon(struct backend *b, struct rpriv *p)
 {
     char bin[PATH_MAX], opts[512], tail[512];
@@ -100,7 +85,7 @@ static int start_daemon(struct backend *b, struct rpriv *p)
         return bk_err(b, "setup", "cannot start %s: %s", bin, strerror(errno));
     int status = -1;
     if (bk_wait_mounted(b->mnt, 1, bk_setup_timeout(b), &p->pid, &status) < 0) {
-        log_tail(p->log, tail, sizeof tail);
+        bk_log_tail(p->log, tail, sizeof tail);
         return bk_err(b, "setup", "%s -f -o '%s' %s %s%s%s", bin, opts, b->mnt,
                       status >= 0 ? "exited without mounting" : "did not mount in time",
                       tail[0] ? ": " : "", tail);
