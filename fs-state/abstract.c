@@ -291,20 +291,26 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* What an xattr call asks for first: the kernel zeroes a buffer of the size asked (64 KiB at
+ * the largest) and a FUSE daemon may allocate one too, on every call. Values and lists above
+ * it cost one more call to learn their length. */
+#define XATTR_FIRST_ASK 4096
+
 /* Calls f into b, growing b on ERANGE; returns the length or -1. */
 static ssize_t xattr_call(struct buf *b, ssize_t (*f)(int, const char *, void *, size_t, void *),
                           int fd, const char *name)
 {
-    /* A zero-size call would only report the length, so the buffer is never empty. */
-    if (buf_reserve(b, METIS_XATTR_VALUE_MAX + 1))
-        return -1;
+    size_t ask = XATTR_FIRST_ASK;   /* never 0: a zero-size call only reports the length */
     for (;;) {
-        ssize_t n = f(fd, name, b->p, b->cap, NULL);
+        if (buf_reserve(b, ask + 1))
+            return -1;
+        ssize_t n = f(fd, name, b->p, ask, NULL);
         if (n >= 0 || errno != ERANGE)
             return n;
         ssize_t need = f(fd, name, NULL, 0, NULL);
-        if (need < 0 || buf_reserve(b, (size_t)need + 1))
+        if (need < 0)
             return -1;
+        ask = (size_t)need > ask ? (size_t)need : ask * 2;
     }
 }
 

@@ -147,3 +147,51 @@ const struct view_entry *choose_regular(const struct input *in, const char *path
     const struct view_entry *e = in->view ? view_find(in->view, path) : NULL;
     return e && S_ISREG(e->mode) ? e : NULL;
 }
+
+/* Names in path below the root: "/" 0, "/d0" 1, "/d0/f0" 2. */
+static int levels(const char *path)
+{
+    int n = 0;
+    for (const char *c = path; *c; c++)
+        n += *c == '/';
+    return path[0] == '/' && path[1] == '\0' ? 0 : n;
+}
+
+/* How many levels the deepest entry below path lies under it (0: a file, an empty directory). */
+static int height(const struct tree_view *v, const char *path)
+{
+    size_t len = strlen(path);
+    int top = levels(path), h = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const char *p = v->e[i].path;
+        if (strncmp(p, path, len) == 0 && p[len] == '/' && levels(p) - top > h)
+            h = levels(p) - top;
+    }
+    return h;
+}
+
+static int keeps_to_pool(const struct tree_view *v, int room, const char *src, int src_height,
+                         const char *dst, int exchange)
+{
+    return levels(dst) + src_height <= room && (!exchange || levels(src) + height(v, dst) <= room);
+}
+
+const char *choose_rename_dst(struct input *in, const char *src, const char *dst, int exchange)
+{
+    const struct tree_view *v = in->view;
+    const struct name_pool *p = &in->pool;
+    int room = in->cfg->pool.depth + 1;
+    if (!v)
+        return dst;
+    int hs = height(v, src);
+    if (keeps_to_pool(v, room, src, hs, dst, exchange))
+        return dst;
+    uint64_t n = (uint64_t)p->ndirs + (uint64_t)p->nfiles, start = rng_below(&in->rng, n);
+    for (uint64_t j = 0; j < n && j < NEW_SCAN; j++) {
+        uint64_t k = (start + j) % n;
+        const char *c = k < (uint64_t)p->ndirs ? p->dirs[k] : p->files[k - p->ndirs];
+        if (keeps_to_pool(v, room, src, hs, c, exchange))
+            return c;
+    }
+    return src;                 /* renaming onto itself moves nothing */
+}

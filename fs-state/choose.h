@@ -26,4 +26,10 @@ const char *choose_path(struct input *in, enum path_want w);
 /* The path's entry in the view when it is a regular file (its size), else NULL. */
 const struct view_entry *choose_regular(const struct input *in, const char *path);
 
+/* dst, or another pool name when renaming src to dst (exchanging them, if asked) would carry
+ * an entry of the reference's tree below the pool's depth. Nothing draws such paths again, so
+ * they would pile up along the search path: trees that grow with every rename of a full
+ * directory, and a search that never meets a state again. Draws only when it replaces dst. */
+const char *choose_rename_dst(struct input *in, const char *src, const char *dst, int exchange);
+
 #endif

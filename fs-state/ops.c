@@ -443,6 +443,9 @@ static void draw_rename(struct input *in, struct op_args *a)
     draw_path(a->path2, in, PW_RENAME_DST, input_any_path, 0);
     uint64_t r = rng_below(&in->rng, 10);
     a->flags = r == 8 ? RENAME_NOREPLACE : r == 9 ? RENAME_EXCHANGE : 0;
+    const char *dst = choose_rename_dst(in, a->path, a->path2, a->flags == RENAME_EXCHANGE);
+    if (dst != a->path2)
+        set_path(a->path2, dst);
 }
 
 static void draw_link(struct input *in, struct op_args *a)

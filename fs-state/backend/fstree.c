@@ -304,15 +304,31 @@ static int push_xattr(struct ft_scratch *s, const char *name, const char *value,
     return 0;
 }
 
+/* The kernel zeroes a buffer of the size an xattr call asks (64 KiB at XATTR_MAX) and a FUSE
+ * daemon may allocate one: a small one first, the whole only when that is too small. */
+#define XATTR_FIRST_ASK 4096
+
+static ssize_t list_xattrs(int fd, char *buf)
+{
+    ssize_t n = flistxattr(fd, buf, XATTR_FIRST_ASK);
+    return n < 0 && errno == ERANGE ? flistxattr(fd, buf, XATTR_MAX) : n;
+}
+
+static ssize_t get_xattr(int fd, const char *name, char *buf)
+{
+    ssize_t n = fgetxattr(fd, name, buf, XATTR_FIRST_ASK);
+    return n < 0 && errno == ERANGE ? fgetxattr(fd, name, buf, XATTR_MAX) : n;
+}
+
 /* Every xattr of fd, sorted by name: restore sets them all back, whatever the digest ignores. */
 static int read_xattrs(struct ft_scratch *s, int fd)
 {
-    ssize_t n = flistxattr(fd, s->xlist, XATTR_MAX);
+    ssize_t n = list_xattrs(fd, s->xlist);
     if (n < 0)
         return errno == ENOTSUP || errno == ENODATA ? 0 : -1;
     s->xlist[n] = '\0';
     for (ssize_t i = 0; i < n; i += (ssize_t)strlen(s->xlist + i) + 1) {
-        ssize_t v = fgetxattr(fd, s->xlist + i, s->xval, XATTR_MAX);
+        ssize_t v = get_xattr(fd, s->xlist + i, s->xval);
         if (v < 0 && errno == ENODATA)
             continue;           /* listed but not readable: absent, as the walk has it */
         if (v < 0 || push_xattr(s, s->xlist + i, s->xval, (size_t)v) < 0)

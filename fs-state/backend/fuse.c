@@ -286,14 +286,22 @@ static int remember(struct backend *b, struct fpriv *p, uint64_t id)
     return 0;
 }
 
+/* One id, or all of them with UINT64_MAX (a discard per state: a scan would make it quadratic). */
 static void forget(struct fpriv *p, uint64_t id)
 {
     struct saved_id *s, *tmp;
-    HASH_ITER(hh, p->ids, s, tmp)
-        if (s->id == id || id == UINT64_MAX) {
+    if (id != UINT64_MAX) {
+        HASH_FIND(hh, p->ids, &id, sizeof id, s);
+        if (s) {
             HASH_DEL(p->ids, s);
             free(s);
         }
+        return;
+    }
+    HASH_ITER(hh, p->ids, s, tmp) {
+        HASH_DEL(p->ids, s);
+        free(s);
+    }
 }
 
 /* While mounted (remount = 0) the snapshot is relaxed: only what the daemon has written. */
