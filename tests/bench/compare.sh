@@ -2,6 +2,8 @@
 # Compares the throughput of two Metis builds on the shipped configs, interleaved so both see the same load.
 # Usage: tests/bench/compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS] [SECONDS] [CONFIG...]
 # Prints, per config, each build's median ops/s over ROUNDS runs and the change in percent.
+# OLD_CONFIGS=DIR runs the old build on DIR/<same name>.ini: its own shipped configs, which may
+# lack keys the new build added.
 set -u
 cd "$(dirname "$0")/../.."
 if [ $# -lt 2 ]; then
@@ -19,8 +21,9 @@ out=$(mktemp -d /tmp/metis-compare.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
 ops_per_s() {   # BIN_DIR CONFIG TAG
-  local dir="$out/$3"
-  METIS_BIN="$1" "$1/metis" run "$2" --seconds "$secs" --out "$dir" >"$dir.log" 2>&1
+  local dir="$out/$3" cfg=$2
+  [ "$1" = "$old" ] && [ -n "${OLD_CONFIGS:-}" ] && cfg=$OLD_CONFIGS/$(basename "$2")
+  METIS_BIN="$1" "$1/metis" run "$cfg" --seconds "$secs" --out "$dir" >"$dir.log" 2>&1
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ops_per_s"])' \
     "$dir/summary.json" 2>/dev/null || echo nan
 }
