@@ -6,6 +6,8 @@
 #include <linux/falloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <uthash.h>
 
@@ -17,6 +19,8 @@
  * pointer array: memory grows with what changes, not with image size x states.
  */
 #define CHUNK_BLOCKS 64
+/* Images from this size on are mapped rather than read (see open_image). */
+#define MAP_MIN (1u << 20)
 
 struct block {
     UT_hash_handle hh;          /* keyed by hash; blocks with equal hashes chain via collide */
@@ -51,6 +55,8 @@ struct imgstore {
     struct image *cur;          /* what the file held after the last save/restore */
     int cur_exact;              /* 0 once the file may have changed behind our back */
     unsigned char *buf;         /* one whole image, reused by save and restore */
+    const unsigned char *src;   /* the image as save and restore_compare read it: the file
+                                 * mapped, or buf when it cannot be */
     unsigned char *hole;        /* per block: 1 if the last read found it in a hole (zeros) */
     struct block *zero;         /* the all-zero full block, always held */
 };
@@ -168,6 +174,7 @@ struct imgstore *imgstore_new(size_t image_size, size_t block_size)
     s->nblocks = (image_size + block_size - 1) / block_size;
     s->nchunks = (s->nblocks + CHUNK_BLOCKS - 1) / CHUNK_BLOCKS;
     s->buf = calloc(1, image_size);
+    s->src = s->buf;
     s->hole = calloc(s->nblocks, 1);
     if (s->buf && s->hole)
         s->zero = block_get(s, s->buf, block_size);
@@ -219,9 +226,9 @@ static int read_all(int fd, unsigned char *buf, size_t len)
     return read_range(fd, buf, len, 0);
 }
 
-/* Reads the image into buf, skipping the file's holes (marked in s->hole, buf left stale
- * there): a large, sparse image then costs what its data costs. */
-static int read_image(struct imgstore *s, int fd)
+/* Marks the file's holes in s->hole and, with copy, reads the rest into buf (left stale in
+ * the holes): a large, sparse image then costs what its data costs. */
+static int scan_image(struct imgstore *s, int fd, int copy)
 {
     size_t pos = 0, bs = s->bsize;
     memset(s->hole, 0, s->nblocks);
@@ -229,8 +236,8 @@ static int read_image(struct imgstore *s, int fd)
         off_t data = lseek(fd, (off_t)pos, SEEK_DATA), hole;
         if (data < 0 && errno == ENXIO)
             data = (off_t)s->size;
-        else if (data < 0)
-            return read_all(fd, s->buf, s->size);     /* no SEEK_DATA here: read it all */
+        else if (data < 0)              /* no SEEK_DATA here: all of it is data */
+            return copy ? read_all(fd, s->buf, s->size) : 0;
         for (size_t i = (pos + bs - 1) / bs; (i + 1) * bs <= (size_t)data; i++)
             s->hole[i] = 1;
         if ((size_t)data >= s->size)
@@ -241,11 +248,40 @@ static int read_image(struct imgstore *s, int fd)
         size_t from = (size_t)data / bs * bs, to = ((size_t)hole + bs - 1) / bs * bs;
         if (to > s->size)
             to = s->size;
-        if (read_range(fd, s->buf + from, to - from, (off_t)from) < 0)
+        if (copy && read_range(fd, s->buf + from, to - from, (off_t)from) < 0)
             return -1;
         pos = to;
     }
     return 0;
+}
+
+/* Points s->src at the image: the file mapped where it can be (its page cache compared in
+ * place: reading a 16 MiB image into buf took a third of the CPU of a run on kernel file
+ * systems), else read into buf. Returns the mapping to unmap, MAP_FAILED if none; NULL on
+ * error. */
+static void *open_image(struct imgstore *s, int fd)
+{
+    struct stat st;
+    void *map = MAP_FAILED;
+    /* A shorter file would fault past its end (SIGBUS): only whole regular files are mapped;
+     * and only large ones, where the copy costs more than mapping, faulting and unmapping. */
+    if (s->size >= MAP_MIN && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        (size_t)st.st_size >= s->size)
+        map = mmap(NULL, s->size, PROT_READ, MAP_SHARED, fd, 0);
+    if (scan_image(s, fd, map == MAP_FAILED) < 0) {
+        if (map != MAP_FAILED)
+            munmap(map, s->size);
+        return NULL;
+    }
+    s->src = map != MAP_FAILED ? map : s->buf;
+    return map;
+}
+
+static void close_image(struct imgstore *s, void *map)
+{
+    if (map && map != MAP_FAILED)
+        munmap(map, s->size);
+    s->src = s->buf;
 }
 
 static int write_all(int fd, const unsigned char *buf, size_t len, off_t off)
@@ -266,7 +302,7 @@ static int write_all(int fd, const unsigned char *buf, size_t len, off_t off)
 /* Block i of the buffer, reusing prev's block when its bytes are unchanged. */
 static struct block *save_block(struct imgstore *s, const struct block *prev, size_t i)
 {
-    const unsigned char *data = s->buf + i * s->bsize;
+    const unsigned char *data = s->src + i * s->bsize;
     size_t len = block_len(s, i);
     if (s->hole[i]) {
         s->zero->refs++;
@@ -350,9 +386,11 @@ static void set_current(struct imgstore *s, struct image *img)
 
 int imgstore_save(struct imgstore *s, uint64_t id, int fd)
 {
-    if (read_image(s, fd) < 0)
+    void *map = open_image(s, fd);
+    if (!map)
         return -1;
     struct image *img = image_from_buf(s);
+    close_image(s, map);
     if (!img) {
         errno = ENOMEM;
         return -1;
@@ -399,17 +437,19 @@ static int restore_known(struct imgstore *s, struct image *img, int fd)
 /* Restore when the file may hold anything: read it and compare every block. */
 static int restore_compare(struct imgstore *s, struct image *img, int fd)
 {
-    if (read_image(s, fd) < 0)
+    void *map = open_image(s, fd);
+    if (!map)
         return -1;
-    for (size_t i = 0; i < s->nblocks; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < s->nblocks && rc == 0; i++) {
         const struct block *b = img->chunk[i / CHUNK_BLOCKS]->blk[i % CHUNK_BLOCKS];
-        const unsigned char *now = s->buf + i * s->bsize;
+        const unsigned char *now = s->src + i * s->bsize;
         if (s->hole[i] ? b == s->zero : memcmp(now, b->data, block_len(s, i)) == 0)
             continue;
-        if (write_block(s, fd, b, i) < 0)
-            return -1;
+        rc = write_block(s, fd, b, i);  /* a write through the fd: the mapping sees it */
     }
-    return 0;
+    close_image(s, map);
+    return rc;
 }
 
 int imgstore_restore(struct imgstore *s, uint64_t id, int fd)
