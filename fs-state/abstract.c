@@ -291,16 +291,11 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* What an xattr call asks for first: the kernel zeroes a buffer of the size asked (64 KiB at
- * the largest) and a FUSE daemon may allocate one too, on every call. Values and lists above
- * it cost one more call to learn their length. */
-#define XATTR_FIRST_ASK 4096
-
 /* Calls f into b, growing b on ERANGE; returns the length or -1. */
 static ssize_t xattr_call(struct buf *b, ssize_t (*f)(int, const char *, void *, size_t, void *),
                           int fd, const char *name)
 {
-    size_t ask = XATTR_FIRST_ASK;   /* never 0: a zero-size call only reports the length */
+    size_t ask = ABSTRACT_XATTR_FIRST_ASK;   /* never 0: a zero-size call only reports the length */
     for (;;) {
         if (buf_reserve(b, ask + 1))
             return -1;

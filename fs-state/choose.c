@@ -164,8 +164,8 @@ static int height(const struct tree_view *v, const char *path)
     int top = levels(path), h = 0;
     for (size_t i = 0; i < v->n; i++) {
         const char *p = v->e[i].path;
-        if (strncmp(p, path, len) == 0 && p[len] == '/' && levels(p) - top > h)
-            h = levels(p) - top;
+        int below = strncmp(p, path, len) == 0 && p[len] == '/' ? levels(p) - top : 0;
+        h = below > h ? below : h;
     }
     return h;
 }

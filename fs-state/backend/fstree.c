@@ -304,19 +304,16 @@ static int push_xattr(struct ft_scratch *s, const char *name, const char *value,
     return 0;
 }
 
-/* The kernel zeroes a buffer of the size an xattr call asks (64 KiB at XATTR_MAX) and a FUSE
- * daemon may allocate one: a small one first, the whole only when that is too small. */
-#define XATTR_FIRST_ASK 4096
-
+/* A small buffer first, the whole only when that is too small (see ABSTRACT_XATTR_FIRST_ASK). */
 static ssize_t list_xattrs(int fd, char *buf)
 {
-    ssize_t n = flistxattr(fd, buf, XATTR_FIRST_ASK);
+    ssize_t n = flistxattr(fd, buf, ABSTRACT_XATTR_FIRST_ASK);
     return n < 0 && errno == ERANGE ? flistxattr(fd, buf, XATTR_MAX) : n;
 }
 
 static ssize_t get_xattr(int fd, const char *name, char *buf)
 {
-    ssize_t n = fgetxattr(fd, name, buf, XATTR_FIRST_ASK);
+    ssize_t n = fgetxattr(fd, name, buf, ABSTRACT_XATTR_FIRST_ASK);
     return n < 0 && errno == ERANGE ? fgetxattr(fd, name, buf, XATTR_MAX) : n;
 }
 
