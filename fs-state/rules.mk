@@ -1,7 +1,7 @@
 # Metis engine: libmetis (the kit the generated pan links), the bin/metis front end, its swarm launcher and report.
 # libmetis.a: the engine (flat fs-state/*.c) and its backends (fs-state/backend/); pan needs
 # nothing else, and its kit holds one header: driver.h, the entry points pan calls.
-METIS_SRC  := $(wildcard fs-state/*.c fs-state/backend/*.c)
+METIS_SRC  := $(wildcard fs-state/*.c fs-state/tree/*.c fs-state/backend/*.c)
 METIS_OBJ  := $(METIS_SRC:%.c=$(BUILD)/%.o)
 LIBMETIS   := $(LIBDIR)/libmetis.a
 
