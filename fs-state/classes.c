@@ -21,7 +21,7 @@ static void kinds_text(unsigned d, char *buf, size_t len)
 char *classes_read_listing(struct fsgroup *g, int i)
 {
     struct backend *b = g->be[i];
-    unsigned char digest[ABSTRACT_MAX_DIGEST];
+    unsigned char digest[TREE_MAX_DIGEST];
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -29,7 +29,7 @@ char *classes_read_listing(struct fsgroup *g, int i)
         return NULL;
     int rc = b->ops->begin(b);
     if (rc == 0) {
-        rc = backend_read_back(b, &g->abs[i], digest, f) < 0 ? -1 : 0;
+        rc = backend_read_back(b, &g->abs[i], digest, f, NULL) < 0 ? -1 : 0;
         if (b->ops->end(b) < 0)
             rc = -1;
     }

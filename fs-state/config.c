@@ -14,7 +14,7 @@
 #include <linux/falloc.h>
 #include <ini.h>
 #include <openssl/evp.h>
-#include "abstract.h"
+#include "tree/digest.h"
 #include "config.h"
 #include "crashinfo.h"
 #include "errnos.h"
@@ -931,7 +931,7 @@ static void check_ignore(struct parse_state *st, const char *value)
 {
     unsigned bits;
     char msg[256];
-    if (abstract_parse_ignore(value, &bits, msg, sizeof msg) < 0)
+    if (tree_parse_ignore(value, &bits, msg, sizeof msg) < 0)
         fail(st, st->line, "ignore: %s", msg);
 }
 

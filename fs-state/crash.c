@@ -24,7 +24,7 @@ struct promise {
 
 struct crash_check {
     struct backend *b;
-    const struct abstract_opts *abs;
+    const struct tree_opts *abs;
     enum crash_mode mode;
     int skip_op;                /* test hook: the operation whose sync is left out, or -1 */
     int journal;                /* the format keeps a journal (crashimg_has_journal) */
@@ -53,7 +53,7 @@ static int cerr(struct crash_check *c, const char *fmt, ...)
 /* ---- life ---- */
 
 struct crash_check *crash_open(const struct metis_config *cfg, int i, struct backend *b,
-                               const struct abstract_opts *abs, int *failed)
+                               const struct tree_opts *abs, int *failed)
 {
     const struct fs_config *fs = &cfg->fs[i];
     struct crash_check *c;
@@ -364,11 +364,12 @@ static int read_copy(struct crash_check *c, int rootfd, unsigned char *digest, i
     FILE *f = open_memstream(&c->rec_text, &c->rec_len);
     if (!f)
         return cerr(c, "out of memory for the recovered listing");
-    *dlen = abstract_state(rootfd, c->abs, digest, f);
+    *dlen = tree_digest(rootfd, c->abs, digest, f, NULL);
+    int err = errno;
     fclose(f);
     if (*dlen >= 0)
         return 0;
-    snprintf(r->detail, sizeof r->detail, "reading the recovered tree: %s", strerror(-*dlen));
+    snprintf(r->detail, sizeof r->detail, "reading the recovered tree: %s", strerror(err));
     r->kinds |= CRASH_MOUNT;
     return 1;
 }
@@ -376,7 +377,7 @@ static int read_copy(struct crash_check *c, int rootfd, unsigned char *digest, i
 int crash_verify(struct crash_check *c, const unsigned char *digest, int dlen,
                  struct crash_result *r)
 {
-    unsigned char rdigest[ABSTRACT_MAX_DIGEST];
+    unsigned char rdigest[TREE_MAX_DIGEST];
     int rootfd, rlen = 0;
     if (!c || !c->pending)
         return 0;

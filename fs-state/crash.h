@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "abstract.h"
+#include "tree/digest.h"
 #include "backend/backend.h"
 #include "config.h"
 #include "crashinfo.h"
@@ -31,7 +31,7 @@ struct crash_check;
 /* The check of fs i of cfg on backend b with abstraction abs, or NULL when the fs is not
  * crash-checked (or when out of memory: then *failed is 1). */
 struct crash_check *crash_open(const struct metis_config *cfg, int i, struct backend *b,
-                               const struct abstract_opts *abs, int *failed);
+                               const struct tree_opts *abs, int *failed);
 int crash_setup(struct crash_check *c);
 /* Syncs what op a touched (fsync), the fs (syncfs) or nothing (any), as the mode says, then
  * copies the device; r->synced says what was synced. */

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-unsigned char metis_abs[METIS_MAX_FS * ABSTRACT_MAX_DIGEST];
+unsigned char metis_abs[METIS_MAX_FS * TREE_MAX_DIGEST];
 uint64_t metis_sid;
 
 /* pan calls metis_step without a context: this is the one place the engine lives. */
@@ -96,7 +96,7 @@ static void stop_if_done(double now)
 
 static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long depth)
 {
-    char text[2 * METIS_PATH_MAX + 512], hex[2 * ABSTRACT_MAX_DIGEST + 1];
+    char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1];
     op_format(a, text, sizeof text);
     log_line("op %llu depth=%ld from=%llu %s", (unsigned long long)E.ops, depth,
              (unsigned long long)from, text);

@@ -73,7 +73,7 @@ int engine_init(struct engine *e)
         fprintf(stderr, "metis: search %d (seed %llu) varies: %s\n", e->search.index,
                 (unsigned long long)e->cfg.run.seed, vary_describe(&e->cfg, err, sizeof err));
     snprintf(e->run_id, sizeof e->run_id, "%s", env_or("METIS_RUN_ID", "manual"));
-    if (abstract_digest_len(e->cfg.run.hash) <= 0)
+    if (tree_digest_len(e->cfg.run.hash) <= 0)
         return fail(e, "unknown hash");
     if (input_init(&e->in, &e->cfg, e->cfg.run.seed) < 0)
         return fail(e, "cannot build the name pool");
@@ -117,7 +117,7 @@ static void log_free_space(struct engine *e)
 
 int engine_start(struct engine *e)
 {
-    char hex[2 * ABSTRACT_MAX_DIGEST + 1];
+    char hex[2 * TREE_MAX_DIGEST + 1];
     if (fsgroup_setup(&e->g, e->g.timeout) < 0)
         return -1;
     join_reffs_cpu(e);
@@ -189,13 +189,13 @@ int engine_path_unwind_to(struct engine *e, uint64_t sid)
 static void write_listing(struct engine *e, FILE *f, int i)
 {
     struct backend *b = e->g.be[i];
-    unsigned char digest[ABSTRACT_MAX_DIGEST];
+    unsigned char digest[TREE_MAX_DIGEST];
     fprintf(f, "\n## tree of %s after the operation\n", b->cfg->name);
     if (b->ops->begin(b) < 0) {
         fprintf(f, "(cannot mount: %s)\n", b->err);
         return;
     }
-    if (backend_read_back(b, &e->g.abs[i], digest, f) < 0)
+    if (backend_read_back(b, &e->g.abs[i], digest, f, NULL) < 0)
         fprintf(f, "(cannot read the tree back: %s)\n", b->err);
     b->ops->end(b);
 }
@@ -222,7 +222,7 @@ static void export_ring(struct engine *e, FILE *f, const char *dir)
 
 static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a)
 {
-    char text[2 * METIS_PATH_MAX + 512], hex[2 * ABSTRACT_MAX_DIGEST + 1];
+    char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1];
     if (a) {
         op_format(a, text, sizeof text);
         fprintf(f, "operation %llu: %s\n", (unsigned long long)e->ops, text);

@@ -150,18 +150,18 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t sid)
 static int init_abstraction(struct fsgroup *g)
 {
     char msg[256];
-    g->dlen = abstract_digest_len(g->cfg->run.hash);
+    g->dlen = tree_digest_len(g->cfg->run.hash);
     if (g->dlen <= 0)
         return gerr(g, "unknown hash '%s'", g->cfg->run.hash);
     for (int i = 0; i < g->nfs; i++) {
         const struct fs_config *fs = &g->cfg->fs[i];
-        struct abstract_opts *o = &g->abs[i];
+        struct tree_opts *o = &g->abs[i];
         o->hash = g->cfg->run.hash;
         o->mtime = g->cfg->run.compare_mtime;
         snprintf(g->exclude[i], sizeof g->exclude[i], "%s%s%s", fs->exclude,
                  fs->exclude[0] ? "," : "", FILLER_DIR);
         o->exclude = g->exclude[i];
-        if (abstract_parse_ignore(fs->ignore, &o->ignore, msg, sizeof msg) < 0)
+        if (tree_parse_ignore(fs->ignore, &o->ignore, msg, sizeof msg) < 0)
             return gerr(g, "%s", msg);
     }
     return 0;
@@ -272,9 +272,8 @@ int fsgroup_read_state(struct fsgroup *g, int i)
     struct backend *b = g->be[i];
     struct fs_outcome *o = &g->out[i];
     /* The reference's entries come with its digest, for state-aware path draws. */
-    abstract_collect_next(i == 0 ? &g->tree : NULL);
-    o->dlen = backend_read_back(b, &g->abs[i], o->digest, crash_live_listing(g->crash[i]));
-    abstract_collect_next(NULL);
+    o->dlen = backend_read_back(b, &g->abs[i], o->digest, crash_live_listing(g->crash[i]),
+                                i == 0 ? &g->tree : NULL);
     if (o->dlen >= 0)
         return 0;
     b->ops->end(b);
@@ -483,5 +482,5 @@ void fsgroup_close(struct fsgroup *g)
     free(g->plan);
     g->plan = NULL;
     g->nplan = 0;
-    abstract_tree_free(&g->tree);
+    tree_index_free(&g->tree);
 }

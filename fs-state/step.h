@@ -3,7 +3,7 @@
 #define METIS_STEP_H
 
 #include <stdint.h>
-#include "abstract.h"
+#include "tree/digest.h"
 #include "backend/backend.h"
 #include "backend/equalize.h"
 #include "config.h"
@@ -27,7 +27,7 @@ struct fs_outcome {
     struct op_result res;
     int skipped;                 /* the operation was not run here: a file system that lists it
                                     `unsupported` refused it (res is that refusal) */
-    unsigned char digest[ABSTRACT_MAX_DIGEST];
+    unsigned char digest[TREE_MAX_DIGEST];
     int dlen;
     unsigned differs;            /* DIFF_* against the reference, after fsgroup_compare */
     struct crash_result crash;   /* the step's crash check, when [run] crash is on */
@@ -41,7 +41,7 @@ struct fsgroup {
     const struct metis_config *cfg;  /* the caller's, alive as long as the group */
     int nfs, dlen;
     struct backend *be[METIS_MAX_FS];
-    struct abstract_opts abs[METIS_MAX_FS];
+    struct tree_opts abs[METIS_MAX_FS];
     char exclude[METIS_MAX_FS][600];            /* the config's exclusions plus the filler */
     struct free_counts fillers[METIS_MAX_FS];   /* what equalization added to each fs */
     struct free_counts free_after[METIS_MAX_FS];/* what each had free after equalization */
@@ -53,7 +53,7 @@ struct fsgroup {
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
     uint64_t live;               /* the state the file systems hold (STEP_NO_STATE: unsaved) */
-    struct abs_tree tree;        /* the reference's entries at its last read-back (input driver) */
+    struct tree_index tree;        /* the reference's entries at its last read-back (input driver) */
     int unsupported_step;        /* the last step was refused as `unsupported`: no ret/errno compare */
     char err[1400];              /* why the last call failed: one line */
 };

@@ -27,14 +27,14 @@ static const char *intern(const char *path)
     return it->path;
 }
 
-struct tree_view *view_make(const struct abs_tree *t)
+struct tree_view *view_make(const struct tree_index *t)
 {
     struct tree_view *v = malloc(sizeof *v + t->n * sizeof v->e[0]);
     if (!v)
         return NULL;
     v->n = t->n;
     for (size_t i = 0; i < t->n; i++) {
-        const struct abs_tree_entry *x = &t->e[i];
+        const struct tree_index_entry *x = &t->e[i];
         const char *p = intern(t->names + x->path);
         if (!p) {
             free(v);

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "abstract.h"
+#include "tree/digest.h"
 
 struct view_entry {
     const char *path;           /* interned: equal paths share one string for the whole run */
@@ -21,7 +21,7 @@ struct tree_view {
 };
 
 /* A view of t (sorted as abstract.c leaves it); NULL when out of memory. */
-struct tree_view *view_make(const struct abs_tree *t);
+struct tree_view *view_make(const struct tree_index *t);
 void view_free(struct tree_view *v);
 const struct view_entry *view_find(const struct tree_view *v, const char *path);
 

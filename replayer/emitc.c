@@ -399,13 +399,13 @@ static void emit_rules(FILE *f, const struct emit *e)
     for (int k = 0; k < fut->nequiv; k++)
         fprintf(f, "{ %s, %s }, ", errno_symbol(fut->equiv[k][0]), errno_symbol(fut->equiv[k][1]));
     fprintf(f, "{ 0, 0 } };\n");
-    if (abstract_parse_ignore(fut->ignore, &one, msg, sizeof msg) == 0)
+    if (tree_parse_ignore(fut->ignore, &one, msg, sizeof msg) == 0)
         ig |= one;
-    if (abstract_parse_ignore(e->cfg->fs[0].ignore, &one, msg, sizeof msg) == 0)
+    if (tree_parse_ignore(e->cfg->fs[0].ignore, &one, msg, sizeof msg) == 0)
         ig |= one;
-    fprintf(f, "#define IGNORE %uu\n", (ig & ABS_IGNORE_DIR_NLINK ? RT_IGNORE_DIR_NLINK : 0) |
-            (ig & ABS_IGNORE_XATTRS ? RT_IGNORE_XATTRS : 0) | (ig & ABS_IGNORE_MODE ? RT_IGNORE_MODE : 0) |
-            (ig & ABS_IGNORE_OWNER ? RT_IGNORE_OWNER : 0));
+    fprintf(f, "#define IGNORE %uu\n", (ig & TREE_IGNORE_DIR_NLINK ? RT_IGNORE_DIR_NLINK : 0) |
+            (ig & TREE_IGNORE_XATTRS ? RT_IGNORE_XATTRS : 0) | (ig & TREE_IGNORE_MODE ? RT_IGNORE_MODE : 0) |
+            (ig & TREE_IGNORE_OWNER ? RT_IGNORE_OWNER : 0));
 }
 
 static void emit_tree(FILE *f, const struct emit *e)

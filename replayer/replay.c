@@ -74,7 +74,7 @@ static int same_outcome(const struct trace_outcome *a, const struct trace_outcom
 
 static void print_outcome(FILE *f, const char *label, const struct trace_outcome *o)
 {
-    char hex[2 * ABSTRACT_MAX_DIGEST + 1];
+    char hex[2 * TREE_MAX_DIGEST + 1];
     trace_hex_encode(o->digest, (size_t)o->dlen, hex);
     fprintf(f, "%s ret=%ld errno=%s state=%s", label, o->ret, trace_errno_name(o->err), hex);
 }

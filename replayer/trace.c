@@ -229,7 +229,7 @@ static int parse_run(struct parser *p, char **tok, int n)
         return -1;
     if (parse_u64(v[0], &p->t->seed))
         return perr(p, "bad seed '%.40s'", v[0]);
-    if (!valid_name(v[1], sizeof p->t->hash) || abstract_digest_len(v[1]) <= 0)
+    if (!valid_name(v[1], sizeof p->t->hash) || tree_digest_len(v[1]) <= 0)
         return perr(p, "unknown hash '%.40s'", v[1]);
     snprintf(p->t->hash, sizeof p->t->hash, "%s", v[1]);
     p->stage = ST_CONFIG;
@@ -283,9 +283,9 @@ static int parse_state(struct parser *p, const char *hex, struct trace_outcome *
     o->dlen = trace_hex_decode(hex, o->digest, sizeof o->digest);
     if (o->dlen < 0)
         return perr(p, "bad state '%.40s' (want lowercase hex)", hex);
-    if (o->dlen != abstract_digest_len(p->t->hash))
+    if (o->dlen != tree_digest_len(p->t->hash))
         return perr(p, "state has %d bytes, a %s digest %d", o->dlen, p->t->hash,
-                    abstract_digest_len(p->t->hash));
+                    tree_digest_len(p->t->hash));
     return 0;
 }
 
@@ -638,7 +638,7 @@ int trace_read_file(const char *path, struct trace *t, char *err, size_t errlen)
 static void write_outcome(FILE *f, const char *what, uint64_t seq, const char *name,
                           const struct trace_outcome *o)
 {
-    char hex[2 * ABSTRACT_MAX_DIGEST + 1];
+    char hex[2 * TREE_MAX_DIGEST + 1];
     trace_hex_encode(o->digest, (size_t)o->dlen, hex);
     fprintf(f, "%s %" PRIu64 " %s ret=%ld errno=%s state=%s\n", what, seq, name, o->ret,
             trace_errno_name(o->err), hex);
@@ -658,7 +658,7 @@ static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const stru
 
 static void write_header(const struct trace *t, FILE *f)
 {
-    char hex[2 * ABSTRACT_MAX_DIGEST + 1];
+    char hex[2 * TREE_MAX_DIGEST + 1];
     fprintf(f, "metis-trace %d\nrun seed=%" PRIu64 " hash=%s\n", TRACE_VERSION, t->seed, t->hash);
     if (t->config_path[0])
         fprintf(f, "config %s\n", t->config_path);

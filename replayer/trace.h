@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "abstract.h"
+#include "tree/digest.h"
 #include "config.h"
 #include "ops.h"
 #include "step.h"
@@ -23,7 +23,7 @@ struct trace_outcome {
     int have;
     long ret;
     int err;
-    unsigned char digest[ABSTRACT_MAX_DIGEST];
+    unsigned char digest[TREE_MAX_DIGEST];
     int dlen;
 };
 

@@ -35,10 +35,11 @@ static const struct backend_ops *ops_for(enum fs_type t)
     return (unsigned)t < FS_NTYPES ? backend_types[t] : NULL;
 }
 
-int backend_read_back(struct backend *b, const struct abstract_opts *o, unsigned char *out,
-                      FILE *listing)
+int backend_read_back(struct backend *b, const struct tree_opts *o, unsigned char *out,
+                      FILE *listing, struct tree_index *index)
 {
-    return b->ops->read_back ? b->ops->read_back(b, o, out, listing) : bk_walk(b, o, out, listing);
+    return b->ops->read_back ? b->ops->read_back(b, o, out, listing, index)
+                             : bk_walk(b, o, out, listing, index);
 }
 
 /* Mount points live in <base>/metis-<run_id>/mnt-<fs>; images in /dev/shm/metis-<run_id>/<fs>.img.

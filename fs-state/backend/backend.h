@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "abstract.h"
+#include "tree/digest.h"
 #include "config.h"
 
 /*
@@ -31,9 +31,10 @@ struct backend_ops {
     /* Bytes held by saved states (for memory reports). */
     uint64_t (*held_bytes)(struct backend *b);
     /* Optional: the abstract state without walking the mount (between begin and end), as
-     * abstract_state; NULL means the walk. Returns the digest length or -1 (b->err). */
-    int (*read_back)(struct backend *b, const struct abstract_opts *o, unsigned char *out,
-                     FILE *listing);
+     * tree_digest (index, if not NULL, gets the entries); NULL means the walk. Returns the
+     * digest length or -1 (b->err). */
+    int (*read_back)(struct backend *b, const struct tree_opts *o, unsigned char *out,
+                     FILE *listing, struct tree_index *index);
     /* Optional: members of a JSON object on how this backend restored states, for
      * summary.json (e.g. "restore":"logical","logical_restores":12); NULL says nothing. */
     void (*stats)(struct backend *b, FILE *json);
@@ -59,9 +60,10 @@ struct backend {
 };
 
 /* The abstract state of b's tree (mounted: between begin and end) by its own read_back or
- * by walking b->rootfd; the digest length, or -1 with the message in b->err. */
-int backend_read_back(struct backend *b, const struct abstract_opts *o, unsigned char *out,
-                      FILE *listing);
+ * by walking b->rootfd; the digest length, or -1 with the message in b->err. index, if not
+ * NULL, gets the tree's entries sorted by path. */
+int backend_read_back(struct backend *b, const struct tree_opts *o, unsigned char *out,
+                      FILE *listing, struct tree_index *index);
 
 /* Makes the backend for cfg; nothing is created on disk until setup. */
 struct backend *backend_open(const struct fs_config *cfg, const char *run_id, const char *workdir);

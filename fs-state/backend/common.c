@@ -29,11 +29,12 @@ double bk_setup_timeout(const struct backend *b)
     return b->cfg->op_timeout > 30 ? b->cfg->op_timeout : 30;
 }
 
-int bk_walk(struct backend *b, const struct abstract_opts *o, unsigned char *out, FILE *listing)
+int bk_walk(struct backend *b, const struct tree_opts *o, unsigned char *out, FILE *listing,
+            struct tree_index *index)
 {
-    int n = abstract_state(b->rootfd, o, out, listing);
+    int n = tree_digest(b->rootfd, o, out, listing, index);
     if (n < 0)
-        return bk_err(b, "read-back", "walking the tree failed: %s", strerror(-n));
+        return bk_err(b, "read-back", "walking the tree failed: %s", strerror(errno));
     return n;
 }
 

@@ -72,8 +72,9 @@ void bk_stop_pid(pid_t pid, double timeout);
 int bk_subst(const struct backend *b, const char *tmpl, char *out, size_t outlen);
 /* The directory of the running binary's sibling tools: $METIS_BIN, else dirname(/proc/self/exe). */
 void bk_bin_dir(char *out, size_t outlen);
-/* abstract_state of b->rootfd, a failure put in b->err: the digest length or -1. */
-int bk_walk(struct backend *b, const struct abstract_opts *o, unsigned char *out, FILE *listing);
+/* tree_digest of b->rootfd, a failure put in b->err: the digest length or -1. */
+int bk_walk(struct backend *b, const struct tree_opts *o, unsigned char *out, FILE *listing,
+            struct tree_index *index);
 /* The first line where listings a and b differ, as "A_LABEL '<line>', B_LABEL '<line>'"
  * (each cut at 150 characters), into out. */
 void bk_first_difference(const char *a, const char *a_label, const char *b, const char *b_label,

@@ -66,28 +66,28 @@ static int read_dump(struct dumpback *d, struct backend *b, size_t *len)
     return 0;
 }
 
-static int dump_digest(struct dumpback *d, struct backend *b, const struct abstract_opts *o,
-                       unsigned char *out, FILE *listing)
+static int dump_digest(struct dumpback *d, struct backend *b, const struct tree_opts *o,
+                       unsigned char *out, FILE *listing, struct tree_index *index)
 {
     size_t len;
     if (read_dump(d, b, &len) < 0)
         return -1;
-    int n = reffs_dump_digest(d->buf, len, o, out, listing);
+    int n = reffs_dump_digest(d->buf, len, o, out, listing, index);
     if (n < 0)
         return bk_err(b, "read-back", "digesting the dump: %s", strerror(-n));
     return n;
 }
 
-static char *listing_of(struct dumpback *d, struct backend *b, const struct abstract_opts *o,
+static char *listing_of(struct dumpback *d, struct backend *b, const struct tree_opts *o,
                         int walk)
 {
-    unsigned char dg[ABSTRACT_MAX_DIGEST];
+    unsigned char dg[TREE_MAX_DIGEST];
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return NULL;
-    int rc = walk ? bk_walk(b, o, dg, f) : dump_digest(d, b, o, dg, f);
+    int rc = walk ? bk_walk(b, o, dg, f, NULL) : dump_digest(d, b, o, dg, f, NULL);
     fclose(f);
     if (rc < 0) {
         free(text);
@@ -98,12 +98,12 @@ static char *listing_of(struct dumpback *d, struct backend *b, const struct abst
 
 /* The daemon's state and what the kernel shows of it must agree; if they do not, restores
  * left a stale kernel cache or the daemon answers wrongly, and every comparison is suspect. */
-static int cross_check(struct dumpback *d, struct backend *b, const struct abstract_opts *o,
+static int cross_check(struct dumpback *d, struct backend *b, const struct tree_opts *o,
                        const unsigned char *dg, int n)
 {
-    unsigned char w[ABSTRACT_MAX_DIGEST];
+    unsigned char w[TREE_MAX_DIGEST];
     char label[64], diff[600];
-    int wn = bk_walk(b, o, w, NULL);
+    int wn = bk_walk(b, o, w, NULL, NULL);
     if (wn < 0)
         return -1;
     if (wn == n && memcmp(w, dg, (size_t)n) == 0)
@@ -119,10 +119,10 @@ static int cross_check(struct dumpback *d, struct backend *b, const struct abstr
                   d->who);
 }
 
-int dumpback_read_back(struct dumpback *d, struct backend *b, const struct abstract_opts *o,
-                       unsigned char *out, FILE *listing)
+int dumpback_read_back(struct dumpback *d, struct backend *b, const struct tree_opts *o,
+                       unsigned char *out, FILE *listing, struct tree_index *index)
 {
-    int n = dump_digest(d, b, o, out, listing);
+    int n = dump_digest(d, b, o, out, listing, index);
     int every = b->cfg->readback_check;
     if (n >= 0 && (listing || (every > 0 && ++d->reads % (uint64_t)every == 0)))
         return cross_check(d, b, o, out, n);

@@ -23,8 +23,8 @@ int dumpback_probe(struct dumpback *d);
 /* The digest of the daemon's dump (b mounted, between begin and end); every
  * cfg->readback_check-th time, and for every listing, the mount is walked too and the two must
  * agree. The digest length, or -1 with the message in b->err. */
-int dumpback_read_back(struct dumpback *d, struct backend *b, const struct abstract_opts *o,
-                       unsigned char *out, FILE *listing);
+int dumpback_read_back(struct dumpback *d, struct backend *b, const struct tree_opts *o,
+                       unsigned char *out, FILE *listing, struct tree_index *index);
 /* Removes the dump file and frees the buffer; safe to call twice. */
 void dumpback_free(struct dumpback *d);
 

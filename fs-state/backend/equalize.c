@@ -1,7 +1,7 @@
 /* Equalizes free inodes and free space across the file systems before a run, so ENOSPC falls at
  * the same point on each: fillers in a root directory that the abstraction leaves out. */
 #include "equalize.h"
-#include "abstract.h"
+#include "tree/digest.h"
 #include "backend.h"
 #include "config.h"
 #include <errno.h>

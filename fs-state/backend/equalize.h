@@ -15,7 +15,7 @@ struct free_counts {
 
 struct backend;
 
-struct abstract_opts;
+struct tree_opts;
 struct metis_config;
 
 int free_counts(int rootfd, struct free_counts *fc);

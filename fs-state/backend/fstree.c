@@ -1,8 +1,7 @@
-/* Recorded trees: walks a mount into shared, immutable entries and deduplicated data blocks, and digests them as abstract.c would. */
+/* Recorded trees: records the walk of a mount (tree/walk.c) into shared, immutable entries and deduplicated data blocks, and digests them as tree/digest.c does a walk. */
 #include "fstree.h"
 #include "common.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,15 +11,13 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-/* Files up to this size are read whole; larger ones by SEEK_DATA ranges (as abstract.c). */
-#define SMALL_FILE (1u << 20)
 #define XATTR_MAX 65536
 
 /* What a walk reuses from one call to the next: a walk allocates only what it keeps. */
 struct ft_scratch {
-    char path[PATH_MAX];
-    char *names;                        /* name stack: "<d_type><name>\0" */
-    size_t nlen, ncap;
+    struct tree_walk walk;
+    const struct ft_tree *prev;         /* the walk's tree to share entries with */
+    long adj;                           /* the walk's root nlink adjustment */
     unsigned char *data;                /* one file's contents */
     size_t dcap;
     unsigned char *want;                /* per block of that file: 1 if it is read */
@@ -32,9 +29,9 @@ struct ft_scratch {
     size_t nxs, xscap;
     struct rec { struct ft_entry *e; uint64_t ino; } *recs;   /* the tree being made */
     size_t nrec, reccap;
-    struct abs_extent *aext;
+    struct tree_extent *aext;
     size_t aextcap;
-    struct abs_xattr *ax;
+    struct tree_xattr *ax;
     size_t axcap;
 };
 
@@ -60,7 +57,7 @@ int ft_store_init(struct ft_store *st, const char *hash, const char *exclude, un
     memset(st, 0, sizeof *st);
     snprintf(st->hash, sizeof st->hash, "%s", hash);
     snprintf(st->exclude, sizeof st->exclude, "%s", exclude);
-    st->opts = (struct abstract_opts){ st->hash, st->exclude, ignore, 0 };   /* no mtimes: a restore cannot set them back */
+    st->opts = (struct tree_opts){ st->hash, st->exclude, ignore, 0 };   /* no mtimes: a restore cannot set them back */
     st->s = calloc(1, sizeof *st->s);
     if (!st->s)
         return -1;
@@ -82,7 +79,7 @@ void ft_store_free(struct ft_store *st)
         free(b);
     }
     if (st->s) {
-        free(st->s->names);
+        tree_walk_free(&st->s->walk);
         free(st->s->data);
         free(st->s->want);
         free(st->s->xlist);
@@ -304,16 +301,16 @@ static int push_xattr(struct ft_scratch *s, const char *name, const char *value,
     return 0;
 }
 
-/* A small buffer first, the whole only when that is too small (see ABSTRACT_XATTR_FIRST_ASK). */
+/* A small buffer first, the whole only when that is too small (see TREE_XATTR_FIRST_ASK). */
 static ssize_t list_xattrs(int fd, char *buf)
 {
-    ssize_t n = flistxattr(fd, buf, ABSTRACT_XATTR_FIRST_ASK);
+    ssize_t n = flistxattr(fd, buf, TREE_XATTR_FIRST_ASK);
     return n < 0 && errno == ERANGE ? flistxattr(fd, buf, XATTR_MAX) : n;
 }
 
 static ssize_t get_xattr(int fd, const char *name, char *buf)
 {
-    ssize_t n = fgetxattr(fd, name, buf, ABSTRACT_XATTR_FIRST_ASK);
+    ssize_t n = fgetxattr(fd, name, buf, TREE_XATTR_FIRST_ASK);
     return n < 0 && errno == ERANGE ? fgetxattr(fd, name, buf, XATTR_MAX) : n;
 }
 
@@ -361,8 +358,8 @@ static int read_range(struct ft_scratch *s, int fd, uint64_t start, uint64_t end
  * ranges of a large one (reading its holes would cost as much as its data). */
 static void data_ranges(int fd, uint64_t size, unsigned char *want, uint64_t nblk)
 {
-    memset(want, size <= SMALL_FILE, nblk);
-    for (uint64_t off = 0; size > SMALL_FILE && off < size;) {
+    memset(want, size <= TREE_SMALL_FILE, nblk);
+    for (uint64_t off = 0; size > TREE_SMALL_FILE && off < size;) {
         off_t d = lseek(fd, (off_t)off, SEEK_DATA);
         if (d < 0 && errno == ENXIO)
             break;
@@ -448,160 +445,31 @@ static int read_contents(struct ft_store *st, int fd, const struct stat *sb,
 
 /* ---- the walk ---- */
 
-static int list_has(const char *list, const char *name)
+/* A regular file's or directory's xattrs and contents, read through the walk's fd. */
+static int read_fd(struct ft_store *st, const struct tree_entry *e, const struct ft_tree *prev)
 {
-    size_t n = strlen(name);
-    for (const char *p = list; p && *p;) {
-        while (*p == ' ' || *p == ',')
-            p++;
-        size_t k = strcspn(p, ",");
-        if (k == n && n && strncmp(p, name, n) == 0)
-            return 1;
-        p += k;
-    }
-    return 0;
-}
-
-static int push_name(struct ft_scratch *s, unsigned char dtype, const char *nm)
-{
-    size_t len = strlen(nm);
-    if (grow(&s->names, &s->ncap, s->nlen + len + 2, 1) < 0)
-        return -1;
-    s->names[s->nlen] = (char)dtype;
-    memcpy(s->names + s->nlen + 1, nm, len + 1);
-    s->nlen += len + 2;
-    return 0;
-}
-
-/* Pushes the names of dfd onto the name stack; in the root, excluded names are left out and
- * the directories among them counted in *adj (the root's nlink still counts them). */
-static int collect_names(struct ft_store *st, int dfd, int is_root, long *adj)
-{
-    char buf[16384] __attribute__((aligned(8)));
-    for (;;) {
-        ssize_t n = getdents64(dfd, buf, sizeof buf);
-        if (n <= 0)
-            return (int)n;
-        for (ssize_t off = 0; off < n;) {
-            struct dirent64 *d = (struct dirent64 *)(buf + off);
-            const char *nm = d->d_name;
-            struct stat sb;
-            off += d->d_reclen;
-            if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0)
-                continue;
-            if (is_root && list_has(st->opts.exclude, nm))
-                *adj += fstatat(dfd, nm, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode);
-            else if (push_name(st->s, d->d_type, nm) < 0)
-                return -1;
-        }
-    }
-}
-
-static int open_child(int dfd, const char *name, int flags)
-{
-    int fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
-    if (fd < 0 && errno == EPERM)    /* O_NOATIME needs ownership or CAP_FOWNER */
-        fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
-    return fd;
-}
-
-static void entry_of(struct ft_entry *e, const char *path, const struct stat *sb)
-{
-    memset(e, 0, sizeof *e);
-    e->path = (char *)path;
-    e->mode = sb->st_mode;
-    e->nlink = sb->st_nlink;
-    e->uid = sb->st_uid;
-    e->gid = sb->st_gid;
-    e->size = S_ISDIR(sb->st_mode) ? 0 : sb->st_size;   /* a directory's size is not compared */
-}
-
-static int walk_dir(struct ft_store *st, int dfd, size_t plen, int is_root, long *adj,
-                    const struct ft_tree *prev);
-
-/* A regular file or directory (fd open on it): its entry, then a directory's children. */
-static int visit_fd(struct ft_store *st, int fd, size_t plen, int is_root, long *adj,
-                    const struct ft_tree *prev)
-{
-    struct ft_scratch *s = st->s;
-    struct stat sb;
-    struct ft_entry cur;
-    if (fstat(fd, &sb) < 0)
-        return -1;
-    entry_of(&cur, is_root ? "/" : s->path, &sb);
-    int rc = read_xattrs(s, fd);
-    if (!rc && S_ISREG(sb.st_mode))
-        rc = read_contents(st, fd, &sb, find_entry(prev, s->path));
-    if (rc) {
+    int rc = read_xattrs(st->s, e->fd);
+    if (!rc && S_ISREG(e->st.st_mode))
+        rc = read_contents(st, e->fd, &e->st, find_entry(prev, e->path));
+    if (rc)
         scratch_release(st);
-        return -1;
-    }
-    if (add_record(st, &cur, sb.st_ino, prev) < 0)
-        return -1;
-    return S_ISDIR(sb.st_mode) ? walk_dir(st, fd, plen, is_root, adj, prev) : 0;
-}
-
-static int visit_open(struct ft_store *st, int dfd, const char *name, int dir, size_t plen,
-                      const struct ft_tree *prev)
-{
-    int fd = open_child(dfd, name, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0)
-        return -1;
-    int rc = visit_fd(st, fd, plen, 0, NULL, prev);
-    close(fd);
     return rc;
 }
 
-static int visit(struct ft_store *st, int dfd, const char *name, unsigned char dtype, size_t plen,
-                 const struct ft_tree *prev)
+/* The walk's visitor: records e (a directory's size is not compared: 0). */
+static int visit(void *ctx, const struct tree_entry *e)
 {
-    struct stat sb;
-    struct ft_entry cur;
-    char target[PATH_MAX];
-    if (dtype == DT_REG || dtype == DT_DIR)
-        return visit_open(st, dfd, name, dtype == DT_DIR, plen, prev);
-    if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-        return -1;
-    if (S_ISREG(sb.st_mode) || S_ISDIR(sb.st_mode))
-        return visit_open(st, dfd, name, S_ISDIR(sb.st_mode), plen, prev);
-    entry_of(&cur, st->s->path, &sb);
-    if (S_ISLNK(sb.st_mode)) {
-        ssize_t n = readlinkat(dfd, name, target, sizeof target);
-        if (n < 0)
-            return -1;
-        cur.target = target;
-        cur.tlen = (size_t)n;
-    }
-    return add_record(st, &cur, sb.st_ino, prev);
-}
-
-/* Walks the names of dfd; s->path holds its path (plen bytes, "" for the root). */
-static int walk_dir(struct ft_store *st, int dfd, size_t plen, int is_root, long *adj,
-                    const struct ft_tree *prev)
-{
+    struct ft_store *st = ctx;
     struct ft_scratch *s = st->s;
-    size_t start = s->nlen;
-    if (collect_names(st, dfd, is_root, adj) < 0)
+    struct ft_entry cur = { .path = (char *)e->path, .mode = e->st.st_mode,
+                            .nlink = e->st.st_nlink, .uid = e->st.st_uid, .gid = e->st.st_gid,
+                            .size = S_ISDIR(e->st.st_mode) ? 0 : e->st.st_size,
+                            .target = (char *)e->target, .tlen = e->target ? e->tlen : 0 };
+    if (strcmp(e->path, "/") == 0)
+        s->adj = e->nlink_adj;
+    if (e->fd >= 0 && read_fd(st, e, s->prev) < 0)
         return -1;
-    size_t end = s->nlen;
-    for (size_t i = start; i < end;) {
-        char name[NAME_MAX + 1];
-        unsigned char dtype = (unsigned char)s->names[i];
-        snprintf(name, sizeof name, "%s", s->names + i + 1);   /* recursion may move the stack */
-        i += strlen(name) + 2;
-        size_t len = strlen(name);
-        if (plen + 1 + len >= sizeof s->path) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-        s->path[plen] = '/';
-        memcpy(s->path + plen + 1, name, len + 1);
-        if (visit(st, dfd, name, dtype, plen + 1 + len, prev) < 0)
-            return -1;
-        s->path[plen] = '\0';
-    }
-    s->nlen = start;
-    return 0;
+    return add_record(st, &cur, e->st.st_ino, s->prev);
 }
 
 /* ---- trees ---- */
@@ -676,20 +544,20 @@ static void drop_records(struct ft_store *st)
     for (size_t i = 0; i < st->s->nrec; i++)
         entry_put(st, st->s->recs[i].e);
     st->s->nrec = 0;
-    st->s->nlen = 0;
 }
 
 struct ft_tree *ft_record(struct ft_store *st, int rootfd, const struct ft_tree *prev)
 {
-    long adj = 0;
-    int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    st->s->path[0] = '\0';
-    int rc = visit_fd(st, fd, 0, 1, &adj, prev);
+    struct ft_scratch *s = st->s;
+    s->walk.exclude = st->opts.exclude;
+    s->walk.visit = visit;
+    s->walk.ctx = st;
+    s->prev = prev;
+    s->adj = 0;
+    errno = 0;
+    int rc = tree_walk(&s->walk, rootfd);
     int err = errno;
-    close(fd);
-    struct ft_tree *t = rc < 0 ? NULL : make_tree(st, adj);
+    struct ft_tree *t = rc < 0 ? NULL : make_tree(st, s->adj);
     if (t && (t->dlen = ft_digest(st, t, NULL, t->digest, NULL)) < 0) {
         err = errno;
         ft_unref(st, t);
@@ -723,9 +591,12 @@ void ft_unref(struct ft_store *st, struct ft_tree *t)
 
 /* ---- digests and comparisons ---- */
 
-static void abs_entry_of(struct ft_scratch *s, const struct ft_entry *e, struct abs_entry *a)
+/* The entry as the digest takes it: handed over (fd -1), its blocks and xattrs as arrays. */
+static void tree_entry_of(struct ft_scratch *s, const struct ft_entry *e, long adj,
+                          struct tree_entry *a)
 {
-    *a = (struct abs_entry){ .path = e->path, .target = e->target, .tlen = e->tlen };
+    *a = (struct tree_entry){ .path = e->path, .nlink_adj = adj, .fd = -1, .target = e->target,
+                              .tlen = e->tlen };
     a->st.st_mode = e->mode;
     a->st.st_nlink = e->nlink;
     a->st.st_uid = e->uid;
@@ -733,11 +604,11 @@ static void abs_entry_of(struct ft_scratch *s, const struct ft_entry *e, struct 
     a->st.st_size = e->size;
     for (size_t i = 0; i < e->nblocks; i++) {
         uint64_t off = e->blocks[i].idx * FT_BLOCK, left = (uint64_t)e->size - off;
-        s->aext[i] = (struct abs_extent){ off, e->blocks[i].blk->data,
+        s->aext[i] = (struct tree_extent){ off, e->blocks[i].blk->data,
                                           left < FT_BLOCK ? left : FT_BLOCK };
     }
     for (size_t i = 0; i < e->nx; i++)
-        s->ax[i] = (struct abs_xattr){ e->xattrs[i].name, e->xattrs[i].value, e->xattrs[i].len };
+        s->ax[i] = (struct tree_xattr){ e->xattrs[i].name, e->xattrs[i].value, e->xattrs[i].len };
     a->ext = s->aext;
     a->next = e->nblocks;
     a->xattrs = s->ax;
@@ -750,41 +621,51 @@ static void abs_entry_of(struct ft_scratch *s, const struct ft_entry *e, struct 
 static int add_to_digest(struct ft_store *st, struct ft_entry *e, long adj, int cache)
 {
     struct ft_scratch *s = st->s;
-    struct abs_entry a;
+    struct tree_entry a;
     if (e->line && cache && !adj)
-        return abstract_add_line(e->path, e->line, e->line_len);
+        return tree_digest_add_line(e->path, e->line, e->line_len);
     if (grow(&s->aext, &s->aextcap, e->nblocks, sizeof *s->aext) < 0 ||
         grow(&s->ax, &s->axcap, e->nx, sizeof *s->ax) < 0)
-        return -ENOMEM;
-    abs_entry_of(s, e, &a);
+        return -1;
+    tree_entry_of(s, e, adj, &a);
     if (!cache || adj)
-        return abstract_add(&a, adj);
-    int n = abstract_entry_line(&a, 0, &e->line);
+        return tree_digest_add(&a);
+    int n = tree_digest_entry_line(&a, &e->line);
     if (n < 0)
-        return n;
+        return -1;
     e->line_len = (size_t)n;
     st->bytes += e->line_len;
-    return abstract_add_line(e->path, e->line, e->line_len);
+    return tree_digest_add_line(e->path, e->line, e->line_len);
 }
 
-static int same_opts(const struct abstract_opts *a, const struct abstract_opts *b)
+static int same_opts(const struct tree_opts *a, const struct tree_opts *b)
 {
     return strcmp(a->hash ? a->hash : "md5", b->hash) == 0 &&
            strcmp(a->exclude ? a->exclude : "", b->exclude) == 0 && a->ignore == b->ignore;
 }
 
-int ft_digest(struct ft_store *st, const struct ft_tree *t, const struct abstract_opts *o,
+int ft_digest(struct ft_store *st, const struct ft_tree *t, const struct tree_opts *o,
               unsigned char *out, FILE *listing)
 {
     int cache = !o || same_opts(o, &st->opts);
-    int rc = abstract_begin(o ? o : &st->opts);
+    int rc = tree_digest_begin(o ? o : &st->opts);
     for (size_t i = 0; rc == 0 && i < t->n; i++)
         rc = add_to_digest(st, t->ents[i],
                            strcmp(t->ents[i]->path, "/") == 0 ? t->root_nlink_adj : 0, cache);
-    rc = rc < 0 ? rc : abstract_end(out, listing);
-    if (rc < 0)
-        errno = -rc;
-    return rc < 0 ? -1 : rc;
+    return rc < 0 ? -1 : tree_digest_end(out, listing, NULL);
+}
+
+int ft_index(const struct ft_tree *t, struct tree_index *index)
+{
+    index->n = index->len = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct ft_entry *e = t->ents[i];
+        long adj = strcmp(e->path, "/") == 0 ? t->root_nlink_adj : 0;
+        if (tree_index_add(index, e->path, e->mode, (uint64_t)e->nlink - (uint64_t)adj,
+                           (uint64_t)e->size) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 int ft_same_links(const struct ft_tree *a, const struct ft_tree *b)
@@ -799,7 +680,7 @@ int ft_same_links(const struct ft_tree *a, const struct ft_tree *b)
 
 static char *listing_of(struct ft_store *st, const struct ft_tree *t)
 {
-    unsigned char d[ABSTRACT_MAX_DIGEST];
+    unsigned char d[TREE_MAX_DIGEST];
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

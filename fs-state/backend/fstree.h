@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include <uthash.h>
-#include "abstract.h"
+#include "tree/digest.h"
 
 #define FT_BLOCK 4096
 
@@ -58,7 +58,7 @@ struct ft_tree {
     long *leader;               /* hard links: the first index with the same inode, else itself */
     long *next;                 /* the next index with the same inode, or -1 */
     long root_nlink_adj;        /* excluded directories in the root (not in its nlink digest) */
-    unsigned char digest[ABSTRACT_MAX_DIGEST];
+    unsigned char digest[TREE_MAX_DIGEST];
     int dlen;
 };
 
@@ -68,7 +68,7 @@ struct ft_scratch;
 struct ft_store {
     struct ft_block *blocks;
     uint64_t bytes;             /* held by blocks and entries, for memory reports */
-    struct abstract_opts opts;
+    struct tree_opts opts;
     char hash[32], exclude[600];
     struct ft_scratch *s;
 };
@@ -80,10 +80,12 @@ void ft_store_free(struct ft_store *st);
 /* Walks the tree below rootfd into a new tree (refs 1) with its digest; entries equal to
  * prev's (may be NULL) are shared with it. NULL with errno on failure. */
 struct ft_tree *ft_record(struct ft_store *st, int rootfd, const struct ft_tree *prev);
-/* The digest of t with options o (NULL: the store's), the one abstract_state makes of the
+/* The digest of t with options o (NULL: the store's), the one tree_digest makes of the
  * same tree; its length or -1 with errno. listing, if not NULL, gets one line per entry. */
-int ft_digest(struct ft_store *st, const struct ft_tree *t, const struct abstract_opts *o,
+int ft_digest(struct ft_store *st, const struct ft_tree *t, const struct tree_opts *o,
               unsigned char *out, FILE *listing);
+/* t's entries into index (what the input driver draws paths from); 0, or -1 with errno. */
+int ft_index(const struct ft_tree *t, struct tree_index *index);
 /* 1 if a and b have the same paths and the same hard-link groups (digests leave links out). */
 int ft_same_links(const struct ft_tree *a, const struct ft_tree *b);
 /* The first entry where a and b differ: "A_LABEL '<a's line>', B_LABEL '<b's line>'". */

@@ -447,15 +447,15 @@ static uint64_t fu_held_bytes(struct backend *b)
 }
 
 /* Logical mode records the tree as it reads it back: the one walk serves both. */
-static int fu_read_back(struct backend *b, const struct abstract_opts *o, unsigned char *out,
-                        FILE *listing)
+static int fu_read_back(struct backend *b, const struct tree_opts *o, unsigned char *out,
+                        FILE *listing, struct tree_index *index)
 {
     struct fpriv *p = b->priv;
     if (p && p->lr)
-        return lr_read_back(p->lr, b, o, out, listing);
+        return lr_read_back(p->lr, b, o, out, listing, index);
     if (p && p->by_dump)
-        return dumpback_read_back(&p->dump, b, o, out, listing);
-    return bk_walk(b, o, out, listing);
+        return dumpback_read_back(&p->dump, b, o, out, listing, index);
+    return bk_walk(b, o, out, listing, index);
 }
 
 static void logical_stats(const struct lr_counts *n, FILE *json)

@@ -245,15 +245,15 @@ static int set_meta(struct apply *ap, const struct ft_entry *e, const struct ft_
     int chowned = 0;
     if (!old || e->uid != old->uid || e->gid != old->gid) {
         if (fchownat(ap->rootfd, p, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) < 0 &&
-            !(ap->ignore & ABS_IGNORE_OWNER))
+            !(ap->ignore & TREE_IGNORE_OWNER))
             return fail(ap, "chown", e->path);
         chowned = 1;
     }
     if (!S_ISLNK(e->mode) && (!old || chowned || wrote || (e->mode ^ old->mode) & 07777) &&
-        fchmodat(ap->rootfd, p, e->mode & 07777, 0) < 0 && !(ap->ignore & ABS_IGNORE_MODE))
+        fchmodat(ap->rootfd, p, e->mode & 07777, 0) < 0 && !(ap->ignore & TREE_IGNORE_MODE))
         return fail(ap, "chmod", e->path);
     if ((S_ISREG(e->mode) || S_ISDIR(e->mode)) && xattrs_differ(e, old) &&
-        set_xattrs(ap, e, old) < 0 && !(ap->ignore & ABS_IGNORE_XATTRS))
+        set_xattrs(ap, e, old) < 0 && !(ap->ignore & TREE_IGNORE_XATTRS))
         return -1;
     ap->n->meta++;
     return 0;

@@ -14,7 +14,7 @@ struct lg_counts {
  * Changes the tree below rootfd, which holds from, into to: removes what to lacks, creates
  * what it adds (directories, files, symlinks, fifos, hard links), rewrites the data blocks
  * that differ (holes stay holes), then owners, modes and xattrs. Calls for attributes in
- * ignore (ABS_IGNORE_*) may fail. 0, or -1 with the failing call in err.
+ * ignore (TREE_IGNORE_*) may fail. 0, or -1 with the failing call in err.
  */
 int logical_apply(int rootfd, const struct ft_tree *from, const struct ft_tree *to,
                   unsigned ignore, struct lg_counts *n, char *err, size_t errlen);

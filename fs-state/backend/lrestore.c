@@ -39,7 +39,7 @@ struct lrestore *lr_open(const struct backend *b)
         return NULL;
     snprintf(exclude, sizeof exclude, "%s%s%s", b->cfg->exclude, b->cfg->exclude[0] ? "," : "",
              FILLER_DIR);
-    if (abstract_parse_ignore(b->cfg->ignore, &lr->ignore, msg, sizeof msg) < 0)
+    if (tree_parse_ignore(b->cfg->ignore, &lr->ignore, msg, sizeof msg) < 0)
         lr->ignore = 0;         /* config_load has refused it already */
     if (ft_store_init(&lr->st, "md5", exclude, lr->ignore) < 0) {
         lr_close(lr);
@@ -78,17 +78,19 @@ static int record(struct lrestore *lr, struct backend *b, int rootfd, const stru
 }
 
 /* The same options give the digest recorded with the tree; others are computed. */
-static int same_opts(const struct abstract_opts *a, const struct abstract_opts *b)
+static int same_opts(const struct tree_opts *a, const struct tree_opts *b)
 {
     return strcmp(a->hash ? a->hash : "md5", b->hash) == 0 &&
            strcmp(a->exclude ? a->exclude : "", b->exclude) == 0 && a->ignore == b->ignore;
 }
 
-int lr_read_back(struct lrestore *lr, struct backend *b, const struct abstract_opts *o,
-                 unsigned char *out, FILE *listing)
+int lr_read_back(struct lrestore *lr, struct backend *b, const struct tree_opts *o,
+                 unsigned char *out, FILE *listing, struct tree_index *index)
 {
     if (record(lr, b, b->rootfd, lr->last, "read-back") < 0)
         return -1;
+    if (index && ft_index(lr->last, index) < 0)
+        return bk_err(b, "read-back", "indexing the tree: %s", strerror(errno));
     if (!listing && same_opts(o, &lr->st.opts)) {
         memcpy(out, lr->last->digest, (size_t)lr->last->dlen);
         return lr->last->dlen;

@@ -27,8 +27,8 @@ void lr_close(struct lrestore *lr);
 /* An operation may follow: what was recorded of the mount no longer holds. */
 void lr_begin(struct lrestore *lr);
 /* The read-back (b->rootfd open): records the tree and gives its digest with options o. */
-int lr_read_back(struct lrestore *lr, struct backend *b, const struct abstract_opts *o,
-                 unsigned char *out, FILE *listing);
+int lr_read_back(struct lrestore *lr, struct backend *b, const struct tree_opts *o,
+                 unsigned char *out, FILE *listing, struct tree_index *index);
 /* Keeps the tree the mount holds as state id (recording it if no read-back did). */
 int lr_save(struct lrestore *lr, struct backend *b, uint64_t id);
 /* Makes the mount state id by the difference from what it holds; when the result's digest is

@@ -234,15 +234,15 @@ static int uses_dump(const struct backend *b)
 /* RefFS hands its tree over in one ioctl: a walk through FUSE costs a round trip per
  * listxattr alone. Every readback_check-th time (and for every listing) the mount is
  * walked too, and the two must agree. */
-static int r_read_back(struct backend *b, const struct abstract_opts *o, unsigned char *out,
-                       FILE *listing)
+static int r_read_back(struct backend *b, const struct tree_opts *o, unsigned char *out,
+                       FILE *listing, struct tree_index *index)
 {
     struct rpriv *p = b->priv;
     if (!p || p->ctlfd < 0)
         return bk_err(b, "read-back", "not set up");
     if (!uses_dump(b))
-        return bk_walk(b, o, out, listing);
-    return dumpback_read_back(&p->dump, b, o, out, listing);
+        return bk_walk(b, o, out, listing, index);
+    return dumpback_read_back(&p->dump, b, o, out, listing, index);
 }
 
 static uint64_t r_held_bytes(struct backend *b)

@@ -56,9 +56,9 @@ static const char *get_str(struct cursor *c)
 
 /* Growable arrays reused from one dump to the next (the engine reads back once per step). */
 static __thread struct {
-    struct abs_xattr *x;
+    struct tree_xattr *x;
     size_t xcap;
-    struct abs_extent *ext;
+    struct tree_extent *ext;
     size_t extcap;
 } T;
 
@@ -77,7 +77,7 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-static int read_xattrs(struct cursor *c, struct abs_entry *e)
+static int read_xattrs(struct cursor *c, struct tree_entry *e)
 {
     size_t n = get32(c);
     if (c->bad || n > (size_t)(c->end - c->p) || grow((void **)&T.x, &T.xcap, n, sizeof *T.x))
@@ -88,14 +88,14 @@ static int read_xattrs(struct cursor *c, struct abs_entry *e)
         const char *value = get_bytes(c, &vlen);
         if (c->bad)
             return -1;
-        T.x[i] = (struct abs_xattr){ name, value, vlen };
+        T.x[i] = (struct tree_xattr){ name, value, vlen };
     }
     e->xattrs = T.x;
     e->nx = n;
     return 0;
 }
 
-static int read_blocks(struct cursor *c, struct abs_entry *e)
+static int read_blocks(struct cursor *c, struct tree_entry *e)
 {
     size_t n = get32(c);
     if (c->bad || n > (size_t)(c->end - c->p) ||
@@ -107,7 +107,7 @@ static int read_blocks(struct cursor *c, struct abs_entry *e)
         const char *data = get_bytes(c, &len);
         if (!data)
             return -1;
-        T.ext[i] = (struct abs_extent){ off, data, len };
+        T.ext[i] = (struct tree_extent){ off, data, len };
     }
     e->ext = T.ext;
     e->next = n;
@@ -115,9 +115,10 @@ static int read_blocks(struct cursor *c, struct abs_entry *e)
 }
 
 /* One entry into e, pointing into the dump; -1 if the dump is malformed. */
-static int read_entry(struct cursor *c, struct abs_entry *e)
+static int read_entry(struct cursor *c, struct tree_entry *e)
 {
     memset(e, 0, sizeof *e);
+    e->fd = -1;                 /* contents and xattrs come with the entry */
     e->path = get_str(c);
     e->st.st_mode = get32(c);
     e->st.st_nlink = get32(c);
@@ -131,7 +132,7 @@ static int read_entry(struct cursor *c, struct abs_entry *e)
 }
 
 /* The excluded root entry path falls under, if any: "/x" and "/x/..." for an excluded x. */
-static int under_excluded(const char *path, const struct abstract_opts *o, int *is_top)
+static int under_excluded(const char *path, const struct tree_opts *o, int *is_top)
 {
     char top[256 + 1];
     size_t n = strcspn(path + 1, "/");
@@ -140,15 +141,15 @@ static int under_excluded(const char *path, const struct abstract_opts *o, int *
         return 0;
     memcpy(top, path + 1, n);
     top[n] = '\0';
-    return abstract_excluded(o, top);
+    return tree_excluded(o->exclude, top);
 }
 
 /* Excluded directories at the root still count in the root's nlink on a walk's file system,
- * so the walk subtracts them (abstract_state); counting them takes a first pass. */
-static int count_excluded_dirs(struct cursor c, uint64_t count, const struct abstract_opts *o,
+ * so the walk subtracts them (tree_walk); counting them takes a first pass. */
+static int count_excluded_dirs(struct cursor c, uint64_t count, const struct tree_opts *o,
                                long *out)
 {
-    struct abs_entry e;
+    struct tree_entry e;
     int is_top;
     *out = 0;
     for (uint64_t i = 0; i < count; i++) {
@@ -160,9 +161,9 @@ static int count_excluded_dirs(struct cursor c, uint64_t count, const struct abs
     return 0;
 }
 
-static int add_all(struct cursor c, uint64_t count, const struct abstract_opts *o)
+static int add_all(struct cursor c, uint64_t count, const struct tree_opts *o)
 {
-    struct abs_entry e;
+    struct tree_entry e;
     long excluded_dirs;
     int is_top, rc = count_excluded_dirs(c, count, o, &excluded_dirs);
     for (uint64_t i = 0; i < count && rc == 0; i++) {
@@ -171,21 +172,22 @@ static int add_all(struct cursor c, uint64_t count, const struct abstract_opts *
         int root = strcmp(e.path, "/") == 0;
         if (!root && under_excluded(e.path, o, &is_top))
             continue;
-        rc = abstract_add(&e, root ? excluded_dirs : 0);
+        e.nlink_adj = root ? excluded_dirs : 0;
+        rc = tree_digest_add(&e) < 0 ? -(errno ? errno : EIO) : 0;
     }
     return rc;
 }
 
-int reffs_dump_digest(const void *buf, size_t len, const struct abstract_opts *o,
-                      unsigned char *out, FILE *listing)
+int reffs_dump_digest(const void *buf, size_t len, const struct tree_opts *o,
+                      unsigned char *out, FILE *listing, struct tree_index *index)
 {
     struct cursor c = { buf, (const unsigned char *)buf + len, 0 };
     const void *magic = take(&c, 8);
     uint64_t count = get64(&c);
     if (!magic || memcmp(magic, REFFS_DUMP_MAGIC, 8) != 0 || c.bad || count == 0)
         return -EBADMSG;
-    int rc = abstract_begin(o);
-    if (rc == 0)
-        rc = add_all(c, count, o);
-    return rc < 0 ? rc : abstract_end(out, listing);
+    int rc = tree_digest_begin(o) < 0 ? -errno : add_all(c, count, o);
+    if (rc == 0 && (rc = tree_digest_end(out, listing, index)) < 0)
+        rc = -(errno ? errno : EIO);
+    return rc;
 }

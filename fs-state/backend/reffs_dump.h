@@ -1,15 +1,15 @@
-/* RefFS tree dumps (REFFS_IOC_DUMP) digested into the abstract state, without a walk of the mount. */
+/* RefFS tree dumps (REFFS_IOC_DUMP) digested into the abstract state (tree/digest.h), without a walk of the mount. */
 #ifndef METIS_REFFS_DUMP_H
 #define METIS_REFFS_DUMP_H
 
 #include <stddef.h>
 #include <stdio.h>
-#include "abstract.h"
+#include "tree/digest.h"
 
-/* The digest abstract_state would compute on the mounted tree the dump describes (exclusions
- * and ignores of o applied), its length returned; listing as there. -EBADMSG for a dump
- * that is cut short or malformed, other -errno on failure. */
-int reffs_dump_digest(const void *buf, size_t len, const struct abstract_opts *o,
-                      unsigned char *out, FILE *listing);
+/* The digest tree_digest would compute on the mounted tree the dump describes (exclusions
+ * and ignores of o applied), its length returned; listing and index as there. Returns
+ * -errno (not -1): -EBADMSG for a dump that is cut short or malformed, another on failure. */
+int reffs_dump_digest(const void *buf, size_t len, const struct tree_opts *o,
+                      unsigned char *out, FILE *listing, struct tree_index *index);
 
 #endif

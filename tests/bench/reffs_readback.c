@@ -192,8 +192,8 @@ static double time_dump(const char *mnt, int iters, double *ioctl_us)
 {
     static char buf[1 << 20];
     struct reffs_ioc_file f;
-    struct abstract_opts o = { .hash = "md5" };
-    unsigned char d[ABSTRACT_MAX_DIGEST];
+    struct tree_opts o = { .hash = "md5" };
+    unsigned char d[TREE_MAX_DIGEST];
     int fd = open(mnt, O_RDONLY | O_DIRECTORY);
     if (fd < 0)
         die("open", mnt);
@@ -209,7 +209,7 @@ static double time_dump(const char *mnt, int iters, double *ioctl_us)
         ssize_t n = dfd < 0 ? -1 : pread(dfd, buf, sizeof buf, 0);
         if (dfd >= 0)
             close(dfd);
-        if (n < 0 || reffs_dump_digest(buf, (size_t)n, &o, d, NULL) < 0)
+        if (n < 0 || reffs_dump_digest(buf, (size_t)n, &o, d, NULL, NULL) < 0)
             die("digest of the dump of", mnt);
         total += now_us() - t0, ioc_only += t1 - t0;
     }

@@ -1,4 +1,4 @@
-/* Unit tests of the abstract state (fs-state/abstract.c): what changes the digest, what does not, and its speed. */
+/* Unit tests of the abstract state (fs-state/tree/digest.c): what changes the digest, what does not, and its speed. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "abstract.h"
+#include "tree/digest.h"
 
 static char abst_top[64];
 static int abst_a = -1, abst_b = -1;     /* two trees to compare */
@@ -102,16 +102,16 @@ static void abst_build(int root, int order)
     }
 }
 
-static struct abstract_opts abst_opts = { "md5", "lost+found,.metis-filler", 0, 0 };
+static struct tree_opts abst_opts = { "md5", "lost+found,.metis-filler", 0, 0 };
 
 static void abst_digest(int root, unsigned char *d)
 {
-    cr_assert_eq(abstract_state(root, &abst_opts, d, NULL), 16);
+    cr_assert_eq(tree_digest(root, &abst_opts, d, NULL, NULL), 16);
 }
 
 static int abst_equal(void)
 {
-    unsigned char x[ABSTRACT_MAX_DIGEST], y[ABSTRACT_MAX_DIGEST];
+    unsigned char x[TREE_MAX_DIGEST], y[TREE_MAX_DIGEST];
     abst_digest(abst_a, x);
     abst_digest(abst_b, y);
     return memcmp(x, y, 16) == 0;
@@ -119,11 +119,11 @@ static int abst_equal(void)
 
 static char *abst_listing(int root)
 {
-    unsigned char d[ABSTRACT_MAX_DIGEST];
+    unsigned char d[TREE_MAX_DIGEST];
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    cr_assert_eq(abstract_state(root, &abst_opts, d, f), 16);
+    cr_assert_eq(tree_digest(root, &abst_opts, d, f, NULL), 16);
     fclose(f);
     return text;
 }
@@ -227,10 +227,10 @@ static void abst_ignored(unsigned ignore, void (*change)(int root), const char *
     cr_assert(abst_equal(), "ignored %s changed the digest", what);
 }
 
-Test(metis_abstract, ignore_mode) { abst_ignored(ABS_IGNORE_MODE, ch_mode, "mode"); }
-Test(metis_abstract, ignore_owner) { abst_ignored(ABS_IGNORE_OWNER, ch_uid, "owner"); }
-Test(metis_abstract, ignore_group) { abst_ignored(ABS_IGNORE_OWNER, ch_gid, "group"); }
-Test(metis_abstract, ignore_xattrs) { abst_ignored(ABS_IGNORE_XATTRS, ch_xvalue, "xattrs"); }
+Test(metis_abstract, ignore_mode) { abst_ignored(TREE_IGNORE_MODE, ch_mode, "mode"); }
+Test(metis_abstract, ignore_owner) { abst_ignored(TREE_IGNORE_OWNER, ch_uid, "owner"); }
+Test(metis_abstract, ignore_group) { abst_ignored(TREE_IGNORE_OWNER, ch_gid, "group"); }
+Test(metis_abstract, ignore_xattrs) { abst_ignored(TREE_IGNORE_XATTRS, ch_xvalue, "xattrs"); }
 
 Test(metis_abstract, ignore_dir_nlink)
 {
@@ -244,7 +244,7 @@ Test(metis_abstract, ignore_dir_nlink)
     cr_assert_not_null(strstr(l, "\n/d0 d 0755 2 "), "%s", l);
     cr_assert_not_null(strstr(l, "\n/d1 d 0700 3 "), "%s", l);
     free(l);
-    abst_opts.ignore = ABS_IGNORE_DIR_NLINK;
+    abst_opts.ignore = TREE_IGNORE_DIR_NLINK;
     l = abst_listing(abst_b);
     cr_assert_not_null(strstr(l, "\n/d0 d 0755 - 0 0 - "), "%s", l);
     cr_assert_not_null(strstr(l, "\n/f0 f 0644 2 "), "file nlink must stay: %s", l);
@@ -287,28 +287,28 @@ Test(metis_abstract, holes_equal_zeros)
 
 Test(metis_abstract, hashes_and_errors)
 {
-    cr_assert_eq(abstract_digest_len("md5"), 16);
-    cr_assert_eq(abstract_digest_len("sha256"), 32);
-    cr_assert_eq(abstract_digest_len(NULL), 16);
-    cr_assert_eq(abstract_digest_len("no-such-hash"), -1);
-    unsigned char d[ABSTRACT_MAX_DIGEST];
-    struct abstract_opts o = { "sha256", "", 0, 0 };
-    cr_assert_eq(abstract_state(abst_a, &o, d, NULL), 32);
+    cr_assert_eq(tree_digest_len("md5"), 16);
+    cr_assert_eq(tree_digest_len("sha256"), 32);
+    cr_assert_eq(tree_digest_len(NULL), 16);
+    cr_assert_eq(tree_digest_len("no-such-hash"), -1);
+    unsigned char d[TREE_MAX_DIGEST];
+    struct tree_opts o = { "sha256", "", 0, 0 };
+    cr_assert_eq(tree_digest(abst_a, &o, d, NULL, NULL), 32);
     o.hash = "no-such-hash";
-    cr_assert_lt(abstract_state(abst_a, &o, d, NULL), 0);
+    cr_assert_lt(tree_digest(abst_a, &o, d, NULL, NULL), 0);
     o.hash = "md5";
-    cr_assert_lt(abstract_state(-1, &o, d, NULL), 0);
+    cr_assert_lt(tree_digest(-1, &o, d, NULL, NULL), 0);
 }
 
 Test(metis_abstract, parse_ignore)
 {
     unsigned v;
     char err[128] = "";
-    cr_assert_eq(abstract_parse_ignore("dir_nlink, xattrs,mode ,owner", &v, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(v, ABS_IGNORE_DIR_NLINK | ABS_IGNORE_XATTRS | ABS_IGNORE_MODE | ABS_IGNORE_OWNER);
-    cr_assert_eq(abstract_parse_ignore("", &v, err, sizeof err), 0);
+    cr_assert_eq(tree_parse_ignore("dir_nlink, xattrs,mode ,owner", &v, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(v, TREE_IGNORE_DIR_NLINK | TREE_IGNORE_XATTRS | TREE_IGNORE_MODE | TREE_IGNORE_OWNER);
+    cr_assert_eq(tree_parse_ignore("", &v, err, sizeof err), 0);
     cr_assert_eq(v, 0);
-    cr_assert_eq(abstract_parse_ignore("mode,atime", &v, err, sizeof err), -1);
+    cr_assert_eq(tree_parse_ignore("mode,atime", &v, err, sizeof err), -1);
     cr_assert_not_null(strstr(err, "atime"), "%s", err);
 }
 
@@ -322,13 +322,13 @@ static double abst_now_us(void)
 Test(metis_abstract, speed)
 {
     abst_build(abst_a, 0);
-    unsigned char d[ABSTRACT_MAX_DIGEST];
+    unsigned char d[TREE_MAX_DIGEST];
     abst_digest(abst_a, d);
     enum { N = 2000 };
     static double t[N];
     for (int i = 0; i < N; i++) {
         double t0 = abst_now_us();
-        abstract_state(abst_a, &abst_opts, d, NULL);
+        tree_digest(abst_a, &abst_opts, d, NULL, NULL);
         t[i] = abst_now_us() - t0;
     }
     /* The fastest tenth, against a bound of 2.5 times what this host takes on a good day
@@ -345,7 +345,7 @@ Test(metis_abstract, speed)
 #if defined(__SANITIZE_ADDRESS__)
     limit = 800;
 #endif
-    cr_log_info("abstract_state of 12 entries on tmpfs: 10th percentile %.1f us, median %.1f us",
+    cr_log_info("tree_digest of 12 entries on tmpfs: 10th percentile %.1f us, median %.1f us",
                 t[N / 10], t[N / 2]);
     cr_assert_lt(t[N / 10], limit, "10th percentile %.1f us", t[N / 10]);
 }

@@ -32,7 +32,7 @@ static int ch_cmp(const void *a, const void *b)
 /* A view of the given entries (the root added), sorted as the abstraction sorts them. */
 static struct tree_view *ch_view(struct ch_entry *e, size_t n)
 {
-    struct abs_tree t = { 0 };
+    struct tree_index t = { 0 };
     struct ch_entry all[64];
     all[0] = (struct ch_entry){ "/", S_IFDIR | 0755, 3, 0 };
     memcpy(all + 1, e, n * sizeof *e);
@@ -40,13 +40,13 @@ static struct tree_view *ch_view(struct ch_entry *e, size_t n)
     t.e = calloc(n + 1, sizeof *t.e);
     t.names = calloc(1, 4096);
     for (size_t i = 0; i <= n; i++) {
-        t.e[i] = (struct abs_tree_entry){ t.len, all[i].mode, all[i].nlink, all[i].size };
+        t.e[i] = (struct tree_index_entry){ t.len, all[i].mode, all[i].nlink, all[i].size };
         strcpy(t.names + t.len, all[i].path);
         t.len += strlen(all[i].path) + 1;
     }
     t.n = n + 1;
     struct tree_view *v = view_make(&t);
-    abstract_tree_free(&t);
+    tree_index_free(&t);
     cr_assert_not_null(v);
     return v;
 }

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#include "abstract.h"
+#include "tree/digest.h"
 #include "backend/fstree.h"
 #include "backend/logical.h"
 
@@ -203,16 +203,16 @@ Test(metis_logical, owners_modes_and_xattrs)
 
 Test(metis_logical, digest_is_the_walks)
 {
-    unsigned char w[ABSTRACT_MAX_DIGEST];
+    unsigned char w[TREE_MAX_DIGEST];
     links_a();
     sparse_a();
     types_a();
     struct ft_tree *t = rec();
-    struct abstract_opts o = { "md5", "", 0, 0 };
-    int n = abstract_state(lg_fd, &o, w, NULL);
+    struct tree_opts o = { "md5", "", 0, 0 };
+    int n = tree_digest(lg_fd, &o, w, NULL, NULL);
     cr_assert_eq(n, t->dlen);
     cr_expect_eq(memcmp(w, t->digest, (size_t)n), 0, "a recorded tree digests as the walk does");
-    unsigned char again[ABSTRACT_MAX_DIGEST];
+    unsigned char again[TREE_MAX_DIGEST];
     cr_assert_eq(ft_digest(&lg_st, t, NULL, again, NULL), n);
     cr_expect_eq(memcmp(w, again, (size_t)n), 0, "and so do the lines its entries keep");
     struct ft_tree *u = ft_record(&lg_st, lg_fd, t);

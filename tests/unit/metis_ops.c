@@ -10,7 +10,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "abstract.h"
+#include "tree/digest.h"
 #include "ops.h"
 
 static char opst_top[64];
@@ -290,9 +290,9 @@ Test(metis_ops, confinement)
     opst_snapshot(secret, &before);
     opst_snapshot(out, &dbefore);
     int outfd = open(out, O_PATH | O_DIRECTORY);
-    struct abstract_opts ao = { "md5", "", 0, 0 };
-    unsigned char h0[ABSTRACT_MAX_DIGEST], h1[ABSTRACT_MAX_DIGEST];
-    cr_assert_eq(abstract_state(outfd, &ao, h0, NULL), 16);
+    struct tree_opts ao = { "md5", "", 0, 0 };
+    unsigned char h0[TREE_MAX_DIGEST], h1[TREE_MAX_DIGEST];
+    cr_assert_eq(tree_digest(outfd, &ao, h0, NULL, NULL), 16);
 
     static const char *const paths[] = {
         "/abs", "/up", "/absdir/secret", "/updir/secret", "/absdir", "/updir", "/d0/up2/secret",
@@ -329,7 +329,7 @@ Test(metis_ops, confinement)
             opst_snapshot(out, &dafter);
             opst_same(&before, &after, line);
             opst_same(&dbefore, &dafter, line);
-            cr_assert_eq(abstract_state(outfd, &ao, h1, NULL), 16);
+            cr_assert_eq(tree_digest(outfd, &ao, h1, NULL, NULL), 16);
             cr_assert_eq(memcmp(h0, h1, 16), 0, "%s: outside tree changed", line);
         }
     }

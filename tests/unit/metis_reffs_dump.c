@@ -10,7 +10,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "abstract.h"
+#include "tree/digest.h"
 #include "reffs.h"
 #include "backend/reffs_dump.h"
 
@@ -148,26 +148,26 @@ static void build_tree(void)
 }
 
 /* Digest (and listing) of the RefFS side through its dump. */
-static int dump_digest(const struct abstract_opts *o, unsigned char *out, char **listing)
+static int dump_digest(const struct tree_opts *o, unsigned char *out, char **listing)
 {
     void *buf;
     size_t len, llen;
     cr_assert_eq(reffs_dump(dump_fs, &buf, &len), 0);
     FILE *f = listing ? open_memstream(listing, &llen) : NULL;
-    int n = reffs_dump_digest(buf, len, o, out, f);
+    int n = reffs_dump_digest(buf, len, o, out, f, NULL);
     if (f)
         fclose(f);
     free(buf);
     return n;
 }
 
-static void assert_same(const struct abstract_opts *o)
+static void assert_same(const struct tree_opts *o)
 {
-    unsigned char w[ABSTRACT_MAX_DIGEST], d[ABSTRACT_MAX_DIGEST];
+    unsigned char w[TREE_MAX_DIGEST], d[TREE_MAX_DIGEST];
     char *wl = NULL, *dl = NULL;
     size_t len;
     FILE *f = open_memstream(&wl, &len);
-    int wn = abstract_state(dump_rootfd, o, w, f);
+    int wn = tree_digest(dump_rootfd, o, w, f, NULL);
     fclose(f);
     int dn = dump_digest(o, d, &dl);
     cr_assert(wn > 0 && dn == wn, "walk %d, dump %d", wn, dn);
@@ -180,23 +180,23 @@ static void assert_same(const struct abstract_opts *o)
 Test(metis_reffs_dump, digest_equals_a_walk_of_the_same_tree)
 {
     build_tree();
-    assert_same(&(struct abstract_opts){ .hash = "md5" });
-    assert_same(&(struct abstract_opts){ .hash = "sha256" });
+    assert_same(&(struct tree_opts){ .hash = "md5" });
+    assert_same(&(struct tree_opts){ .hash = "sha256" });
 }
 
 Test(metis_reffs_dump, ignores_apply_as_in_a_walk)
 {
     build_tree();
-    assert_same(&(struct abstract_opts){ .ignore = ABS_IGNORE_XATTRS | ABS_IGNORE_MODE });
-    assert_same(&(struct abstract_opts){ .ignore = ABS_IGNORE_OWNER | ABS_IGNORE_DIR_NLINK });
+    assert_same(&(struct tree_opts){ .ignore = TREE_IGNORE_XATTRS | TREE_IGNORE_MODE });
+    assert_same(&(struct tree_opts){ .ignore = TREE_IGNORE_OWNER | TREE_IGNORE_DIR_NLINK });
 }
 
 /* An excluded root directory vanishes, and the root's nlink no longer counts it. */
 Test(metis_reffs_dump, excluded_root_entries_are_left_out)
 {
     build_tree();
-    struct abstract_opts o = { .exclude = "lost+found,.metis-filler" };
-    unsigned char before[ABSTRACT_MAX_DIGEST], after[ABSTRACT_MAX_DIGEST];
+    struct tree_opts o = { .exclude = "lost+found,.metis-filler" };
+    unsigned char before[TREE_MAX_DIGEST], after[TREE_MAX_DIGEST];
     int n = dump_digest(&o, before, NULL);
     cr_assert_eq(mkdir(at("lost+found"), 0700), 0);
     tmp_write("lost+found/x", "x", 1, 0);
@@ -212,8 +212,8 @@ Test(metis_reffs_dump, excluded_root_entries_are_left_out)
 Test(metis_reffs_dump, data_changes_change_the_digest)
 {
     build_tree();
-    struct abstract_opts o = { 0 };
-    unsigned char a[ABSTRACT_MAX_DIGEST], b[ABSTRACT_MAX_DIGEST];
+    struct tree_opts o = { 0 };
+    unsigned char a[TREE_MAX_DIGEST], b[TREE_MAX_DIGEST];
     int n = dump_digest(&o, a, NULL);
     struct reffs_entry e;
     cr_assert_eq(reffs_lookup(dump_fs, R, "big", &e), 0);
@@ -228,16 +228,16 @@ Test(metis_reffs_dump, truncated_or_foreign_dumps_are_refused)
     build_tree();
     void *buf;
     size_t len;
-    unsigned char d[ABSTRACT_MAX_DIGEST];
-    struct abstract_opts o = { 0 };
+    unsigned char d[TREE_MAX_DIGEST];
+    struct tree_opts o = { 0 };
     cr_assert_eq(reffs_dump(dump_fs, &buf, &len), 0);
     for (size_t cut = 0; cut < len; cut += cut < 64 ? 1 : 97) {
         void *copy = malloc(cut ? cut : 1);    /* exact size: ASan sees any overrun */
         memcpy(copy, buf, cut);
-        cr_assert_eq(reffs_dump_digest(copy, cut, &o, d, NULL), -EBADMSG, "cut at %zu", cut);
+        cr_assert_eq(reffs_dump_digest(copy, cut, &o, d, NULL, NULL), -EBADMSG, "cut at %zu", cut);
         free(copy);
     }
     ((char *)buf)[0] ^= 1;
-    cr_assert_eq(reffs_dump_digest(buf, len, &o, d, NULL), -EBADMSG);
+    cr_assert_eq(reffs_dump_digest(buf, len, &o, d, NULL, NULL), -EBADMSG);
     free(buf);
 }

@@ -114,7 +114,7 @@ static void mtr_header(struct trace *t, int *dlen)
     snprintf(t->file, sizeof t->file, "random.trace");
     t->seed = mtr_value();
     snprintf(t->hash, sizeof t->hash, "%s", hashes[mtr_below(3)]);
-    *dlen = abstract_digest_len(t->hash);
+    *dlen = tree_digest_len(t->hash);
     if (mtr_below(2))
         snprintf(t->config_path, sizeof t->config_path, "/some where/config %llu.ini",
                  (unsigned long long)mtr_below(100));
@@ -553,8 +553,8 @@ static void mtr_plan(uint64_t seed, struct op_args **ops, size_t *n)
 Test(metis_trace, prepopulate_plan_is_reproducible_and_writes_data)
 {
     char a[64], b[64], cmd[256];
-    unsigned char da[ABSTRACT_MAX_DIGEST], db[ABSTRACT_MAX_DIGEST];
-    struct abstract_opts ao = { "md5", "", 0, 0 };
+    unsigned char da[TREE_MAX_DIGEST], db[TREE_MAX_DIGEST];
+    struct tree_opts ao = { "md5", "", 0, 0 };
     struct op_args *p1, *p2, *p3;
     size_t n1, n2, n3;
     mtr_plan(42, &p1, &n1);
@@ -566,7 +566,7 @@ Test(metis_trace, prepopulate_plan_is_reproducible_and_writes_data)
     int fa = mtr_tmpdir(a), fb = mtr_tmpdir(b);
     prepopulate_run(fa, p1, n1);
     prepopulate_run(fb, p2, n2);
-    int la = abstract_state(fa, &ao, da, NULL), lb = abstract_state(fb, &ao, db, NULL);
+    int la = tree_digest(fa, &ao, da, NULL, NULL), lb = tree_digest(fb, &ao, db, NULL, NULL);
     cr_assert(la > 0 && la == lb && memcmp(da, db, (size_t)la) == 0);
     off_t bytes = 0;
     for (size_t k = 0; k < n1; k++) {

@@ -1,0 +1,160 @@
+/* The one walk of a mounted tree (getdents64, no symlink followed): every listing, digest and recorded tree of Metis and its reproducers is made from it. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tree.h"
+
+static int tree_walk_dir(struct tree_walk *w, int dfd, size_t plen, int is_root);
+
+static int tree_is_dot(const char *nm)
+{
+    return nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0'));
+}
+
+/* An excluded root entry that is a directory still counts in the root's link count. */
+static int tree_excluded_dir(int dfd, const struct dirent64 *d)
+{
+    struct stat st;
+    return d->d_type == DT_DIR ||
+           (d->d_type == DT_UNKNOWN && fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISDIR(st.st_mode));
+}
+
+/* Pushes every name of dfd onto the name stack; counts the root's excluded directories. */
+static int tree_collect_names(struct tree_walk *w, int dfd, int is_root, long *excluded_dirs)
+{
+    char dbuf[16384] __attribute__((aligned(8)));
+    for (;;) {
+        ssize_t n = getdents64(dfd, dbuf, sizeof dbuf);
+        if (n <= 0)
+            return (int)n;
+        for (ssize_t off = 0; off < n;) {
+            struct dirent64 *d = (struct dirent64 *)(dbuf + off);
+            off += d->d_reclen;
+            if (tree_is_dot(d->d_name))
+                continue;
+            if (is_root && tree_excluded(w->exclude, d->d_name)) {
+                *excluded_dirs += tree_excluded_dir(dfd, d);
+                continue;
+            }
+            char t = (char)d->d_type;
+            if (buf_add(&w->names, &t, 1) || buf_add(&w->names, d->d_name, strlen(d->d_name) + 1))
+                return -1;
+        }
+    }
+}
+
+static int tree_open_child(int dfd, const char *name, int flags)
+{
+    int fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+    if (fd < 0 && errno == EPERM)    /* O_NOATIME needs ownership or CAP_FOWNER */
+        fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
+    return fd;
+}
+
+/* A regular file or directory: opened, visited (a file's fd may be kept), a directory walked. */
+static int tree_visit_open(struct tree_walk *w, int dfd, const char *name, int dir, size_t plen)
+{
+    struct tree_entry e = { .path = w->path, .fd = -1 };
+    e.fd = tree_open_child(dfd, name, dir ? O_RDONLY | O_DIRECTORY
+                                          : O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (e.fd < 0)
+        return -1;
+    int rc = fstat(e.fd, &e.st) ? -1 : w->visit(w->ctx, &e);
+    if (rc == 1 && S_ISREG(e.st.st_mode))
+        return 0;               /* the visitor keeps the fd */
+    if (rc == 0 && S_ISDIR(e.st.st_mode))
+        rc = tree_walk_dir(w, e.fd, plen, 0);
+    int saved = errno;
+    close(e.fd);
+    errno = saved;
+    return rc < 0 ? -1 : 0;
+}
+
+/* Regular files and directories are opened (contents, xattrs, recursion); the rest stat'ed. */
+static int tree_visit(struct tree_walk *w, int dfd, const char *name, unsigned char dtype,
+                      size_t plen)
+{
+    struct tree_entry e = { .path = w->path, .fd = -1 };
+    char target[TREE_PATH_MAX];
+    if (dtype == DT_UNKNOWN) {
+        if (fstatat(dfd, name, &e.st, AT_SYMLINK_NOFOLLOW))
+            return -1;
+        dtype = S_ISREG(e.st.st_mode) ? DT_REG : S_ISDIR(e.st.st_mode) ? DT_DIR : DT_LNK;
+    }
+    if (dtype == DT_REG || dtype == DT_DIR)
+        return tree_visit_open(w, dfd, name, dtype == DT_DIR, plen);
+    if (fstatat(dfd, name, &e.st, AT_SYMLINK_NOFOLLOW))
+        return -1;
+    if (S_ISLNK(e.st.st_mode)) {
+        ssize_t n = readlinkat(dfd, name, target, sizeof target);
+        if (n < 0)
+            return -1;
+        e.target = target;
+        e.tlen = (size_t)n;
+    }
+    return w->visit(w->ctx, &e) < 0 ? -1 : 0;
+}
+
+/* The root's own entry, once its names (and so its excluded directories) are known. */
+static int tree_visit_root(struct tree_walk *w, int dfd, long excluded_dirs)
+{
+    struct tree_entry e = { .path = "/", .fd = dfd, .nlink_adj = excluded_dirs };
+    return fstat(dfd, &e.st) || w->visit(w->ctx, &e) < 0 ? -1 : 0;
+}
+
+/* Walks the names below dfd; w->path holds the directory's path (plen bytes, "" for the root). */
+static int tree_walk_dir(struct tree_walk *w, int dfd, size_t plen, int is_root)
+{
+    size_t start = w->names.len;
+    long excluded_dirs = 0;
+    if (tree_collect_names(w, dfd, is_root, &excluded_dirs) ||
+        (is_root && tree_visit_root(w, dfd, excluded_dirs)))
+        return -1;
+    size_t end = w->names.len;
+    for (size_t i = start; i < end;) {
+        unsigned char dtype = (unsigned char)w->names.p[i];
+        char name[256 + 1];     /* copied out: recursion may move the name stack */
+        snprintf(name, sizeof name, "%s", w->names.p + i + 1);
+        size_t nlen = strlen(name);
+        i += nlen + 2;
+        if (plen + 1 + nlen >= sizeof w->path) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        w->path[plen] = '/';
+        memcpy(w->path + plen + 1, name, nlen + 1);
+        if (tree_visit(w, dfd, name, dtype, plen + 1 + nlen))
+            return -1;
+        w->path[plen] = '\0';
+    }
+    w->names.len = start;
+    return 0;
+}
+
+int tree_walk(struct tree_walk *w, int rootfd)
+{
+    w->names.len = 0;
+    w->path[0] = '\0';
+    int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = tree_walk_dir(w, fd, 0, 1);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
+void tree_walk_free(struct tree_walk *w)
+{
+    buf_free(&w->names);
+}
