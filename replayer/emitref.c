@@ -8,30 +8,18 @@
 #include "backend/equalize.h"
 #include "session.h"
 
-/* The reference's root entries left out: its exclusions, the filler, lost+found. */
-static int exclude_list(const struct fs_config *c, char *buf, size_t len, const char **v, int cap)
+/* The reference's root entries left out: the filler, lost+found, its exclusions. */
+static void exclude_list(const struct fs_config *c, char *buf, size_t len)
 {
-    int n = 0;
-    snprintf(buf, len, "%s", c->exclude);
-    v[n++] = FILLER_DIR;
-    v[n++] = "lost+found";
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < cap - 1;
-         tok = strtok_r(NULL, ",", &save)) {
-        while (*tok == ' ')
-            tok++;
-        v[n++] = tok;
-    }
-    v[n] = NULL;
-    return n;
+    snprintf(buf, len, "%s,lost+found,%s", FILLER_DIR, c->exclude);
 }
 
 /* The reference's tree as the program will list the fs under test (mounted for the purpose). */
 static int list_reference(struct session *s, struct emit *e, char *err, size_t errlen)
 {
     struct backend *b = s->g.be[0];
-    char buf[600];
-    const char *excl[64];
-    exclude_list(b->cfg, buf, sizeof buf, excl, 64);
+    char excl[700];
+    exclude_list(b->cfg, excl, sizeof excl);
     if (b->ops->begin(b) < 0)
         return snprintf(err, errlen, "%s", b->err), -1;
     int rc = rt_list(b->rootfd, excl, &e->tree);

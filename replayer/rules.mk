@@ -11,11 +11,14 @@ $(BUILD)/replayer/main.o: Makefile
 all: $(BIN)/metis-replay
 endif
 
-# emit-c copies the tree listing and comparison (reprotree.h/.c) into every program it writes:
-# their text, as C string lines, is generated here so that the copy can never drift.
-$(BUILD)/replayer/reprotree_text.h: fs-state/reprotree.h fs-state/reprotree.c
+# emit-c copies the tree walk, listing and comparison (buf, tree/walk.c, tree/line.c,
+# reprotree.c and their headers) into every program it writes: their text, as C string lines,
+# is generated here so that the copy can never drift. Their own includes of each other go.
+REPRO_TREE_TEXT := fs-state/buf.h fs-state/tree/tree.h fs-state/reprotree.h fs-state/buf.c \
+                   fs-state/tree/walk.c fs-state/tree/line.c fs-state/reprotree.c
+$(BUILD)/replayer/reprotree_text.h: $(REPRO_TREE_TEXT)
 	@mkdir -p $(dir $@)
-	cat $^ | grep -v '^#include "reprotree.h"' | \
+	cat $^ | grep -v '^#include "' | \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' > $@
 $(BUILD)/replayer/emitc.o: $(BUILD)/replayer/reprotree_text.h
 $(BUILD)/replayer/emitc.o: CFLAGS += -I$(BUILD)/replayer
