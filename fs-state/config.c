@@ -170,7 +170,7 @@ void config_defaults(struct metis_config *cfg)
     cfg->end_boundary[ARG_WRITE_OFFSET] = cfg->end_boundary[ARG_FALLOC_OFFSET] = 0.1;
     for (int i = 0; i < OP_COUNT; i++)
         cfg->op_weight[i] = 1;
-    /* mtimes are out of the state unless compare_mtime asks (abstract.c says why): without it
+    /* mtimes are out of the state unless compare_mtime asks (tree/line.c says why): without it
      * utimes changes nothing a run compares. */
     cfg->op_weight[OP_utimes] = 0;
     for (int k = 0; k < ARG_NKINDS; k++) {

@@ -244,7 +244,7 @@ FILE *crash_live_listing(struct crash_check *c)
 
 /* ---- listings: one line per entry, "PATH TYPE MODE NLINK UID GID SIZE CONTENTS XATTRS" ---- */
 
-/* The listing's form of a path (abstract.c escapes blanks, backslashes and control bytes). */
+/* The listing's form of a path (tree/line.c escapes blanks, backslashes and control bytes). */
 static void escape_path(const char *p, char *out, size_t len)
 {
     size_t used = 0;

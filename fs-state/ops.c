@@ -672,7 +672,7 @@ static long exec_open_unlink(int rootfd, const struct op_args *a)
     return finish(fd, ret);
 }
 
-/* Whole seconds well before any clock a run has (abstract.c records mtimes before 2017
+/* Whole seconds well before any clock a run has (tree/line.c records mtimes before 2017
  * exactly, later ones as "now"), or now; whole, since 128-byte ext2/ext4 inodes keep no
  * nanoseconds. */
 static const int64_t utimes_secs[] = { 0, 1000000000, 1234567890, 1400000000 };

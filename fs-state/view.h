@@ -20,7 +20,7 @@ struct tree_view {
     struct view_entry e[];
 };
 
-/* A view of t (sorted as abstract.c leaves it); NULL when out of memory. */
+/* A view of t (sorted as tree/digest.c leaves it); NULL when out of memory. */
 struct tree_view *view_make(const struct tree_index *t);
 void view_free(struct tree_view *v);
 const struct view_entry *view_find(const struct tree_view *v, const char *path);
