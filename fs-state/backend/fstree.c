@@ -11,7 +11,6 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#define XATTR_MAX 65536
 
 /* What a walk reuses from one call to the next: a walk allocates only what it keeps. */
 struct ft_scratch {
@@ -22,7 +21,7 @@ struct ft_scratch {
     size_t dcap;
     unsigned char *want;                /* per block of that file: 1 if it is read */
     size_t wcap;
-    char *xlist, *xval;
+    struct buf xlist, xval;             /* an xattr list and one value */
     struct ft_ext *ext;                 /* the current file's blocks (refs held) */
     size_t next, extcap;
     struct ft_xattr *xs;                /* the current entry's xattrs (copies) */
@@ -61,14 +60,11 @@ int ft_store_init(struct ft_store *st, const char *hash, const char *exclude, un
     st->s = calloc(1, sizeof *st->s);
     if (!st->s)
         return -1;
-    /* An xattr list and one value, each as large as the VFS hands out. */
-    st->s->xlist = malloc(XATTR_MAX + 1);
-    st->s->xval = malloc(XATTR_MAX + 1);
     /* Never NULL, even for entries without any: the abstraction sorts and copies them. */
     if (grow(&st->s->ax, &st->s->axcap, 1, sizeof *st->s->ax) < 0 ||
         grow(&st->s->aext, &st->s->aextcap, 1, sizeof *st->s->aext) < 0)
         return -1;
-    return st->s->xlist && st->s->xval ? 0 : -1;
+    return 0;
 }
 
 void ft_store_free(struct ft_store *st)
@@ -82,8 +78,8 @@ void ft_store_free(struct ft_store *st)
         tree_walk_free(&st->s->walk);
         free(st->s->data);
         free(st->s->want);
-        free(st->s->xlist);
-        free(st->s->xval);
+        buf_free(&st->s->xlist);
+        buf_free(&st->s->xval);
         free(st->s->ext);
         free(st->s->xs);
         free(st->s->recs);
@@ -301,31 +297,19 @@ static int push_xattr(struct ft_scratch *s, const char *name, const char *value,
     return 0;
 }
 
-/* A small buffer first, the whole only when that is too small (see TREE_XATTR_FIRST_ASK). */
-static ssize_t list_xattrs(int fd, char *buf)
-{
-    ssize_t n = flistxattr(fd, buf, TREE_XATTR_FIRST_ASK);
-    return n < 0 && errno == ERANGE ? flistxattr(fd, buf, XATTR_MAX) : n;
-}
-
-static ssize_t get_xattr(int fd, const char *name, char *buf)
-{
-    ssize_t n = fgetxattr(fd, name, buf, TREE_XATTR_FIRST_ASK);
-    return n < 0 && errno == ERANGE ? fgetxattr(fd, name, buf, XATTR_MAX) : n;
-}
-
 /* Every xattr of fd, sorted by name: restore sets them all back, whatever the digest ignores. */
 static int read_xattrs(struct ft_scratch *s, int fd)
 {
-    ssize_t n = list_xattrs(fd, s->xlist);
+    ssize_t n = tree_xattr_read(&s->xlist, fd, NULL);
     if (n < 0)
         return errno == ENOTSUP || errno == ENODATA ? 0 : -1;
-    s->xlist[n] = '\0';
-    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(s->xlist + i) + 1) {
-        ssize_t v = get_xattr(fd, s->xlist + i, s->xval);
+    s->xlist.p[n] = '\0';
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(s->xlist.p + i) + 1) {
+        const char *name = s->xlist.p + i;
+        ssize_t v = tree_xattr_read(&s->xval, fd, name);
         if (v < 0 && errno == ENODATA)
             continue;           /* listed but not readable: absent, as the walk has it */
-        if (v < 0 || push_xattr(s, s->xlist + i, s->xval, (size_t)v) < 0)
+        if (v < 0 || push_xattr(s, name, s->xval.p, (size_t)v) < 0)
             return -1;
     }
     if (s->nxs > 1)

@@ -226,8 +226,7 @@ static int tree_cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Lists (name NULL) or gets name's value of fd into b, growing b on ERANGE; the length or -1. */
-static ssize_t tree_xattr_call(struct buf *b, int fd, const char *name)
+ssize_t tree_xattr_read(struct buf *b, int fd, const char *name)
 {
     size_t ask = TREE_XATTR_FIRST_ASK;   /* never 0: a zero-size call only reports the length */
     for (;;) {
@@ -269,7 +268,7 @@ static int tree_xattr_item(struct tree_lister *l, struct buf *b, int i, const ch
 /* "[name=len:hash,...]" of fd's xattrs, sorted by name. */
 static int tree_xattrs_fd(struct tree_lister *l, int fd, struct buf *b)
 {
-    ssize_t n = tree_xattr_call(&l->xlist, fd, NULL);
+    ssize_t n = tree_xattr_read(&l->xlist, fd, NULL);
     if (n < 0 && (errno == ENOTSUP || errno == ENODATA))
         n = 0;
     if (n < 0 || buf_reserve(&l->xlist, 1))
@@ -279,7 +278,7 @@ static int tree_xattrs_fd(struct tree_lister *l, int fd, struct buf *b)
     if (count < 0 || buf_add(b, "[", 1))
         return -1;
     for (int i = 0; i < count; i++) {
-        ssize_t v = tree_xattr_call(&l->xval, fd, l->xnames[i]);
+        ssize_t v = tree_xattr_read(&l->xval, fd, l->xnames[i]);
         if (v < 0 && errno == ENODATA)
             continue;           /* a name listed but not readable is absent */
         if (v < 0 || tree_xattr_item(l, b, i, l->xnames[i], l->xval.p, (size_t)v))

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "buf.h"
 
@@ -123,5 +124,9 @@ int tree_line_head(struct tree_lister *l, const struct tree_entry *e, struct buf
 int tree_line_tail(struct tree_lister *l, const struct tree_entry *e, struct buf *b);
 int tree_line(struct tree_lister *l, const struct tree_entry *e, struct buf *b);
 void tree_lister_free(struct tree_lister *l);
+/* fd's xattr list (name NULL) or the value of name, into b from its start (b->p, with room
+ * for a NUL after it); asks TREE_XATTR_FIRST_ASK bytes first and grows b on ERANGE. The
+ * length, or -1 with errno. */
+ssize_t tree_xattr_read(struct buf *b, int fd, const char *name);
 
 #endif
