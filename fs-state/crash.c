@@ -244,18 +244,13 @@ FILE *crash_live_listing(struct crash_check *c)
 
 /* ---- listings: one line per entry, "PATH TYPE MODE NLINK UID GID SIZE CONTENTS XATTRS" ---- */
 
-/* The listing's form of a path (tree/line.c escapes blanks, backslashes and control bytes). */
+/* The listing's form of a path (tree_path_text); "" when out of memory. */
 static void escape_path(const char *p, char *out, size_t len)
 {
-    size_t used = 0;
-    for (; *p && used + 5 < len; p++) {
-        unsigned char ch = (unsigned char)*p;
-        if (ch <= ' ' || ch == '\\' || ch == 0x7f)
-            used += (size_t)snprintf(out + used, len - used, "\\x%02x", ch);
-        else
-            out[used++] = (char)ch;
-    }
-    out[used] = 0;
+    struct buf b = { 0 };
+    int rc = tree_path_text(&b, p);
+    snprintf(out, len, "%.*s", rc || !b.p ? 0 : (int)b.len, b.p ? b.p : "");
+    buf_free(&b);
 }
 
 static size_t line_len(const char *l)

@@ -317,8 +317,7 @@ static char tree_type_char(mode_t m)
          : S_ISSOCK(m) ? 's' : S_ISCHR(m) ? 'c' : S_ISBLK(m) ? 'b' : '?';
 }
 
-/* The path as it appears in a listing: spaces, backslashes and control bytes escaped. */
-static int tree_path_text(struct buf *b, const char *p)
+int tree_path_text(struct buf *b, const char *p)
 {
     for (; *p; p++) {
         unsigned char c = (unsigned char)*p;

@@ -124,6 +124,8 @@ int tree_line_head(struct tree_lister *l, const struct tree_entry *e, struct buf
 int tree_line_tail(struct tree_lister *l, const struct tree_entry *e, struct buf *b);
 int tree_line(struct tree_lister *l, const struct tree_entry *e, struct buf *b);
 void tree_lister_free(struct tree_lister *l);
+/* Appends path as a listing writes it: blanks, control bytes and backslashes as \xHH. */
+int tree_path_text(struct buf *b, const char *path);
 /* fd's xattr list (name NULL) or the value of name, into b from its start (b->p, with room
  * for a NUL after it); asks TREE_XATTR_FIRST_ASK bytes first and grows b on ERANGE. The
  * length, or -1 with errno. */
