@@ -127,7 +127,7 @@ Test(reprotree, xattr_values_and_ignored_modes)
     rtt_list(&got);
     cr_assert_eq(rtt_compare(&ref, &got, first), 1);
     cr_assert(strncmp(first, "/f0: mode: here 0600", 20) == 0, "%s", first);
-    cr_assert_eq(rt_compare((const char *const *)ref.v, ref.n, &got, RT_IGNORE_MODE, first,
+    cr_assert_eq(rt_compare((const char *const *)ref.v, ref.n, &got, TREE_IGNORE_MODE, first,
                             sizeof first), 1);
     cr_assert(strncmp(first, "/f0: xattr-value:", 17) == 0, "%s", first);
     rt_free(&ref);
