@@ -1,6 +1,6 @@
 /* Known kernel and FUSE behaviours as hint rules: each matches a discrepancy's operation, kinds and first difference. */
 #include "hints.h"
-#include "step.h"
+#include "differs.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
