@@ -65,7 +65,7 @@ static void sign(struct dclass *c, const struct metis_config *cfg)
     kinds_text(c->kinds, kinds, sizeof kinds);
     snprintf(c->signature, sizeof c->signature, "%s %s %s %s",
              c->op < 0 ? "initial" : op_name((enum op_id)c->op), cfg->fs[c->fs].name, kinds,
-             cls_attr_name(c->attr));
+             tree_diff_name(c->attr));
 }
 
 void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct dclass *c)
@@ -120,9 +120,9 @@ static void evidence(const struct dclass *c, const struct metis_config *cfg, cha
         n += (size_t)snprintf(out, len, "ret=%ld errno=%s, reference ret=%ld errno=%s",
                               c->res.ret, errno_name(c->res.err), c->ref.ret,
                               errno_name(c->ref.err));
-    if (c->attr != CLS_NONE && n < len)
+    if (c->attr != TREE_DIFF_NONE && n < len)
         snprintf(out + n, len - n, "%s%s of %s: reference %s, %s %s", n ? "; " : "",
-                 cls_attr_name(c->attr), c->d.entry, c->d.ref, cfg->fs[c->fs].name, c->d.other);
+                 tree_diff_name(c->attr), c->d.entry, c->d.ref, cfg->fs[c->fs].name, c->d.other);
     else if ((c->kinds & DIFF_STATE) && n < len)
         snprintf(out + n, len - n, "%s%s", n ? "; " : "", c->d.entry);
 }
@@ -153,7 +153,7 @@ static void json_class(const struct dclass *c, const struct metis_config *cfg, F
             "\"errno\":\"%s\",\"reference_ret\":%ld,\"reference_errno\":\"%s\","
             "\"detail\":\"%s\",\"hint\":\"%s\"}",
             c->id, sig, c->op < 0 ? "initial" : op_name((enum op_id)c->op),
-            cfg->fs[c->fs].name, kinds, cls_attr_name(c->attr), (unsigned long long)c->hits,
+            cfg->fs[c->fs].name, kinds, tree_diff_name(c->attr), (unsigned long long)c->hits,
             (unsigned long long)c->first_seq, entry, ref, other, c->res.ret,
             errno_name(c->res.err), c->ref.ret, errno_name(c->ref.err), c->detail, hint);
 }

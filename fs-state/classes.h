@@ -13,9 +13,9 @@ struct dclass {
     int op;                     /* enum op_id; -1 for the initial state */
     int fs;                     /* config index of the fs that differs (0 only for a crash check) */
     unsigned kinds;             /* DIFF_* */
-    enum cls_attr attr;         /* with DIFF_STATE: the most telling difference */
+    enum tree_diff attr;         /* with DIFF_STATE: the most telling difference */
     char signature[160];        /* "mkdir bad state mode", "removexattr bad errno -" */
-    struct state_diff d;        /* the first example's difference (attr CLS_NONE without one) */
+    struct state_diff d;        /* the first example's difference (attr TREE_DIFF_NONE without one) */
     struct op_result ref, res;  /* the first example's outcomes: reference and fs */
     char hint[1024];            /* known behaviours it matches; "" for none */
     uint64_t hits, first_seq;   /* first_seq: operation of the first example (0: initial) */
@@ -32,7 +32,7 @@ struct dclass_table {
 
 /* The signature of fs i's disagreement after g's last step (a: its operation, NULL for the
  * initial state). With a state difference both trees are read back (mounted for the purpose)
- * and compared; a tree that cannot be read leaves attr CLS_NONE and says so in d.entry. */
+ * and compared; a tree that cannot be read leaves attr TREE_DIFF_NONE and says so in d.entry. */
 void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct dclass *c);
 /* Counts a hit of c's class at operation seq; adds the class when it is new. Returns the
  * class's index in t and sets *fresh to 1 for a new class, or -1 when out of memory. */

@@ -1,6 +1,6 @@
 /* Known kernel and FUSE behaviours as hint rules: each matches a discrepancy's operation, kinds and first difference. */
 #include "hints.h"
-#include "step.h"
+#include "differs.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 static int mode_pair(const struct hint_case *c, unsigned *ref, unsigned *got)
 {
     char *end1, *end2;
-    if (!c->d || c->d->attr != CLS_MODE)
+    if (!c->d || c->d->attr != TREE_DIFF_MODE)
         return 0;
     *ref = (unsigned)strtoul(c->d->ref, &end1, 8);
     *got = (unsigned)strtoul(c->d->other, &end2, 8);

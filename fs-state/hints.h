@@ -12,7 +12,7 @@ struct hint_case {
     const struct metis_config *cfg;
     int fs;                             /* the fs that differs (config index, never 0) */
     const struct op_args *a;            /* the operation; NULL for the initial state */
-    unsigned kinds;                     /* DIFF_* */
+    unsigned kinds;                     /* DIFF_* (differs.h) */
     struct op_result ref, res;          /* the reference's outcome and the fs's */
     const struct state_diff *d;         /* the first state difference; NULL without one */
 };

@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "reprotree.h"
+#include "tree/diff.h"
 
 /* Libc only: this text (with buf.c, tree/walk.c and tree/line.c) is compiled into programs
  * that need nothing of Metis. */
 
 #define RT_LINE_MAX 65536
 #define RT_REPORT_MAX 20
+#define RT_VALUE_SHOWN 200      /* characters of a digest or target a message shows */
 
 static int rt_cmp_str(const void *a, const void *b)
 {
@@ -73,137 +75,40 @@ int rt_list(int rootfd, const char *exclude, struct rt_tree *t)
     return rc;
 }
 
-/* ---- comparison ---- */
+/* ---- comparison (tree/diff.c ranks) ---- */
 
-/* The fields in tree.h's order (enum tree_field). */
-enum { RT_F_PATH, RT_F_TYPE, RT_F_MODE, RT_F_NLINK, RT_F_UID, RT_F_GID, RT_F_SIZE, RT_F_DATA,
-       RT_F_XATTRS, RT_NF };
-
-/* The kinds of difference, most telling first (as Metis's discrepancy classes name them). */
-static const char *const rt_kind_name[] = {
-    "", "missing", "extra", "type", "mode", "owner", "nlink", "size", "content", "target",
-    "xattr-names", "xattr-value",
+struct rt_report {
+    int count;
+    char *first;
+    size_t len;
 };
-
-struct rt_fields {
-    char buf[RT_LINE_MAX];
-    const char *f[RT_NF];
-};
-
-static void rt_split(const char *line, struct rt_fields *x)
-{
-    snprintf(x->buf, sizeof x->buf, "%s", line);
-    char *p = x->buf;
-    for (int k = 0; k < RT_NF; k++) {
-        x->f[k] = p;
-        p += strcspn(p, " ");
-        if (*p)
-            *p++ = '\0';
-    }
-}
-
-/* The xattr names of "[a=1:h,b=2:h]" without the values. */
-void rt_xnames(const char *x, char *out, size_t len)
-{
-    size_t n = 0;
-    out[0] = '\0';
-    for (const char *p = x + (*x == '['); *p && *p != ']' && n + 1 < len;) {
-        size_t k = strcspn(p, "=,]");
-        n += (size_t)snprintf(out + n, len - n, "%s%.*s", n ? "," : "", (int)k, p);
-        p += k;
-        p += strcspn(p, ",]");
-        p += *p == ',';
-    }
-}
-
-static int rt_differs(const struct rt_fields *a, const struct rt_fields *b, int k)
-{
-    return strcmp(a->f[k], b->f[k]) != 0;
-}
-
-/* The most telling kind in which entry b (here) differs from a (the reference), 0 if none. */
-static int rt_kind(const struct rt_fields *a, const struct rt_fields *b, unsigned ignore)
-{
-    int dir = a->f[RT_F_TYPE][0] == 'd';
-    char na[4096], nb[4096];
-    if (rt_differs(a, b, RT_F_TYPE))
-        return 3;
-    if (!(ignore & TREE_IGNORE_MODE) && rt_differs(a, b, RT_F_MODE))
-        return 4;
-    if (!(ignore & TREE_IGNORE_OWNER) && (rt_differs(a, b, RT_F_UID) || rt_differs(a, b, RT_F_GID)))
-        return 5;
-    if (!(dir && (ignore & TREE_IGNORE_DIR_NLINK)) && rt_differs(a, b, RT_F_NLINK))
-        return 6;
-    if (rt_differs(a, b, RT_F_SIZE))
-        return 7;
-    if (rt_differs(a, b, RT_F_DATA))
-        return a->f[RT_F_TYPE][0] == 'l' ? 9 : 8;
-    if ((ignore & TREE_IGNORE_XATTRS) || !rt_differs(a, b, RT_F_XATTRS))
-        return 0;
-    rt_xnames(a->f[RT_F_XATTRS], na, sizeof na);
-    rt_xnames(b->f[RT_F_XATTRS], nb, sizeof nb);
-    return strcmp(na, nb) ? 10 : 11;
-}
-
-/* The attribute of kind k as the message shows it. */
-static const char *rt_value(const struct rt_fields *x, int k, char *buf, size_t len)
-{
-    static const int field[] = { 0, RT_F_TYPE, RT_F_TYPE, RT_F_TYPE, RT_F_MODE, RT_F_UID,
-                                 RT_F_NLINK, RT_F_SIZE, RT_F_DATA, RT_F_DATA, RT_F_XATTRS,
-                                 RT_F_XATTRS };
-    if (!x)
-        return "(none)";
-    if (k == 5)
-        snprintf(buf, len, "%s:%s", x->f[RT_F_UID], x->f[RT_F_GID]);
-    else if (k == 10)
-        rt_xnames(x->f[RT_F_XATTRS], buf, len);
-    else
-        snprintf(buf, len, "%.200s", x->f[field[k]]);
-    return buf;
-}
-
-static void rt_say(const struct rt_fields *ref, const struct rt_fields *got, int k, char *out,
-                   size_t len)
-{
-    char a[512], b[512];
-    snprintf(out, len, "%s: %s: here %s, reference %s", (ref ? ref : got)->f[RT_F_PATH],
-             rt_kind_name[k], rt_value(got, k, b, sizeof b), rt_value(ref, k, a, sizeof a));
-}
 
 /* One differing entry: printed (up to RT_REPORT_MAX), and kept in first when it is the most
  * telling so far. */
-static void rt_note(const struct rt_fields *ref, const struct rt_fields *got, int k, int *best,
-                    int *count, char *first, size_t len)
+static void rt_note(void *ctx, enum tree_diff k, const struct tree_fields *ref,
+                    const struct tree_fields *got, int best)
 {
-    char msg[1500];
-    rt_say(ref, got, k, msg, sizeof msg);
-    if (++*count <= RT_REPORT_MAX)
+    struct rt_report *r = ctx;
+    const struct tree_fields *e = ref ? ref : got;
+    char msg[1500], a[512], b[512];
+    tree_diff_value(got, k, RT_VALUE_SHOWN, b, sizeof b);
+    tree_diff_value(ref, k, RT_VALUE_SHOWN, a, sizeof a);
+    snprintf(msg, sizeof msg, "%.*s: %s: here %s, reference %s", e->len[TREE_F_PATH],
+             e->s[TREE_F_PATH], tree_diff_name(k), b, a);
+    if (++r->count <= RT_REPORT_MAX)
         printf("tree: %s  DIFFERS FROM THE REFERENCE\n", msg);
-    if (*best == 0 || k < *best) {
-        *best = k;
-        snprintf(first, len, "%s", msg);
-    }
+    if (best)
+        snprintf(r->first, r->len, "%s", msg);
 }
 
 int rt_compare(const char *const *ref, size_t nref, const struct rt_tree *got, unsigned ignore,
                char *first, size_t len)
 {
-    static struct rt_fields a, b;
-    int best = 0, count = 0;
+    struct rt_report r = { 0, first, len };
     first[0] = '\0';
-    for (size_t i = 0, j = 0; i < nref || j < got->n;) {
-        if (i < nref)
-            rt_split(ref[i], &a);
-        if (j < got->n)
-            rt_split(got->v[j], &b);
-        int c = i == nref ? 1 : j == got->n ? -1 : strcmp(a.f[RT_F_PATH], b.f[RT_F_PATH]);
-        int k = c < 0 ? 1 : c > 0 ? 2 : rt_kind(&a, &b, ignore);
-        if (k)
-            rt_note(c <= 0 ? &a : NULL, c >= 0 ? &b : NULL, k, &best, &count, first, len);
-        i += c <= 0;
-        j += c >= 0;
-    }
-    if (count > RT_REPORT_MAX)
-        printf("tree: ... %d differing entries in all\n", count);
-    return count;
+    tree_diff_listings(ref, nref, (const char *const *)got->v, got->n, &tree_listing_layout, ignore,
+                       rt_note, &r);
+    if (r.count > RT_REPORT_MAX)
+        printf("tree: ... %d differing entries in all\n", r.count);
+    return r.count;
 }

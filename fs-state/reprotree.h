@@ -18,10 +18,9 @@ struct rt_tree {
  * tree_excluded reads them); 0, or -1 with errno. */
 int rt_list(int rootfd, const char *exclude, struct rt_tree *t);
 void rt_free(struct rt_tree *t);
-/* The xattr names of a listing's "[a=1:h,b=2:h]" without the values: "a,b". */
-void rt_xnames(const char *x, char *out, size_t len);
 /* Compares the tree got with the reference's listing ref (both sorted), leaving out what
- * ignore (TREE_IGNORE_*) names; prints every differing entry and puts the most telling difference ("PATH: KIND: here X, reference Y") in first.
+ * ignore (TREE_IGNORE_*) names; prints every differing entry and puts the most telling difference
+ * ("PATH: KIND: here X, reference Y", ranked by tree/diff.c) in first.
  * Returns how many entries differ. */
 int rt_compare(const char *const *ref, size_t nref, const struct rt_tree *got, unsigned ignore,
                char *first, size_t len);

@@ -8,19 +8,11 @@
 #include "backend/equalize.h"
 #include "config.h"
 #include "crash.h"
+#include "differs.h"
 #include "ops.h"
 
 /* A state id meaning "none": no restore before a step, no save after it. */
 #define STEP_NO_STATE UINT64_MAX
-
-/* What differs from the reference, in one file system's outcome (the log, traces and reports
- * use these bits too). */
-enum { DIFF_RET = 1, DIFF_ERRNO = 2, DIFF_STATE = 4 };
-/* A crash check's findings on one fs (crash.h; the reference can have them too): the copy lost
- * what the sync promised, did not mount, or its checker found damage. */
-enum { DIFF_CRASH = 8, DIFF_CRASH_MOUNT = 16, DIFF_CRASH_FSCK = 32 };
-#define DIFF_OF_CRASH(kinds) ((unsigned)(kinds) << 3)     /* CRASH_* to DIFF_CRASH* */
-#define CRASH_OF_DIFF(differs) (((unsigned)(differs) >> 3) & 7u)
 
 /* What the last step did on one file system, and where its time went (summed over steps). */
 struct fs_outcome {

@@ -11,11 +11,14 @@ $(BUILD)/replayer/main.o: Makefile
 all: $(BIN)/metis-replay
 endif
 
-# emit-c copies the tree walk, listing and comparison (buf, tree/walk.c, tree/line.c,
-# reprotree.c and their headers) into every program it writes: their text, as C string lines,
-# is generated here so that the copy can never drift. Their own includes of each other go.
-REPRO_TREE_TEXT := fs-state/buf.h fs-state/tree/tree.h fs-state/reprotree.h fs-state/buf.c \
-                   fs-state/tree/walk.c fs-state/tree/line.c fs-state/reprotree.c
+# emit-c copies the tree walk, listing and comparison into every program it writes: the tree
+# model's vocabulary and ranking of differences (tree/tree.h, tree/diff.h, tree/diff.c), the one
+# walk and listing line (buf, tree/walk.c, tree/line.c) and the reproducer's use of them
+# (reprotree.h/.c). Their text, as C string lines, is generated here so that the copy can never
+# drift; declarations come before their first use, and their includes of each other go.
+REPRO_TREE_TEXT := fs-state/buf.h fs-state/tree/tree.h fs-state/tree/diff.h fs-state/reprotree.h \
+                   fs-state/buf.c fs-state/tree/walk.c fs-state/tree/line.c fs-state/tree/diff.c \
+                   fs-state/reprotree.c
 $(BUILD)/replayer/reprotree_text.h: $(REPRO_TREE_TEXT)
 	@mkdir -p $(dir $@)
 	cat $^ | grep -v '^#include "' | \

@@ -16,7 +16,7 @@ struct target {
     int fs;                     /* config index of the fs that disagrees */
     enum op_id op;
     unsigned kinds;             /* DIFF_* of that fs */
-    enum cls_attr attr;         /* with DIFF_STATE: learnt from the first full replay */
+    enum tree_diff attr;         /* with DIFF_STATE: learnt from the first full replay */
     int attr_known;
 };
 
@@ -48,7 +48,7 @@ static void drop_cache_after(struct shrinker *sh, size_t keep)
 }
 
 /* The most telling attribute in which the target fs's tree differs from the reference's now. */
-static enum cls_attr attr_now(struct shrinker *sh)
+static enum tree_diff attr_now(struct shrinker *sh)
 {
     struct dclass c;
     classes_classify(&sh->s.g, sh->want.fs, NULL, &c);
@@ -63,7 +63,7 @@ static int on_target(struct shrinker *sh, const struct op_args *a)
         return 0;
     if (!(w->kinds & DIFF_STATE))
         return 1;
-    enum cls_attr at = attr_now(sh);
+    enum tree_diff at = attr_now(sh);
     if (!w->attr_known) {
         w->attr = at;
         w->attr_known = 1;
@@ -362,7 +362,7 @@ static int set_target(struct shrinker *sh, const struct cli_opts *o)
                 "nothing to shrink\n", o->input, sh->cfg.fs[fs].name);
         return 0;
     }
-    sh->want = (struct target){ fs, sh->t->ops[sh->t->nops - 1].args.op, want[fs], CLS_NONE, 0 };
+    sh->want = (struct target){ fs, sh->t->ops[sh->t->nops - 1].args.op, want[fs], TREE_DIFF_NONE, 0 };
     return 1;
 }
 

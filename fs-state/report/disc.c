@@ -1,5 +1,6 @@
 /* A discrepancy-N.txt read back for report.html (format written by fs-state/engine.c). */
 #include "report/disc.h"
+#include "tree/diff.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,21 +21,18 @@ static void parse_outcome(struct disc_file *d, const char *line)
     d->nout++;
 }
 
-/* Splits a listing line in place: path, the seven single-word fields, then xattrs to the end. */
+/* Splits a listing line in place (tree/diff.h's fields, each cut at its end): the path, then
+ * the other fields in the listing's order. */
 static int split_entry(char *line, struct disc_entry *e)
 {
-    char *p = line;
+    struct tree_fields f;
+    if (tree_fields_split(line, &tree_listing_layout, &f) < 0)
+        return -1;
+    for (int k = 0; k < TREE_F_COUNT; k++)
+        line[f.s[k] - line + f.len[k]] = '\0';
     e->path = line;
-    for (int k = 0; k <= DISC_NFIELDS; k++) {
-        char *sp = k < DISC_NFIELDS ? strchr(p, ' ') : NULL;
-        if (k < DISC_NFIELDS && !sp)
-            return -1;
-        if (sp)
-            *sp = '\0';
-        if (k > 0)
-            e->field[k - 1] = p;
-        p = sp ? sp + 1 : p;
-    }
+    for (int k = 1; k < TREE_F_COUNT; k++)
+        e->field[k - 1] = f.s[tree_listing_layout.order[k]];
     return 0;
 }
 

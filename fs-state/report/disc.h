@@ -3,10 +3,11 @@
 #define METIS_REPORT_DISC_H
 
 #include <stddef.h>
+#include "tree/tree.h"
 
 #define DISC_MAX_FS 8            /* as METIS_MAX_FS */
 #define DISC_MAX_ENTRIES 5000    /* per tree; a pool's trees are far smaller */
-#define DISC_NFIELDS 8           /* after the path: type mode nlink uid gid size content xattrs */
+#define DISC_NFIELDS (TREE_F_COUNT - 1)   /* after the path, in tree.h's listing order */
 
 struct disc_outcome {
     char fs[64], ret[32], err[48], state[160];

@@ -25,7 +25,7 @@ Test(classify, equal_trees_do_not_differ)
 {
     struct state_diff d;
     cr_assert_eq(cls_cmp(ROOT3 D0 F0, ROOT3 D0 F0, &d), 0);
-    cr_assert_eq(d.attr, CLS_NONE);
+    cr_assert_eq(d.attr, TREE_DIFF_NONE);
     cr_assert_eq(d.nentries, 0);
 }
 
@@ -33,7 +33,7 @@ Test(classify, a_missing_directory_is_named_before_its_parents_link_count)
 {
     struct state_diff d;
     cr_assert_eq(cls_cmp(ROOT3 D0 F0, "/ d 0755 2 0 0 - - []\n", &d), 1);
-    cr_assert_eq(d.attr, CLS_MISSING);
+    cr_assert_eq(d.attr, TREE_DIFF_MISSING);
     cr_assert_str_eq(d.entry, "/d0");
     cr_assert_str_eq(d.ref, "d");
     cr_assert_str_eq(d.other, "(none)");
@@ -44,7 +44,7 @@ Test(classify, an_extra_entry)
 {
     struct state_diff d;
     cr_assert_eq(cls_cmp(ROOT3 D0, ROOT3 D0 F0, &d), 1);
-    cr_assert_eq(d.attr, CLS_EXTRA);
+    cr_assert_eq(d.attr, TREE_DIFF_EXTRA);
     cr_assert_str_eq(d.entry, "/d0/f0");
 }
 
@@ -52,18 +52,18 @@ Test(classify, mode_owner_nlink_size_content_in_that_order)
 {
     struct state_diff d;
     cr_assert_eq(cls_cmp(ROOT3 D0 F0, ROOT3 "/d0 d 2755 2 0 0 - - []\n" F0, &d), 1);
-    cr_assert_eq(d.attr, CLS_MODE);
+    cr_assert_eq(d.attr, TREE_DIFF_MODE);
     cr_assert_str_eq(d.ref, "0755");
     cr_assert_str_eq(d.other, "2755");
     cls_cmp(ROOT3 D0 F0, ROOT3 D0 "/d0/f0 f 0644 1 1000 0 5 aaaa []\n", &d);
-    cr_assert_eq(d.attr, CLS_OWNER);
+    cr_assert_eq(d.attr, TREE_DIFF_OWNER);
     cr_assert_str_eq(d.other, "1000:0");
     cls_cmp(ROOT3 D0 F0, ROOT3 D0 "/d0/f0 f 0644 2 0 0 6 bbbb []\n", &d);
-    cr_assert_eq(d.attr, CLS_NLINK);
+    cr_assert_eq(d.attr, TREE_DIFF_NLINK);
     cls_cmp(ROOT3 D0 F0, ROOT3 D0 "/d0/f0 f 0644 1 0 0 6 bbbb []\n", &d);
-    cr_assert_eq(d.attr, CLS_SIZE);
+    cr_assert_eq(d.attr, TREE_DIFF_SIZE);
     cls_cmp(ROOT3 D0 F0, ROOT3 D0 "/d0/f0 f 0644 1 0 0 5 bbbb []\n", &d);
-    cr_assert_eq(d.attr, CLS_CONTENT);
+    cr_assert_eq(d.attr, TREE_DIFF_CONTENT);
     cr_assert_str_eq(d.entry, "/d0/f0");
 }
 
@@ -73,7 +73,7 @@ Test(classify, the_most_telling_kind_wins_over_the_first_path)
     /* the root's mode differs, but a type difference further down says more */
     cr_assert_eq(cls_cmp(ROOT3 D0 F0, "/ d 0777 3 0 0 - - []\n" D0 "/d0/f0 l 0777 1 0 0 5 cc -\n",
                          &d), 1);
-    cr_assert_eq(d.attr, CLS_TYPE);
+    cr_assert_eq(d.attr, TREE_DIFF_TYPE);
     cr_assert_str_eq(d.entry, "/d0/f0");
     cr_assert_eq(d.nentries, 2);
 }
@@ -82,11 +82,11 @@ Test(classify, symlink_targets_and_xattrs)
 {
     struct state_diff d;
     cls_cmp("/l l 0777 1 0 0 1 t1 -\n", "/l l 0777 1 0 0 1 t2 -\n", &d);
-    cr_assert_eq(d.attr, CLS_TARGET);
+    cr_assert_eq(d.attr, TREE_DIFF_TARGET);
     cls_cmp("/f f 0644 1 0 0 0 h [user.x0=1:aa]\n", "/f f 0644 1 0 0 0 h [user.x0=1:bb]\n", &d);
-    cr_assert_eq(d.attr, CLS_XATTR_VALUE);
+    cr_assert_eq(d.attr, TREE_DIFF_XATTR_VALUE);
     cls_cmp("/f f 0644 1 0 0 0 h [user.x0=1:aa]\n", "/f f 0644 1 0 0 0 h [user.x1=1:aa]\n", &d);
-    cr_assert_eq(d.attr, CLS_XATTR_NAMES);
+    cr_assert_eq(d.attr, TREE_DIFF_XATTR_NAMES);
     cr_assert_str_eq(d.ref, "user.x0");
     cr_assert_str_eq(d.other, "user.x1");
 }
@@ -100,9 +100,9 @@ Test(classify, a_line_that_is_no_listing_line_is_refused)
 
 Test(classify, attribute_names_both_ways)
 {
-    for (int a = 0; a < CLS_COUNT; a++)
-        cr_assert_eq(cls_attr_by_name(cls_attr_name(a)), a);
-    cr_assert_eq(cls_attr_by_name("colour"), -1);
+    for (int a = 0; a < TREE_DIFF_COUNT; a++)
+        cr_assert_eq(tree_diff_by_name(tree_diff_name(a)), a);
+    cr_assert_eq(tree_diff_by_name("colour"), -1);
 }
 
 /* ---- hints ---- */
@@ -123,7 +123,7 @@ static int hint_for(enum op_id op, mode_t arg, unsigned kinds, const char *ref_m
                     const char *mode, struct op_result ref, struct op_result res, char *out)
 {
     struct op_args a = { .op = op, .mode = arg };
-    struct state_diff d = { .attr = ref_mode ? CLS_MODE : CLS_NONE };
+    struct state_diff d = { .attr = ref_mode ? TREE_DIFF_MODE : TREE_DIFF_NONE };
     snprintf(d.entry, sizeof d.entry, "/d0");
     snprintf(d.ref, sizeof d.ref, "%s", ref_mode ? ref_mode : "");
     snprintf(d.other, sizeof d.other, "%s", mode ? mode : "");

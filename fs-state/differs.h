@@ -1,0 +1,13 @@
+/* What differs in one file system's outcome from the reference's: the DIFF_* bits the step sets and classes, hints, the log, traces and reports read. */
+#ifndef METIS_DIFFERS_H
+#define METIS_DIFFERS_H
+
+/* What differs from the reference, in one file system's outcome. */
+enum { DIFF_RET = 1, DIFF_ERRNO = 2, DIFF_STATE = 4 };
+/* A crash check's findings on one fs (crash.h; the reference can have them too): the copy lost
+ * what the sync promised, did not mount, or its checker found damage. */
+enum { DIFF_CRASH = 8, DIFF_CRASH_MOUNT = 16, DIFF_CRASH_FSCK = 32 };
+#define DIFF_OF_CRASH(kinds) ((unsigned)(kinds) << 3)     /* CRASH_* to DIFF_CRASH* */
+#define CRASH_OF_DIFF(differs) (((unsigned)(differs) >> 3) & 7u)
+
+#endif
