@@ -76,3 +76,22 @@ Test(metis_optable, emitters)
                            "(replayer/emitc.c)", op_name(op));
     cr_expect_null(emitc_emitter(OP_COUNT));
 }
+
+/* Each operation's [ops] key: exactly one, named as the operation, setting its weight. */
+Test(metis_optable, config_keys)
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        int found = 0;
+        for (int i = 0; i < config_key_count(); i++) {
+            const struct config_key *k = config_key_at(i);
+            if (strcmp(k->section, "ops") == 0 && strcmp(k->name, op_name(op)) == 0) {
+                found++;
+                cr_expect_eq(k->kind, CK_WEIGHT, "[ops] %s is no weight", k->name);
+                cr_expect_eq(k->which, op, "[ops] %s sets the weight of %s", k->name,
+                             op_name(k->which));
+            }
+        }
+        cr_expect_eq(found, 1, "operation %s has %d [ops] keys in config.c's key table, not 1",
+                     op_name(op), found);
+    }
+}
