@@ -1,4 +1,4 @@
-/* Metis run configuration: defaults, the INI loader (libinih) with file:line errors, and host checks. */
+/* Metis run configuration: the key table (every key's section, kind, range and default), the INI loader (libinih) with file:line errors, and host checks. */
 #include <assert.h>
 #include <ctype.h>
 #include <errno.h>
@@ -143,33 +143,36 @@ enum section { SEC_NONE, SEC_RUN, SEC_FS, SEC_POOL, SEC_OPS, SEC_SIZES, SEC_BITS
 
 #define ALL_TYPES 7u
 #define T(t) (1u << (t))
-/* A range 1, 0 (min above max) is none: the key is not a number, or any value of its kind goes. */
-#define KEY(sec, type, n, k, lo, hi, d)                                                          \
+#define RANGE(lo, hi) .min = lo, .max = hi
+/* Min above max: the key is no number, or any value of its kind goes. */
+#define NO_RANGE .min = 1, .max = 0
+/* The range last: expanded, it is two designators. */
+#define KEY(sec, type, n, k, d, ...)                                                             \
     { .section = sec, .name = #n, .kind = k, .off = offsetof(type, n),                          \
-      .len = sizeof(((type *)0)->n), .min = lo, .max = hi, .dflt = d }
-#define RUNK(n, k, lo, hi, d) KEY("run", struct run_config, n, k, lo, hi, d)
-#define POOLK(n, k, lo, hi, d) KEY("pool", struct pool_config, n, k, lo, hi, d)
-#define VARYK(n, k, lo, hi, d) KEY("vary", struct vary_config, n, k, lo, hi, d)
-#define FSK(n, k, lo, hi, ty, d)                                                                 \
+      .len = sizeof(((type *)0)->n), .dflt = d, __VA_ARGS__ }
+#define RUNK(n, k, range, d) KEY("run", struct run_config, n, k, d, range)
+#define POOLK(n, k, range, d) KEY("pool", struct pool_config, n, k, d, range)
+#define VARYK(n, k, range, d) KEY("vary", struct vary_config, n, k, d, range)
+#define FSK(n, k, range, ty, d)                                                                  \
     { .section = "fs", .name = #n, .kind = k, .off = offsetof(struct fs_config, n),              \
-      .len = sizeof(((struct fs_config *)0)->n), .min = lo, .max = hi, .types = ty, .dflt = d }
+      .len = sizeof(((struct fs_config *)0)->n), range, .types = ty, .dflt = d }
 
 static const struct config_key run_keys[] = {
-    RUNK(seed, CK_U64, 1, 0, "1"),
-    RUNK(max_depth, CK_LONG, 1, 1e8, "10000"),
-    RUNK(ops, CK_U64, 1, 0, "0"),
-    RUNK(seconds, CK_DOUBLE, 0, 1e9, "0"),
-    RUNK(hash, CK_STR, 1, 0, "md5"),
-    RUNK(keep_going, CK_BOOL, 1, 0, "0"),
-    RUNK(compare_mtime, CK_BOOL, 1, 0, "0"),
-    RUNK(out, CK_STR, 1, 0, ""),
-    RUNK(ring, CK_INT, 1, 1e6, "10"),
-    RUNK(hashtable_log2, CK_INT, 10, 32, "22"),
-    RUNK(shrink_seconds, CK_DOUBLE, 0, 1e6, "60"),
-    RUNK(max_searches, CK_LONG, 0, 1e9, "0"),
-    RUNK(crash, CK_STR, 1, 0, "off"),
-    RUNK(crash_test_skip, CK_STR, 1, 0, ""),
-    RUNK(equalize_limit, CK_SIZE, 1, 0, "1G"),
+    RUNK(seed, CK_U64, NO_RANGE, "1"),
+    RUNK(max_depth, CK_LONG, RANGE(1, 1e8), "10000"),
+    RUNK(ops, CK_U64, NO_RANGE, "0"),
+    RUNK(seconds, CK_DOUBLE, RANGE(0, 1e9), "0"),
+    RUNK(hash, CK_STR, NO_RANGE, "md5"),
+    RUNK(keep_going, CK_BOOL, NO_RANGE, "0"),
+    RUNK(compare_mtime, CK_BOOL, NO_RANGE, "0"),
+    RUNK(out, CK_STR, NO_RANGE, ""),
+    RUNK(ring, CK_INT, RANGE(1, 1e6), "10"),
+    RUNK(hashtable_log2, CK_INT, RANGE(10, 32), "22"),
+    RUNK(shrink_seconds, CK_DOUBLE, RANGE(0, 1e6), "60"),
+    RUNK(max_searches, CK_LONG, RANGE(0, 1e9), "0"),
+    RUNK(crash, CK_STR, NO_RANGE, "off"),
+    RUNK(crash_test_skip, CK_STR, NO_RANGE, ""),
+    RUNK(equalize_limit, CK_SIZE, NO_RANGE, "1G"),
 };
 
 /* [fs NAME]'s keys, in the order of their FSK_ index (finish_fs looks them up by it). */
@@ -180,47 +183,47 @@ enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_
 /* No default of their own: type and fstype and mount_cmd are required where they apply,
  * exclude follows fstype (fsinfo.c); a reffs size is REFFS_DEFAULT_SIZE (finish_fs). */
 static const struct config_key fs_keys[FSK_COUNT] = {
-    [FSK_TYPE] = FSK(type, CK_FS_TYPE, 1, 0, ALL_TYPES, NULL),
-    [FSK_FSTYPE] = FSK(fstype, CK_STR, 1, 0, T(FS_KERNEL) | T(FS_FUSE), NULL),
-    [FSK_SIZE] = FSK(size, CK_SIZE, 1, 0, ALL_TYPES, "0"),
-    [FSK_MKFS_OPTS] = FSK(mkfs_opts, CK_STR, 1, 0, T(FS_KERNEL) | T(FS_FUSE), ""),
-    [FSK_MOUNT_OPTS] = FSK(mount_opts, CK_STR, 1, 0, T(FS_KERNEL), ""),
-    [FSK_MOUNT_CMD] = FSK(mount_cmd, CK_STR, 1, 0, T(FS_FUSE), NULL),
-    [FSK_UNSUPPORTED] = FSK(unsupported, CK_STR, 1, 0, ALL_TYPES, ""),
+    [FSK_TYPE] = FSK(type, CK_FS_TYPE, NO_RANGE, ALL_TYPES, NULL),
+    [FSK_FSTYPE] = FSK(fstype, CK_STR, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), NULL),
+    [FSK_SIZE] = FSK(size, CK_SIZE, NO_RANGE, ALL_TYPES, "0"),
+    [FSK_MKFS_OPTS] = FSK(mkfs_opts, CK_STR, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), ""),
+    [FSK_MOUNT_OPTS] = FSK(mount_opts, CK_STR, NO_RANGE, T(FS_KERNEL), ""),
+    [FSK_MOUNT_CMD] = FSK(mount_cmd, CK_STR, NO_RANGE, T(FS_FUSE), NULL),
+    [FSK_UNSUPPORTED] = FSK(unsupported, CK_STR, NO_RANGE, ALL_TYPES, ""),
     [FSK_UNMOUNT_CMD] = { .section = "fs", .name = "unmount_cmd", .kind = CK_STR,
                           .off = offsetof(struct fs_config, unmount_cmd),
-                          .len = sizeof(((struct fs_config *)0)->unmount_cmd), .min = 1, .max = 0,
+                          .len = sizeof(((struct fs_config *)0)->unmount_cmd), NO_RANGE,
                           .types = T(FS_FUSE), .dflt = "fusermount3 -u {mnt}",
                           .default_by_type = true },
-    [FSK_REFFS_OPTS] = FSK(reffs_opts, CK_STR, 1, 0, T(FS_REFFS), ""),
-    [FSK_EXCLUDE] = FSK(exclude, CK_STR, 1, 0, ALL_TYPES, NULL),
-    [FSK_IGNORE] = FSK(ignore, CK_STR, 1, 0, ALL_TYPES, ""),
-    [FSK_REMOUNT] = FSK(remount, CK_BOOL, 1, 0, ALL_TYPES, "1"),
-    [FSK_OP_TIMEOUT] = FSK(op_timeout, CK_DOUBLE, 0.001, 86400, ALL_TYPES, "10"),
-    [FSK_ERRNO_EQUIV] = FSK(errno_equiv, CK_STR, 1, 0, ALL_TYPES, ""),
-    [FSK_READBACK] = FSK(readback, CK_STR, 1, 0, T(FS_REFFS) | T(FS_FUSE), "auto"),
-    [FSK_READBACK_CHECK] = FSK(readback_check, CK_INT, 0, 1e9, T(FS_REFFS) | T(FS_FUSE), "64"),
-    [FSK_CRASH] = FSK(crash, CK_BOOL, 1, 0, T(FS_KERNEL) | T(FS_FUSE), "1"),
-    [FSK_RESTORE] = FSK(restore, CK_STR, 1, 0, T(FS_FUSE), "auto"),
+    [FSK_REFFS_OPTS] = FSK(reffs_opts, CK_STR, NO_RANGE, T(FS_REFFS), ""),
+    [FSK_EXCLUDE] = FSK(exclude, CK_STR, NO_RANGE, ALL_TYPES, NULL),
+    [FSK_IGNORE] = FSK(ignore, CK_STR, NO_RANGE, ALL_TYPES, ""),
+    [FSK_REMOUNT] = FSK(remount, CK_BOOL, NO_RANGE, ALL_TYPES, "1"),
+    [FSK_OP_TIMEOUT] = FSK(op_timeout, CK_DOUBLE, RANGE(0.001, 86400), ALL_TYPES, "10"),
+    [FSK_ERRNO_EQUIV] = FSK(errno_equiv, CK_STR, NO_RANGE, ALL_TYPES, ""),
+    [FSK_READBACK] = FSK(readback, CK_STR, NO_RANGE, T(FS_REFFS) | T(FS_FUSE), "auto"),
+    [FSK_READBACK_CHECK] = FSK(readback_check, CK_INT, RANGE(0, 1e9), T(FS_REFFS) | T(FS_FUSE), "64"),
+    [FSK_CRASH] = FSK(crash, CK_BOOL, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), "1"),
+    [FSK_RESTORE] = FSK(restore, CK_STR, NO_RANGE, T(FS_FUSE), "auto"),
 };
 
 static const struct config_key pool_keys[] = {
-    POOLK(dirs, CK_INT, 0, 64, "2"),
-    POOLK(files, CK_INT, 1, 64, "2"),
-    POOLK(depth, CK_INT, 0, 16, "1"),
-    POOLK(name_len, CK_INT, 0, 255, "0"),
-    POOLK(xattr_names, CK_INT, 0, 64, "2"),
-    POOLK(uids, CK_IDS, 0, UINT32_MAX - 1, "0 1000"),
-    POOLK(gids, CK_IDS, 0, UINT32_MAX - 1, "0 1000"),
-    POOLK(prepopulate, CK_DOUBLE, 0, 1, "0"),
-    POOLK(existing, CK_DOUBLE, 0, 1, "0.6"),
+    POOLK(dirs, CK_INT, RANGE(0, 64), "2"),
+    POOLK(files, CK_INT, RANGE(1, 64), "2"),
+    POOLK(depth, CK_INT, RANGE(0, 16), "1"),
+    POOLK(name_len, CK_INT, RANGE(0, 255), "0"),
+    POOLK(xattr_names, CK_INT, RANGE(0, 64), "2"),
+    POOLK(uids, CK_IDS, RANGE(0, UINT32_MAX - 1), "0 1000"),
+    POOLK(gids, CK_IDS, RANGE(0, UINT32_MAX - 1), "0 1000"),
+    POOLK(prepopulate, CK_DOUBLE, RANGE(0, 1), "0"),
+    POOLK(existing, CK_DOUBLE, RANGE(0, 1), "0.6"),
 };
 
 /* Every operation of METIS_OPS is a key named after it. mtimes are out of the state unless
  * compare_mtime asks (abstract.c says why): without it utimes changes nothing a run compares. */
 static const struct config_key ops_keys[OP_COUNT] = {
-#define OP_KEY(n) [OP_##n] = { .section = "ops", .name = #n, .kind = CK_WEIGHT, .min = 0,     \
-                               .max = 1000, .which = OP_##n,                                   \
+#define OP_KEY(n) [OP_##n] = { .section = "ops", .name = #n, .kind = CK_WEIGHT,               \
+                               RANGE(0, 1000), .which = OP_##n,                                   \
                                .dflt = OP_##n == OP_utimes ? "0" : "1" },
     METIS_OPS(OP_KEY)
 #undef OP_KEY
@@ -231,14 +234,14 @@ static const struct config_key ops_keys[OP_COUNT] = {
  * truncate below 16 KiB, xattr values below 256 bytes (ext4 with 1 KiB blocks holds little
  * xattr data); the copy kinds have none of their own (arg_inherits). */
 #define PARTS(n, k, top, d, mode_d)                                                              \
-    { .section = "sizes", .name = #n, .kind = CK_PARTS, .min = 0, .max = top, .which = k,     \
+    { .section = "sizes", .name = #n, .kind = CK_PARTS, RANGE(0, top), .which = k,       \
       .dflt = d },                                                                             \
-    { .section = "sizes", .name = #n "_mode", .kind = CK_PART_MODE, .min = 1, .max = 0,      \
+    { .section = "sizes", .name = #n "_mode", .kind = CK_PART_MODE, NO_RANGE,             \
       .which = k, .dflt = mode_d }
 #define END_BOUNDARY(n, k)                                                                       \
     { .section = "sizes", .name = #n, .kind = CK_DOUBLE,                                       \
-      .off = offsetof(struct metis_config, end_boundary[k]), .len = sizeof(double), .min = 0, \
-      .max = 1, .dflt = "0.1" }
+      .off = offsetof(struct metis_config, end_boundary[k]), .len = sizeof(double),          \
+      RANGE(0, 1), .dflt = "0.1" }
 static const struct config_key sizes_keys[] = {
     PARTS(write_size, ARG_WRITE_SIZE, 0x1p30, "uniform:13", "range"),
     PARTS(write_offset, ARG_WRITE_OFFSET, 0x1p61, "uniform:13", "range"),
@@ -248,7 +251,7 @@ static const struct config_key sizes_keys[] = {
     PARTS(xattr_size, ARG_XATTR_SIZE, 0x1p15, "uniform:8", "range"),
     PARTS(copy_offset, ARG_COPY_OFFSET, 0x1p61, NULL, NULL),
     PARTS(copy_len, ARG_COPY_LEN, 0x1p30, NULL, NULL),
-    { .section = "sizes", .name = "falloc_align", .kind = CK_ALIGN, .min = 1, .max = MiB,
+    { .section = "sizes", .name = "falloc_align", .kind = CK_ALIGN, RANGE(1, MiB),
       .dflt = "4096:0.5" },
     END_BOUNDARY(write_end_boundary, ARG_WRITE_OFFSET),
     END_BOUNDARY(falloc_end_boundary, ARG_FALLOC_OFFSET),
@@ -256,20 +259,20 @@ static const struct config_key sizes_keys[] = {
 
 /* The bits' and choices' defaults are their items' (bit_tables, choice_defaults). */
 static const struct config_key bits_keys[] = {
-    { .section = "bits", .name = "open_flags", .kind = CK_BITS, .min = 1, .max = 0, .which = BM_OPEN_FLAGS },
-    { .section = "bits", .name = "mode", .kind = CK_BITS, .min = 1, .max = 0, .which = BM_MODE },
-    { .section = "bits", .name = "falloc_mode", .kind = CK_CHOICE, .min = 1, .max = 0,
+    { .section = "bits", .name = "open_flags", .kind = CK_BITS, NO_RANGE, .which = BM_OPEN_FLAGS },
+    { .section = "bits", .name = "mode", .kind = CK_BITS, NO_RANGE, .which = BM_MODE },
+    { .section = "bits", .name = "falloc_mode", .kind = CK_CHOICE, NO_RANGE,
       .which = CH_FALLOC_MODE },
-    { .section = "bits", .name = "mknod_type", .kind = CK_CHOICE, .min = 1, .max = 0,
+    { .section = "bits", .name = "mknod_type", .kind = CK_CHOICE, NO_RANGE,
       .which = CH_MKNOD_TYPE },
 };
 
 static const struct config_key vary_keys[] = {
-    VARYK(long_names, CK_DOUBLE, 0, 1, "0"),
-    VARYK(fill, CK_DOUBLE, 0, 1, "0"),
-    VARYK(bytes_left, CK_SIZE, 1, 0, "8200"),
-    VARYK(fill_inodes, CK_DOUBLE, 0, 1, "0"),
-    VARYK(inodes_left, CK_U64, 1, 0, "8"),
+    VARYK(long_names, CK_DOUBLE, RANGE(0, 1), "0"),
+    VARYK(fill, CK_DOUBLE, RANGE(0, 1), "0"),
+    VARYK(bytes_left, CK_SIZE, NO_RANGE, "8200"),
+    VARYK(fill_inodes, CK_DOUBLE, RANGE(0, 1), "0"),
+    VARYK(inodes_left, CK_U64, NO_RANGE, "8"),
 };
 
 #define NKEYS(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -634,7 +637,7 @@ static void parse_ids(struct parse_state *st, const struct config_key *key, cons
                       struct pool_config *pool)
 {
     int count = 0;
-    uint32_t tmp[8];
+    uint32_t tmp[8] = { 0 };
     struct id_list l = { tmp, &count, key };
     bool uids = strcmp(key->name, "uids") == 0;
     if (!for_each_item(st, key->name, value, add_id, &l))
