@@ -1,4 +1,5 @@
-/* Metis run configuration: defaults, the INI loader (libinih) with file:line errors, and host checks. */
+/* Metis run configuration: the key table (every key's section, kind, range and default), the INI loader (libinih) with file:line errors, and host checks. */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,11 +30,6 @@ static const char *const arg_names[ARG_NKINDS] = {
     "write_size", "write_offset", "trunc_size", "falloc_offset", "falloc_len", "xattr_size",
     "copy_offset", "copy_len",
 };
-/* Partitions in use by default (write/falloc below 8 KiB, truncate below 16 KiB, xattr values
- * below 256 bytes since ext4 with 1 KiB blocks holds little xattr data) and the most a kind
- * may use: one write stays below 2 GiB, an xattr value at or below 64 KiB. */
-static const int arg_default_parts[ARG_NKINDS] = { 14, 14, 15, 14, 14, 9, 14, 14 };
-static const int arg_max_parts[ARG_NKINDS] = { 32, 63, 63, 63, 63, 17, 63, 32 };
 /* Kinds a config that does not give them takes from another (partitions and mode), so that
  * configs written before copy_range keep their sizing: copy_range reaches no further than a
  * write. */
@@ -59,8 +55,6 @@ static const struct {
     { "zero_range_keep", 1 }, { "collapse", 1 }, { "insert", 1 },
     { "fifo", 1 }, { "socket", 1 }, { "chr", 0 }, { "blk", 0 },
 };
-#define FALLOC_ALIGN_DEFAULT 4096
-#define FALLOC_ALIGN_PROB_DEFAULT 0.5
 struct bit_def {
     const char *name;
     unsigned value;
@@ -143,132 +137,248 @@ static void set_default_choice(struct choice *c, enum choice_kind k)
         }
 }
 
-static void set_uniform_parts(struct partitions *p, int nparts)
-{
-    for (int i = 0; i < METIS_MAX_PARTS; i++)
-        p->weight[i] = i < nparts ? 1.0 : 0.0;
-    p->nparts = nparts;
-}
-
-void config_defaults(struct metis_config *cfg)
-{
-    memset(cfg, 0, sizeof *cfg);
-    cfg->run.seed = 1;
-    cfg->run.max_depth = 10000;
-    snprintf(cfg->run.hash, sizeof cfg->run.hash, "md5");
-    cfg->run.ring = 10;
-    cfg->run.hashtable_log2 = 22;
-    cfg->run.shrink_seconds = 60;
-    snprintf(cfg->run.crash, sizeof cfg->run.crash, "off");
-    cfg->run.equalize_limit = 1024 * MiB;
-    cfg->pool = (struct pool_config){
-        .dirs = 2, .files = 2, .depth = 1, .xattr_names = 2,
-        .nuids = 2, .ngids = 2, .uids = { 0, 1000 }, .gids = { 0, 1000 }, .existing = 0.6,
-    };
-    cfg->vary.bytes_left = 2 * 4096 + 8;
-    cfg->vary.inodes_left = 8;
-    cfg->end_boundary[ARG_WRITE_OFFSET] = cfg->end_boundary[ARG_FALLOC_OFFSET] = 0.1;
-    for (int i = 0; i < OP_COUNT; i++)
-        cfg->op_weight[i] = 1;
-    /* mtimes are out of the state unless compare_mtime asks (tree/line.c says why): without it
-     * utimes changes nothing a run compares. */
-    cfg->op_weight[OP_utimes] = 0;
-    for (int k = 0; k < ARG_NKINDS; k++) {
-        set_uniform_parts(&cfg->part[k], arg_default_parts[k]);
-        cfg->part[k].mode = PART_RANGE;
-    }
-    for (int k = 0; k < BM_NKINDS; k++)
-        set_default_bits(&cfg->bits[k], k);
-    for (int k = 0; k < CH_NKINDS; k++)
-        set_default_choice(&cfg->choice[k], k);
-    cfg->falloc_align = FALLOC_ALIGN_DEFAULT;
-    cfg->falloc_align_prob = FALLOC_ALIGN_PROB_DEFAULT;
-}
-
-static void fs_defaults(struct fs_config *fs, const char *name, int line)
-{
-    memset(fs, 0, sizeof *fs);
-    snprintf(fs->name, sizeof fs->name, "%s", name);
-    fs->line = line;
-    fs->remount = 1;
-    fs->op_timeout = 10.0;
-    snprintf(fs->readback, sizeof fs->readback, "auto");
-    fs->readback_check = 64;
-    fs->crash = 1;
-    snprintf(fs->restore, sizeof fs->restore, "auto");
-}
-
-/* ----------------------------------------------------------- parse state */
+/* ------------------------------------------------------------- key table */
 
 enum section { SEC_NONE, SEC_RUN, SEC_FS, SEC_POOL, SEC_OPS, SEC_SIZES, SEC_BITS, SEC_VARY };
 
-enum field_kind { FK_INT, FK_LONG, FK_U64, FK_DOUBLE, FK_BOOL, FK_STR, FK_SIZE, FK_SPECIAL };
-
-/* One key of [run], [pool] or [fs NAME]: where it lives and which values it takes. */
-struct field {
-    const char *name;
-    enum field_kind kind;
-    size_t off;
-    size_t len;                 /* FK_STR: buffer size */
-    double min, max;            /* inclusive range of numbers */
-    unsigned types;             /* [fs]: bit (1 << fs_type) for each type the key applies to */
-};
-
 #define ALL_TYPES 7u
 #define T(t) (1u << (t))
-#define RUNF(n, k, lo, hi) { #n, k, offsetof(struct run_config, n), sizeof(((struct run_config *)0)->n), lo, hi, 0 }
-#define POOLF(n, k, lo, hi) { #n, k, offsetof(struct pool_config, n), 0, lo, hi, 0 }
-#define FSF(n, k, lo, hi, ty) { #n, k, offsetof(struct fs_config, n), sizeof(((struct fs_config *)0)->n), lo, hi, ty }
+#define RANGE(lo, hi) .min = lo, .max = hi
+/* Min above max: the key is no number, or any value of its kind goes. */
+#define NO_RANGE .min = 1, .max = 0
+/* The range last: expanded, it is two designators. */
+#define KEY(sec, type, n, k, d, ...)                                                             \
+    { .section = sec, .name = #n, .kind = k, .off = offsetof(type, n),                          \
+      .len = sizeof(((type *)0)->n), .dflt = d, __VA_ARGS__ }
+#define RUNK(n, k, range, d) KEY("run", struct run_config, n, k, d, range)
+#define POOLK(n, k, range, d) KEY("pool", struct pool_config, n, k, d, range)
+#define VARYK(n, k, range, d) KEY("vary", struct vary_config, n, k, d, range)
+#define FSK(n, k, range, ty, d)                                                                  \
+    { .section = "fs", .name = #n, .kind = k, .off = offsetof(struct fs_config, n),              \
+      .len = sizeof(((struct fs_config *)0)->n), range, .types = ty, .dflt = d }
 
-static const struct field run_fields[] = {
-    RUNF(seed, FK_U64, 0, 0),          RUNF(max_depth, FK_LONG, 1, 1e8),
-    RUNF(ops, FK_U64, 0, 0),           RUNF(seconds, FK_DOUBLE, 0, 1e9),
-    RUNF(hash, FK_STR, 0, 0),          RUNF(keep_going, FK_BOOL, 0, 1),
-    RUNF(compare_mtime, FK_BOOL, 0, 1),
-    RUNF(out, FK_STR, 0, 0),           RUNF(ring, FK_INT, 1, 1e6),
-    RUNF(hashtable_log2, FK_INT, 10, 32), RUNF(shrink_seconds, FK_DOUBLE, 0, 1e6),
-    RUNF(max_searches, FK_LONG, 0, 1e9), RUNF(crash, FK_STR, 0, 0),
-    RUNF(crash_test_skip, FK_STR, 0, 0),
-    RUNF(equalize_limit, FK_SIZE, 0, 0),
+static const struct config_key run_keys[] = {
+    RUNK(seed, CK_U64, NO_RANGE, "1"),
+    RUNK(max_depth, CK_LONG, RANGE(1, 1e8), "10000"),
+    RUNK(ops, CK_U64, NO_RANGE, "0"),
+    RUNK(seconds, CK_DOUBLE, RANGE(0, 1e9), "0"),
+    RUNK(hash, CK_STR, NO_RANGE, "md5"),
+    RUNK(keep_going, CK_BOOL, NO_RANGE, "0"),
+    RUNK(compare_mtime, CK_BOOL, NO_RANGE, "0"),
+    RUNK(out, CK_STR, NO_RANGE, ""),
+    RUNK(ring, CK_INT, RANGE(1, 1e6), "10"),
+    RUNK(hashtable_log2, CK_INT, RANGE(10, 32), "22"),
+    RUNK(shrink_seconds, CK_DOUBLE, RANGE(0, 1e6), "60"),
+    RUNK(max_searches, CK_LONG, RANGE(0, 1e9), "0"),
+    RUNK(crash, CK_STR, NO_RANGE, "off"),
+    RUNK(crash_test_skip, CK_STR, NO_RANGE, ""),
+    RUNK(equalize_limit, CK_SIZE, NO_RANGE, "1G"),
 };
-static const struct field pool_fields[] = {
-    POOLF(dirs, FK_INT, 0, 64),        POOLF(files, FK_INT, 1, 64),
-    POOLF(depth, FK_INT, 0, 16),       POOLF(name_len, FK_INT, 0, 255),
-    POOLF(xattr_names, FK_INT, 0, 64), POOLF(uids, FK_SPECIAL, 0, 0),
-    POOLF(gids, FK_SPECIAL, 0, 0),     POOLF(prepopulate, FK_DOUBLE, 0, 1),
-    POOLF(existing, FK_DOUBLE, 0, 1),
-};
-#define VARYF(n, k, lo, hi) { #n, k, offsetof(struct vary_config, n), 0, lo, hi, 0 }
-static const struct field vary_fields[] = {
-    VARYF(long_names, FK_DOUBLE, 0, 1), VARYF(fill, FK_DOUBLE, 0, 1),
-    VARYF(bytes_left, FK_SIZE, 0, 0),   VARYF(fill_inodes, FK_DOUBLE, 0, 1),
-    VARYF(inodes_left, FK_U64, 0, 0),
-};
+
+/* [fs NAME]'s keys, in the order of their FSK_ index (finish_fs looks them up by it). */
 enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
        FSK_UNSUPPORTED,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
        FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_RESTORE, FSK_COUNT };
-static const struct field fs_fields[FSK_COUNT] = {
-    FSF(type, FK_SPECIAL, 0, 0, ALL_TYPES),
-    FSF(fstype, FK_STR, 0, 0, T(FS_KERNEL) | T(FS_FUSE)),
-    FSF(size, FK_SIZE, 0, 0, ALL_TYPES),
-    FSF(mkfs_opts, FK_STR, 0, 0, T(FS_KERNEL) | T(FS_FUSE)),
-    FSF(mount_opts, FK_STR, 0, 0, T(FS_KERNEL)),
-    FSF(mount_cmd, FK_STR, 0, 0, T(FS_FUSE)),
-    FSF(unsupported, FK_STR, 0, 0, ALL_TYPES),
-    FSF(unmount_cmd, FK_STR, 0, 0, T(FS_FUSE)),
-    FSF(reffs_opts, FK_STR, 0, 0, T(FS_REFFS)),
-    FSF(exclude, FK_STR, 0, 0, ALL_TYPES),
-    FSF(ignore, FK_STR, 0, 0, ALL_TYPES),
-    FSF(remount, FK_BOOL, 0, 1, ALL_TYPES),
-    FSF(op_timeout, FK_DOUBLE, 0.001, 86400, ALL_TYPES),
-    FSF(errno_equiv, FK_STR, 0, 0, ALL_TYPES),
-    FSF(readback, FK_STR, 0, 0, T(FS_REFFS) | T(FS_FUSE)),
-    FSF(readback_check, FK_INT, 0, 1e9, T(FS_REFFS) | T(FS_FUSE)),
-    FSF(crash, FK_BOOL, 0, 1, T(FS_KERNEL) | T(FS_FUSE)),
-    FSF(restore, FK_STR, 0, 0, T(FS_FUSE)),
+/* No default of their own: type and fstype and mount_cmd are required where they apply,
+ * exclude follows fstype (fsinfo.c); a reffs size is REFFS_DEFAULT_SIZE (finish_fs). */
+static const struct config_key fs_keys[FSK_COUNT] = {
+    [FSK_TYPE] = FSK(type, CK_FS_TYPE, NO_RANGE, ALL_TYPES, NULL),
+    [FSK_FSTYPE] = FSK(fstype, CK_STR, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), NULL),
+    [FSK_SIZE] = FSK(size, CK_SIZE, NO_RANGE, ALL_TYPES, "0"),
+    [FSK_MKFS_OPTS] = FSK(mkfs_opts, CK_STR, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), ""),
+    [FSK_MOUNT_OPTS] = FSK(mount_opts, CK_STR, NO_RANGE, T(FS_KERNEL), ""),
+    [FSK_MOUNT_CMD] = FSK(mount_cmd, CK_STR, NO_RANGE, T(FS_FUSE), NULL),
+    [FSK_UNSUPPORTED] = FSK(unsupported, CK_STR, NO_RANGE, ALL_TYPES, ""),
+    [FSK_UNMOUNT_CMD] = { .section = "fs", .name = "unmount_cmd", .kind = CK_STR,
+                          .off = offsetof(struct fs_config, unmount_cmd),
+                          .len = sizeof(((struct fs_config *)0)->unmount_cmd), NO_RANGE,
+                          .types = T(FS_FUSE), .dflt = "fusermount3 -u {mnt}",
+                          .default_by_type = true },
+    [FSK_REFFS_OPTS] = FSK(reffs_opts, CK_STR, NO_RANGE, T(FS_REFFS), ""),
+    [FSK_EXCLUDE] = FSK(exclude, CK_STR, NO_RANGE, ALL_TYPES, NULL),
+    [FSK_IGNORE] = FSK(ignore, CK_STR, NO_RANGE, ALL_TYPES, ""),
+    [FSK_REMOUNT] = FSK(remount, CK_BOOL, NO_RANGE, ALL_TYPES, "1"),
+    [FSK_OP_TIMEOUT] = FSK(op_timeout, CK_DOUBLE, RANGE(0.001, 86400), ALL_TYPES, "10"),
+    [FSK_ERRNO_EQUIV] = FSK(errno_equiv, CK_STR, NO_RANGE, ALL_TYPES, ""),
+    [FSK_READBACK] = FSK(readback, CK_STR, NO_RANGE, T(FS_REFFS) | T(FS_FUSE), "auto"),
+    [FSK_READBACK_CHECK] = FSK(readback_check, CK_INT, RANGE(0, 1e9), T(FS_REFFS) | T(FS_FUSE), "64"),
+    [FSK_CRASH] = FSK(crash, CK_BOOL, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), "1"),
+    [FSK_RESTORE] = FSK(restore, CK_STR, NO_RANGE, T(FS_FUSE), "auto"),
 };
-#define NFIELDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const struct config_key pool_keys[] = {
+    POOLK(dirs, CK_INT, RANGE(0, 64), "2"),
+    POOLK(files, CK_INT, RANGE(1, 64), "2"),
+    POOLK(depth, CK_INT, RANGE(0, 16), "1"),
+    POOLK(name_len, CK_INT, RANGE(0, 255), "0"),
+    POOLK(xattr_names, CK_INT, RANGE(0, 64), "2"),
+    POOLK(uids, CK_IDS, RANGE(0, UINT32_MAX - 1), "0 1000"),
+    POOLK(gids, CK_IDS, RANGE(0, UINT32_MAX - 1), "0 1000"),
+    POOLK(prepopulate, CK_DOUBLE, RANGE(0, 1), "0"),
+    POOLK(existing, CK_DOUBLE, RANGE(0, 1), "0.6"),
+};
+
+/* Every operation of METIS_OPS is a key named after it. mtimes are out of the state unless
+ * compare_mtime asks (tree/line.c says why): without it utimes changes nothing a run compares. */
+static const struct config_key ops_keys[OP_COUNT] = {
+#define OP_KEY(n) [OP_##n] = { .section = "ops", .name = #n, .kind = CK_WEIGHT,               \
+                               RANGE(0, 1000), .which = OP_##n,                                   \
+                               .dflt = OP_##n == OP_utimes ? "0" : "1" },
+    METIS_OPS(OP_KEY)
+#undef OP_KEY
+};
+
+/* Each kind's partitions and the largest lower bound it may use: one write stays below 2 GiB,
+ * an xattr value at or below 64 KiB. By default writes and fallocate stay below 8 KiB,
+ * truncate below 16 KiB, xattr values below 256 bytes (ext4 with 1 KiB blocks holds little
+ * xattr data); the copy kinds have none of their own (arg_inherits). */
+#define PARTS(n, k, top, d, mode_d)                                                              \
+    { .section = "sizes", .name = #n, .kind = CK_PARTS, RANGE(0, top), .which = k,       \
+      .dflt = d },                                                                             \
+    { .section = "sizes", .name = #n "_mode", .kind = CK_PART_MODE, NO_RANGE,             \
+      .which = k, .dflt = mode_d }
+#define END_BOUNDARY(n, k)                                                                       \
+    { .section = "sizes", .name = #n, .kind = CK_DOUBLE,                                       \
+      .off = offsetof(struct metis_config, end_boundary[k]), .len = sizeof(double),          \
+      RANGE(0, 1), .dflt = "0.1" }
+static const struct config_key sizes_keys[] = {
+    PARTS(write_size, ARG_WRITE_SIZE, 0x1p30, "uniform:13", "range"),
+    PARTS(write_offset, ARG_WRITE_OFFSET, 0x1p61, "uniform:13", "range"),
+    PARTS(trunc_size, ARG_TRUNC_SIZE, 0x1p61, "uniform:14", "range"),
+    PARTS(falloc_offset, ARG_FALLOC_OFFSET, 0x1p61, "uniform:13", "range"),
+    PARTS(falloc_len, ARG_FALLOC_LEN, 0x1p61, "uniform:13", "range"),
+    PARTS(xattr_size, ARG_XATTR_SIZE, 0x1p15, "uniform:8", "range"),
+    PARTS(copy_offset, ARG_COPY_OFFSET, 0x1p61, NULL, NULL),
+    PARTS(copy_len, ARG_COPY_LEN, 0x1p30, NULL, NULL),
+    { .section = "sizes", .name = "falloc_align", .kind = CK_ALIGN, RANGE(1, MiB),
+      .dflt = "4096:0.5" },
+    END_BOUNDARY(write_end_boundary, ARG_WRITE_OFFSET),
+    END_BOUNDARY(falloc_end_boundary, ARG_FALLOC_OFFSET),
+};
+
+/* The bits' and choices' defaults are their items' (bit_tables, choice_defaults). */
+static const struct config_key bits_keys[] = {
+    { .section = "bits", .name = "open_flags", .kind = CK_BITS, NO_RANGE, .which = BM_OPEN_FLAGS },
+    { .section = "bits", .name = "mode", .kind = CK_BITS, NO_RANGE, .which = BM_MODE },
+    { .section = "bits", .name = "falloc_mode", .kind = CK_CHOICE, NO_RANGE,
+      .which = CH_FALLOC_MODE },
+    { .section = "bits", .name = "mknod_type", .kind = CK_CHOICE, NO_RANGE,
+      .which = CH_MKNOD_TYPE },
+};
+
+static const struct config_key vary_keys[] = {
+    VARYK(long_names, CK_DOUBLE, RANGE(0, 1), "0"),
+    VARYK(fill, CK_DOUBLE, RANGE(0, 1), "0"),
+    VARYK(bytes_left, CK_SIZE, NO_RANGE, "8200"),
+    VARYK(fill_inodes, CK_DOUBLE, RANGE(0, 1), "0"),
+    VARYK(inodes_left, CK_U64, NO_RANGE, "8"),
+};
+
+#define NKEYS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* The sections, in the order of the docs. */
+static const struct section_keys {
+    const char *name;
+    enum section sec;
+    const struct config_key *keys;
+    int n;
+} sections[] = {
+    { "run", SEC_RUN, run_keys, NKEYS(run_keys) },
+    { "fs", SEC_FS, fs_keys, NKEYS(fs_keys) },
+    { "pool", SEC_POOL, pool_keys, NKEYS(pool_keys) },
+    { "ops", SEC_OPS, ops_keys, NKEYS(ops_keys) },
+    { "sizes", SEC_SIZES, sizes_keys, NKEYS(sizes_keys) },
+    { "bits", SEC_BITS, bits_keys, NKEYS(bits_keys) },
+    { "vary", SEC_VARY, vary_keys, NKEYS(vary_keys) },
+};
+
+static const struct section_keys *section_of(enum section sec)
+{
+    for (int i = 0; i < NKEYS(sections); i++)
+        if (sections[i].sec == sec)
+            return &sections[i];
+    return NULL;
+}
+
+static const struct config_key *find_key(enum section sec, const char *name)
+{
+    const struct section_keys *s = section_of(sec);
+    for (int i = 0; s && i < s->n; i++)
+        if (strcmp(s->keys[i].name, name) == 0)
+            return &s->keys[i];
+    return NULL;
+}
+
+int config_key_count(void)
+{
+    int n = 0;
+    for (int i = 0; i < NKEYS(sections); i++)
+        n += sections[i].n;
+    return n;
+}
+
+const struct config_key *config_key_at(int i)
+{
+    for (int s = 0; s < NKEYS(sections) && i >= 0; i -= sections[s++].n)
+        if (i < sections[s].n)
+            return &sections[s].keys[i];
+    return NULL;
+}
+
+/* The largest number of partitions a CK_PARTS key may use: its largest lower bound's, plus one. */
+static int max_parts(const struct config_key *k)
+{
+    return __builtin_ctzll((uint64_t)k->max) + 2;
+}
+
+static const char *const kind_names[] = {
+    [CK_INT] = "integer", [CK_LONG] = "integer", [CK_U64] = "integer", [CK_DOUBLE] = "number",
+    [CK_BOOL] = "boolean", [CK_STR] = "string", [CK_SIZE] = "size", [CK_IDS] = "ids",
+    [CK_FS_TYPE] = "type", [CK_WEIGHT] = "weight", [CK_PARTS] = "partitions",
+    [CK_PART_MODE] = "part_mode", [CK_ALIGN] = "unit:probability", [CK_BITS] = "bits",
+    [CK_CHOICE] = "choice",
+};
+
+/* A bound as the docs write it: whole numbers in full. */
+static void print_bound(FILE *f, double x)
+{
+    if (x == (double)(uint64_t)x)
+        fprintf(f, "\t%llu", (unsigned long long)x);
+    else
+        fprintf(f, "\t%.15g", x);
+}
+
+/* The bits' and choices' items with their defaults. */
+static void print_items(FILE *f)
+{
+    for (int k = 0; k < BM_NKINDS; k++)
+        for (int i = 0; i < bit_tables[k].n; i++)
+            fprintf(f, "item\tbits\t%s\t%s\t%g\n", bitmap_names[k], bit_tables[k].defs[i].name,
+                    bit_tables[k].defs[i].prob);
+    for (int k = 0; k < CH_NKINDS; k++)
+        for (int v = 0; v < op_variant_count(); v++)
+            if (op_variant_op(v) == choice_op[k])
+                fprintf(f, "item\tbits\t%s\t%s\t%g\n", choice_names[k], op_variant_name(v),
+                        choice_default_weight(op_variant_name(v)));
+}
+
+void config_keys_print(FILE *f)
+{
+    for (int i = 0; i < config_key_count(); i++) {
+        const struct config_key *k = config_key_at(i);
+        fprintf(f, "key\t%s\t%s\t%s", k->section, k->name, kind_names[k->kind]);
+        if (k->min <= k->max) {
+            print_bound(f, k->min);
+            print_bound(f, k->max);
+        } else {
+            fputs("\t-\t-", f);
+        }
+        fprintf(f, "\t%s\n", k->dflt ? k->dflt : "-");
+    }
+    print_items(f);
+}
+
+/* ----------------------------------------------------------- parse state */
 
 struct parse_state {
     struct metis_config *cfg;
@@ -380,22 +490,22 @@ static const char *fmt_bytes(uint64_t b, char *buf, size_t len)
     return buf;
 }
 
-static bool number_in_range(struct parse_state *st, const struct field *f, const char *value,
+static bool number_in_range(struct parse_state *st, const struct config_key *f, const char *value,
                             double *x)
 {
-    bool ok = f->kind == FK_DOUBLE ? parse_double(value, x) : false;
-    if (f->kind != FK_DOUBLE) {
+    bool ok = f->kind == CK_DOUBLE ? parse_double(value, x) : false;
+    if (f->kind != CK_DOUBLE) {
         uint64_t u;
         ok = parse_u64(value, &u);
         *x = (double)u;
     }
     if (!ok) {
         fail(st, st->line, "%s: '%s' is not a non-negative %s", f->name, value,
-             f->kind == FK_DOUBLE ? "number" : "integer");
+             f->kind == CK_DOUBLE ? "number" : "integer");
         return false;
     }
     if (*x < f->min || *x > f->max) {
-        if (f->kind == FK_DOUBLE)
+        if (f->kind == CK_DOUBLE)
             fail(st, st->line, "%s: %s is out of range (%g..%g)", f->name, value, f->min, f->max);
         else
             fail(st, st->line, "%s: %s is out of range (%.0f..%.0f)", f->name, value, f->min,
@@ -405,7 +515,7 @@ static bool number_in_range(struct parse_state *st, const struct field *f, const
     return true;
 }
 
-static void set_string(struct parse_state *st, const struct field *f, char *dst,
+static void set_string(struct parse_state *st, const struct config_key *f, char *dst,
                        const char *value)
 {
     if (strlen(value) >= f->len)
@@ -415,7 +525,7 @@ static void set_string(struct parse_state *st, const struct field *f, char *dst,
 }
 
 /* Stores value into the field of struct base described by f. */
-static void set_field(struct parse_state *st, const struct field *f, void *base,
+static void set_field(struct parse_state *st, const struct config_key *f, void *base,
                       const char *value)
 {
     char *p = (char *)base + f->off;
@@ -423,52 +533,44 @@ static void set_field(struct parse_state *st, const struct field *f, void *base,
     uint64_t u;
     int b;
     switch (f->kind) {
-    case FK_INT:
+    case CK_INT:
         if (number_in_range(st, f, value, &x))
             *(int *)p = (int)x;
         break;
-    case FK_LONG:
+    case CK_LONG:
         if (number_in_range(st, f, value, &x))
             *(long *)p = (long)x;
         break;
-    case FK_DOUBLE:
+    case CK_DOUBLE:
         if (number_in_range(st, f, value, &x))
             *(double *)p = x;
         break;
-    case FK_U64:
+    case CK_U64:
         if (parse_u64(value, &u))
             *(uint64_t *)p = u;
         else
             fail(st, st->line, "%s: '%s' is not a non-negative integer", f->name, value);
         break;
-    case FK_SIZE:
+    case CK_SIZE:
         if (parse_size(value, &u))
             *(uint64_t *)p = u;
         else
             fail(st, st->line, "%s: '%s' is not a size (bytes, or a number with K, M, G or T)",
                  f->name, value);
         break;
-    case FK_BOOL:
+    case CK_BOOL:
         if (parse_bool(value, &b))
             *(int *)p = b;
         else
             fail(st, st->line, "%s: '%s' is not a boolean (1/0, yes/no, true/false, on/off)",
                  f->name, value);
         break;
-    case FK_STR:
+    case CK_STR:
         set_string(st, f, p, value);
         break;
-    case FK_SPECIAL:
+    default:
         break;
     }
-}
-
-static const struct field *find_field(const struct field *fields, int n, const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(fields[i].name, name) == 0)
-            return &fields[i];
-    return NULL;
 }
 
 /* Splits a list at blanks and commas; calls fn on each item until it returns false. */
@@ -491,22 +593,14 @@ static bool for_each_item(struct parse_state *st, const char *key, const char *v
 
 /* ------------------------------------------------------------------ [run] */
 
-static void run_key(struct parse_state *st, const char *name, const char *value)
+/* What a [run] value must be beyond its kind. */
+static void run_checks(struct parse_state *st, const char *name, const char *value)
 {
-    struct run_config *run = &st->cfg->run;
-    const struct field *f = find_field(run_fields, NFIELDS(run_fields), name);
-    if (!f) {
-        fail(st, st->line, "[run]: unknown key '%s'", name);
-        return;
-    }
-    set_field(st, f, run, value);
-    if (st->failed)
-        return;
     if (strcmp(name, "hash") == 0 && !EVP_get_digestbyname(value))
         fail(st, st->line, "hash: '%s' is not a digest OpenSSL knows (e.g. md5, sha1, sha256)",
              value);
     if (strcmp(name, "out") == 0)
-        run->out_line = st->line;
+        st->cfg->run.out_line = st->line;
     if (strcmp(name, "crash") == 0 && crash_mode_parse(value) < 0)
         fail(st, st->line, "crash: '%s' is not off, fsync, syncfs or any", value);
     if (strcmp(name, "crash_test_skip") == 0 && value[0] && op_lookup(value) < 0)
@@ -518,14 +612,16 @@ static void run_key(struct parse_state *st, const char *name, const char *value)
 struct id_list {
     uint32_t *ids;
     int *n;
+    const struct config_key *key;
 };
 
 static bool add_id(struct parse_state *st, const char *key, const char *tok, void *arg)
 {
     struct id_list *l = arg;
     uint64_t v;
-    if (!parse_u64(tok, &v) || v >= UINT32_MAX) {
-        fail(st, st->line, "%s: '%s' is not an id (0..%u)", key, tok, UINT32_MAX - 1);
+    if (!parse_u64(tok, &v) || (double)v < l->key->min || (double)v > l->key->max) {
+        fail(st, st->line, "%s: '%s' is not an id (%.0f..%.0f)", key, tok, l->key->min,
+             l->key->max);
         return false;
     }
     if (*l->n >= 8) {
@@ -536,76 +632,43 @@ static bool add_id(struct parse_state *st, const char *key, const char *tok, voi
     return true;
 }
 
-static void parse_ids(struct parse_state *st, const char *key, const char *value,
-                      uint32_t *ids, int *n)
+/* uids or gids, as key says. */
+static void parse_ids(struct parse_state *st, const struct config_key *key, const char *value,
+                      struct pool_config *pool)
 {
     int count = 0;
-    uint32_t tmp[8];
-    struct id_list l = { tmp, &count };
-    if (!for_each_item(st, key, value, add_id, &l))
+    uint32_t tmp[8] = { 0 };
+    struct id_list l = { tmp, &count, key };
+    bool uids = strcmp(key->name, "uids") == 0;
+    if (!for_each_item(st, key->name, value, add_id, &l))
         return;
     if (count == 0) {
-        fail(st, st->line, "%s: needs at least one id", key);
+        fail(st, st->line, "%s: needs at least one id", key->name);
         return;
     }
-    memcpy(ids, tmp, sizeof tmp);
-    *n = count;
+    memcpy(uids ? pool->uids : pool->gids, tmp, sizeof tmp);
+    *(uids ? &pool->nuids : &pool->ngids) = count;
 }
 
-static void pool_key(struct parse_state *st, const char *name, const char *value)
-{
-    struct pool_config *pool = &st->cfg->pool;
-    const struct field *f = find_field(pool_fields, NFIELDS(pool_fields), name);
-    if (!f) {
-        fail(st, st->line, "[pool]: unknown key '%s'", name);
-        return;
-    }
-    st->pool_key_line = st->line;
-    if (strcmp(name, "uids") == 0)
-        parse_ids(st, name, value, pool->uids, &pool->nuids);
-    else if (strcmp(name, "gids") == 0)
-        parse_ids(st, name, value, pool->gids, &pool->ngids);
-    else
-        set_field(st, f, pool, value);
-}
-
-/* ----------------------------------------------------------------- [vary] */
-
-static void vary_key(struct parse_state *st, const char *name, const char *value)
-{
-    struct vary_config *v = &st->cfg->vary;
-    const struct field *f = find_field(vary_fields, NFIELDS(vary_fields), name);
-    if (!f) {
-        fail(st, st->line, "[vary]: unknown key '%s'", name);
-        return;
-    }
-    set_field(st, f, v, value);
-    if (strcmp(name, "fill") == 0 || strcmp(name, "fill_inodes") == 0)
-        v->fill_line = st->line;
-}
 
 /* ------------------------------------------------------------------ [ops] */
 
-static void ops_key(struct parse_state *st, const char *name, const char *value)
+static void weight_key(struct parse_state *st, const struct config_key *k, const char *value)
 {
-    int op = op_lookup(name);
-    if (op < 0) {
-        fail(st, st->line, "[ops]: unknown operation '%s'", name);
-        return;
-    }
     uint64_t w;
     if (!parse_u64(value, &w))
-        fail(st, st->line, "%s: weight '%s' is not a non-negative integer", name, value);
-    else if (w > 1000)
-        fail(st, st->line, "%s: weight %s is out of range (0..1000)", name, value);
+        fail(st, st->line, "%s: weight '%s' is not a non-negative integer", k->name, value);
+    else if ((double)w < k->min || (double)w > k->max)
+        fail(st, st->line, "%s: weight %s is out of range (%.0f..%.0f)", k->name, value, k->min,
+             k->max);
     else
-        st->cfg->op_weight[op] = (int)w;
+        st->cfg->op_weight[k->which] = (int)w;
 }
 
 /* ---------------------------------------------------------------- [sizes] */
 
 struct part_parse {
-    enum arg_kind kind;
+    int max_parts;              /* of the key's kind (max_parts) */
     double weight[METIS_MAX_PARTS];
     bool seen[METIS_MAX_PARTS];
     int nparts;
@@ -638,7 +701,7 @@ static bool add_part(struct parse_state *st, const char *key, const char *tok, v
         fail(st, st->line, "%s: lower bound '%s' is neither 0 nor a power of two", key, bound);
         return false;
     }
-    int max = arg_max_parts[pp->kind];
+    int max = pp->max_parts;
     if (part >= max) {
         fail(st, st->line, "%s: lower bound %s is beyond the largest allowed (%llu)", key, bound,
              1ULL << (max - 2));
@@ -664,7 +727,7 @@ static bool parse_uniform(struct parse_state *st, const char *key, const char *n
                           struct part_parse *pp)
 {
     uint64_t v;
-    int max = arg_max_parts[pp->kind];
+    int max = pp->max_parts;
     if (!parse_u64(n, &v) || v >= (uint64_t)max) {
         fail(st, st->line, "%s: uniform:%s: N must be an integer 0..%d", key, n, max - 1);
         return false;
@@ -675,10 +738,10 @@ static bool parse_uniform(struct parse_state *st, const char *key, const char *n
     return true;
 }
 
-static void parts_key(struct parse_state *st, enum arg_kind k, const char *name,
-                      const char *value)
+static void parts_key(struct parse_state *st, const struct config_key *key, const char *value)
 {
-    struct part_parse pp = { .kind = k };
+    struct part_parse pp = { .max_parts = max_parts(key) };
+    const char *name = key->name;
     bool ok;
     if (strncmp(value, "uniform:", 8) == 0)
         ok = parse_uniform(st, name, value + 8, &pp);
@@ -694,31 +757,15 @@ static void parts_key(struct parse_state *st, enum arg_kind k, const char *name,
              pp.nparts ? "every weight is 0" : "no partitions (expected BOUND:WEIGHT ...)");
         return;
     }
-    struct partitions *p = &st->cfg->part[k];
+    struct partitions *p = &st->cfg->part[key->which];
     memcpy(p->weight, pp.weight, sizeof p->weight);
     p->nparts = pp.nparts;
 }
 
-/* write_end_boundary / falloc_end_boundary: the share of draws whose end goes on a block
- * boundary, kept with the offset kind it moves. */
-static bool end_boundary_key(struct parse_state *st, const char *name, const char *value)
-{
-    static const struct field f = { "end_boundary", FK_DOUBLE, 0, 0, 0, 1, 0 };
-    int k = !strcmp(name, "write_end_boundary") ? ARG_WRITE_OFFSET
-          : !strcmp(name, "falloc_end_boundary") ? ARG_FALLOC_OFFSET : -1;
-    double x;
-    if (k < 0)
-        return false;
-    struct field named = f;
-    named.name = name;
-    if (number_in_range(st, &named, value, &x))
-        st->cfg->end_boundary[k] = x;
-    return true;
-}
-
 /* "falloc_align = UNIT:PROBABILITY": how often the new fallocate modes draw a range aligned to
  * UNIT (a power of two, 1 .. 1 MiB; collapse and insert need block-aligned ranges). */
-static void falloc_align_key(struct parse_state *st, const char *value)
+static void falloc_align_key(struct parse_state *st, const struct config_key *k,
+                             const char *value)
 {
     char unit[32];
     const char *colon = strchr(value, ':');
@@ -729,7 +776,7 @@ static void falloc_align_key(struct parse_state *st, const char *value)
         return;
     }
     snprintf(unit, sizeof unit, "%.*s", (int)(colon - value), value);
-    if (!parse_size(unit, &u) || u == 0 || (u & (u - 1)) || u > MiB)
+    if (!parse_size(unit, &u) || (double)u < k->min || (u & (u - 1)) || (double)u > k->max)
         fail(st, st->line, "falloc_align: unit '%s' is not a power of two 1 .. 1M", unit);
     else if (!parse_double(colon + 1, &p) || p > 1)
         fail(st, st->line, "falloc_align: probability '%s' is not a number 0..1", colon + 1);
@@ -739,34 +786,13 @@ static void falloc_align_key(struct parse_state *st, const char *value)
     }
 }
 
-static void sizes_key(struct parse_state *st, const char *name, const char *value)
+static void part_mode_key(struct parse_state *st, const struct config_key *k, const char *value)
 {
-    char kind[64];
-    if (end_boundary_key(st, name, value))
-        return;
-    size_t len = strlen(name);
-    bool is_mode = len > 5 && strcmp(name + len - 5, "_mode") == 0;
-    snprintf(kind, sizeof kind, "%.*s", (int)(is_mode ? len - 5 : len), name);
-    if (strcmp(name, "falloc_align") == 0) {
-        falloc_align_key(st, value);
-        return;
-    }
-    int k = name_index(arg_names, ARG_NKINDS, kind);
-    if (k < 0) {
-        fail(st, st->line, "[sizes]: unknown key '%s'", name);
-        return;
-    }
-    if (!is_mode) {
-        parts_key(st, k, name, value);
-        st->part_given[k] = true;
-        return;
-    }
-    st->mode_given[k] = true;
     int m = name_index(part_mode_names, 3, value);
     if (m < 0)
-        fail(st, st->line, "%s: '%s' is not range, boundary or boundary_pm1", name, value);
+        fail(st, st->line, "%s: '%s' is not range, boundary or boundary_pm1", k->name, value);
     else
-        st->cfg->part[k].mode = m;
+        st->cfg->part[k->which].mode = m;
 }
 
 /* ----------------------------------------------------------------- [bits] */
@@ -881,18 +907,10 @@ static void choice_key(struct parse_state *st, enum choice_kind k, const char *n
         st->cfg->choice[k] = cp.c;
 }
 
-static void bits_key(struct parse_state *st, const char *name, const char *value)
+static void bits_key(struct parse_state *st, const struct config_key *key, const char *value)
 {
-    int k = name_index(bitmap_names, BM_NKINDS, name);
-    int ck = name_index(choice_names, CH_NKINDS, name);
-    if (ck >= 0) {
-        choice_key(st, ck, name, value);
-        return;
-    }
-    if (k < 0) {
-        fail(st, st->line, "[bits]: unknown key '%s'", name);
-        return;
-    }
+    int k = key->which;
+    const char *name = key->name;
     struct bits_parse bp = { .kind = k };
     if (!for_each_item(st, name, value, add_bit, &bp))
         return;
@@ -926,7 +944,7 @@ static bool valid_fstype(const char *s)
     return true;
 }
 
-/* The abstraction owns the names; asking it here puts the file and line on a typo. */
+/* The tree model owns the names; asking it here puts the file and line on a typo. */
 static void check_ignore(struct parse_state *st, const char *value)
 {
     unsigned bits;
@@ -935,7 +953,7 @@ static void check_ignore(struct parse_state *st, const char *value)
         fail(st, st->line, "ignore: %s", msg);
 }
 
-/* Appends tok to the comma-joined list in arg, so the abstraction never sees blanks. */
+/* Appends tok to the comma-joined list in arg, so the tree model never sees blanks. */
 static bool add_exclude_entry(struct parse_state *st, const char *key, const char *tok,
                               void *arg)
 {
@@ -1001,45 +1019,100 @@ static bool add_unsupported(struct parse_state *st, const char *key, const char 
     return true;
 }
 
-static void fs_key(struct parse_state *st, const char *name, const char *value)
+/* Stores value as k says: into base (its section's struct) for set_field's kinds, else into
+ * the config's drawing tables. */
+static void set_key(struct parse_state *st, const struct config_key *k, void *base,
+                    const char *value)
+{
+    switch (k->kind) {
+    case CK_IDS: parse_ids(st, k, value, base); break;
+    case CK_FS_TYPE: fs_type_key(st, base, value); break;
+    case CK_WEIGHT: weight_key(st, k, value); break;
+    case CK_PARTS: parts_key(st, k, value); break;
+    case CK_PART_MODE: part_mode_key(st, k, value); break;
+    case CK_ALIGN: falloc_align_key(st, k, value); break;
+    case CK_BITS: bits_key(st, k, value); break;
+    case CK_CHOICE: choice_key(st, k->which, k->name, value); break;
+    default: set_field(st, k, base, value); break;
+    }
+}
+
+/* A key of [fs NAME]: its line, its value, then what the value must be beyond its kind. */
+static void fs_key(struct parse_state *st, const struct config_key *k, const char *value)
 {
     struct fs_config *fs = &st->cfg->fs[st->fs];
-    const struct field *f = find_field(fs_fields, FSK_COUNT, name);
-    if (!f) {
-        fail(st, st->line, "[fs %s]: unknown key '%s'", fs->name, name);
+    int i = (int)(k - fs_keys);
+    st->fs_key_line[st->fs][i] = st->line;
+    set_key(st, k, fs, value);
+    if (i == FSK_TYPE)
         return;
-    }
-    st->fs_key_line[st->fs][f - fs_fields] = st->line;
-    if (f - fs_fields == FSK_TYPE) {
-        fs_type_key(st, fs, value);
-        return;
-    }
-    set_field(st, f, fs, value);
-    if (f - fs_fields == FSK_IGNORE && !st->failed)
+    if (i == FSK_IGNORE && !st->failed)
         check_ignore(st, value);
-    if (f - fs_fields == FSK_EXCLUDE && !st->failed)
+    if (i == FSK_EXCLUDE && !st->failed)
         set_exclude(st, fs, value);
-    if (f - fs_fields == FSK_UNSUPPORTED && !st->failed) {
+    if (i == FSK_UNSUPPORTED && !st->failed) {
         fs->unsup_ops = fs->unsup_variants = 0;
         for_each_item(st, "unsupported", value, add_unsupported, fs);
     }
-    if (f - fs_fields == FSK_ERRNO_EQUIV && !st->failed) {
+    if (i == FSK_ERRNO_EQUIV && !st->failed) {
         fs->nequiv = 0;
         for_each_item(st, "errno_equiv", value, add_errno_pair, fs);
     }
-    if (f - fs_fields == FSK_READBACK && !st->failed && strcmp(value, "dump") != 0 &&
+    if (i == FSK_READBACK && !st->failed && strcmp(value, "dump") != 0 &&
         strcmp(value, "vfs") != 0 && strcmp(value, "auto") != 0)
         fail(st, st->line, "readback: '%s' is not auto, dump or vfs", value);
-    if (f - fs_fields == FSK_RESTORE && !st->failed && strcmp(value, "auto") != 0 &&
+    if (i == FSK_RESTORE && !st->failed && strcmp(value, "auto") != 0 &&
         strcmp(value, "snapshot") != 0 && strcmp(value, "logical") != 0 &&
         strcmp(value, "replay") != 0)
         fail(st, st->line, "restore: '%s' is not auto, snapshot, logical or replay", value);
-    if (f - fs_fields == FSK_FSTYPE && !st->failed && !valid_fstype(value))
+    if (i == FSK_FSTYPE && !st->failed && !valid_fstype(value))
         fail(st, st->line, "fstype: '%s' is not a file system type name", value);
-    if (f - fs_fields == FSK_FSTYPE)
+    if (i == FSK_FSTYPE)
         fs->fstype_line = st->line;
-    if (f - fs_fields == FSK_SIZE)
+    if (i == FSK_SIZE)
         fs->size_line = st->line;
+}
+
+/* Where a section's values live: its struct, or the whole config for [ops], [sizes], [bits]. */
+static void *section_base(struct parse_state *st)
+{
+    switch (st->sec) {
+    case SEC_RUN: return &st->cfg->run;
+    case SEC_FS: return &st->cfg->fs[st->fs];
+    case SEC_POOL: return &st->cfg->pool;
+    case SEC_VARY: return &st->cfg->vary;
+    default: return st->cfg;
+    }
+}
+
+static void unknown_key(struct parse_state *st, const char *name)
+{
+    if (st->sec == SEC_FS)
+        fail(st, st->line, "[fs %s]: unknown key '%s'", st->cfg->fs[st->fs].name, name);
+    else if (st->sec == SEC_OPS)
+        fail(st, st->line, "[ops]: unknown operation '%s'", name);
+    else
+        fail(st, st->line, "[%s]: unknown key '%s'", section_of(st->sec)->name, name);
+}
+
+/* A key of the current section: the lines and kinds given, its value and its further checks. */
+static void key_given(struct parse_state *st, const struct config_key *k, const char *value)
+{
+    if (st->sec == SEC_FS) {
+        fs_key(st, k, value);
+        return;
+    }
+    if (st->sec == SEC_POOL)
+        st->pool_key_line = st->line;
+    if (k->kind == CK_PART_MODE)
+        st->mode_given[k->which] = true;
+    set_key(st, k, section_base(st), value);
+    if (k->kind == CK_PARTS)
+        st->part_given[k->which] = true;
+    if (st->sec == SEC_RUN && !st->failed)
+        run_checks(st, k->name, value);
+    if (st->sec == SEC_VARY && (!strcmp(k->name, "fill") || !strcmp(k->name, "fill_inodes")))
+        st->cfg->vary.fill_line = st->line;
 }
 
 /* -------------------------------------------------------------- sections */
@@ -1052,6 +1125,17 @@ static bool valid_fs_name(const char *s)
         if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
             return false;
     return true;
+}
+
+/* A new [fs NAME] before its keys: the defaults of fs_keys that every type shares. */
+static void fs_defaults(struct parse_state *st, struct fs_config *fs, const char *name, int line)
+{
+    memset(fs, 0, sizeof *fs);
+    snprintf(fs->name, sizeof fs->name, "%s", name);
+    fs->line = line;
+    for (int k = 0; k < FSK_COUNT; k++)
+        if (fs_keys[k].dflt && !fs_keys[k].default_by_type)
+            set_key(st, &fs_keys[k], fs, fs_keys[k].dflt);
 }
 
 static void begin_fs(struct parse_state *st, const char *name)
@@ -1072,20 +1156,15 @@ static void begin_fs(struct parse_state *st, const char *name)
         return;
     }
     st->fs = cfg->nfs++;
-    fs_defaults(&cfg->fs[st->fs], name, st->line);
+    fs_defaults(st, &cfg->fs[st->fs], name, st->line);
     st->sec = SEC_FS;
 }
 
 static void begin_section(struct parse_state *st, const char *name)
 {
-    static const struct {
-        const char *name;
-        enum section sec;
-    } plain[] = { { "run", SEC_RUN },   { "pool", SEC_POOL }, { "ops", SEC_OPS },
-                  { "sizes", SEC_SIZES }, { "bits", SEC_BITS }, { "vary", SEC_VARY } };
-    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
-        if (strcmp(name, plain[i].name) == 0) {
-            st->sec = plain[i].sec;
+    for (int i = 0; i < NKEYS(sections); i++)
+        if (sections[i].sec != SEC_FS && strcmp(name, sections[i].name) == 0) {
+            st->sec = sections[i].sec;
             if (st->sec == SEC_OPS && !st->ops_line)
                 st->ops_line = st->line;
             if (st->sec == SEC_POOL && !st->pool_line)
@@ -1160,18 +1239,13 @@ static int on_key(void *user, const char *section, const char *name, const char 
     (void)section;
     if (st->failed)
         return 1;
-    switch (st->sec) {
-    case SEC_NONE:
+    const struct config_key *k = st->sec == SEC_NONE ? NULL : find_key(st->sec, name);
+    if (st->sec == SEC_NONE)
         fail(st, st->line, "'%s' is outside any section", name);
-        break;
-    case SEC_RUN: run_key(st, name, value); break;
-    case SEC_FS: fs_key(st, name, value); break;
-    case SEC_POOL: pool_key(st, name, value); break;
-    case SEC_OPS: ops_key(st, name, value); break;
-    case SEC_SIZES: sizes_key(st, name, value); break;
-    case SEC_BITS: bits_key(st, name, value); break;
-    case SEC_VARY: vary_key(st, name, value); break;
-    }
+    else if (!k)
+        unknown_key(st, name);
+    else
+        key_given(st, k, value);
     return !st->failed;
 }
 
@@ -1188,9 +1262,9 @@ static void finish_fs(struct parse_state *st, int i)
         return;
     }
     for (int k = 0; k < FSK_COUNT; k++)
-        if (lines[k] && !(fs_fields[k].types & T(fs->type))) {
+        if (lines[k] && !(fs_keys[k].types & T(fs->type))) {
             fail(st, lines[k], "[fs %s]: %s does not apply to %s file system", fs->name,
-                 fs_fields[k].name, type_nouns[fs->type]);
+                 fs_keys[k].name, type_nouns[fs->type]);
             return;
         }
     if (fs->type == FS_KERNEL && !fs->fstype[0])
@@ -1212,8 +1286,9 @@ static void finish_fs(struct parse_state *st, int i)
     if (fs->type == FS_FUSE && fs->size && lines[FSK_RESTORE] && strcmp(fs->restore, "auto"))
         fail(st, lines[FSK_RESTORE], "[fs %s]: restore applies to a fuse file system without "
              "size (with a size its states are images)", fs->name);
-    if (fs->type == FS_FUSE && !lines[FSK_UNMOUNT_CMD])
-        snprintf(fs->unmount_cmd, sizeof fs->unmount_cmd, "fusermount3 -u {mnt}");
+    for (int k = 0; k < FSK_COUNT; k++)
+        if (fs_keys[k].default_by_type && !lines[k] && (fs_keys[k].types & T(fs->type)))
+            set_key(st, &fs_keys[k], fs, fs_keys[k].dflt);
 }
 
 /* Directory and file names of the pool; saturates above METIS_MAX_POOL_PATHS. */
@@ -1418,6 +1493,28 @@ static void finish(struct parse_state *st)
     char msg[400];
     if (!st->failed && crash_config_problem(cfg, &bad_fs, msg, sizeof msg) < 0)
         fail(st, cfg->fs[bad_fs].line, "[fs %s]: %s", cfg->fs[bad_fs].name, msg);
+}
+
+/* ---------------------------------------------------------------- defaults */
+
+/* The key table's defaults go through the parser, as if a file gave them, so a default is a
+ * value the file could give. */
+void config_defaults(struct metis_config *cfg)
+{
+    struct parse_state st = { .cfg = cfg };
+    memset(cfg, 0, sizeof *cfg);
+    for (int i = 0; i < NKEYS(sections); i++) {
+        st.sec = sections[i].sec;
+        for (int k = 0; k < sections[i].n && st.sec != SEC_FS; k++)
+            if (sections[i].keys[k].dflt)
+                set_key(&st, &sections[i].keys[k], section_base(&st), sections[i].keys[k].dflt);
+    }
+    finish_inherited(&st);
+    for (int k = 0; k < BM_NKINDS; k++)
+        set_default_bits(&cfg->bits[k], k);
+    for (int k = 0; k < CH_NKINDS; k++)
+        set_default_choice(&cfg->choice[k], k);
+    assert(!st.failed && "a default in config.c's key table does not parse");
 }
 
 /* ------------------------------------------------------------------ load */

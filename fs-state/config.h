@@ -2,8 +2,10 @@
 #ifndef METIS_CONFIG_H
 #define METIS_CONFIG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "fsinfo.h"
 #include "ops.h"
 
@@ -137,8 +139,43 @@ struct metis_config {
     double falloc_align_prob;   /* ... and how often a new mode's range is aligned to it */
 };
 
+/* What a key's value is, and so how the parser reads it. */
+enum config_kind {
+    CK_INT, CK_LONG, CK_U64, CK_DOUBLE, CK_BOOL, CK_STR, CK_SIZE,   /* one value */
+    CK_IDS,                     /* [pool] uids, gids: 1 to 8 ids, each min .. max */
+    CK_FS_TYPE,                 /* [fs] type: kernel, reffs or fuse */
+    CK_WEIGHT,                  /* [ops]: the weight of operation `which` */
+    CK_PARTS,                   /* [sizes]: partitions of arg_kind `which`; max: the largest lower bound */
+    CK_PART_MODE,               /* [sizes] KIND_mode: how a value is taken from its partition */
+    CK_ALIGN,                   /* [sizes] falloc_align UNIT:PROBABILITY; min .. max: the unit's */
+    CK_BITS,                    /* [bits]: bitmap_kind `which`, NAME:PROBABILITY items */
+    CK_CHOICE,                  /* [bits]: choice_kind `which`, NAME:WEIGHT items */
+};
+
+/* One key of the file, written once in config.c's key table: the parser, config_defaults,
+ * `metis config-keys` and tests/integration/man_config_keys.sh (which holds configs/README.md
+ * and man/metis.ini.5 to it) all read it from there. */
+struct config_key {
+    const char *section;        /* "run", "fs", "pool", "ops", "sizes", "bits" or "vary" */
+    const char *name;
+    enum config_kind kind;
+    size_t off, len;            /* the value's place in its section's struct (len: a string's room) */
+    double min, max;            /* inclusive range of a number; min > max: none */
+    unsigned types;             /* [fs]: bit (1 << fs_type) of each type the key applies to */
+    int which;                  /* the op_id, arg_kind, bitmap_kind or choice_kind it sets */
+    const char *dflt;           /* the default, as the file would give it; NULL when the key has
+                                   none of its own (required, or set from other keys) */
+    bool default_by_type;       /* [fs]: the default applies only to the types in `types` */
+};
+int config_key_count(void);
+const struct config_key *config_key_at(int i);      /* NULL when out of range */
+/* The key table, tab-separated: "key SECTION NAME KIND MIN MAX DEFAULT" per key ("-" for no
+ * range or no default), then "item bits KEY NAME DEFAULT" per bit or choice item. */
+void config_keys_print(FILE *f);
+
 /* Fills cfg with defaults, then the file. On error returns -1 with "file:line: message" in err. */
 int config_load(const char *path, struct metis_config *cfg, char *err, size_t errlen);
+/* Every key's default from the key table, and the bits' and choices' defaults. */
 void config_defaults(struct metis_config *cfg);
 /* Checks what the file alone cannot show (mkfs present, sizes, mount points free). */
 int config_validate(const struct metis_config *cfg, char *err, size_t errlen);

@@ -20,30 +20,14 @@
 #include "ops.h"
 #include "view.h"
 
-/* Fields an operation uses: the only ones drawn, logged, parsed and compared. */
-enum {
-    F_PATH = 1 << 0, F_PATH2 = 1 << 1, F_FLAGS = 1 << 2, F_MODE = 1 << 3, F_OFF = 1 << 4,
-    F_SIZE = 1 << 5, F_UID = 1 << 6, F_GID = 1 << 7, F_XNAME = 1 << 8, F_SEED = 1 << 9,
-    F_OFF2 = 1 << 10, F_RDEV = 1 << 11, F_MTIME = 1 << 12,
-};
-#define NFIELDS 13
+/* The text form's key of each OPF_* bit, in bit order. */
+#define NFIELDS OPF_COUNT
 static const char *const field_key[NFIELDS] = {
     "path", "path2", "flags", "mode", "off", "size", "uid", "gid", "xname", "seed",
     "off2", "rdev", "mtime",
 };
 
-/* Largest write or xattr value the driver builds in memory; bigger requests fail as the kernel would. */
-#define WRITE_MAX (64u << 20)
 #define UID_KEEP ((uint32_t)-1)
-
-typedef void draw_fn(struct input *in, struct op_args *a);
-typedef long exec_fn(int rootfd, const struct op_args *a);
-
-struct op_desc {
-    draw_fn *draw;
-    exec_fn *exec;
-    unsigned fields;
-};
 
 /* ---------- confinement helpers ---------- */
 
@@ -151,7 +135,7 @@ static long exec_create_file(int rootfd, const struct op_args *a)
 
 static long exec_write_file(int rootfd, const struct op_args *a)
 {
-    if (a->size > WRITE_MAX) {
+    if (a->size > METIS_WRITE_MAX) {
         errno = EFBIG;
         return -1;
     }
@@ -173,7 +157,8 @@ static long exec_truncate(int rootfd, const struct op_args *a)
     return finish(fd, truncate(fd_path(fd, p, sizeof p), (off_t)a->size));
 }
 
-static long exec_fallocate_file(int rootfd, const struct op_args *a)
+/* fallocate in any mode but INSERT_RANGE, which exec_fallocate_file caps first. */
+static long falloc_plain(int rootfd, const struct op_args *a)
 {
     int fd = open_beneath(rootfd, a->path + 1, O_RDWR, 0);
     if (fd < 0)
@@ -394,7 +379,8 @@ static void draw_truncate(struct input *in, struct op_args *a)
     a->size = input_value(in, ARG_TRUNC_SIZE);
 }
 
-static void draw_fallocate_file(struct input *in, struct op_args *a)
+/* The range of a fallocate in mode 0 or KEEP_SIZE: what it drew before the other modes. */
+static void draw_falloc_range(struct input *in, struct op_args *a)
 {
     draw_path(a->path, in, PW_FILE, input_file, 1);
     a->flags = rng_below(&in->rng, 2) ? FALLOC_FL_KEEP_SIZE : 0;
@@ -526,9 +512,9 @@ static void align_range(struct op_args *a, uint64_t unit)
 /* The range as before, then the mode by the falloc_mode choice; the modes other than 0 and
  * KEEP_SIZE align their range as often as falloc_align says, since collapse and insert refuse
  * ranges that are not whole blocks (and punch and zero differ inside partial blocks). */
-static void draw_fallocate_any(struct input *in, struct op_args *a)
+static void draw_fallocate_file(struct input *in, struct op_args *a)
 {
-    draw_fallocate_file(in, a);
+    draw_falloc_range(in, a);
     int v = input_choice(in, CH_FALLOC_MODE);
     a->flags = v < 0 ? 0 : (int)op_variant_value(v);
     if ((a->flags & ~FALLOC_FL_KEEP_SIZE) && rng_unit(&in->rng) < in->cfg->falloc_align_prob)
@@ -543,10 +529,10 @@ static int insert_past_cap(int fd, const struct op_args *a)
            (uint64_t)st.st_size + a->size > insert_cap;
 }
 
-static long exec_fallocate_modes(int rootfd, const struct op_args *a)
+static long exec_fallocate_file(int rootfd, const struct op_args *a)
 {
     if (!(a->flags & FALLOC_FL_INSERT_RANGE))
-        return exec_fallocate_file(rootfd, a);
+        return falloc_plain(rootfd, a);
     int fd = open_beneath(rootfd, a->path + 1, O_RDWR, 0);
     if (fd < 0)
         return -1;
@@ -574,7 +560,7 @@ static long copy_all(int in, int out, const struct op_args *a)
     off_t off_in = (off_t)a->offset, off_out = (off_t)a->offset2;
     uint64_t left = a->size, total = 0;
     while (left > 0) {
-        size_t chunk = left > WRITE_MAX ? WRITE_MAX : (size_t)left;
+        size_t chunk = left > METIS_WRITE_MAX ? METIS_WRITE_MAX : (size_t)left;
         ssize_t n = copy_file_range(in, &off_in, out, &off_out, chunk, 0);
         if (n < 0)
             return -1;
@@ -644,7 +630,7 @@ static long through_fd(int fd, const struct op_args *a)
         errno = EINVAL;
         return -1;
     }
-    if (a->size > WRITE_MAX) {
+    if (a->size > METIS_WRITE_MAX) {
         errno = EFBIG;
         return -1;
     }
@@ -703,29 +689,41 @@ int op_variant_of(const struct op_args *a)
 
 /* ---------- the table ---------- */
 
-#define FP F_PATH
-static const struct op_desc op_table[OP_COUNT] = {
-    [OP_create_file]    = { draw_create_file,    exec_create_file,    FP | F_FLAGS | F_MODE },
-    [OP_write_file]     = { draw_write_file,     exec_write_file,     FP | F_FLAGS | F_OFF | F_SIZE | F_SEED },
-    [OP_truncate]       = { draw_truncate,       exec_truncate,       FP | F_SIZE },
-    [OP_fallocate_file] = { draw_fallocate_any,  exec_fallocate_modes, FP | F_FLAGS | F_OFF | F_SIZE },
-    [OP_chmod]          = { draw_chmod,          exec_chmod,          FP | F_MODE },
-    [OP_chown_file]     = { draw_chown_file,     exec_chown_file,     FP | F_UID },
-    [OP_chgrp_file]     = { draw_chgrp_file,     exec_chgrp_file,     FP | F_GID },
-    [OP_unlink]         = { draw_unlink,         exec_unlink,         FP },
-    [OP_mkdir]          = { draw_mkdir,          exec_mkdir,          FP | F_MODE },
-    [OP_rmdir]          = { draw_rmdir,          exec_rmdir,          FP },
-    [OP_rename]         = { draw_rename,         exec_rename,         FP | F_PATH2 | F_FLAGS },
-    [OP_link]           = { draw_link,           exec_link,           FP | F_PATH2 },
-    [OP_symlink]        = { draw_symlink,        exec_symlink,        FP | F_PATH2 },
-    [OP_setxattr]       = { draw_setxattr,       exec_setxattr,       FP | F_XNAME | F_SIZE | F_SEED | F_FLAGS },
-    [OP_removexattr]    = { draw_removexattr,    exec_removexattr,    FP | F_XNAME },
-    [OP_copy_range]     = { draw_copy_range,     exec_copy_range,     FP | F_PATH2 | F_OFF | F_SIZE | F_OFF2 },
-    [OP_mknod]          = { draw_mknod,          exec_mknod,          FP | F_FLAGS | F_MODE | F_RDEV },
-    [OP_open_unlink]    = { draw_open_unlink,    exec_open_unlink,    FP | F_FLAGS | F_OFF | F_SIZE | F_SEED },
-    [OP_utimes]         = { draw_utimes,         exec_utimes,         FP | F_MTIME },
+/* The fields each operation uses (its text form); a row below needs one per operation. */
+enum {
+    FIELDS_create_file    = OPF_PATH | OPF_FLAGS | OPF_MODE,
+    FIELDS_write_file     = OPF_PATH | OPF_FLAGS | OPF_OFF | OPF_SIZE | OPF_SEED,
+    FIELDS_truncate       = OPF_PATH | OPF_SIZE,
+    FIELDS_fallocate_file = OPF_PATH | OPF_FLAGS | OPF_OFF | OPF_SIZE,
+    FIELDS_chmod          = OPF_PATH | OPF_MODE,
+    FIELDS_chown_file     = OPF_PATH | OPF_UID,
+    FIELDS_chgrp_file     = OPF_PATH | OPF_GID,
+    FIELDS_unlink         = OPF_PATH,
+    FIELDS_mkdir          = OPF_PATH | OPF_MODE,
+    FIELDS_rmdir          = OPF_PATH,
+    FIELDS_rename         = OPF_PATH | OPF_PATH2 | OPF_FLAGS,
+    FIELDS_link           = OPF_PATH | OPF_PATH2,
+    FIELDS_symlink        = OPF_PATH | OPF_PATH2,
+    FIELDS_setxattr       = OPF_PATH | OPF_XNAME | OPF_SIZE | OPF_SEED | OPF_FLAGS,
+    FIELDS_removexattr    = OPF_PATH | OPF_XNAME,
+    FIELDS_copy_range     = OPF_PATH | OPF_PATH2 | OPF_OFF | OPF_SIZE | OPF_OFF2,
+    FIELDS_mknod          = OPF_PATH | OPF_FLAGS | OPF_MODE | OPF_RDEV,
+    FIELDS_open_unlink    = OPF_PATH | OPF_FLAGS | OPF_OFF | OPF_SIZE | OPF_SEED,
+    FIELDS_utimes         = OPF_PATH | OPF_MTIME,
 };
-#undef FP
+
+/* One row per operation of METIS_OPS, named after it: an operation without its draw_NAME,
+ * exec_NAME or FIELDS_NAME does not compile. */
+static const struct op_desc op_table[OP_COUNT] = {
+#define OP_ROW(n) [OP_##n] = { draw_##n, exec_##n, FIELDS_##n },
+    METIS_OPS(OP_ROW)
+#undef OP_ROW
+};
+
+const struct op_desc *op_desc_of(enum op_id op)
+{
+    return (unsigned)op < OP_COUNT ? &op_table[op] : NULL;
+}
 
 void op_draw(enum op_id op, struct input *in, struct op_args *a)
 {
@@ -797,12 +795,12 @@ static const char *check_args(const struct op_args *a, const char **which)
 {
     unsigned f = op_table[a->op].fields;
     const char *why = NULL;
-    if ((f & F_PATH) && (why = check_path(a->path)))
+    if ((f & OPF_PATH) && (why = check_path(a->path)))
         *which = "path";
-    else if ((f & F_PATH2) && (why = a->op == OP_symlink ? check_target(a->path2)
+    else if ((f & OPF_PATH2) && (why = a->op == OP_symlink ? check_target(a->path2)
                                                         : check_path(a->path2)))
         *which = "path2";
-    else if ((f & F_XNAME) && (why = check_xname(a->xname)))
+    else if ((f & OPF_XNAME) && (why = check_xname(a->xname)))
         *which = "xname";
     return why;
 }
@@ -854,19 +852,19 @@ static void put_field(struct out *o, const struct op_args *a, int i)
 {
     put(o, " %s=", field_key[i]);
     switch (1u << i) {
-    case F_PATH:  put(o, "%s", a->path); break;
-    case F_PATH2: put(o, "%s", a->path2); break;
-    case F_FLAGS: put(o, "0x%x", (unsigned)a->flags); break;
-    case F_MODE:  put(o, "%#o", (unsigned)a->mode); break;
-    case F_OFF:   put(o, "%" PRIu64, a->offset); break;
-    case F_SIZE:  put(o, "%" PRIu64, a->size); break;
-    case F_UID:   a->uid == UID_KEEP ? put(o, "-1") : put(o, "%" PRIu32, a->uid); break;
-    case F_GID:   a->gid == UID_KEEP ? put(o, "-1") : put(o, "%" PRIu32, a->gid); break;
-    case F_XNAME: put(o, "%s", a->xname); break;
-    case F_SEED:  put(o, "0x%" PRIx64, a->data_seed); break;
-    case F_OFF2:  put(o, "%" PRIu64, a->offset2); break;
-    case F_RDEV:  put(o, "0x%" PRIx64, a->rdev); break;
-    case F_MTIME: put_mtime(o, a); break;
+    case OPF_PATH:  put(o, "%s", a->path); break;
+    case OPF_PATH2: put(o, "%s", a->path2); break;
+    case OPF_FLAGS: put(o, "0x%x", (unsigned)a->flags); break;
+    case OPF_MODE:  put(o, "%#o", (unsigned)a->mode); break;
+    case OPF_OFF:   put(o, "%" PRIu64, a->offset); break;
+    case OPF_SIZE:  put(o, "%" PRIu64, a->size); break;
+    case OPF_UID:   a->uid == UID_KEEP ? put(o, "-1") : put(o, "%" PRIu32, a->uid); break;
+    case OPF_GID:   a->gid == UID_KEEP ? put(o, "-1") : put(o, "%" PRIu32, a->gid); break;
+    case OPF_XNAME: put(o, "%s", a->xname); break;
+    case OPF_SEED:  put(o, "0x%" PRIx64, a->data_seed); break;
+    case OPF_OFF2:  put(o, "%" PRIu64, a->offset2); break;
+    case OPF_RDEV:  put(o, "0x%" PRIx64, a->rdev); break;
+    case OPF_MTIME: put_mtime(o, a); break;
     }
 }
 
@@ -968,19 +966,19 @@ static int parse_value(struct op_args *a, int i, const char *v)
 {
     uint64_t n;
     switch (1u << i) {
-    case F_PATH:  return parse_string(v, a->path, sizeof a->path);
-    case F_PATH2: return parse_string(v, a->path2, sizeof a->path2);
-    case F_XNAME: return parse_string(v, a->xname, sizeof a->xname);
-    case F_FLAGS: if (parse_uint(v, 16, UINT32_MAX, &n)) return -1; a->flags = (int)(uint32_t)n; return 0;
-    case F_MODE:  if (parse_uint(v, 8, 07777, &n)) return -1; a->mode = (mode_t)n; return 0;
-    case F_OFF:   return parse_uint(v, 10, UINT64_MAX, &a->offset);
-    case F_SIZE:  return parse_uint(v, 10, UINT64_MAX, &a->size);
-    case F_UID:   return parse_id(v, &a->uid);
-    case F_GID:   return parse_id(v, &a->gid);
-    case F_SEED:  return parse_uint(v, 16, UINT64_MAX, &a->data_seed);
-    case F_OFF2:  return parse_uint(v, 10, UINT64_MAX, &a->offset2);
-    case F_RDEV:  return parse_uint(v, 16, UINT64_MAX, &a->rdev);
-    case F_MTIME: return parse_mtime(v, a);
+    case OPF_PATH:  return parse_string(v, a->path, sizeof a->path);
+    case OPF_PATH2: return parse_string(v, a->path2, sizeof a->path2);
+    case OPF_XNAME: return parse_string(v, a->xname, sizeof a->xname);
+    case OPF_FLAGS: if (parse_uint(v, 16, UINT32_MAX, &n)) return -1; a->flags = (int)(uint32_t)n; return 0;
+    case OPF_MODE:  if (parse_uint(v, 8, 07777, &n)) return -1; a->mode = (mode_t)n; return 0;
+    case OPF_OFF:   return parse_uint(v, 10, UINT64_MAX, &a->offset);
+    case OPF_SIZE:  return parse_uint(v, 10, UINT64_MAX, &a->size);
+    case OPF_UID:   return parse_id(v, &a->uid);
+    case OPF_GID:   return parse_id(v, &a->gid);
+    case OPF_SEED:  return parse_uint(v, 16, UINT64_MAX, &a->data_seed);
+    case OPF_OFF2:  return parse_uint(v, 10, UINT64_MAX, &a->offset2);
+    case OPF_RDEV:  return parse_uint(v, 16, UINT64_MAX, &a->rdev);
+    case OPF_MTIME: return parse_mtime(v, a);
     }
     return -1;
 }

@@ -12,6 +12,11 @@
 #define METIS_XATTR_NAME_MAX 256
 #define METIS_XATTR_VALUE_MAX 65536
 #define METIS_OP_LINE_MAX 12288     /* longest line op_parse accepts (two full paths fit) */
+/* Largest write (and copy_file_range chunk) the driver builds in memory; a bigger write fails
+ * with EFBIG as the kernel's would. emit-c's programs use the same bound, as text. */
+#define METIS_WRITE_MAX (64u << 20)
+#define METIS_STRINGIFY(x) METIS_STRINGIFY_(x)
+#define METIS_STRINGIFY_(x) #x
 
 /* Every value an operation depends on; what is logged and replayed. The bytes written are
  * derived from data_seed (op_fill_bytes), so the log stays small yet exact. */
@@ -32,6 +37,15 @@ struct op_args {
     long mtime_nsec;               /* ... or UTIME_NOW in mtime_nsec */
 };
 
+/* The fields of op_args an operation uses: the only ones drawn, logged, parsed and compared. */
+enum {
+    OPF_PATH = 1 << 0, OPF_PATH2 = 1 << 1, OPF_FLAGS = 1 << 2, OPF_MODE = 1 << 3,
+    OPF_OFF = 1 << 4, OPF_SIZE = 1 << 5, OPF_UID = 1 << 6, OPF_GID = 1 << 7,
+    OPF_XNAME = 1 << 8, OPF_SEED = 1 << 9, OPF_OFF2 = 1 << 10, OPF_RDEV = 1 << 11,
+    OPF_MTIME = 1 << 12,
+};
+#define OPF_COUNT 13
+
 /* Outcome of one operation on one file system. */
 struct op_result {
     long ret;
@@ -40,6 +54,17 @@ struct op_result {
 
 struct metis_config;
 struct input;
+
+/* One row of the operation table (ops.c), built from METIS_OPS (opnames.h). */
+typedef void op_draw_fn(struct input *in, struct op_args *a);
+typedef long op_exec_fn(int rootfd, const struct op_args *a);
+struct op_desc {
+    op_draw_fn *draw;              /* draws its arguments */
+    op_exec_fn *exec;              /* runs it confined below a mount root */
+    unsigned fields;               /* the OPF_* it uses: its text form (op_format, op_parse) */
+};
+/* The row of op, or NULL when op is out of range. */
+const struct op_desc *op_desc_of(enum op_id op);
 
 /* Draws the arguments of op from the configured partitions and pool. */
 void op_draw(enum op_id op, struct input *in, struct op_args *a);

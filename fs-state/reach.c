@@ -9,28 +9,38 @@
  * the lookup of its path included. One never returned marks a rule no run has exercised;
  * which of them a pool can produce at all is tests/integration/reach_errnos.sh's business. */
 #define LOOKUP ENOENT, ENOTDIR, ENAMETOOLONG
-static const int reach_table[OP_COUNT][16] = {
-    [OP_create_file]    = { LOOKUP, EEXIST, EPERM, EINVAL, ENOSPC },
-    [OP_write_file]     = { LOOKUP, EISDIR, EINVAL, ENOSPC, EFBIG },
-    [OP_truncate]       = { LOOKUP, EISDIR, EINVAL, EFBIG },
-    [OP_fallocate_file] = { LOOKUP, EOPNOTSUPP, EINVAL, ENOSPC, EFBIG, EISDIR, ENODEV },
-    [OP_chmod]          = { LOOKUP },
-    [OP_chown_file]     = { LOOKUP },
-    [OP_chgrp_file]     = { LOOKUP },
-    [OP_unlink]         = { LOOKUP, EISDIR },
-    [OP_mkdir]          = { LOOKUP, EEXIST, EMLINK, ENOSPC },
-    [OP_rmdir]          = { LOOKUP, ENOTEMPTY, EINVAL },
-    [OP_rename]         = { LOOKUP, EISDIR, EINVAL, ENOTEMPTY, EEXIST, EBUSY, EMLINK },
-    [OP_link]           = { LOOKUP, EPERM, EEXIST, EMLINK },
-    [OP_symlink]        = { LOOKUP, EEXIST, ENOSPC },
-    [OP_setxattr]       = { LOOKUP, EEXIST, ENODATA, EINVAL, E2BIG, ERANGE, EOPNOTSUPP, EPERM, ENOSPC },
-    [OP_removexattr]    = { LOOKUP, ENODATA, ERANGE, EOPNOTSUPP, EPERM },
-    [OP_copy_range]     = { LOOKUP, EISDIR, EINVAL, ENOSPC, EFBIG },
-    [OP_mknod]          = { LOOKUP, EEXIST, ENOSPC },
-    [OP_open_unlink]    = { LOOKUP, EISDIR, EINVAL, ENOSPC, EFBIG },
-    [OP_utimes]         = { LOOKUP },
+#define REACH_create_file    LOOKUP, EEXIST, EPERM, EINVAL, ENOSPC
+#define REACH_write_file     LOOKUP, EISDIR, EINVAL, ENOSPC, EFBIG
+#define REACH_truncate       LOOKUP, EISDIR, EINVAL, EFBIG
+#define REACH_fallocate_file LOOKUP, EOPNOTSUPP, EINVAL, ENOSPC, EFBIG, EISDIR, ENODEV
+#define REACH_chmod          LOOKUP
+#define REACH_chown_file     LOOKUP
+#define REACH_chgrp_file     LOOKUP
+#define REACH_unlink         LOOKUP, EISDIR
+#define REACH_mkdir          LOOKUP, EEXIST, EMLINK, ENOSPC
+#define REACH_rmdir          LOOKUP, ENOTEMPTY, EINVAL
+#define REACH_rename         LOOKUP, EISDIR, EINVAL, ENOTEMPTY, EEXIST, EBUSY, EMLINK
+#define REACH_link           LOOKUP, EPERM, EEXIST, EMLINK
+#define REACH_symlink        LOOKUP, EEXIST, ENOSPC
+#define REACH_setxattr       LOOKUP, EEXIST, ENODATA, EINVAL, E2BIG, ERANGE, EOPNOTSUPP, EPERM, ENOSPC
+#define REACH_removexattr    LOOKUP, ENODATA, ERANGE, EOPNOTSUPP, EPERM
+#define REACH_copy_range     LOOKUP, EISDIR, EINVAL, ENOSPC, EFBIG
+#define REACH_mknod          LOOKUP, EEXIST, ENOSPC
+#define REACH_open_unlink    LOOKUP, EISDIR, EINVAL, ENOSPC, EFBIG
+#define REACH_utimes         LOOKUP
+#define REACH_ERRNOS 16         /* room for the longest row and its terminating 0 */
+
+/* One row per operation of METIS_OPS: one without its REACH_NAME does not compile. */
+static const int reach_table[OP_COUNT][REACH_ERRNOS] = {
+#define REACH_ROW(n) [OP_##n] = { REACH_##n },
+    METIS_OPS(REACH_ROW)
+#undef REACH_ROW
 };
-#undef LOOKUP
+
+const int *reach_errnos(enum op_id op)
+{
+    return (unsigned)op < OP_COUNT ? reach_table[op] : NULL;
+}
 
 static int nrows(void)
 {
@@ -57,7 +67,7 @@ static enum op_id row_op(int row)
 static int write_unseen(const struct reach_row *c, int op, FILE *f, const char *sep, const char *quote)
 {
     int n = 0;
-    for (int i = 0; i < 16 && reach_table[op][i]; i++) {
+    for (int i = 0; i < REACH_ERRNOS && reach_table[op][i]; i++) {
         int e = reach_table[op][i];
         if (e < REACH_MAX_ERRNO && c->err[e])
             continue;

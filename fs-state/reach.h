@@ -24,6 +24,8 @@ struct reach {
     struct reach_row row[REACH_MAX_FS][REACH_ROWS];
 };
 
+/* The errnos RefFS's errno table gives op (reach.c), ending with 0; NULL when op is out of range. */
+const int *reach_errnos(enum op_id op);
 /* Counts fs's outcome of a (fsname must outlive r). */
 void reach_count(struct reach *r, int fs, const char *fsname, const struct op_args *a,
                  const struct op_result *res, int skipped);

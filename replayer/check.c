@@ -183,20 +183,56 @@ static int target_in_pool(const struct pool_set *ps, const char *link, const cha
     return pool_has(ps, full);
 }
 
+/* Which names of each operation its config's pool must hold: the path always; rename's, link's
+ * and copy_range's second path; symlink's target (below the link's directory); the xattr name. */
+enum {
+    POOL_create_file    = CHECK_PATH,
+    POOL_write_file     = CHECK_PATH,
+    POOL_truncate       = CHECK_PATH,
+    POOL_fallocate_file = CHECK_PATH,
+    POOL_chmod          = CHECK_PATH,
+    POOL_chown_file     = CHECK_PATH,
+    POOL_chgrp_file     = CHECK_PATH,
+    POOL_unlink         = CHECK_PATH,
+    POOL_mkdir          = CHECK_PATH,
+    POOL_rmdir          = CHECK_PATH,
+    POOL_rename         = CHECK_PATH | CHECK_PATH2,
+    POOL_link           = CHECK_PATH | CHECK_PATH2,
+    POOL_symlink        = CHECK_PATH | CHECK_TARGET,
+    POOL_setxattr       = CHECK_PATH | CHECK_XNAME,
+    POOL_removexattr    = CHECK_PATH | CHECK_XNAME,
+    POOL_copy_range     = CHECK_PATH | CHECK_PATH2,
+    POOL_mknod          = CHECK_PATH,
+    POOL_open_unlink    = CHECK_PATH,
+    POOL_utimes         = CHECK_PATH,
+};
+
+/* One row per operation of METIS_OPS: one without its POOL_NAME does not compile. */
+static const unsigned pool_checks[OP_COUNT] = {
+#define POOL_ROW(n) [OP_##n] = POOL_##n,
+    METIS_OPS(POOL_ROW)
+#undef POOL_ROW
+};
+
+unsigned trace_pool_checks(enum op_id op)
+{
+    return (unsigned)op < OP_COUNT ? pool_checks[op] : 0;
+}
+
 static const char *op_problem(const struct pool_set *ps, const struct op_args *a,
                               const char **what)
 {
+    unsigned need = trace_pool_checks(a->op);
     *what = a->path;
-    if (!pool_has(ps, a->path))
+    if ((need & CHECK_PATH) && !pool_has(ps, a->path))
         return "path";
     *what = a->path2;
-    if ((a->op == OP_rename || a->op == OP_link || a->op == OP_copy_range) &&
-        !pool_has(ps, a->path2))
+    if ((need & CHECK_PATH2) && !pool_has(ps, a->path2))
         return "path2";
-    if (a->op == OP_symlink && !target_in_pool(ps, a->path, a->path2))
+    if ((need & CHECK_TARGET) && !target_in_pool(ps, a->path, a->path2))
         return "symlink target";
     *what = a->xname;
-    if ((a->op == OP_setxattr || a->op == OP_removexattr) && !xattr_known(ps, a->xname))
+    if ((need & CHECK_XNAME) && !xattr_known(ps, a->xname))
         return "xattr name";
     return NULL;
 }

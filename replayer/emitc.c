@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "emit.h"
 #include "emitc_crash.h"
+#include "emitc_ops.h"
 #include "trace.h"
 
 /* The tree model's text every reproducer carries: the walk, the listing line and the ranking
@@ -27,21 +28,6 @@ static const char reprotree_text[] =
     ;
 
 /* ---- C text ---- */
-
-static void cstr(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c >= 0x7f)
-            fprintf(f, "\\%03o", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 static const char *errno_symbol(int err)
 {
@@ -144,7 +130,7 @@ static const char program_newops[] =
     "static long copy_all(int in, int out, off_t off_in, off_t off_out, uint64_t len)\n{\n"
     "    uint64_t total = 0;\n"
     "    while (len > 0) {\n"
-    "        ssize_t n = copy_file_range(in, &off_in, out, &off_out, len > (64u << 20) ? (64u << 20) : len, 0);\n"
+    "        ssize_t n = copy_file_range(in, &off_in, out, &off_out, len > " METIS_STRINGIFY(METIS_WRITE_MAX) " ? " METIS_STRINGIFY(METIS_WRITE_MAX) " : len, 0);\n"
     "        if (n < 0)\n            return -1;\n        if (n == 0)\n            break;\n"
     "        total += (uint64_t)n;\n        len -= (uint64_t)n;\n    }\n"
     "    return (long)total;\n}\n\n"
@@ -178,141 +164,14 @@ static const char program_main[] =
     "        printf(\"repro: every step and the final tree match the reference\\n\");\n"
     "    return differs ? 1 : 0;\n}\n";
 
-/* Closes fd in the program without disturbing errno. */
-#define CLOSE_KEEP(fd) "if (" fd " >= 0) { int e = errno; close(" fd "); errno = e; }"
-
-static void emit_fallocate(FILE *f, const struct op_args *a)
-{
-    fprintf(f, "    { int fd = open("); cstr(f, a->path + 1);
-    if (a->flags & FALLOC_FL_INSERT_RANGE)
-        fprintf(f, ", O_RDWR | O_NONBLOCK);\n      if (fd >= 0 && insert_past_cap(fd, %" PRIu64 "u)) {"
-                " errno = EFBIG; r = -1; } else\n      ", a->size);
-    else
-        fprintf(f, ", O_RDWR | O_NONBLOCK); ");
-    fprintf(f, "r = fd < 0 ? -1 : fallocate(fd, 0x%x, %" PRIu64 ", %" PRIu64 "); " CLOSE_KEEP("fd") " }\n",
-            (unsigned)a->flags, a->offset, a->size);
-}
-
-static void emit_copy_range(FILE *f, const struct op_args *a)
-{
-    fprintf(f, "    { int in = open("); cstr(f, a->path + 1);
-    fprintf(f, ", O_RDONLY | O_NONBLOCK), out = in < 0 ? -1 : open("); cstr(f, a->path2 + 1);
-    fprintf(f, ", O_WRONLY | O_NONBLOCK);\n      r = out < 0 ? -1 : copy_all(in, out, %" PRIu64 ", %"
-            PRIu64 ", %" PRIu64 "u);\n      " CLOSE_KEEP("out") " " CLOSE_KEEP("in") " }\n",
-            a->offset, a->offset2, a->size);
-}
-
-/* open_unlink: the name goes, the fd stays; then a write or truncate through it. */
-static void emit_open_unlink(FILE *f, const struct op_args *a)
-{
-    const char *p = a->path + 1;
-    fprintf(f, "    { int fd = open("); cstr(f, p); fprintf(f, ", O_RDWR | O_NONBLOCK);\n");
-    fprintf(f, "      r = fd < 0 ? -1 : unlink("); cstr(f, p); fprintf(f, ");\n");
-    if (a->flags == OU_TRUNCATE)
-        fprintf(f, "      if (r == 0) r = ftruncate(fd, %" PRIu64 ");\n", a->size);
-    else if (a->size > (64u << 20))
-        fprintf(f, "      if (r == 0) { errno = EFBIG; r = -1; }\n");
-    else
-        fprintf(f, "      if (r == 0) r = pwrite(fd, data(0x%" PRIx64 "ull, %" PRIu64 "u), %" PRIu64
-                "u, %" PRIu64 ");\n", a->data_seed, a->size, a->size, a->offset);
-    fprintf(f, "      " CLOSE_KEEP("fd") " }\n");
-}
-
-/* The operations added after the first fifteen. */
-static void emit_newer(FILE *f, const struct op_args *a)
-{
-    switch (a->op) {
-    case OP_copy_range:
-        emit_copy_range(f, a);
-        break;
-    case OP_mknod:
-        fprintf(f, "    r = mknod("); cstr(f, a->path + 1);
-        fprintf(f, ", 0%o | 0%o, (dev_t)0x%" PRIx64 "ull);\n", (unsigned)a->flags & S_IFMT,
-                (unsigned)a->mode & 07777, a->rdev);
-        break;
-    case OP_open_unlink:
-        emit_open_unlink(f, a);
-        break;
-    case OP_utimes:
-        fprintf(f, "    { struct timespec ts[2] = { { 0, UTIME_OMIT }, { %" PRId64 ", %ld } }; r = utimensat(AT_FDCWD, ",
-                a->mtime_sec, a->mtime_nsec);
-        cstr(f, a->path + 1); fprintf(f, ", ts, 0); }\n");
-        break;
-    default:
-        fprintf(f, "    errno = EINVAL; r = -1;\n");
-    }
-}
-
 /* The syscall of one operation, as a statement setting r (errno kept from the call). */
 static void emit_call(FILE *f, const struct op_args *a)
 {
-    const char *p = a->path + 1;
-    switch (a->op) {
-    case OP_create_file:
-        fprintf(f, "    { int fd = open("); cstr(f, p);
-        fprintf(f, ", 0x%x | O_CREAT | O_NONBLOCK, 0%o); r = fd < 0 ? -1 : 0; if (fd >= 0) { int e = errno; close(fd); errno = e; } }\n",
-                (unsigned)a->flags, (unsigned)a->mode);
-        break;
-    case OP_write_file:
-        fprintf(f, "    if (%" PRIu64 "ull > (64ull << 20)) { errno = EFBIG; r = -1; } else {\n"
-                "        int fd = open(", a->size); cstr(f, p);
-        fprintf(f, ", 0x%x | O_NONBLOCK, 0%o);\n        r = fd < 0 ? -1 : pwrite(fd, data(0x%" PRIx64 "ull, %" PRIu64
-                "u), %" PRIu64 "u, %" PRIu64 ");\n"
-                "        if (fd >= 0) { int e = errno; close(fd); errno = e; }\n    }\n",
-                (unsigned)a->flags, (unsigned)a->mode, a->data_seed, a->size, a->size, a->offset);
-        break;
-    case OP_truncate:
-        fprintf(f, "    r = truncate("); cstr(f, p); fprintf(f, ", %" PRIu64 ");\n", a->size);
-        break;
-    case OP_fallocate_file:
-        emit_fallocate(f, a);
-        break;
-    case OP_chmod:
-        fprintf(f, "    r = chmod("); cstr(f, p); fprintf(f, ", 0%o);\n", (unsigned)a->mode);
-        break;
-    case OP_chown_file:
-        fprintf(f, "    r = chown("); cstr(f, p); fprintf(f, ", (uid_t)%" PRIu32 "u, (gid_t)-1);\n", a->uid);
-        break;
-    case OP_chgrp_file:
-        fprintf(f, "    r = chown("); cstr(f, p); fprintf(f, ", (uid_t)-1, (gid_t)%" PRIu32 "u);\n", a->gid);
-        break;
-    case OP_unlink:
-        fprintf(f, "    r = unlink("); cstr(f, p); fprintf(f, ");\n");
-        break;
-    case OP_mkdir:
-        fprintf(f, "    r = mkdir("); cstr(f, p); fprintf(f, ", 0%o);\n", (unsigned)a->mode);
-        break;
-    case OP_rmdir:
-        fprintf(f, "    r = rmdir("); cstr(f, p); fprintf(f, ");\n");
-        break;
-    case OP_rename:
-        fprintf(f, "    r = syscall(SYS_renameat2, AT_FDCWD, "); cstr(f, p);
-        fprintf(f, ", AT_FDCWD, "); cstr(f, a->path2 + 1); fprintf(f, ", 0x%x);\n", (unsigned)a->flags);
-        break;
-    case OP_link:
-        fprintf(f, "    r = linkat(AT_FDCWD, "); cstr(f, p); fprintf(f, ", AT_FDCWD, ");
-        cstr(f, a->path2 + 1); fprintf(f, ", 0);\n");
-        break;
-    case OP_symlink:
-        fprintf(f, "    r = symlink("); cstr(f, a->path2); fprintf(f, ", "); cstr(f, p); fprintf(f, ");\n");
-        break;
-    case OP_setxattr:
-        fprintf(f, "    r = setxattr("); cstr(f, p); fprintf(f, ", "); cstr(f, a->xname);
-        fprintf(f, ", data(0x%" PRIx64 "ull, %" PRIu64 "u), %" PRIu64 "u, 0x%x);\n", a->data_seed,
-                a->size > METIS_XATTR_VALUE_MAX ? 0 : a->size, a->size, (unsigned)a->flags);
-        break;
-    case OP_removexattr:
-        fprintf(f, "    r = removexattr("); cstr(f, p); fprintf(f, ", "); cstr(f, a->xname); fprintf(f, ");\n");
-        break;
-    case OP_copy_range:
-    case OP_mknod:
-    case OP_open_unlink:
-    case OP_utimes:
-        emit_newer(f, a);
-        break;
-    default:
+    emitc_op_fn *emit = emitc_emitter(a->op);
+    if (emit)
+        emit(f, a);
+    else
         fprintf(f, "    errno = EINVAL; r = -1;\n");
-    }
 }
 
 static void emit_prepopulate(FILE *f, const struct op_args *pre, size_t n)
@@ -324,7 +183,7 @@ static void emit_prepopulate(FILE *f, const struct op_args *pre, size_t n)
         op_format(&pre[k], text, sizeof text);
         fprintf(f, "    errno = 0;\n");
         emit_call(f, &pre[k]);
-        fprintf(f, "    pre_report("); cstr(f, text); fprintf(f, ", r);\n");
+        fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n");
     }
     fprintf(f, "    (void)r;\n}\n\n");
 }
@@ -367,7 +226,7 @@ static void emit_steps(FILE *f, const struct emit *e)
         fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run */\n", k + 1, op->seq);
         emit_step_call(f, e, op);
         fprintf(f, "    return report(%zu, ", k + 1);
-        cstr(f, text);
+        emitc_cstr(f, text);
         fprintf(f, ", r, %ldL, %s, %d, %ldL, %s);\n", e->ref[k].ret, errno_symbol(e->ref[k].err),
                 fo && fo->have && e->fut != 0, fo ? fo->ret : 0, errno_symbol(fo ? fo->err : 0));
     }
@@ -381,7 +240,7 @@ static void emit_excludes(FILE *f, const char *list)
     char buf[600];
     snprintf(buf, sizeof buf, "lost+found,%s", list);
     fprintf(f, "static const char EXCLUDE[] = ");
-    cstr(f, buf);
+    emitc_cstr(f, buf);
     fprintf(f, ";\n");
 }
 
@@ -408,7 +267,7 @@ static void emit_tree(FILE *f, const struct emit *e)
             "static const char *const REF_TREE[] = {\n");
     for (size_t i = 0; i < e->tree.n; i++) {
         fprintf(f, "    ");
-        cstr(f, e->tree.v[i]);
+        emitc_cstr(f, e->tree.v[i]);
         fprintf(f, ",\n");
     }
     fprintf(f, "    NULL\n};\n\n");

@@ -297,6 +297,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "report"))
         return cmd_report(argc, argv);
+    /* Hidden: config.c's key table, for tests/integration/man_config_keys.sh. */
+    if (!strcmp(argv[1], "config-keys"))
+        return config_keys_print(stdout), 0;
     swarm_report_written = write_report_html;
     if (!strcmp(argv[1], "swarm"))
         return swarm_main(argc - 1, argv + 1);

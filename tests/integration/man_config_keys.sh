@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# configs/README.md and man/metis.ini.5 document the same keys in every section, with the same defaults and [bits] names.
+# configs/README.md and man/metis.ini.5 document the keys of config.c's key table (`metis config-keys`): every key, its default, its range where they state one, its bits.
 . "$METIS_ROOT/tests/lib/common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
+"$METIS_BIN/metis" config-keys > "$T/keys.tsv" || fail "metis config-keys failed"
 
-python3 - configs/README.md man/metis.ini.5 <<'PY' || exit 1
+python3 - configs/README.md man/metis.ini.5 "$T/keys.tsv" <<'PY' || exit 1
 import re, sys
 
-readme_path, man_path = sys.argv[1], sys.argv[2]
+readme_path, man_path, keys_path = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def norm_key(k):
     # "<kind>_mode" in the README, "kind_mode" (italic kind) in the page.
@@ -21,19 +22,25 @@ def norm_section(title):
 # "name"/"names" lists the bits of the key whose paragraph precedes it.
 def readme_keys(text):
     keys, defaults, bits = {}, {}, {}
+    global r_rows, r_bodies
+    r_rows, r_bodies = {}, {}
     blocks = re.split(r'^## ', text, flags=re.M)
     for block in blocks[1:]:
         title, _, body = block.partition('\n')
         if not title.startswith('['):
             continue
         sec = norm_section(title)
+        r_bodies[sec] = body
         ks = keys.setdefault(sec, set())
         header, last_prose_key = None, None
         for line in body.split('\n'):
-            m = re.match(r'^`([^`]+)` \(', line)
+            m = re.match(r'^`([^`]+)` \((?:default `([^`]+)`)?', line)
             if m:
                 last_prose_key = norm_key(m.group(1))
                 ks.add(last_prose_key)
+                if m.group(2):
+                    defaults[(sec, last_prose_key)] = '`' + m.group(2) + '`'
+                    r_rows[(sec, last_prose_key)] = line
             if not line.startswith('|'):
                 header = None
                 continue
@@ -46,6 +53,7 @@ def readme_keys(text):
             if header[0] == 'key':
                 k = norm_key(cells[0].strip('`'))
                 ks.add(k)
+                r_rows[(sec, k)] = ' | '.join(cells)
                 if 'default' in header:
                     defaults[(sec, k)] = cells[header.index('default')]
             elif header[0] in ('name', 'names') and last_prose_key:
@@ -107,6 +115,8 @@ def roff_text(line):
 
 def man_keys(text):
     keys, entries, bits = {}, {}, {}
+    global m_intro
+    m_intro = {}
     sec, depth, want_tag, cur, cur_key = None, 0, False, None, None
     for line in text.split('\n'):
         if line.startswith('.SH'):
@@ -149,6 +159,8 @@ def man_keys(text):
         words = roff_text(line)
         if words is not None and cur is not None:
             cur.append(words)
+        elif words is not None and depth == 0:
+            m_intro.setdefault(sec, []).append(words)
     flat = lambda ws: re.sub(r'\s+', ' ', ' '.join(ws))
     return (keys, {k: flat(v) for k, v in entries.items()},
             {k: {b: flat(t) for b, t in v.items()} for k, v in bits.items()})
@@ -202,11 +214,128 @@ for key in sorted(set(r_bits) | set(m_bits)):
             problems.append(f'[{key[0]}] {key[1]} bit {b}: default {rb[b]} of configs/README.md, '
                             f'man/metis.ini.5 says "{mb[b]}"')
 
+# ---- config.c's key table (metis config-keys) against both documents.
+def number(t):
+    t = t.replace(',', '')
+    m = re.fullmatch(r'(\d+(?:\.\d+)?)([KMG]?)', t)
+    return float(m.group(1)) * 1024 ** ' KMG'.index(m.group(2) or ' ') if m else None
+
+table, items = {}, {}
+for line in open(keys_path):
+    f = line.rstrip('\n').split('\t')
+    if f[0] == 'key':
+        _, sec, name, kind, lo, hi, d = f
+        doc = 'kind_mode' if kind == 'part_mode' else name
+        table.setdefault((sec, doc), []).append({
+            'kind': kind, 'range': None if lo == '-' else (float(lo), float(hi)),
+            'dflt': None if d == '-' else d})
+    elif f[0] == 'item':
+        items.setdefault((f[1], f[2]), {})[f[3]] = f[4]
+
+m_flat = {sec: re.sub(r'\s+', ' ', ' '.join(ws)) for sec, ws in m_intro.items()}
+
+def ops_defaults(text, strip):
+    """{op: weight} the [ops] prose gives: "keeps weight D, except OP (W)"."""
+    t = text.replace('`', '') if strip else text
+    m = re.search(r'keeps weight (\d+),? except (.*?)\.(\s|$)', t, re.S)
+    if not m:
+        return None
+    return m.group(1), dict(re.findall(r'(\w+) \((\d+)\)', m.group(2)))
+
+r_ops = ops_defaults(r_bodies.get('ops', ''), True)
+m_ops = ops_defaults(m_flat.get('ops', ''), False)
+if not r_ops or not m_ops:
+    problems.append('[ops]: no "keeps weight D, except OP (W)" sentence in '
+                    + ('configs/README.md' if not r_ops else 'man/metis.ini.5'))
+
+def readme_says_default(sec, k, d):
+    if sec == 'ops':
+        return r_ops is not None and r_ops[1].get(k, r_ops[0]) == d
+    cell = r_defaults.get((sec, k))
+    if cell is None:
+        return False
+    if d == '':
+        return 'empty' in cell.lower()
+    return any(re.sub(r'\s+', ' ', c) == d for c in re.findall(r'`([^`]+)`', cell))
+
+def man_says_default(sec, k, d):
+    if sec == 'ops':
+        return m_ops is not None and m_ops[1].get(k, m_ops[0]) == d
+    entry = m_entries.get((sec, k), '')
+    said = list(re.finditer(r'\b(No default|Default)\b', entry))
+    tail = entry[said[-1].start():].lower() if said else ''
+    if d == '':
+        return 'empty' in tail
+    return re.search(r'(?<![\w.])' + re.escape(d.lower()) + r'(?![\w])', tail) is not None
+
+def ranges_in(text, sep):
+    pat = r'(\d[\d,.]*[KMG]?) ' + sep + r' (\d[\d,.]*[KMG]?)'
+    return [(number(a.rstrip('.,')), number(b.rstrip('.,'))) for a, b in re.findall(pat, text)]
+
+def check_range(sec, k, row, doc_name, text, sep, top_pat):
+    if row['kind'] == 'partitions':
+        m = re.search(top_pat, text)
+        if not m:
+            problems.append(f'[{sec}] {k}: {doc_name} gives no largest lower bound (2^N)')
+        elif 2.0 ** int(m.group(1)) != row['range'][1]:
+            problems.append(f'[{sec}] {k}: largest lower bound 2^{m.group(1)} in {doc_name}, '
+                            f'{row["range"][1]:.0f} in config.c\'s key table')
+        return
+    found = ranges_in(text, sep)
+    if found and row['range'] not in found:
+        lo, hi = row['range']
+        problems.append(f'[{sec}] {k}: range {lo:.15g} .. {hi:.15g} of config.c\'s key table is not '
+                        f'among those {doc_name} states ({found})')
+
+for (sec, k), rows in sorted(table.items()):
+    for name, ks in (('configs/README.md', r_keys), ('man/metis.ini.5', m_keys)):
+        if k not in ks.get(sec, set()):
+            problems.append(f'[{sec}] {k}: in config.c\'s key table, not in {name}')
+    for d in sorted({r['dflt'] for r in rows if r['dflt'] is not None}):
+        if not readme_says_default(sec, k, d):
+            problems.append(f'[{sec}] {k}: default "{d}" of config.c\'s key table is not the one '
+                            f'configs/README.md gives')
+        if not man_says_default(sec, k, d):
+            problems.append(f'[{sec}] {k}: default "{d}" of config.c\'s key table is not in its '
+                            f'man/metis.ini.5 entry')
+    for row in rows:
+        if row['range'] is None:
+            continue
+        r_text = r_bodies.get('ops', '') if sec == 'ops' else r_rows.get((sec, k), '')
+        m_text = m_flat.get('ops', '') if sec == 'ops' else m_entries.get((sec, k), '')
+        check_range(sec, k, row, 'configs/README.md', r_text, r'\.\.', r'2\^(\d+)')
+        check_range(sec, k, row, 'man/metis.ini.5', m_text, 'to',
+                    r'largest lower bound(?: allowed is)? 2\^(\d+)')
+    if any(r['kind'] == 'boolean' for r in rows):
+        if 'boolean' not in r_rows.get((sec, k), '').lower():
+            problems.append(f'[{sec}] {k}: a boolean in config.c\'s key table, not in configs/README.md')
+        if 'boolean' not in m_entries.get((sec, k), '').lower():
+            problems.append(f'[{sec}] {k}: a boolean in config.c\'s key table, not in man/metis.ini.5')
+
+for name, ks in (('configs/README.md', r_keys), ('man/metis.ini.5', m_keys)):
+    for sec in sorted(ks):
+        for k in sorted(ks[sec] - {dk for s, dk in table if s == sec}):
+            problems.append(f'[{sec}] {k}: in {name}, not in config.c\'s key table')
+
+for key, code in sorted(items.items()):
+    for name, doc in (('configs/README.md', r_bits), ('man/metis.ini.5', m_bits)):
+        got = doc.get(key, {})
+        for b in sorted(set(code) - set(got)):
+            problems.append(f'[{key[0]}] {key[1]} item {b}: in config.c, not in {name}')
+        for b in sorted(set(got) - set(code)):
+            problems.append(f'[{key[0]}] {key[1]} item {b}: in {name}, not in config.c')
+        for b in sorted(set(code) & set(got)):
+            nums = [float(x) for x in re.findall(r'(?<![\w.])\d+(?:\.\d+)?(?![\w.])', got[b])]
+            if float(code[b]) not in nums:
+                problems.append(f'[{key[0]}] {key[1]} item {b}: default {code[b]} in config.c, '
+                                f'{name} says "{got[b]}"')
+
 for p in problems:
     print('FAIL:', p)
 total = sum(len(v) for v in r_keys.values())
 nbits = sum(len(v) for v in r_bits.values())
-print(f'{total} keys in {len(r_keys)} sections, {len(r_defaults)} defaults, {nbits} bits compared')
+print(f'{total} keys in {len(r_keys)} sections, {len(r_defaults)} defaults, {nbits} bits compared; '
+      f'{len(table)} keys of config.c\'s key table checked against both')
 sys.exit(1 if problems else 0)
 PY
 echo "PASS"
