@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/falloc.h>
 #include <ini.h>
@@ -19,6 +18,7 @@
 #include "crashinfo.h"
 #include "errnos.h"
 #include "opnames.h"
+#include "spawner.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * KiB)
@@ -1509,23 +1509,10 @@ static bool proc_filesystems_lists(const char *fstype)
 /* modprobe -n (dry run) succeeds when the module exists or is built in. */
 static bool modprobe_can_load(const char *module)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return false;
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        execlp("modprobe", "modprobe", "-n", "-q", module, (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return false;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    char *argv[] = { "modprobe", "-n", "-q", (char *)module, NULL };
+    struct spawn_how how = { .flags = SPAWN_SEARCH_PATH | SPAWN_QUIET };
+    pid_t pid = spawn_start(argv, &how);
+    return pid > 0 && spawn_wait(pid) == 0;
 }
 
 static bool kernel_knows(const char *fstype)

@@ -238,7 +238,7 @@ int crashimg_has_journal(struct crashimg *c)
 int crashimg_copy(struct crashimg *c)
 {
     struct io_count before, after;
-    double end = bk_now() + QUIET_WAIT, pause = 1e-4;
+    double end = now_seconds() + QUIET_WAIT, pause = 1e-4;
     for (;;) {
         if (io_count(c->live_loop, &before) < 0)
             return bk_err(c->b, "crash copy", "cannot read the counters of loop%d", c->live_loop);
@@ -250,7 +250,7 @@ int crashimg_copy(struct crashimg *c)
                 after.writes == before.writes && after.discards == before.discards)
                 return 0;
         }
-        if (bk_now() > end)
+        if (now_seconds() > end)
             return bk_err(c->b, "crash copy", "loop%d never stayed idle for %.0f s", c->live_loop,
                           QUIET_WAIT);
         bk_sleep(pause);

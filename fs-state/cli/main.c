@@ -6,6 +6,7 @@
 #include "restart.h"
 #include "runopts.h"
 #include "searches.h"
+#include "spawner.h"
 #include "swarm/swarm.h"
 #include "triage.h"
 #include "util.h"
@@ -123,26 +124,17 @@ static void set_engine_env(const struct run_opts *ro, const char *cfg_copy, cons
     setenv("METIS_KEEP_GOING", buf, 1);
 }
 
+/* The engine starts with its stop signals held until it has its handlers (metis_start). A -1
+ * (it could not start) has been told on stderr. */
 static pid_t spawn_engine(char **argv, const char *out)
 {
     char path[PATH_MAX + 16];
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid;
     snprintf(path, sizeof path, "%s/pan.out", out);
-    if (!freopen(path, "w", stdout))
-        _exit(3);
-    /* Held until the engine has its handlers (metis_start), so that a signal that comes early
-     * still means an orderly stop and a clean-up, not a sudden death. */
-    sigset_t stops;
-    sigemptyset(&stops);
-    sigaddset(&stops, SIGINT);
-    sigaddset(&stops, SIGTERM);
-    sigaddset(&stops, SIGHUP);
-    sigprocmask(SIG_BLOCK, &stops, NULL);
-    execv(argv[0], argv);
-    fprintf(stderr, "metis: cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(3);
+    struct spawn_how how = { .out = path, .flags = SPAWN_HOLD_STOPS };
+    pid_t pid = spawn_start(argv, &how);
+    if (pid < 0)
+        fprintf(stderr, "metis: cannot run %s: %s\n", argv[0], strerror(errno));
+    return pid;
 }
 
 static int wait_engine(pid_t pid)
@@ -215,10 +207,8 @@ static int run_searches(char **argv, const char *out, const char *run_id)
         snprintf(n, sizeof n, "%d", search);
         setenv("METIS_SEARCH", n, 1);
         engine_pid = spawn_engine(argv, out);
-        if (engine_pid < 0) {
-            fprintf(stderr, "metis: fork: %s\n", strerror(errno));
+        if (engine_pid < 0)
             return 3;
-        }
         int rc = wait_engine(engine_pid);
         if (rc != SEARCH_EXIT_RESTART)
             return rc;

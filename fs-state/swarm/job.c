@@ -1,5 +1,6 @@
 /* Worker side of the swarm: the VT wrapper (--vt-job) and the per-host finishing job (--finish). */
 #include "swarm.h"
+#include "spawner.h"
 #include "backend/backend.h"
 #include "cli/model.h"
 #include "cli/runopts.h"
@@ -344,7 +345,7 @@ static int ship(const char *dir, const struct vt_proc *v, int n)
     if (n == 0)
         return 0;
     pid_t pid = swarm_spawn(argv, "/dev/null", NULL, NULL, 0);
-    return pid < 0 ? -1 : swarm_wait(pid, NULL);
+    return pid < 0 ? -1 : spawn_wait(pid);
 }
 
 static void remove_stage(const char *id, const char *dir)

@@ -67,7 +67,6 @@ struct swarm {
 /* util.c */
 pid_t swarm_spawn(char *const argv[], const char *in, const char *out, const char *err,
                   int own_group);
-int swarm_wait(pid_t pid, int *sig);
 int swarm_rm_rf(const char *path);
 void swarm_shell_quote(const char *s, char *out, size_t len);
 char *swarm_read_file(const char *path, size_t max);

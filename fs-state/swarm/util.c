@@ -1,73 +1,28 @@
-/* Small helpers of the swarm: spawning with redirections, files, shell quoting, flat JSON. */
+/* Small helpers of the swarm: spawning with redirections (spawner.h), files, shell quoting, flat JSON. */
 #include "swarm.h"
+#include "spawner.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* path "&2" makes fd a copy of stderr (opening /dev/stderr could truncate the user's file). */
-static void redirect(const char *path, int fd, int flags)
-{
-    if (!path)
-        return;
-    if (!strcmp(path, "&2")) {
-        dup2(2, fd);
-        return;
-    }
-    int f = open(path, flags, 0644);
-    if (f < 0) {
-        fprintf(stderr, "metis swarm: %s: %s\n", path, strerror(errno));
-        _exit(127);
-    }
-    dup2(f, fd);
-    close(f);
-}
-
-/* in/out/err: file names, NULL to inherit. own_group: the child leads its own process group,
- * so that the terminal's signals reach only us and we decide what the child gets. */
+/* in/out/err: file names, NULL (or "&2" for err) to inherit. own_group: the child leads its
+ * own process group, so that the terminal's signals reach only us and we decide what the child
+ * gets. argv[0] is searched in PATH. */
 pid_t swarm_spawn(char *const argv[], const char *in, const char *out, const char *err,
                   int own_group)
 {
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid;
-    if (own_group)
-        setpgid(0, 0);
-    struct sigaction sa = {0};
-    sa.sa_handler = SIG_DFL;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGPIPE, &sa, NULL);   /* an ignored signal would stay ignored across exec */
-    redirect(in, 0, O_RDONLY);
-    redirect(out, 1, O_WRONLY | O_CREAT | O_TRUNC);
-    redirect(err, 2, O_WRONLY | O_CREAT | O_APPEND);
-    execvp(argv[0], argv);
-    fprintf(stderr, "metis swarm: cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-}
-
-/* Exit status of pid (waiting through signals), or 128+N if killed by signal N (*sig = N). */
-int swarm_wait(pid_t pid, int *sig)
-{
-    int status;
-    if (sig)
-        *sig = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    if (WIFSIGNALED(status)) {
-        if (sig)
-            *sig = WTERMSIG(status);
-        return 128 + WTERMSIG(status);
-    }
-    return WEXITSTATUS(status);
+    struct spawn_how how = { .in = in, .out = out,
+                             .err = err && strcmp(err, "&2") ? err : NULL,
+                             .flags = SPAWN_SEARCH_PATH | (own_group ? SPAWN_OWN_GROUP : 0) };
+    pid_t pid = spawn_start(argv, &how);
+    if (pid < 0)
+        fprintf(stderr, "metis swarm: cannot run %s: %s\n", argv[0], strerror(errno));
+    return pid;
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
