@@ -27,8 +27,7 @@ static void on_crash_signal(int sig)
 {
     /* write(2) is async-signal-safe: keep what the log holds, then die as we would have. */
     log_flush();
-    signal(sig, SIG_DFL);
-    raise(sig);
+    signals_die(sig);
 }
 
 static void install_signals(void)

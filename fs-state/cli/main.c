@@ -6,6 +6,7 @@
 #include "restart.h"
 #include "runopts.h"
 #include "searches.h"
+#include "signals.h"
 #include "spawner.h"
 #include "swarm/swarm.h"
 #include "triage.h"
@@ -167,13 +168,8 @@ static void on_alarm(int sig)
 
 static void install_forwarding(void)
 {
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_alarm;
-    sigaction(SIGALRM, &sa, NULL);
+    signals_catch_stops(on_signal);
+    signals_on_alarm(on_alarm);
 }
 
 /* Here rather than in pan: report.html needs json-c, which pan does not link. */

@@ -1,5 +1,6 @@
 /* Worker side of the swarm: the VT wrapper (--vt-job) and the per-host finishing job (--finish). */
 #include "swarm.h"
+#include "signals.h"
 #include "spawner.h"
 #include "backend/backend.h"
 #include "cli/model.h"
@@ -177,14 +178,8 @@ static void exec_run(struct vt_job *j)
 
 static void install_job_signals(void)
 {
-    struct sigaction sa = {0};
-    sa.sa_handler = on_job_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_job_alarm;
-    sigaction(SIGALRM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    signals_on_stop(on_job_signal);
+    signals_on_alarm(on_job_alarm);
 }
 
 /* Waits for metis run; forwards the first signal as one TERM, kills it after the grace. */
@@ -379,7 +374,7 @@ int swarm_finish_job(int argc, char **argv)
     }
     if (argc >= 5 && !strcmp(argv[3], "--grace"))
         grace = atof(argv[4]);
-    signal(SIGPIPE, SIG_IGN);
+    signals_ignore_pipe();
     job_dir(argv[2], dir, sizeof dir);
     int n = list_vts(dir, v, SWARM_MAX_VTS);
     settle(v, n, grace);
