@@ -17,6 +17,7 @@
 #include "config.h"
 #include "crashinfo.h"
 #include "errnos.h"
+#include "numbers.h"
 #include "opnames.h"
 #include "spawner.h"
 
@@ -305,19 +306,6 @@ static void fail(struct parse_state *st, int line, const char *fmt, ...)
 
 /* ------------------------------------------------------------ value parsing */
 
-static bool parse_u64(const char *s, uint64_t *v)
-{
-    if (!isdigit((unsigned char)s[0]))
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
-    *v = x;
-    return true;
-}
-
 static bool parse_double(const char *s, double *v)
 {
     if (!isdigit((unsigned char)s[0]) && s[0] != '.')
@@ -386,7 +374,7 @@ static bool number_in_range(struct parse_state *st, const struct field *f, const
     bool ok = f->kind == FK_DOUBLE ? parse_double(value, x) : false;
     if (f->kind != FK_DOUBLE) {
         uint64_t u;
-        ok = parse_u64(value, &u);
+        ok = parse_decimal_u64(value, &u) == 0;
         *x = (double)u;
     }
     if (!ok) {
@@ -436,7 +424,7 @@ static void set_field(struct parse_state *st, const struct field *f, void *base,
             *(double *)p = x;
         break;
     case FK_U64:
-        if (parse_u64(value, &u))
+        if (parse_decimal_u64(value, &u) == 0)
             *(uint64_t *)p = u;
         else
             fail(st, st->line, "%s: '%s' is not a non-negative integer", f->name, value);
@@ -524,7 +512,7 @@ static bool add_id(struct parse_state *st, const char *key, const char *tok, voi
 {
     struct id_list *l = arg;
     uint64_t v;
-    if (!parse_u64(tok, &v) || v >= UINT32_MAX) {
+    if (parse_decimal_u64(tok, &v) < 0 || v >= UINT32_MAX) {
         fail(st, st->line, "%s: '%s' is not an id (0..%u)", key, tok, UINT32_MAX - 1);
         return false;
     }
@@ -594,7 +582,7 @@ static void ops_key(struct parse_state *st, const char *name, const char *value)
         return;
     }
     uint64_t w;
-    if (!parse_u64(value, &w))
+    if (parse_decimal_u64(value, &w) < 0)
         fail(st, st->line, "%s: weight '%s' is not a non-negative integer", name, value);
     else if (w > 1000)
         fail(st, st->line, "%s: weight %s is out of range (0..1000)", name, value);
@@ -633,7 +621,7 @@ static bool add_part(struct parse_state *st, const char *key, const char *tok, v
         return false;
     }
     snprintf(bound, sizeof bound, "%.*s", (int)(colon - tok), tok);
-    int part = parse_u64(bound, &lb) ? part_of_bound(lb) : -1;
+    int part = parse_decimal_u64(bound, &lb) == 0 ? part_of_bound(lb) : -1;
     if (part < 0) {
         fail(st, st->line, "%s: lower bound '%s' is neither 0 nor a power of two", key, bound);
         return false;
@@ -665,7 +653,7 @@ static bool parse_uniform(struct parse_state *st, const char *key, const char *n
 {
     uint64_t v;
     int max = arg_max_parts[pp->kind];
-    if (!parse_u64(n, &v) || v >= (uint64_t)max) {
+    if (parse_decimal_u64(n, &v) < 0 || v >= (uint64_t)max) {
         fail(st, st->line, "%s: uniform:%s: N must be an integer 0..%d", key, n, max - 1);
         return false;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "numbers.h"
 #include "util.h"
 #include "engine.h"
 #include "input.h"
@@ -20,14 +21,6 @@ struct record_opts {
     uint64_t ops, seed;
     int have_seed, keep_going;
 };
-
-static int parse_u64_arg(const char *s, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtoull(s, &end, 0);
-    return *s && !*end && !errno && s[0] != '-' ? 0 : -1;
-}
 
 static int parse_record(int argc, char **argv, struct record_opts *o)
 {
@@ -50,8 +43,8 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
             o->out = optarg;
         else if (c == 'k')
             o->keep_going = 1;
-        else if ((c == 'n' && parse_u64_arg(optarg, &o->ops) == 0 && o->ops > 0) ||
-                 (c == 's' && parse_u64_arg(optarg, &o->seed) == 0 && (o->have_seed = 1)))
+        else if ((c == 'n' && parse_u64_any_base(optarg, &o->ops) == 0 && o->ops > 0) ||
+                 (c == 's' && parse_u64_any_base(optarg, &o->seed) == 0 && (o->have_seed = 1)))
             continue;
         else {
             fprintf(stderr, "metis-replay record: bad option or value '%s'\n", argv[optind - 1]);

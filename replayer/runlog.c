@@ -1,5 +1,6 @@
 /* Run-log reader: follows from= and save sid= back from the discrepancy to state 0 and projects that path to a trace. */
 #include "runlog.h"
+#include "numbers.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -76,12 +77,10 @@ static int field(const char *line, const char *key, char *out, size_t cap)
 
 static int field_u64(const char *line, const char *key, uint64_t *v)
 {
-    char buf[32], *end;
-    if (field(line, key, buf, sizeof buf) < 0 || !buf[0])
+    char buf[32];
+    if (field(line, key, buf, sizeof buf) < 0)
         return -1;
-    errno = 0;
-    *v = strtoull(buf, &end, 10);
-    return *end || errno ? -1 : 0;
+    return parse_decimal_u64(buf, v);
 }
 
 static int scan_op(struct scan *s, const char *line)

@@ -1,5 +1,6 @@
 /* `metis swarm`: options, the pre-flight host check and the phases of a swarm verification. */
 #include "swarm.h"
+#include "numbers.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -38,14 +39,10 @@ static int num_arg(const char *opt, const char *s, double min, double max, doubl
 
 static int u64_arg(const char *opt, const char *s, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || *s == '-') {
+    if (parse_decimal_u64(s, out) < 0) {
         fprintf(stderr, "metis swarm: %s: '%s' is not a non-negative integer\n", opt, s);
         return -1;
     }
-    *out = v;
     return 0;
 }
 
