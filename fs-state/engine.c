@@ -1,5 +1,6 @@
 /* Engine set-up and tear-down, the search path, and the record of each discrepancy. */
 #include "engine.h"
+#include "buf.h"
 #include "fsset.h"
 #include "log.h"
 #include "report.h"
@@ -155,15 +156,9 @@ void engine_close(struct engine *e, enum run_status st, const char *reason)
 
 int engine_path_push(struct engine *e, uint64_t sid, uint64_t seq)
 {
-    if (e->depth == e->path_cap) {
-        size_t cap = e->path_cap ? 2 * e->path_cap : 1024;
-        struct path_entry *p = realloc(e->path, cap * sizeof *p);
-        if (!p) {
-            snprintf(e->g.err, sizeof e->g.err, "out of memory for the search path");
-            return -1;
-        }
-        e->path = p;
-        e->path_cap = cap;
+    if (array_reserve(&e->path, &e->path_cap, e->depth + 1, sizeof *e->path)) {
+        snprintf(e->g.err, sizeof e->g.err, "out of memory for the search path");
+        return -1;
     }
     e->path[e->depth].sid = sid;
     e->path[e->depth].seq = seq;

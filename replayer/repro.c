@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "buf.h"
 #include "util.h"
 #include "engine.h"
 #include "import.h"
@@ -31,15 +32,14 @@ struct repro {
     struct session s;
     char (*tries)[600];
     int ntries;
+    size_t tries_cap;
 };
 
 static void note_try(struct repro *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note_try(struct repro *r, const char *fmt, ...)
 {
-    char (*n)[600] = realloc(r->tries, (size_t)(r->ntries + 1) * sizeof *n);
-    if (!n)
+    if (array_reserve(&r->tries, &r->tries_cap, (size_t)r->ntries + 1, sizeof *r->tries))
         return;
-    r->tries = n;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(r->tries[r->ntries++], sizeof r->tries[0], fmt, ap);

@@ -1,5 +1,6 @@
 /* Trace text form: the strict parser (file:line errors, hostile input refused) and the canonical writer. */
 #include "trace.h"
+#include "buf.h"
 #include "numbers.h"
 #include "util.h"
 
@@ -35,14 +36,8 @@ void trace_free(struct trace *t)
 
 struct trace_op *trace_add_op(struct trace *t, uint64_t seq, const struct op_args *a)
 {
-    if (t->nops == t->ops_cap) {
-        size_t ncap = t->ops_cap ? 2 * t->ops_cap : 64;
-        struct trace_op *n = realloc(t->ops, ncap * sizeof *n);
-        if (!n)
-            return NULL;
-        t->ops = n;
-        t->ops_cap = ncap;
-    }
+    if (array_reserve(&t->ops, &t->ops_cap, t->nops + 1, sizeof *t->ops))
+        return NULL;
     struct trace_op *op = &t->ops[t->nops++];
     memset(op, 0, sizeof *op);
     op->seq = seq;

@@ -1,5 +1,6 @@
 /* Reads the "classes" array of a run's summary.json and adds keys to one class, without a general JSON parser: the engine writes flat objects. */
 #include "classfile.h"
+#include "buf.h"
 #include "swarm/swarm.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,14 +40,10 @@ static void fill(struct run_class *c, const char *obj)
 
 static int push(struct run_class **v, int *n, int *cap, const char *obj)
 {
-    if (*n == *cap) {
-        int ncap = *cap ? 2 * *cap : 8;
-        struct run_class *nv = realloc(*v, (size_t)ncap * sizeof *nv);
-        if (!nv)
-            return -1;
-        *v = nv;
-        *cap = ncap;
-    }
+    size_t room = (size_t)*cap;
+    if (array_reserve(v, &room, (size_t)*n + 1, sizeof **v))
+        return -1;
+    *cap = (int)room;
     fill(&(*v)[(*n)++], obj);
     return 0;
 }
