@@ -1,5 +1,6 @@
 /* Worker side of the swarm: the VT wrapper (--vt-job) and the per-host finishing job (--finish). */
 #include "swarm.h"
+#include "report/rjson.h"
 #include "signals.h"
 #include "spawner.h"
 #include "backend/backend.h"
@@ -264,24 +265,20 @@ static int list_vts(const char *dir, struct vt_proc *v, int max)
     struct dirent *e;
     int n = 0;
     while (d && n < max && (e = readdir(d))) {
-        char path[PATH_MAX + 300], *json;
-        double num;
+        char path[PATH_MAX + 300];
+        json_object *json;
         if (strncmp(e->d_name, "vt-", 3))
             continue;
         memset(&v[n], 0, sizeof v[n]);
         snprintf(v[n].name, sizeof v[n].name, "%.60s", e->d_name);
         snprintf(path, sizeof path, "%s/%s/vt.json", dir, e->d_name);
-        if ((json = swarm_read_file(path, 1 << 16))) {
-            swarm_json_str(json, "run_id", v[n].run_id, sizeof v[n].run_id);
-            if (swarm_json_num(json, "pid", &num) == 0)
-                v[n].pid = (pid_t)num;
-            if (swarm_json_num(json, "pid_start", &num) == 0)
-                v[n].start = (unsigned long long)num;
-            if (swarm_json_num(json, "wrapper_pid", &num) == 0)
-                v[n].wrapper = (pid_t)num;
-            if (swarm_json_num(json, "wrapper_start", &num) == 0)
-                v[n].wrapper_start = (unsigned long long)num;
-            free(json);
+        if ((json = rj_load(path))) {
+            rj_copy(json, "run_id", v[n].run_id, sizeof v[n].run_id);
+            v[n].pid = (pid_t)rj_num(json, "pid", 0);
+            v[n].start = (unsigned long long)rj_num(json, "pid_start", 0);
+            v[n].wrapper = (pid_t)rj_num(json, "wrapper_pid", 0);
+            v[n].wrapper_start = (unsigned long long)rj_num(json, "wrapper_start", 0);
+            json_object_put(json);
         }
         n++;
     }

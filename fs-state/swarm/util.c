@@ -1,4 +1,4 @@
-/* Small helpers of the swarm: spawning with redirections (spawner.h), files, shell quoting, flat JSON. */
+/* Small helpers of the swarm: spawning with redirections (spawner.h), files, shell quoting. */
 #include "swarm.h"
 #include "spawner.h"
 #include <errno.h>
@@ -70,44 +70,6 @@ char *swarm_read_file(const char *path, size_t max)
     if (buf)
         buf[n] = '\0';
     return buf;
-}
-
-/* The first "key": in the text. The engine's summary.json lists its scalar fields before any
- * nested object, so the first occurrence is the top-level one. */
-static const char *json_value(const char *json, const char *key)
-{
-    char pat[128];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    const char *p = json ? strstr(json, pat) : NULL;
-    return p ? p + strlen(pat) : NULL;
-}
-
-int swarm_json_num(const char *json, const char *key, double *out)
-{
-    const char *p = json_value(json, key);
-    char *end;
-    if (!p)
-        return -1;
-    double v = strtod(p, &end);
-    if (end == p)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int swarm_json_str(const char *json, const char *key, char *out, size_t len)
-{
-    const char *p = json_value(json, key);
-    size_t n = 0;
-    if (!p || *p != '"' || len == 0)
-        return -1;
-    for (p++; *p && *p != '"' && n + 1 < len; p++) {
-        if (*p == '\\' && p[1])
-            p++;
-        out[n++] = *p;
-    }
-    out[n] = '\0';
-    return 0;
 }
 
 /* A directory name for a sshlogin: readable part plus a hash, since "ssh -p 2 a" and
