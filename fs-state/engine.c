@@ -133,7 +133,7 @@ int engine_start(struct engine *e)
     return 0;
 }
 
-void engine_close(struct engine *e, enum run_status st, const char *reason)
+void engine_close(struct engine *e, enum metis_exit st, const char *reason)
 {
     if (e->finished)
         return;

@@ -181,7 +181,7 @@ static int drain(int fd, char *out, size_t outlen, size_t *used)
     return n > 0;
 }
 
-/* Collects output until the command exits or the timeout passes (then 124, its group killed). */
+/* Collects output until the command exits or the timeout passes (then SPAWN_TIMED_OUT, its group killed). */
 static int collect(pid_t pid, int rfd, double timeout, char *out, size_t outlen)
 {
     size_t used = 0;
@@ -207,7 +207,7 @@ static int collect(pid_t pid, int rfd, double timeout, char *out, size_t outlen)
     if (r == 0) {
         kill(-pid, SIGKILL);
         waitpid(pid, &status, 0);
-        return 124;
+        return SPAWN_TIMED_OUT;
     }
     fcntl(rfd, F_SETFL, O_NONBLOCK);
     while (open_pipe && drain(rfd, out, outlen, &used) == 1)

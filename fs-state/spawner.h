@@ -17,6 +17,12 @@
 /* stdout and stderr go to /dev/null (in place of out, err and out_fd). */
 #define SPAWN_QUIET 8u
 
+/* A child's status, as a shell gives it, when the program was not found or could not be
+ * executed, and when spawn_capture's time limit ran out. */
+#define SPAWN_CANNOT_RUN 127
+#define SPAWN_NOT_EXECUTABLE 126
+#define SPAWN_TIMED_OUT 124
+
 /* How a child starts. Streams name files opened for it; NULL (or out_fd 0) keeps ours. Every
  * child starts with default signal dispositions and nothing blocked (but SPAWN_HOLD_STOPS). */
 struct spawn_how {
@@ -52,12 +58,12 @@ int spawn_wait_limited(pid_t pid, const struct spawn_limits *l);
 
 /* Runs argv (a shell's way: stdin /dev/null, own group) with stdout and stderr captured into
  * out (at most outlen - 1 bytes, NUL-terminated; out may be NULL), up to timeout seconds:
- * its status, 124 on timeout (its group killed), -1 if it could not start. The capture ends
+ * its status, SPAWN_TIMED_OUT on timeout (its group killed), -1 if it could not start. The capture ends
  * when the program exits, not at EOF: a daemon it started may keep the pipe open. */
 int spawn_capture(char *const argv[], double timeout, char *out, size_t outlen);
 
 /* Shell command with a timeout, through spawn_capture, trailing newlines and spaces of the
- * output removed; 127 when the shell finds no such command. */
+ * output removed; SPAWN_CANNOT_RUN when the shell finds no such command. */
 int run_cmd(double timeout, char *out, size_t outlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

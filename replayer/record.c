@@ -37,7 +37,7 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
     while ((c = getopt_long(argc, argv, "n:s:o:kh", longopts, NULL)) != -1) {
         if (c == 'h') {
             cli_usage("record");
-            exit(0);
+            return CLI_HELP;
         }
         if (c == 'o')
             o->out = optarg;
@@ -151,8 +151,9 @@ int cmd_record(int argc, char **argv)
     static struct session s;
     struct trace t;
     char err[1400];
-    if (parse_record(argc, argv, &o) < 0)
-        return EXIT_BAD_INPUT;
+    int parsed = parse_record(argc, argv, &o);
+    if (parsed != 0)
+        return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
     if (config_load(o.config, &cfg, err, sizeof err) < 0 || config_validate(&cfg, err, sizeof err) < 0) {
         fprintf(stderr, "metis-replay: %s\n", err);
         return EXIT_BAD_INPUT;

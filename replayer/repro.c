@@ -193,7 +193,10 @@ int cmd_repro(int argc, char **argv)
 {
     static struct repro r;
     char d[512];
-    if (cli_parse(argc, argv, "repro", &r.o) < 0 || cli_load(r.o.input, &r.rl) < 0)
+    int parsed = cli_parse(argc, argv, "repro", &r.o);
+    if (parsed != 0)
+        return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
+    if (cli_load(r.o.input, &r.rl) < 0)
         return EXIT_BAD_INPUT;
     if (cli_check(&r.rl.trace, r.o.config, &r.cfg, r.map) < 0) {
         runlog_free(&r.rl);

@@ -162,8 +162,8 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
         return bk_err(b, step, "unmount_cmd too long");
     int rc = run_cmd(timeout, out, sizeof out, "%s", cmd);
     if (rc != 0 && bk_is_mounted(b->mnt))
-        return bk_err(b, step, "'%s' %s %d%s%s", cmd, rc == 124 ? "timed out after" : "exited with",
-                      rc == 124 ? (int)timeout : rc, out[0] ? ": " : "", out);
+        return bk_err(b, step, "'%s' %s %d%s%s", cmd, rc == SPAWN_TIMED_OUT ? "timed out after" : "exited with",
+                      rc == SPAWN_TIMED_OUT ? (int)timeout : rc, out[0] ? ": " : "", out);
     b->mounted = 0;
     if (p->pid > 0 && !p->daemonizes) {
         if (spawn_wait_for(p->pid, timeout) == -1) {

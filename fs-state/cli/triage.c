@@ -18,7 +18,7 @@
 
 /* Runs argv in its own process group with its output appended to log; stopped (SIGTERM, then
  * SIGKILL) at the deadline or when the front end is signalled. Its exit status, 128+N for
- * signal N, 127 if it could not start (the reason in log), -1 if it was lost. */
+ * signal N, SPAWN_CANNOT_RUN if it could not start (the reason in log), -1 if it was lost. */
 static int run_child(const struct triage *t, char *const argv[], const char *log, double deadline)
 {
     int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -28,7 +28,7 @@ static int run_child(const struct triage *t, char *const argv[], const char *log
         dprintf(fd >= 0 ? fd : 2, "metis: cannot run %s: %s\n", argv[0], strerror(errno));
         if (fd >= 0)
             close(fd);
-        return 127;
+        return SPAWN_CANNOT_RUN;
     }
     if (fd >= 0)
         close(fd);

@@ -275,7 +275,7 @@ int swarm_probe(struct swarm *s, const char *dir)
                     script, NULL};
     pid_t pid = swarm_spawn(argv, "/dev/null", out, err, 1);
     int rc = pid < 0 ? -1 : spawn_wait(pid);
-    if (rc == 127 || rc < 0) {
+    if (rc == SPAWN_CANNOT_RUN || rc < 0) {
         fprintf(stderr, "metis swarm: cannot run GNU parallel (install Debian's 'parallel')\n");
         return -1;
     }

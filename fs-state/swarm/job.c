@@ -1,5 +1,6 @@
 /* Worker side of the swarm: the VT wrapper (--vt-job) and the per-host finishing job (--finish). */
 #include "swarm.h"
+#include "exits.h"
 #include "report/rjson.h"
 #include "signals.h"
 #include "spawner.h"
@@ -173,7 +174,7 @@ static void exec_run(struct vt_job *j)
      * TERM only (a second one makes it kill its engine at once). */
     pid_t pid = swarm_spawn(argv, "/dev/null", log, log, 1);
     if (pid < 0)
-        _exit(3);
+        _exit(METIS_EXIT_INFRA);
     j->pid = pid;
 }
 
@@ -192,7 +193,7 @@ static int wait_run(struct vt_job *j)
         if (r == j->pid)
             break;
         if (r < 0 && errno != EINTR)
-            return 3;
+            return METIS_EXIT_INFRA;
         if (job_signal && !forwarded) {
             forwarded = 1;
             j->interrupted = 1;
@@ -212,7 +213,7 @@ static int wait_run(struct vt_job *j)
 static int job_exit_code(const struct vt_job *j)
 {
     if (j->halt_mode)   /* parallel --halt now,fail=1 must fire on discrepancies only */
-        return j->exit_code == 1 ? 1 : 0;
+        return j->exit_code == METIS_EXIT_DISCREPANCY ? METIS_EXIT_DISCREPANCY : METIS_EXIT_OK;
     return j->exit_code;
 }
 
@@ -221,7 +222,7 @@ int swarm_vt_job(int argc, char **argv)
     struct vt_job j;
     struct search_opts so;
     if (parse_job(argc, argv, &j) < 0)
-        return 2;
+        return METIS_EXIT_BAD_INPUT;
     const char *login = getenv("PARALLEL_SSHLOGIN");
     snprintf(j.login, sizeof j.login, "%s", login && *login ? login : ":");
     gethostname(j.hostname, sizeof j.hostname - 1);
@@ -230,7 +231,7 @@ int swarm_vt_job(int argc, char **argv)
     swarm_rm_rf(j.dir);
     if (mkdir_p(j.dir) < 0) {
         fprintf(stderr, "metis swarm: %s: %s\n", j.dir, strerror(errno));
-        return 3;
+        return METIS_EXIT_INFRA;
     }
     swarm_diversify(j.swarm_seed, j.vt, &so, &j.input_seed);
     search_opts_describe(&so, j.options, sizeof j.options);
@@ -367,7 +368,7 @@ int swarm_finish_job(int argc, char **argv)
     double grace = FINISH_GRACE;
     if (argc < 3 || strcmp(argv[1], "--id") || !safe_id(argv[2])) {
         fprintf(stderr, "metis swarm --finish: needs --id ID\n");
-        return 2;
+        return METIS_EXIT_BAD_INPUT;
     }
     if (argc >= 5 && !strcmp(argv[3], "--grace"))
         grace = atof(argv[4]);
@@ -377,5 +378,5 @@ int swarm_finish_job(int argc, char **argv)
     settle(v, n, grace);
     int rc = ship(dir, v, n);
     remove_stage(argv[2], dir);
-    return rc == 0 ? 0 : 3;
+    return rc == 0 ? METIS_EXIT_OK : METIS_EXIT_INFRA;
 }

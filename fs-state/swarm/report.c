@@ -1,5 +1,6 @@
 /* The swarm's merged report: per-VT table, totals and the list of discrepancies. */
 #include "swarm.h"
+#include "exits.h"
 #include "report/rjson.h"
 #include "cli/classfile.h"
 #include "cli/model.h"
@@ -448,8 +449,9 @@ static void write_disc_list(const struct swarm *s)
 static int exit_code(const struct swarm *s, const struct totals *t)
 {
     const char *o = overall(s, t);
-    return !strcmp(o, "discrepancy") ? 1 : !strcmp(o, "interrupted") ? 130 :
-           !strcmp(o, "failed") ? 3 : 0;
+    return !strcmp(o, "discrepancy") ? METIS_EXIT_DISCREPANCY
+         : !strcmp(o, "interrupted") ? METIS_EXIT_INTERRUPTED
+         : !strcmp(o, "failed") ? METIS_EXIT_INFRA : METIS_EXIT_OK;
 }
 
 void (*swarm_report_written)(const char *out);
