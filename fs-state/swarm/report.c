@@ -109,11 +109,11 @@ static int timed_out(const struct swarm *s, const struct vt_row *r)
 static const char *exit_status(int code)
 {
     switch (code) {
-    case 0: return "ok";
-    case 1: return "discrepancy";
-    case 2: return "config-error";
-    case 3: return "infra-failure";
-    case 130: return "interrupted";
+    case METIS_EXIT_OK: return "ok";
+    case METIS_EXIT_DISCREPANCY: return "discrepancy";
+    case METIS_EXIT_BAD_INPUT: return "config-error";
+    case METIS_EXIT_INFRA: return "infra-failure";
+    case METIS_EXIT_INTERRUPTED: return "interrupted";
     }
     return "crashed";
 }
