@@ -34,12 +34,7 @@ static void install_signals(void)
 {
     signals_on_stop(on_stop_signal);
     signals_on_crash(on_crash_signal);
-    sigset_t stops;
-    sigemptyset(&stops);
-    sigaddset(&stops, SIGINT);
-    sigaddset(&stops, SIGTERM);
-    sigaddset(&stops, SIGHUP);
-    sigprocmask(SIG_UNBLOCK, &stops, NULL);   /* bin/metis blocked them until now */
+    signals_release_stops();   /* bin/metis started us with them held (SPAWN_HOLD_STOPS) */
 }
 
 static void __attribute__((noreturn)) finish(enum metis_exit st, const char *reason)

@@ -30,6 +30,16 @@ void signals_on_stop(void (*on_stop)(int))
     signals_ignore_pipe();
 }
 
+void signals_release_stops(void)
+{
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
+    sigprocmask(SIG_UNBLOCK, &stops, NULL);
+}
+
 void signals_on_alarm(void (*on_alarm)(int))
 {
     catch_signal(SIGALRM, on_alarm);

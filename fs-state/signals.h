@@ -8,6 +8,9 @@ void signals_catch_stops(void (*on_stop)(int));
 void signals_ignore_pipe(void);
 /* signals_catch_stops and signals_ignore_pipe. */
 void signals_on_stop(void (*on_stop)(int));
+/* Unblocks SIGINT, SIGTERM and SIGHUP, which a parent may have held for us (spawner.h's
+ * SPAWN_HOLD_STOPS) until our handlers were in place. */
+void signals_release_stops(void);
 /* SIGALRM calls on_alarm: the end of a grace period given to a child. */
 void signals_on_alarm(void (*on_alarm)(int));
 /* SIGSEGV, SIGBUS, SIGABRT and SIGFPE call on_crash, which cleans up and then signals_die. */
