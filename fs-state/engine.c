@@ -1,5 +1,6 @@
 /* Engine set-up and tear-down, the search path, and the record of each discrepancy. */
 #include "engine.h"
+#include "numbers.h"
 #include "buf.h"
 #include "fsset.h"
 #include "log.h"
@@ -24,14 +25,15 @@ static int fail(struct engine *e, const char *msg)
     return -1;
 }
 
-/* The front end passes command-line overrides to pan through the environment. */
+/* The front end passes command-line overrides to pan through the environment (numbers it
+ * wrote itself: one that does not parse leaves the config's value). */
 static void apply_overrides(struct metis_config *cfg)
 {
     const char *v;
     if ((v = getenv("METIS_SEED")))
-        cfg->run.seed = strtoull(v, NULL, 0);
+        parse_u64_any_base(v, &cfg->run.seed);
     if ((v = getenv("METIS_OPS")))
-        cfg->run.ops = strtoull(v, NULL, 0);
+        parse_u64_any_base(v, &cfg->run.ops);
     if ((v = getenv("METIS_SECONDS")))
         cfg->run.seconds = strtod(v, NULL);
     if ((v = getenv("METIS_KEEP_GOING")))

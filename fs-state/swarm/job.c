@@ -1,5 +1,6 @@
 /* Worker side of the swarm: the VT wrapper (--vt-job) and the per-host finishing job (--finish). */
 #include "swarm.h"
+#include "numbers.h"
 #include "exits.h"
 #include "report/rjson.h"
 #include "signals.h"
@@ -97,6 +98,22 @@ static void write_vt_json(const struct vt_job *j)
 
 enum { J_ID = 1, J_CONFIG, J_SEED, J_VT, J_SECONDS, J_OPS, J_KEEP, J_HALT };
 
+/* One option of --vt-job (written by the swarm's primary, so seeds are plain decimal). */
+static int job_option(struct vt_job *j, int c, const char *a)
+{
+    switch (c) {
+    case J_ID: snprintf(j->id, sizeof j->id, "%s", a); return 0;
+    case J_CONFIG: snprintf(j->config, sizeof j->config, "%s", a); return 0;
+    case J_SEED: return parse_decimal_u64(a, &j->swarm_seed);
+    case J_VT: j->vt = atoi(a); return 0;
+    case J_SECONDS: j->seconds = atof(a); j->have_seconds = 1; return 0;
+    case J_OPS: j->have_ops = 1; return parse_decimal_u64(a, &j->ops);
+    case J_KEEP: j->keep_going = 1; return 0;
+    case J_HALT: j->halt_mode = 1; return 0;
+    default: return -1;
+    }
+}
+
 static int parse_job(int argc, char **argv, struct vt_job *j)
 {
     static const struct option lo[] = {
@@ -111,19 +128,11 @@ static int parse_job(int argc, char **argv, struct vt_job *j)
     j->exit_code = -1;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-        switch (c) {
-        case J_ID: snprintf(j->id, sizeof j->id, "%s", optarg); break;
-        case J_CONFIG: snprintf(j->config, sizeof j->config, "%s", optarg); break;
-        case J_SEED: j->swarm_seed = strtoull(optarg, NULL, 10); break;
-        case J_VT: j->vt = atoi(optarg); break;
-        case J_SECONDS: j->seconds = atof(optarg); j->have_seconds = 1; break;
-        case J_OPS: j->ops = strtoull(optarg, NULL, 10); j->have_ops = 1; break;
-        case J_KEEP: j->keep_going = 1; break;
-        case J_HALT: j->halt_mode = 1; break;
-        default: fprintf(stderr, "metis swarm --vt-job: bad arguments\n"); return -1;
+    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1)
+        if (job_option(j, c, optarg) < 0) {
+            fprintf(stderr, "metis swarm --vt-job: bad arguments\n");
+            return -1;
         }
-    }
     if (!safe_id(j->id) || !j->config[0] || j->vt < 0) {
         fprintf(stderr, "metis swarm --vt-job: needs --id, --config and --vt\n");
         return -1;
