@@ -73,6 +73,10 @@ static int apply(struct swarm_opts *o, int c, const char *a)
     return -1;
 }
 
+/* What parse returns when --help printed the usage. */
+#define SWARM_HELP 1
+
+/* The options: 0, -1 after printing the problem, or SWARM_HELP. */
 static int parse(int argc, char **argv, struct swarm_opts *o)
 {
     static const struct option lo[] = {
@@ -90,7 +94,7 @@ static int parse(int argc, char **argv, struct swarm_opts *o)
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         if (c == S_HELP || c == 'h') {
             swarm_usage(stdout);
-            exit(METIS_EXIT_OK);
+            return SWARM_HELP;
         }
         if (c == '?') {
             fprintf(stderr, "metis swarm: unknown option '%s' or missing value\n", argv[optind - 1]);
@@ -281,7 +285,10 @@ int swarm_main(int argc, char **argv)
         return swarm_vt_job(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "--finish"))
         return swarm_finish_job(argc - 1, argv + 1);
-    if (parse(argc, argv, &s.o) < 0 || load_config(&s) < 0 || swarm_hosts_load(&s, s.o.hosts) < 0)
+    int parsed = parse(argc, argv, &s.o);
+    if (parsed == SWARM_HELP)
+        return METIS_EXIT_OK;
+    if (parsed < 0 || load_config(&s) < 0 || swarm_hosts_load(&s, s.o.hosts) < 0)
         return METIS_EXIT_BAD_INPUT;
     if (s.o.metis)
         snprintf(s.metis, sizeof s.metis, "%s", s.o.metis);
