@@ -30,7 +30,9 @@ static void spawn_streams(posix_spawn_file_actions_t *fa, const struct spawn_how
         posix_spawn_file_actions_adddup2(fa, how->out_fd, 1);
         posix_spawn_file_actions_adddup2(fa, how->out_fd, 2);
     } else {
-        if (how->out)
+        if (how->flags & SPAWN_OUT_TO_ERR)
+            posix_spawn_file_actions_adddup2(fa, 2, 1);
+        else if (how->out)
             posix_spawn_file_actions_addopen(fa, 1, how->out, O_WRONLY | O_CREAT | O_TRUNC, 0666);
         if (how->err)
             posix_spawn_file_actions_addopen(fa, 2, how->err, O_WRONLY | O_CREAT | O_APPEND, 0644);

@@ -16,6 +16,8 @@
 #define SPAWN_HOLD_STOPS 4u
 /* stdout and stderr go to /dev/null (in place of out, err and out_fd). */
 #define SPAWN_QUIET 8u
+/* stdout goes to our stderr (in place of out), keeping a child's chatter off our stdout. */
+#define SPAWN_OUT_TO_ERR 16u
 
 /* A child's status, as a shell gives it, when the program was not found or could not be
  * executed, and when spawn_capture's time limit ran out. */

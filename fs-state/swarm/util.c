@@ -10,15 +10,17 @@
 #include <time.h>
 #include <unistd.h>
 
-/* in/out/err: file names, NULL (or "&2" for err) to inherit. own_group: the child leads its
- * own process group, so that the terminal's signals reach only us and we decide what the child
- * gets. argv[0] is searched in PATH. */
+/* in/out/err: file names, NULL to inherit; "&2" (out or err) is our stderr. own_group: the
+ * child leads its own process group, so that the terminal's signals reach only us and we decide
+ * what the child gets. argv[0] is searched in PATH. */
 pid_t swarm_spawn(char *const argv[], const char *in, const char *out, const char *err,
                   int own_group)
 {
-    struct spawn_how how = { .in = in, .out = out,
+    int out_to_err = out && !strcmp(out, "&2");
+    struct spawn_how how = { .in = in, .out = out_to_err ? NULL : out,
                              .err = err && strcmp(err, "&2") ? err : NULL,
-                             .flags = SPAWN_SEARCH_PATH | (own_group ? SPAWN_OWN_GROUP : 0) };
+                             .flags = SPAWN_SEARCH_PATH | (own_group ? SPAWN_OWN_GROUP : 0) |
+                                      (out_to_err ? SPAWN_OUT_TO_ERR : 0) };
     pid_t pid = spawn_start(argv, &how);
     if (pid < 0)
         fprintf(stderr, "metis swarm: cannot run %s: %s\n", argv[0], strerror(errno));

@@ -118,6 +118,25 @@ Test(spawner, output_files_truncate_and_append)
     rmdir(dir);
 }
 
+/* "&2" of the swarm: the child's stdout joins our stderr, not a file of that name. */
+Test(spawner, out_to_err_joins_our_stderr)
+{
+    char path[] = "/tmp/metis-spawn-err-XXXXXX", buf[16] = "";
+    int fd = mkstemp(path), saved = dup(2);
+    cr_assert(fd >= 0 && saved >= 0);
+    dup2(fd, 2);
+    char *argv[] = { "/bin/sh", "-c", "echo out", NULL };
+    struct spawn_how how = { .flags = SPAWN_OUT_TO_ERR };
+    int rc = spawn_wait(spawn_start(argv, &how));
+    dup2(saved, 2);
+    close(saved);
+    cr_assert_eq(rc, 0);
+    cr_assert_eq(pread(fd, buf, sizeof buf - 1, 0), 4);
+    cr_expect_str_eq(buf, "out\n");
+    close(fd);
+    unlink(path);
+}
+
 /* At the deadline: one SIGTERM, then after the grace a SIGKILL to the group. */
 Test(spawner, limited_wait_terms_then_kills)
 {
