@@ -1,5 +1,6 @@
 /* Discrepancy classes: signs each disagreement of a step, counts hits per signature, writes the classes of a run. */
 #include "classes.h"
+#include "buf.h"
 #include "errnos.h"
 #include "hints.h"
 #include "util.h"
@@ -93,14 +94,10 @@ int classes_add(struct dclass_table *t, const struct dclass *c, uint64_t seq, in
             t->v[k].hits++;
             return k;
         }
-    if (t->n == t->cap) {
-        int cap = t->cap ? 2 * t->cap : 16;
-        struct dclass *v = realloc(t->v, (size_t)cap * sizeof *v);
-        if (!v)
-            return -1;
-        t->v = v;
-        t->cap = cap;
-    }
+    size_t room = (size_t)t->cap;
+    if (array_reserve(&t->v, &room, (size_t)t->n + 1, sizeof *t->v))
+        return -1;
+    t->cap = (int)room;
     struct dclass *n = &t->v[t->n];
     *n = *c;
     n->id = ++t->n;

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/falloc.h>
 #include <ini.h>
@@ -19,7 +18,9 @@
 #include "config.h"
 #include "crashinfo.h"
 #include "errnos.h"
+#include "numbers.h"
 #include "opnames.h"
+#include "spawner.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * KiB)
@@ -415,19 +416,6 @@ static void fail(struct parse_state *st, int line, const char *fmt, ...)
 
 /* ------------------------------------------------------------ value parsing */
 
-static bool parse_u64(const char *s, uint64_t *v)
-{
-    if (!isdigit((unsigned char)s[0]))
-        return false;
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || *end)
-        return false;
-    *v = x;
-    return true;
-}
-
 static bool parse_double(const char *s, double *v)
 {
     if (!isdigit((unsigned char)s[0]) && s[0] != '.')
@@ -496,7 +484,7 @@ static bool number_in_range(struct parse_state *st, const struct config_key *f, 
     bool ok = f->kind == CK_DOUBLE ? parse_double(value, x) : false;
     if (f->kind != CK_DOUBLE) {
         uint64_t u;
-        ok = parse_u64(value, &u);
+        ok = parse_decimal_u64(value, &u) == 0;
         *x = (double)u;
     }
     if (!ok) {
@@ -546,7 +534,7 @@ static void set_field(struct parse_state *st, const struct config_key *f, void *
             *(double *)p = x;
         break;
     case CK_U64:
-        if (parse_u64(value, &u))
+        if (parse_decimal_u64(value, &u) == 0)
             *(uint64_t *)p = u;
         else
             fail(st, st->line, "%s: '%s' is not a non-negative integer", f->name, value);
@@ -619,7 +607,7 @@ static bool add_id(struct parse_state *st, const char *key, const char *tok, voi
 {
     struct id_list *l = arg;
     uint64_t v;
-    if (!parse_u64(tok, &v) || (double)v < l->key->min || (double)v > l->key->max) {
+    if (parse_decimal_u64(tok, &v) < 0 || (double)v < l->key->min || (double)v > l->key->max) {
         fail(st, st->line, "%s: '%s' is not an id (%.0f..%.0f)", key, tok, l->key->min,
              l->key->max);
         return false;
@@ -656,7 +644,7 @@ static void parse_ids(struct parse_state *st, const struct config_key *key, cons
 static void weight_key(struct parse_state *st, const struct config_key *k, const char *value)
 {
     uint64_t w;
-    if (!parse_u64(value, &w))
+    if (parse_decimal_u64(value, &w) < 0)
         fail(st, st->line, "%s: weight '%s' is not a non-negative integer", k->name, value);
     else if ((double)w < k->min || (double)w > k->max)
         fail(st, st->line, "%s: weight %s is out of range (%.0f..%.0f)", k->name, value, k->min,
@@ -696,7 +684,7 @@ static bool add_part(struct parse_state *st, const char *key, const char *tok, v
         return false;
     }
     snprintf(bound, sizeof bound, "%.*s", (int)(colon - tok), tok);
-    int part = parse_u64(bound, &lb) ? part_of_bound(lb) : -1;
+    int part = parse_decimal_u64(bound, &lb) == 0 ? part_of_bound(lb) : -1;
     if (part < 0) {
         fail(st, st->line, "%s: lower bound '%s' is neither 0 nor a power of two", key, bound);
         return false;
@@ -728,7 +716,7 @@ static bool parse_uniform(struct parse_state *st, const char *key, const char *n
 {
     uint64_t v;
     int max = pp->max_parts;
-    if (!parse_u64(n, &v) || v >= (uint64_t)max) {
+    if (parse_decimal_u64(n, &v) < 0 || v >= (uint64_t)max) {
         fail(st, st->line, "%s: uniform:%s: N must be an integer 0..%d", key, n, max - 1);
         return false;
     }
@@ -1606,23 +1594,10 @@ static bool proc_filesystems_lists(const char *fstype)
 /* modprobe -n (dry run) succeeds when the module exists or is built in. */
 static bool modprobe_can_load(const char *module)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return false;
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        execlp("modprobe", "modprobe", "-n", "-q", module, (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return false;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    char *argv[] = { "modprobe", "-n", "-q", (char *)module, NULL };
+    struct spawn_how how = { .flags = SPAWN_SEARCH_PATH | SPAWN_QUIET };
+    pid_t pid = spawn_start(argv, &how);
+    return pid > 0 && spawn_wait(pid) == 0;
 }
 
 static bool kernel_knows(const char *fstype)

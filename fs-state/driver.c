@@ -27,23 +27,17 @@ static void on_crash_signal(int sig)
 {
     /* write(2) is async-signal-safe: keep what the log holds, then die as we would have. */
     log_flush();
-    signal(sig, SIG_DFL);
-    raise(sig);
+    signals_die(sig);
 }
 
 static void install_signals(void)
 {
     signals_on_stop(on_stop_signal);
     signals_on_crash(on_crash_signal);
-    sigset_t stops;
-    sigemptyset(&stops);
-    sigaddset(&stops, SIGINT);
-    sigaddset(&stops, SIGTERM);
-    sigaddset(&stops, SIGHUP);
-    sigprocmask(SIG_UNBLOCK, &stops, NULL);   /* bin/metis blocked them until now */
+    signals_release_stops();   /* bin/metis started us with them held (SPAWN_HOLD_STOPS) */
 }
 
-static void __attribute__((noreturn)) finish(enum run_status st, const char *reason)
+static void __attribute__((noreturn)) finish(enum metis_exit st, const char *reason)
 {
     if (E.finished)
         _exit(st);
@@ -55,7 +49,7 @@ static void __attribute__((noreturn)) infra_failure(const char *what)
 {
     fprintf(stderr, "metis: infrastructure failure: %s\n", what);
     log_line("infra %s", what);
-    finish(STATUS_INFRA, what);
+    finish(METIS_EXIT_INFRA, what);
 }
 
 /* pan exits when SPIN has explored every state it could reach: with budget left, the front
@@ -64,7 +58,7 @@ static void finish_at_exit(void)
 {
     if (E.finished)
         return;
-    enum run_status st = E.discrepancies ? STATUS_DISCREPANCY : STATUS_OK;
+    enum metis_exit st = E.discrepancies ? METIS_EXIT_DISCREPANCY : METIS_EXIT_OK;
     E.search.completed = 1;
     if (E.search.index == 1 && E.ops < 100)
         search_warn(&E, stderr);
@@ -81,17 +75,17 @@ static void finish_at_exit(void)
             (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
     E.search.restarting = 1;
     engine_close(&E, st, "search complete");
-    _exit(SEARCH_EXIT_RESTART);
+    _exit(METIS_EXIT_RESTART);
 }
 
 static void stop_if_done(double now)
 {
     if (stop_signal)
-        finish(STATUS_INTERRUPTED, strsignal(stop_signal));
+        finish(METIS_EXIT_STOPPED, strsignal(stop_signal));
     if (E.cfg.run.ops && E.ops >= E.cfg.run.ops)
-        finish(E.discrepancies ? STATUS_DISCREPANCY : STATUS_OK, "operation limit");
+        finish(E.discrepancies ? METIS_EXIT_DISCREPANCY : METIS_EXIT_OK, "operation limit");
     if (E.cfg.run.seconds > 0 && now - E.t_start >= E.cfg.run.seconds)
-        finish(E.discrepancies ? STATUS_DISCREPANCY : STATUS_OK, "time limit");
+        finish(E.discrepancies ? METIS_EXIT_DISCREPANCY : METIS_EXIT_OK, "time limit");
 }
 
 static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long depth)
@@ -143,11 +137,11 @@ static int report_if_differs(const struct op_args *a)
         return 0;
     engine_report_discrepancy(&E, a);
     if (!E.cfg.run.keep_going)
-        finish(STATUS_DISCREPANCY, "discrepancy");
+        finish(METIS_EXIT_DISCREPANCY, "discrepancy");
     if (!a) {
         fprintf(stderr, "metis: the initial states differ, so would every state below them: "
                 "stopping (make the file systems agree first: exclude, ignore, sizes)\n");
-        finish(STATUS_DISCREPANCY, "initial states differ");
+        finish(METIS_EXIT_DISCREPANCY, "initial states differ");
     }
     for (int i = 1; i < E.g.nfs; i++)
         if (E.g.out[i].differs & DIFF_STATE)
@@ -200,7 +194,7 @@ void metis_start(void)
     umask(0);
     if (engine_init(&E) < 0) {
         fprintf(stderr, "metis: %s\n", E.err);
-        exit(2);
+        exit(METIS_EXIT_BAD_INPUT);
     }
     atexit(finish_at_exit);
     if (engine_start(&E) < 0)

@@ -1,5 +1,7 @@
 /* Engine set-up and tear-down, the search path, and the record of each discrepancy. */
 #include "engine.h"
+#include "numbers.h"
+#include "buf.h"
 #include "fsset.h"
 #include "log.h"
 #include "report.h"
@@ -23,14 +25,15 @@ static int fail(struct engine *e, const char *msg)
     return -1;
 }
 
-/* The front end passes command-line overrides to pan through the environment. */
+/* The front end passes command-line overrides to pan through the environment (numbers it
+ * wrote itself: one that does not parse leaves the config's value). */
 static void apply_overrides(struct metis_config *cfg)
 {
     const char *v;
     if ((v = getenv("METIS_SEED")))
-        cfg->run.seed = strtoull(v, NULL, 0);
+        parse_u64_any_base(v, &cfg->run.seed);
     if ((v = getenv("METIS_OPS")))
-        cfg->run.ops = strtoull(v, NULL, 0);
+        parse_u64_any_base(v, &cfg->run.ops);
     if ((v = getenv("METIS_SECONDS")))
         cfg->run.seconds = strtod(v, NULL);
     if ((v = getenv("METIS_KEEP_GOING")))
@@ -132,7 +135,7 @@ int engine_start(struct engine *e)
     return 0;
 }
 
-void engine_close(struct engine *e, enum run_status st, const char *reason)
+void engine_close(struct engine *e, enum metis_exit st, const char *reason)
 {
     if (e->finished)
         return;
@@ -155,15 +158,9 @@ void engine_close(struct engine *e, enum run_status st, const char *reason)
 
 int engine_path_push(struct engine *e, uint64_t sid, uint64_t seq)
 {
-    if (e->depth == e->path_cap) {
-        size_t cap = e->path_cap ? 2 * e->path_cap : 1024;
-        struct path_entry *p = realloc(e->path, cap * sizeof *p);
-        if (!p) {
-            snprintf(e->g.err, sizeof e->g.err, "out of memory for the search path");
-            return -1;
-        }
-        e->path = p;
-        e->path_cap = cap;
+    if (array_reserve(&e->path, &e->path_cap, e->depth + 1, sizeof *e->path)) {
+        snprintf(e->g.err, sizeof e->g.err, "out of memory for the search path");
+        return -1;
     }
     e->path[e->depth].sid = sid;
     e->path[e->depth].seq = seq;

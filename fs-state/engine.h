@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "classes.h"
 #include "config.h"
+#include "exits.h"   /* how a run ends: enum metis_exit */
 #include "input.h"
 #include "ops.h"
 #include "reach.h"
@@ -12,8 +13,6 @@
 #include "searches.h"
 #include "step.h"
 #include "view.h"
-
-enum run_status { STATUS_OK = 0, STATUS_DISCREPANCY = 1, STATUS_INFRA = 3, STATUS_INTERRUPTED = 4 };
 
 struct path_entry {
     uint64_t sid;                /* concrete state id */
@@ -50,7 +49,7 @@ int engine_init(struct engine *e);
 /* Sets the file systems up, equalizes them and makes the initial state (state 0). */
 int engine_start(struct engine *e);
 /* Writes the report and tears every file system down (once; later calls do nothing). */
-void engine_close(struct engine *e, enum run_status st, const char *reason);
+void engine_close(struct engine *e, enum metis_exit st, const char *reason);
 /* Logs a discrepancy of the last step (a: its operation, NULL for the initial state) and counts
  * it as a hit of its class (classes.h); the first example of a new class also gets a detail file
  * with both trees and the saved states of the search path. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "choose.h"
+#include "buf.h"
 #include "config.h"
 #include "input.h"
 #include "ops.h"
@@ -111,18 +112,11 @@ void op_fill_bytes(uint64_t seed, void *buf, size_t len)
 /* A reusable buffer for write data and xattr values. */
 static void *data_buffer(uint64_t seed, size_t len)
 {
-    static __thread unsigned char *buf;
-    static __thread size_t cap;
-    if (len > cap) {
-        size_t ncap = len < 4096 ? 4096 : len;
-        unsigned char *n = realloc(buf, ncap);
-        if (!n)
-            return NULL;
-        buf = n;
-        cap = ncap;
-    }
-    op_fill_bytes(seed, buf, len);
-    return buf ? buf : (void *)"";
+    static __thread struct buf b;
+    if (buf_reserve(&b, len))
+        return NULL;
+    op_fill_bytes(seed, (unsigned char *)b.p, len);
+    return b.p ? b.p : (void *)"";
 }
 
 /* ---------- exec: each runs the real syscall on a path confined below rootfd ---------- */

@@ -1,19 +1,14 @@
 /* Builds and runs the prepopulation plan of prepopulate.h. */
 #include "prepopulate.h"
+#include "buf.h"
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int plan_push(struct op_args **ops, size_t *n, size_t *cap, const struct op_args *a)
 {
-    if (*n == *cap) {
-        size_t ncap = *cap ? 2 * *cap : 16;
-        struct op_args *m = realloc(*ops, ncap * sizeof *m);
-        if (!m)
-            return -1;
-        *ops = m;
-        *cap = ncap;
-    }
+    if (array_reserve(ops, cap, *n + 1, sizeof **ops))
+        return -1;
     (*ops)[(*n)++] = *a;
     return 0;
 }

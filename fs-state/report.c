@@ -6,15 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *status_name(enum run_status st)
+const char *status_name(enum metis_exit st)
 {
     switch (st) {
-    case STATUS_OK: return "ok";
-    case STATUS_DISCREPANCY: return "discrepancy";
-    case STATUS_INFRA: return "infrastructure-failure";
-    case STATUS_INTERRUPTED: return "interrupted";
+    case METIS_EXIT_OK: return "ok";
+    case METIS_EXIT_DISCREPANCY: return "discrepancy";
+    case METIS_EXIT_INFRA: return "infrastructure-failure";
+    case METIS_EXIT_STOPPED: return "interrupted";
+    default: return "unknown";   /* not an ending of the engine's run */
     }
-    return "unknown";
 }
 
 static long peak_rss_kib(void)
@@ -109,7 +109,7 @@ static void write_backends_json(const struct engine *e, FILE *f)
     fputs("}", f);
 }
 
-static void write_summary_json(struct engine *e, enum run_status st, const char *why,
+static void write_summary_json(struct engine *e, enum metis_exit st, const char *why,
                                double now, FILE *f)
 {
     char reason[512], config[2100];
@@ -147,7 +147,7 @@ static FILE *open_out(const struct engine *e, const char *name)
     return fopen(path, "w");
 }
 
-void report_write(struct engine *e, enum run_status st, const char *reason)
+void report_write(struct engine *e, enum metis_exit st, const char *reason)
 {
     double now = now_seconds();
     if (e->t_start == 0)

@@ -4,7 +4,7 @@
 
 #include "engine.h"
 
-void report_write(struct engine *e, enum run_status st, const char *reason);
-const char *status_name(enum run_status st);
+void report_write(struct engine *e, enum metis_exit st, const char *reason);
+const char *status_name(enum metis_exit st);
 
 #endif

@@ -20,7 +20,8 @@ $(LIBMETIS): $(METIS_OBJ) fs-state/driver.h
 	cp fs-state/driver.h $(LIBDIR)/include/
 	echo '$(filter -fsanitize%,$(CFLAGS)) $(LDLIBS)' > $(LIBDIR)/ldflags
 
-$(REPORT_SRC:%.c=$(BUILD)/%.o): CFLAGS += $(REPORT_CFLAGS)
+# The front end, the swarm and report.html read JSON through report/rjson.h (json-c).
+$(CLI_OBJ): CFLAGS += $(REPORT_CFLAGS)
 
 $(LIBCLI): $(CLI_OBJ)
 	@mkdir -p $(dir $@)

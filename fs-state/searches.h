@@ -6,11 +6,12 @@
 #include <stdio.h>
 #include "config.h"
 #include "errnos.h"
+#include "exits.h"
 #include "input.h"
 #include "reach.h"
 
-/* pan's exit status when its search completed and the front end is to start the next one. */
-#define SEARCH_EXIT_RESTART 5
+/* pan's exit status when its search completed and the front end is to start the next one is
+ * exits.h's METIS_EXIT_RESTART. */
 /* What one search hands the next, in OUT/work/ (written by every search as it ends). */
 #define SEARCH_CARRY_FILE "searches.carry"
 

@@ -1,5 +1,6 @@
 /* The step core: what the engine and the replayer both do to run, restore, read back and compare one operation. */
 #include "step.h"
+#include "buf.h"
 #include "fsset.h"
 #include "input.h"
 #include "prepopulate.h"
@@ -92,12 +93,8 @@ static long history_chain(struct fsgroup *g, uint64_t sid, const char ***ops)
         HASH_FIND(hh, g->hist, &sid, sizeof sid, h);
         if (!h || n > 10000000)
             return free(v), -1;
-        if (n == cap) {
-            const char **nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof *v);
-            if (!nv)
-                return free(v), -1;
-            v = nv;
-        }
+        if (array_reserve(&v, &cap, n + 1, sizeof *v))
+            return free(v), -1;
         v[n++] = h->op;
         sid = h->parent;
     }

@@ -1,5 +1,6 @@
 /* Small file, text and clock helpers every part of Metis may use. */
 #include "util.h"
+#include "buf.h"
 #include <time.h>
 #include <errno.h>
 #include <limits.h>
@@ -60,14 +61,10 @@ double now_seconds(void)
 
 int strv_push(char ***v, int *n, int *cap, const char *s)
 {
-    if (*n == *cap) {
-        int ncap = *cap ? 2 * *cap : 16;
-        char **nv = realloc(*v, (size_t)ncap * sizeof *nv);
-        if (!nv)
-            return -1;
-        *v = nv;
-        *cap = ncap;
-    }
+    size_t room = (size_t)*cap;
+    if (array_reserve(v, &room, (size_t)*n + 1, sizeof **v))
+        return -1;
+    *cap = (int)room;
     if (!((*v)[*n] = strdup(s)))
         return -1;
     (*n)++;

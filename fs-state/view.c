@@ -1,5 +1,6 @@
 /* Tree views: the reference's entries per search-path state, with paths interned so that a deep search path stays small. */
 #include "view.h"
+#include "buf.h"
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
@@ -69,15 +70,9 @@ const struct view_entry *view_find(const struct tree_view *v, const char *path)
 
 int view_stack_push(struct view_stack *s, struct tree_view *v)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 1024;
-        struct tree_view **nv = realloc(s->v, cap * sizeof *nv);
-        if (!nv) {
-            view_free(v);
-            return -1;
-        }
-        s->v = nv;
-        s->cap = cap;
+    if (array_reserve(&s->v, &s->cap, s->n + 1, sizeof *s->v)) {
+        view_free(v);
+        return -1;
     }
     s->v[s->n++] = v;
     return 0;

@@ -96,7 +96,7 @@ int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o)
         switch (c) {
         case 'h':
             cli_usage(cmd);
-            exit(0);
+            return CLI_HELP;
         case 'c': o->config = optarg; break;
         case 'o': o->out = optarg; break;
         case 'v': o->verbose = 1; break;

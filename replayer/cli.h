@@ -8,6 +8,7 @@
 #include "runlog.h"
 #include "trace.h"
 
+/* The exit statuses of bin/metis-replay, the one list (metis-replay(1) documents it). */
 enum replay_exit {
     EXIT_MATCH = 0,             /* the replay matches the trace */
     EXIT_REPRODUCED = 1,        /* the recorded discrepancy is reproduced */
@@ -28,8 +29,12 @@ struct cli_opts {
     double seconds;             /* --seconds: shrink's time limit, 0 = none */
 };
 
-/* Parses argv (after the command word); prints the problem and returns -1 on bad usage.
- * -h/--help prints cmd's usage and exits 0. */
+/* What cli_parse returns when -h/--help printed the command's usage: the command then ends
+ * with EXIT_MATCH (0), as only main.c's commands end the process. */
+#define CLI_HELP 1
+
+/* Parses argv (after the command word): 0; -1 after printing the problem on bad usage;
+ * CLI_HELP after printing cmd's usage for -h/--help. */
 int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o);
 /* Prints the usage of one command to stdout. */
 void cli_usage(const char *cmd);
@@ -39,7 +44,8 @@ void cli_usage_all(FILE *f);
  * its exports), a detail file RUN_DIR/discrepancy-N.txt (the same, to the discrepancy it
  * describes) or a trace file (no exports). 0, or -1 after printing the message. */
 int cli_load(const char *input, struct runlog *rl);
-/* The trace, its config and fs map checked as for `run`; exits with EXIT_BAD_INPUT on error. */
+/* The trace, its config and fs map checked as for `run`: 0, or -1 after printing the problem
+ * (the command then ends with EXIT_BAD_INPUT). */
 int cli_check(const struct trace *t, const char *override, struct metis_config *cfg,
               int map[METIS_MAX_FS]);
 /* The config index of the fs --fs names (default: the first that disagrees at the end of t,

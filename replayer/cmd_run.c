@@ -12,7 +12,10 @@ int cmd_trace(int argc, char **argv)
     struct cli_opts o;
     struct runlog rl;
     char err[1400];
-    if (cli_parse(argc, argv, "trace", &o) < 0 || cli_load(o.input, &rl) < 0)
+    int parsed = cli_parse(argc, argv, "trace", &o);
+    if (parsed != 0)
+        return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
+    if (cli_load(o.input, &rl) < 0)
         return EXIT_BAD_INPUT;
     int rc = o.out ? trace_write_file(&rl.trace, o.out, err, sizeof err)
                    : trace_write(&rl.trace, stdout);
@@ -34,7 +37,10 @@ int cmd_check(int argc, char **argv)
     struct runlog rl;
     static struct metis_config cfg;
     int map[METIS_MAX_FS];
-    if (cli_parse(argc, argv, "check", &o) < 0 || cli_load(o.input, &rl) < 0)
+    int parsed = cli_parse(argc, argv, "check", &o);
+    if (parsed != 0)
+        return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
+    if (cli_load(o.input, &rl) < 0)
         return EXIT_BAD_INPUT;
     int rc = cli_check(&rl.trace, o.config, &cfg, map);
     if (rc == 0)
@@ -97,7 +103,10 @@ int cmd_run(int argc, char **argv)
     static struct session s;
     int map[METIS_MAX_FS];
     unsigned want[METIS_MAX_FS];
-    if (cli_parse(argc, argv, "run", &o) < 0 || cli_load(o.input, &rl) < 0)
+    int parsed = cli_parse(argc, argv, "run", &o);
+    if (parsed != 0)
+        return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
+    if (cli_load(o.input, &rl) < 0)
         return EXIT_BAD_INPUT;
     if (cli_check(&rl.trace, o.config, &cfg, map) < 0) {
         runlog_free(&rl);

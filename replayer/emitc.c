@@ -352,7 +352,10 @@ int cmd_emit_c(int argc, char **argv)
     static struct metis_config cfg;
     static struct emit e;
     char err[2200];
-    if (cli_parse(argc, argv, "emit-c", &o) < 0 || cli_load(o.input, &rl) < 0)
+    int parsed = cli_parse(argc, argv, "emit-c", &o);
+    if (parsed != 0)
+        return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
+    if (cli_load(o.input, &rl) < 0)
         return EXIT_BAD_INPUT;
     if (cli_check(&rl.trace, o.config, &cfg, e.map) < 0 ||
         (e.fut = cli_fs(&o, &rl.trace, &cfg, e.map)) < 0) {

@@ -18,11 +18,11 @@ int main(int argc, char **argv)
     };
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         cli_usage_all(argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_BAD_INPUT : 0;
+        return argc < 2 ? EXIT_BAD_INPUT : EXIT_MATCH;
     }
     if (!strcmp(argv[1], "--version")) {
         printf("metis-replay %s\n", METIS_VERSION);
-        return 0;
+        return EXIT_MATCH;
     }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(argv[1], cmds[i].name) == 0)

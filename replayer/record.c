@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "numbers.h"
 #include "util.h"
 #include "engine.h"
 #include "input.h"
@@ -20,14 +21,6 @@ struct record_opts {
     uint64_t ops, seed;
     int have_seed, keep_going;
 };
-
-static int parse_u64_arg(const char *s, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    *v = strtoull(s, &end, 0);
-    return *s && !*end && !errno && s[0] != '-' ? 0 : -1;
-}
 
 static int parse_record(int argc, char **argv, struct record_opts *o)
 {
@@ -44,14 +37,14 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
     while ((c = getopt_long(argc, argv, "n:s:o:kh", longopts, NULL)) != -1) {
         if (c == 'h') {
             cli_usage("record");
-            exit(0);
+            return CLI_HELP;
         }
         if (c == 'o')
             o->out = optarg;
         else if (c == 'k')
             o->keep_going = 1;
-        else if ((c == 'n' && parse_u64_arg(optarg, &o->ops) == 0 && o->ops > 0) ||
-                 (c == 's' && parse_u64_arg(optarg, &o->seed) == 0 && (o->have_seed = 1)))
+        else if ((c == 'n' && parse_u64_any_base(optarg, &o->ops) == 0 && o->ops > 0) ||
+                 (c == 's' && parse_u64_any_base(optarg, &o->seed) == 0 && (o->have_seed = 1)))
             continue;
         else {
             fprintf(stderr, "metis-replay record: bad option or value '%s'\n", argv[optind - 1]);
@@ -158,8 +151,9 @@ int cmd_record(int argc, char **argv)
     static struct session s;
     struct trace t;
     char err[1400];
-    if (parse_record(argc, argv, &o) < 0)
-        return EXIT_BAD_INPUT;
+    int parsed = parse_record(argc, argv, &o);
+    if (parsed != 0)
+        return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
     if (config_load(o.config, &cfg, err, sizeof err) < 0 || config_validate(&cfg, err, sizeof err) < 0) {
         fprintf(stderr, "metis-replay: %s\n", err);
         return EXIT_BAD_INPUT;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "buf.h"
 #include "util.h"
 #include "engine.h"
 #include "import.h"
@@ -31,15 +32,14 @@ struct repro {
     struct session s;
     char (*tries)[600];
     int ntries;
+    size_t tries_cap;
 };
 
 static void note_try(struct repro *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note_try(struct repro *r, const char *fmt, ...)
 {
-    char (*n)[600] = realloc(r->tries, (size_t)(r->ntries + 1) * sizeof *n);
-    if (!n)
+    if (array_reserve(&r->tries, &r->tries_cap, (size_t)r->ntries + 1, sizeof *r->tries))
         return;
-    r->tries = n;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(r->tries[r->ntries++], sizeof r->tries[0], fmt, ap);
@@ -193,7 +193,10 @@ int cmd_repro(int argc, char **argv)
 {
     static struct repro r;
     char d[512];
-    if (cli_parse(argc, argv, "repro", &r.o) < 0 || cli_load(r.o.input, &r.rl) < 0)
+    int parsed = cli_parse(argc, argv, "repro", &r.o);
+    if (parsed != 0)
+        return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
+    if (cli_load(r.o.input, &r.rl) < 0)
         return EXIT_BAD_INPUT;
     if (cli_check(&r.rl.trace, r.o.config, &r.cfg, r.map) < 0) {
         runlog_free(&r.rl);

@@ -1,5 +1,7 @@
 /* Run-log reader: follows from= and save sid= back from the discrepancy to state 0 and projects that path to a trace. */
 #include "runlog.h"
+#include "buf.h"
+#include "numbers.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -27,7 +29,8 @@ struct scan {
     const char *file;
     long line;
     struct op_rec *ops;         /* by seq - 1 */
-    uint64_t nops, cap;
+    uint64_t nops;
+    size_t cap, exports_cap;
     struct sid_map *sids;
     int disc_seen;
     uint64_t disc_seq;
@@ -76,12 +79,10 @@ static int field(const char *line, const char *key, char *out, size_t cap)
 
 static int field_u64(const char *line, const char *key, uint64_t *v)
 {
-    char buf[32], *end;
-    if (field(line, key, buf, sizeof buf) < 0 || !buf[0])
+    char buf[32];
+    if (field(line, key, buf, sizeof buf) < 0)
         return -1;
-    errno = 0;
-    *v = strtoull(buf, &end, 10);
-    return *end || errno ? -1 : 0;
+    return parse_decimal_u64(buf, v);
 }
 
 static int scan_op(struct scan *s, const char *line)
@@ -89,13 +90,8 @@ static int scan_op(struct scan *s, const char *line)
     uint64_t seq;
     if (sscanf(line, "op %" SCNu64, &seq) != 1 || seq != s->nops + 1)
         return serr(s, "operation numbers out of order");
-    if (s->nops == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 1024;
-        struct op_rec *n = realloc(s->ops, s->cap * sizeof *n);
-        if (!n)
-            return serr(s, "out of memory");
-        s->ops = n;
-    }
+    if (array_reserve(&s->ops, &s->cap, s->nops + 1, sizeof *s->ops))
+        return serr(s, "out of memory");
     struct op_rec *r = &s->ops[s->nops++];
     memset(r, 0, sizeof *r);
     if (field_u64(line, "from", &r->from) < 0)
@@ -150,10 +146,8 @@ static int scan_export(struct scan *s, const char *line, const char *run_dir)
         field(line, "fs", e.fs, sizeof e.fs) < 0 || !file)
         return serr(s, "bad export record");
     resolve_export(run_dir, file + 6, e.file, sizeof e.file);
-    struct runlog_export *n = realloc(rl->exports, (rl->nexports + 1) * sizeof *n);
-    if (!n)
+    if (array_reserve(&rl->exports, &s->exports_cap, rl->nexports + 1, sizeof *rl->exports))
         return serr(s, "out of memory");
-    rl->exports = n;
     rl->exports[rl->nexports++] = e;
     return 0;
 }

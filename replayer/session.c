@@ -37,8 +37,7 @@ static void on_crash(int sig)
 {
     /* Not async-signal-safe, but a leaked loop device or mount costs more than the risk. */
     backend_sweep(session_run_id());
-    signal(sig, SIG_DFL);
-    raise(sig);
+    signals_die(sig);
 }
 
 static void sweep_at_exit(void)

@@ -371,7 +371,10 @@ int cmd_shrink(int argc, char **argv)
     struct cli_opts o;
     struct runlog rl;
     static struct shrinker sh;
-    if (cli_parse(argc, argv, "shrink", &o) < 0 || cli_load(o.input, &rl) < 0)
+    int parsed = cli_parse(argc, argv, "shrink", &o);
+    if (parsed != 0)
+        return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
+    if (cli_load(o.input, &rl) < 0)
         return EXIT_BAD_INPUT;
     if (cli_check(&rl.trace, o.config, &sh.cfg, sh.map) < 0) {
         runlog_free(&rl);

@@ -1,5 +1,7 @@
 /* Trace text form: the strict parser (file:line errors, hostile input refused) and the canonical writer. */
 #include "trace.h"
+#include "buf.h"
+#include "numbers.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -34,14 +36,8 @@ void trace_free(struct trace *t)
 
 struct trace_op *trace_add_op(struct trace *t, uint64_t seq, const struct op_args *a)
 {
-    if (t->nops == t->ops_cap) {
-        size_t ncap = t->ops_cap ? 2 * t->ops_cap : 64;
-        struct trace_op *n = realloc(t->ops, ncap * sizeof *n);
-        if (!n)
-            return NULL;
-        t->ops = n;
-        t->ops_cap = ncap;
-    }
+    if (array_reserve(&t->ops, &t->ops_cap, t->nops + 1, sizeof *t->ops))
+        return NULL;
     struct trace_op *op = &t->ops[t->nops++];
     memset(op, 0, sizeof *op);
     op->seq = seq;
@@ -113,26 +109,11 @@ int trace_hex_decode(const char *hex, unsigned char *out, size_t cap)
     return (int)(n / 2);
 }
 
-/* Decimal without sign, leading zeros or overflow. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-    uint64_t v = 0;
-    if (!*s || (s[0] == '0' && s[1]))
-        return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-            return -1;
-        v = v * 10 + (uint64_t)(*s - '0');
-    }
-    *out = v;
-    return 0;
-}
-
 static int parse_long(const char *s, long *out)
 {
     uint64_t v;
     int neg = *s == '-';
-    if (parse_u64(s + neg, &v) || v > (uint64_t)LONG_MAX + (uint64_t)neg || (neg && v == 0))
+    if (parse_canonical_u64(s + neg, &v) || v > (uint64_t)LONG_MAX + (uint64_t)neg || (neg && v == 0))
         return -1;
     *out = neg ? (long)(0 - v) : (long)v;
     return 0;
@@ -227,7 +208,7 @@ static int parse_run(struct parser *p, char **tok, int n)
     char *v[2];
     if (take_kv(p, tok + 1, n - 1, keys, 2, v) < 0)
         return -1;
-    if (parse_u64(v[0], &p->t->seed))
+    if (parse_canonical_u64(v[0], &p->t->seed))
         return perr(p, "bad seed '%.40s'", v[0]);
     if (!valid_name(v[1], sizeof p->t->hash) || tree_digest_len(v[1]) <= 0)
         return perr(p, "unknown hash '%.40s'", v[1]);
@@ -242,7 +223,7 @@ static int parse_fs(struct parser *p, char **tok, int n)
     char *v[4];
     struct trace *t = p->t;
     uint64_t idx;
-    if (n < 2 || parse_u64(tok[1], &idx))
+    if (n < 2 || parse_canonical_u64(tok[1], &idx))
         return perr(p, "fs: missing or bad index");
     if (idx != (uint64_t)t->nfs)
         return perr(p, "fs %" PRIu64 ": expected fs %d", idx, t->nfs);
@@ -259,7 +240,7 @@ static int parse_fs(struct parser *p, char **tok, int n)
         return perr(p, "type '%.40s' is not %s", v[1], fs_type_list());
     if (strcmp(v[2], "-") && !valid_name(v[2], sizeof f->fstype))
         return perr(p, "bad fstype '%.40s'", v[2]);
-    if (parse_u64(v[3], &f->size))
+    if (parse_canonical_u64(v[3], &f->size))
         return perr(p, "bad size '%.40s'", v[3]);
     snprintf(f->name, sizeof f->name, "%s", v[0]);
     snprintf(f->type, sizeof f->type, "%s", v[1]);
@@ -312,7 +293,7 @@ static struct trace_op *current_op(struct parser *p, const char *seqtext, const 
 {
     uint64_t seq;
     struct trace *t = p->t;
-    if (parse_u64(seqtext, &seq)) {
+    if (parse_canonical_u64(seqtext, &seq)) {
         perr(p, "%s: bad operation number '%.40s'", what, seqtext);
         return NULL;
     }
@@ -417,7 +398,7 @@ static int parse_op(struct parser *p, char *line)
     if (!sp)
         return perr(p, "op: missing operation");
     *sp = '\0';
-    if (parse_u64(line + 3, &seq) || seq == 0)
+    if (parse_canonical_u64(line + 3, &seq) || seq == 0)
         return perr(p, "op: bad operation number '%.40s'", line + 3);
     struct trace *t = p->t;
     if (t->nops && seq <= t->ops[t->nops - 1].seq)
@@ -440,7 +421,7 @@ static int parse_end(struct parser *p, char **tok, int n)
     char *v[1];
     if (take_kv(p, tok + 1, n - 1, keys, 1, v) < 0)
         return -1;
-    if (parse_u64(v[0], &p->end_ops))
+    if (parse_canonical_u64(v[0], &p->end_ops))
         return perr(p, "bad ops '%.40s'", v[0]);
     if (p->end_ops != p->t->nops)
         return perr(p, "end says %" PRIu64 " operations, the trace has %zu (truncated?)",

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "tree/digest.h"
 #include "config.h"
+#include "spawner.h"   /* run_cmd */
 
 /*
  * Life of a backend during a run:
@@ -70,9 +71,5 @@ struct backend *backend_open(const struct fs_config *cfg, const char *run_id, co
 void backend_close(struct backend *b);
 /* The mount points, images and loop devices that run_id may have left (used after a crash). */
 void backend_sweep(const char *run_id);
-
-/* Shell command with a timeout; returns exit status, 124 on timeout, -1 on exec failure.
- * Output goes to a buffer (for error messages). */
-int run_cmd(double timeout, char *out, size_t outlen, const char *fmt, ...);
 
 #endif

@@ -135,17 +135,17 @@ int bk_is_mounted(const char *path)
 
 int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int *status)
 {
-    double end = bk_now() + timeout, pause = 50e-6;
+    double end = now_seconds() + timeout, pause = 50e-6;
     int st;
     for (;;) {
         if (bk_is_mounted(path) == want)
             return 0;
         if (*pid > 0 && waitpid(*pid, &st, WNOHANG) == *pid) {
             *pid = 0;
-            *status = bk_exit_code(st);
+            *status = spawn_status(st);
             return bk_is_mounted(path) == want ? 0 : -1;
         }
-        if (bk_now() > end)
+        if (now_seconds() > end)
             return -1;
         bk_sleep(pause);
         if (pause < 5e-3)
@@ -155,11 +155,11 @@ int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int 
 
 int bk_unmount(const char *path, double timeout)
 {
-    double end = bk_now() + timeout;
+    double end = now_seconds() + timeout;
     for (;;) {
         if (umount2(path, UMOUNT_NOFOLLOW) == 0 || errno == EINVAL || errno == ENOENT)
             return 0;
-        if (errno != EBUSY || bk_now() > end)
+        if (errno != EBUSY || now_seconds() > end)
             break;
         bk_sleep(1e-3);
     }

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "backend.h"
+#include "spawner.h"
+#include "util.h"
 
 struct imgstore;
 
@@ -60,13 +62,9 @@ int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int 
 /* umount2 with retries on EBUSY for up to timeout seconds, then a lazy detach (-1 if lazy). */
 int bk_unmount(const char *path, double timeout);
 
-/* Starts argv[0] (searched in PATH) in its own process group, stdin from /dev/null,
- * stdout+stderr to logfd (or /dev/null if logfd < 0); returns its pid or -1. */
+/* Starts a daemon: argv[0] searched in PATH, in its own process group, stdin from /dev/null,
+ * stdout+stderr to logfd (or /dev/null if logfd < 0); its pid or -1 (spawner.h's spawn_start). */
 pid_t bk_spawn(char *const argv[], int logfd);
-/* waitpid with a timeout; returns the exit status (128+sig if killed), -1 on timeout. */
-int bk_wait_pid(pid_t pid, double timeout);
-/* SIGTERM, wait up to timeout, then SIGKILL; always reaps. */
-void bk_stop_pid(pid_t pid, double timeout);
 
 /* Replaces {mnt}, {img} and {bin} in tmpl. -1 if the result does not fit. */
 int bk_subst(const struct backend *b, const char *tmpl, char *out, size_t outlen);
@@ -90,11 +88,8 @@ int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *));
  * to its CPU, or to one no other backend of this process has taken. */
 void bk_pin_cpu(void);
 
-/* Time and process helpers (process.c). */
-double bk_now(void);
+/* Sleeps through signals (process.c); the clock is util.h's now_seconds. */
 void bk_sleep(double seconds);
-/* A waitpid status as a shell would give it: the exit code, or 128 + the signal. */
-int bk_exit_code(int status);
 /* Calls fn on every mount point (field 5 of mountinfo); stops when fn returns non-zero and
  * returns that value. */
 int bk_each_mount(int (*fn)(const char *mp, void *ctx), void *ctx);

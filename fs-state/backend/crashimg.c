@@ -238,7 +238,7 @@ int crashimg_has_journal(struct crashimg *c)
 int crashimg_copy(struct crashimg *c)
 {
     struct io_count before, after;
-    double end = bk_now() + QUIET_WAIT, pause = 1e-4;
+    double end = now_seconds() + QUIET_WAIT, pause = 1e-4;
     for (;;) {
         if (io_count(c->live_loop, &before) < 0)
             return bk_err(c->b, "crash copy", "cannot read the counters of loop%d", c->live_loop);
@@ -250,7 +250,7 @@ int crashimg_copy(struct crashimg *c)
                 after.writes == before.writes && after.discards == before.discards)
                 return 0;
         }
-        if (bk_now() > end)
+        if (now_seconds() > end)
             return bk_err(c->b, "crash copy", "loop%d never stayed idle for %.0f s", c->live_loop,
                           QUIET_WAIT);
         bk_sleep(pause);
@@ -314,9 +314,9 @@ int crashimg_fsck(struct crashimg *c, const char *checker, char *why, size_t len
     int rc = run_cmd(bk_setup_timeout(c->b), out, sizeof out, "%s %s 2>&1", checker, c->path);
     if (rc == 0)
         return 0;
-    if (rc < 0 || rc == 124 || rc == 126 || rc == 127)
+    if (rc < 0 || rc == SPAWN_TIMED_OUT || rc == SPAWN_NOT_EXECUTABLE || rc == SPAWN_CANNOT_RUN)
         return bk_err(c->b, "crash check", "'%s %s' %s", checker, c->path,
-                      rc == 124 ? "timed out" : "could not run");
+                      rc == SPAWN_TIMED_OUT ? "timed out" : "could not run");
     char finding[512];
     first_finding(out, finding, sizeof finding);
     snprintf(why, len, "'%s' exited with %d: %s", checker, rc, finding);

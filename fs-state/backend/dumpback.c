@@ -1,5 +1,6 @@
 /* Read-back by dump: the daemon hands its whole tree over in one ioctl instead of a walk's round trip per entry and xattr; a walk still checks it now and then. */
 #include "dumpback.h"
+#include "buf.h"
 #include "common.h"
 #include "reffs_dump.h"
 #include "reffs_ioctl.h"
@@ -50,13 +51,8 @@ static int read_dump(struct dumpback *d, struct backend *b, size_t *len)
 {
     if (dump_ioctl(d, len) < 0)
         return bk_err(b, "read-back", "dump to %s: %s", d->path, strerror(errno));
-    if (*len > d->cap) {
-        void *n = realloc(d->buf, *len);
-        if (!n)
-            return bk_err(b, "read-back", "out of memory for a %zu-byte dump", *len);
-        d->buf = n;
-        d->cap = *len;
-    }
+    if (array_reserve(&d->buf, &d->cap, *len, 1))
+        return bk_err(b, "read-back", "out of memory for a %zu-byte dump", *len);
     int fd = open(d->path, O_RDONLY | O_CLOEXEC);
     ssize_t n = fd < 0 ? -1 : pread(fd, d->buf, *len, 0);
     if (fd >= 0)

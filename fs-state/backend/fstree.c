@@ -1,5 +1,6 @@
 /* Recorded trees: records the walk of a mount (tree/walk.c) into shared, immutable entries and deduplicated data blocks, and digests them as tree/digest.c does a walk. */
 #include "fstree.h"
+#include "buf.h"
 #include "common.h"
 
 #include <errno.h>
@@ -34,21 +35,6 @@ struct ft_scratch {
     size_t axcap;
 };
 
-static int grow(void *pp, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *p = realloc(*(void **)pp, n * elem);
-    if (!p)
-        return -1;
-    *(void **)pp = p;
-    *cap = n;
-    return 0;
-}
-
 /* ---- the store ---- */
 
 int ft_store_init(struct ft_store *st, const char *hash, const char *exclude, unsigned ignore)
@@ -61,8 +47,8 @@ int ft_store_init(struct ft_store *st, const char *hash, const char *exclude, un
     if (!st->s)
         return -1;
     /* Never NULL, even for entries without any: the abstraction sorts and copies them. */
-    if (grow(&st->s->ax, &st->s->axcap, 1, sizeof *st->s->ax) < 0 ||
-        grow(&st->s->aext, &st->s->aextcap, 1, sizeof *st->s->aext) < 0)
+    if (array_reserve(&st->s->ax, &st->s->axcap, 1, sizeof *st->s->ax) < 0 ||
+        array_reserve(&st->s->aext, &st->s->aextcap, 1, sizeof *st->s->aext) < 0)
         return -1;
     return 0;
 }
@@ -258,7 +244,7 @@ static int add_record(struct ft_store *st, struct ft_entry *cur, uint64_t ino,
     cur->xattrs = s->xs;
     cur->nx = s->nxs;
     struct ft_entry *old = (struct ft_entry *)find_entry(prev, cur->path), *e;
-    if (grow(&s->recs, &s->reccap, s->nrec + 1, sizeof *s->recs) < 0)
+    if (array_reserve(&s->recs, &s->reccap, s->nrec + 1, sizeof *s->recs) < 0)
         return -1;
     if (old && entries_equal(old, cur)) {
         scratch_release(st);
@@ -281,7 +267,7 @@ static int cmp_xattr(const void *a, const void *b)
 
 static int push_xattr(struct ft_scratch *s, const char *name, const char *value, size_t len)
 {
-    if (grow(&s->xs, &s->xscap, s->nxs + 1, sizeof *s->xs) < 0)
+    if (array_reserve(&s->xs, &s->xscap, s->nxs + 1, sizeof *s->xs) < 0)
         return -1;
     struct ft_xattr *x = &s->xs[s->nxs];
     x->name = strdup(name);
@@ -408,8 +394,8 @@ static int read_contents(struct ft_store *st, int fd, const struct stat *sb,
     struct ft_scratch *s = st->s;
     uint64_t size = (uint64_t)sb->st_size, nblk = (size + FT_BLOCK - 1) / FT_BLOCK;
     size_t hint = 0;
-    if (grow(&s->data, &s->dcap, nblk * FT_BLOCK, 1) < 0 || grow(&s->want, &s->wcap, nblk, 1) < 0 ||
-        grow(&s->ext, &s->extcap, nblk, sizeof *s->ext) < 0)
+    if (array_reserve(&s->data, &s->dcap, nblk * FT_BLOCK, 1) < 0 || array_reserve(&s->want, &s->wcap, nblk, 1) < 0 ||
+        array_reserve(&s->ext, &s->extcap, nblk, sizeof *s->ext) < 0)
         return -1;
     data_ranges(fd, size, s->want, nblk);
     if (read_wanted(s, fd, size, nblk) < 0)
@@ -608,8 +594,8 @@ static int add_to_digest(struct ft_store *st, struct ft_entry *e, long adj, int 
     struct tree_entry a;
     if (e->line && cache && !adj)
         return tree_digest_add_line(e->path, e->line, e->line_len);
-    if (grow(&s->aext, &s->aextcap, e->nblocks, sizeof *s->aext) < 0 ||
-        grow(&s->ax, &s->axcap, e->nx, sizeof *s->ax) < 0)
+    if (array_reserve(&s->aext, &s->aextcap, e->nblocks, sizeof *s->aext) < 0 ||
+        array_reserve(&s->ax, &s->axcap, e->nx, sizeof *s->ax) < 0)
         return -1;
     tree_entry_of(s, e, adj, &a);
     if (!cache || adj)

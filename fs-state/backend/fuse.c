@@ -69,7 +69,7 @@ static struct fpriv *fp(struct backend *b)
 static void classify(struct fpriv *p)
 {
     if (p->pid > 0 && p->daemonizes != 0) {
-        int exited = bk_wait_pid(p->pid, p->daemonizes < 0 ? 0.2 : 5.0) != -1;
+        int exited = spawn_wait_for(p->pid, p->daemonizes < 0 ? 0.2 : 5.0) != -1;
         if (p->daemonizes < 0)
             p->daemonizes = exited;
         if (exited)
@@ -97,7 +97,7 @@ static int f_mount(struct backend *b, struct fpriv *p, const char *step)
     if (rc < 0) {
         bk_log_tail(p->log, tail, sizeof tail);
         if (p->pid > 0)
-            bk_stop_pid(p->pid, 1.0);
+            spawn_stop(p->pid, 1.0);
         p->pid = 0;
         return bk_err(b, step, "'%s' did not mount %s%s%s%s", cmd, b->mnt,
                       status > 0 ? " (it failed)" : status < 0 ? " in time" : "",
@@ -139,9 +139,9 @@ static int file_in_use(const char *path)
 
 static int wait_image_closed(struct backend *b, double timeout)
 {
-    double end = bk_now() + timeout;
+    double end = now_seconds() + timeout;
     while (file_in_use(b->image)) {
-        if (bk_now() > end)
+        if (now_seconds() > end)
             return -1;
         usleep(1000);
     }
@@ -162,12 +162,12 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
         return bk_err(b, step, "unmount_cmd too long");
     int rc = run_cmd(timeout, out, sizeof out, "%s", cmd);
     if (rc != 0 && bk_is_mounted(b->mnt))
-        return bk_err(b, step, "'%s' %s %d%s%s", cmd, rc == 124 ? "timed out after" : "exited with",
-                      rc == 124 ? (int)timeout : rc, out[0] ? ": " : "", out);
+        return bk_err(b, step, "'%s' %s %d%s%s", cmd, rc == SPAWN_TIMED_OUT ? "timed out after" : "exited with",
+                      rc == SPAWN_TIMED_OUT ? (int)timeout : rc, out[0] ? ": " : "", out);
     b->mounted = 0;
     if (p->pid > 0 && !p->daemonizes) {
-        if (bk_wait_pid(p->pid, timeout) == -1) {
-            bk_stop_pid(p->pid, 1.0);
+        if (spawn_wait_for(p->pid, timeout) == -1) {
+            spawn_stop(p->pid, 1.0);
             p->pid = 0;
             return bk_err(b, step, "the fs daemon did not exit after the unmount");
         }
@@ -421,7 +421,7 @@ static void fu_teardown(struct backend *b)
         b->mounted = 0;
     }
     if (p->pid > 0)
-        bk_stop_pid(p->pid, 1.0);
+        spawn_stop(p->pid, 1.0);
     p->pid = 0;
     if (p->has_image)
         bimage_destroy(b, &p->im);

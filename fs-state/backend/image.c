@@ -47,8 +47,8 @@ int bimage_mkfs(struct backend *b, const char *fstype, uint64_t size)
         *nl = ';';     /* keep the message on one line; the first two lines say the most */
     if ((nl = strchr(out, '\n')))
         *nl = 0;
-    return bk_err(b, "mkfs", "'%s' %s %d%s%s", cmd, rc == 124 ? "timed out after" : "exited with",
-                  rc == 124 ? (int)bk_setup_timeout(b) : rc, *out ? ": " : "", out);
+    return bk_err(b, "mkfs", "'%s' %s %d%s%s", cmd, rc == SPAWN_TIMED_OUT ? "timed out after" : "exited with",
+                  rc == SPAWN_TIMED_OUT ? (int)bk_setup_timeout(b) : rc, *out ? ": " : "", out);
 }
 
 int bimage_save(struct backend *b, struct backend_image *im, uint64_t id)

@@ -100,13 +100,13 @@ static int k_mount(struct backend *b, struct kpriv *p, const char *step)
 /* A plain unmount; EBUSY is retried briefly (a reader of the tree may just be closing). */
 static int k_umount(struct backend *b, const char *step)
 {
-    double end = bk_now() + 0.2;
+    double end = now_seconds() + 0.2;
     bk_close_root(b);
     while (umount2(b->mnt, UMOUNT_NOFOLLOW) < 0) {
         if (errno == EINVAL) {
             break;                  /* not mounted */
         }
-        if (errno != EBUSY || bk_now() > end)
+        if (errno != EBUSY || now_seconds() > end)
             return bk_err(b, step, "umount %s: %s%s", b->mnt, strerror(errno),
                           errno == EBUSY ? " (a file on it is still open)" : "");
         usleep(500);

@@ -209,8 +209,8 @@ static void r_teardown(struct backend *b)
                     b->mnt, out);
     }
     b->mounted = 0;
-    if (p->pid > 0 && bk_wait_pid(p->pid, 2.0) == -1)
-        bk_stop_pid(p->pid, 1.0);
+    if (p->pid > 0 && spawn_wait_for(p->pid, 2.0) == -1)
+        spawn_stop(p->pid, 1.0);
     p->pid = 0;
     if (p->log[0])
         unlink(p->log);

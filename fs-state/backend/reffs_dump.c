@@ -1,5 +1,6 @@
 /* RefFS tree dumps: parses reffs_dump's format (reffs/reffs.h) and feeds each entry to the abstraction. */
 #include "reffs_dump.h"
+#include "buf.h"
 #include "reffs.h"
 
 #include <errno.h>
@@ -62,25 +63,10 @@ static __thread struct {
     size_t extcap;
 } T;
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *nv = realloc(*v, n * elem);
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = n;
-    return 0;
-}
-
 static int read_xattrs(struct cursor *c, struct tree_entry *e)
 {
     size_t n = get32(c);
-    if (c->bad || n > (size_t)(c->end - c->p) || grow((void **)&T.x, &T.xcap, n, sizeof *T.x))
+    if (c->bad || n > (size_t)(c->end - c->p) || array_reserve(&T.x, &T.xcap, n, sizeof *T.x))
         return -1;
     for (size_t i = 0; i < n; i++) {
         size_t vlen;
@@ -99,7 +85,7 @@ static int read_blocks(struct cursor *c, struct tree_entry *e)
 {
     size_t n = get32(c);
     if (c->bad || n > (size_t)(c->end - c->p) ||
-        grow((void **)&T.ext, &T.extcap, n, sizeof *T.ext))
+        array_reserve(&T.ext, &T.extcap, n, sizeof *T.ext))
         return -1;
     for (size_t i = 0; i < n; i++) {
         uint64_t off = get64(c);

@@ -1,74 +1,60 @@
-/* Reads the "classes" array of a run's summary.json and adds keys to one class, without a general JSON parser: the engine writes flat objects. */
+/* Reads the "classes" array of a run's summary.json (rjson.h, json-c) and adds keys to one class in its text. */
 #include "classfile.h"
-#include "swarm/swarm.h"
+#include "buf.h"
+#include "report/rjson.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The end of the object starting at p ('{'), past quoted strings; NULL if it does not end. */
-static const char *object_end(const char *p)
+static void fill(struct run_class *c, json_object *obj)
 {
-    int quoted = 0;
-    for (p++; *p; p++) {
-        if (quoted && *p == '\\' && p[1])
-            p++;
-        else if (*p == '"')
-            quoted = !quoted;
-        else if (!quoted && *p == '}')
-            return p;
-    }
-    return NULL;
-}
-
-static void fill(struct run_class *c, const char *obj)
-{
-    double v;
     memset(c, 0, sizeof *c);
-    c->id = swarm_json_num(obj, "class", &v) == 0 ? (int)v : 0;
-    swarm_json_str(obj, "signature", c->signature, sizeof c->signature);
-    swarm_json_str(obj, "fs", c->fs, sizeof c->fs);
-    swarm_json_str(obj, "detail", c->detail, sizeof c->detail);
-    swarm_json_str(obj, "hint", c->hint, sizeof c->hint);
-    swarm_json_num(obj, "hits", &c->hits);
-    swarm_json_num(obj, "first_op", &c->first_op);
-    swarm_json_str(obj, "trace", c->trace, sizeof c->trace);
-    swarm_json_str(obj, "repro", c->repro, sizeof c->repro);
-    swarm_json_str(obj, "triage", c->triage, sizeof c->triage);
-    swarm_json_num(obj, "trace_ops", &c->trace_ops);
+    c->id = (int)rj_num(obj, "class", 0);
+    rj_copy(obj, "signature", c->signature, sizeof c->signature);
+    rj_copy(obj, "fs", c->fs, sizeof c->fs);
+    rj_copy(obj, "detail", c->detail, sizeof c->detail);
+    rj_copy(obj, "hint", c->hint, sizeof c->hint);
+    rj_num_at(obj, "hits", &c->hits);
+    rj_num_at(obj, "first_op", &c->first_op);
+    rj_copy(obj, "trace", c->trace, sizeof c->trace);
+    rj_copy(obj, "repro", c->repro, sizeof c->repro);
+    rj_copy(obj, "triage", c->triage, sizeof c->triage);
+    rj_num_at(obj, "trace_ops", &c->trace_ops);
 }
 
-static int push(struct run_class **v, int *n, int *cap, const char *obj)
+/* The classes up to the first element that is not an object, as the engine writes only objects. */
+static int fill_all(json_object *arr, struct run_class **out)
 {
-    if (*n == *cap) {
-        int ncap = *cap ? 2 * *cap : 8;
-        struct run_class *nv = realloc(*v, (size_t)ncap * sizeof *nv);
-        if (!nv)
+    size_t n = 0, cap = 0, len = json_object_array_length(arr);
+    for (; n < len; n++) {
+        json_object *obj = json_object_array_get_idx(arr, n);
+        if (!json_object_is_type(obj, json_type_object))
+            break;
+        if (array_reserve(out, &cap, n + 1, sizeof **out))
             return -1;
-        *v = nv;
-        *cap = ncap;
+        fill(&(*out)[n], obj);
     }
-    fill(&(*v)[(*n)++], obj);
-    return 0;
+    return (int)n;
+}
+
+int classfile_listed(const char *json, struct run_class **out)
+{
+    json_object *root = rj_parse(json);
+    json_object *arr = rj_get(root, "classes");
+    *out = NULL;
+    int n = arr && json_object_is_type(arr, json_type_array) ? fill_all(arr, out) : -2;
+    json_object_put(root);
+    if (n < 0) {
+        free(*out);
+        *out = NULL;
+    }
+    return n;
 }
 
 int classfile_parse(const char *json, struct run_class **out)
 {
-    const char *p = json ? strstr(json, "\"classes\":[") : NULL;
-    int n = 0, cap = 0;
-    *out = NULL;
-    for (p = p ? p + 11 : NULL; p && *p == '{';) {
-        const char *end = object_end(p);
-        char *obj = end ? strndup(p, (size_t)(end - p + 1)) : NULL;
-        int rc = obj ? push(out, &n, &cap, obj) : -1;
-        free(obj);
-        if (rc < 0 || !end) {
-            free(*out);
-            *out = NULL;
-            return end ? -1 : 0;
-        }
-        p = end + 1 + (end[1] == ',');
-    }
-    return n;
+    int n = classfile_listed(json, out);
+    return n == -2 ? 0 : n;
 }
 
 char *classfile_insert(const char *json, int id, const char *text)

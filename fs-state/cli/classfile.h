@@ -15,6 +15,9 @@ struct run_class {
 /* The classes of a summary.json's text ("classes" array): their count (0 when there is none)
  * with *out a new array, or -1 when out of memory. */
 int classfile_parse(const char *json, struct run_class **out);
+/* classfile_parse, but -2 (*out NULL) when the text (NULL, or not JSON) lists no "classes"
+ * array at all: written by a metis without classes. */
+int classfile_listed(const char *json, struct run_class **out);
 /* Adds text after the first field of class id's object ({"class":ID,...); returns a new
  * string, or NULL when the class is not there or out of memory. */
 char *classfile_insert(const char *json, int id, const char *text);

@@ -1,11 +1,14 @@
 /* bin/metis: the command line — validates the config, builds pan, runs it, and cleans up after it. */
 #include "backend/backend.h"
 #include "config.h"
+#include "exits.h"
 #include "model.h"
 #include "report/report_html.h"
 #include "restart.h"
 #include "runopts.h"
 #include "searches.h"
+#include "signals.h"
+#include "spawner.h"
 #include "swarm/swarm.h"
 #include "triage.h"
 #include "util.h"
@@ -123,26 +126,17 @@ static void set_engine_env(const struct run_opts *ro, const char *cfg_copy, cons
     setenv("METIS_KEEP_GOING", buf, 1);
 }
 
+/* The engine starts with its stop signals held until it has its handlers (metis_start). A -1
+ * (it could not start) has been told on stderr. */
 static pid_t spawn_engine(char **argv, const char *out)
 {
     char path[PATH_MAX + 16];
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid;
     snprintf(path, sizeof path, "%s/pan.out", out);
-    if (!freopen(path, "w", stdout))
-        _exit(3);
-    /* Held until the engine has its handlers (metis_start), so that a signal that comes early
-     * still means an orderly stop and a clean-up, not a sudden death. */
-    sigset_t stops;
-    sigemptyset(&stops);
-    sigaddset(&stops, SIGINT);
-    sigaddset(&stops, SIGTERM);
-    sigaddset(&stops, SIGHUP);
-    sigprocmask(SIG_BLOCK, &stops, NULL);
-    execv(argv[0], argv);
-    fprintf(stderr, "metis: cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(3);
+    struct spawn_how how = { .out = path, .flags = SPAWN_HOLD_STOPS };
+    pid_t pid = spawn_start(argv, &how);
+    if (pid < 0)
+        fprintf(stderr, "metis: cannot run %s: %s\n", argv[0], strerror(errno));
+    return pid;
 }
 
 static int wait_engine(pid_t pid)
@@ -153,7 +147,7 @@ static int wait_engine(pid_t pid)
         if (r == pid)
             break;
         if (r < 0 && errno != EINTR)
-            return 3;
+            return METIS_EXIT_INFRA;
         /* Interrupted by a signal: give the engine time to tear down, then insist. */
         if (forwarded_signal && ++waited_after_signal == 1)
             alarm(30);
@@ -161,10 +155,11 @@ static int wait_engine(pid_t pid)
             kill(pid, SIGKILL);
     }
     if (WIFEXITED(status))
-        return WEXITSTATUS(status) == 4 ? 130 : WEXITSTATUS(status);
+        return WEXITSTATUS(status) == METIS_EXIT_STOPPED ? METIS_EXIT_INTERRUPTED
+                                                         : WEXITSTATUS(status);
     fprintf(stderr, "metis: the engine died from signal %d (%s)\n", WTERMSIG(status),
             strsignal(WTERMSIG(status)));
-    return 3;
+    return METIS_EXIT_INFRA;
 }
 
 static void on_alarm(int sig)
@@ -175,13 +170,8 @@ static void on_alarm(int sig)
 
 static void install_forwarding(void)
 {
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_alarm;
-    sigaction(SIGALRM, &sa, NULL);
+    signals_catch_stops(on_signal);
+    signals_on_alarm(on_alarm);
 }
 
 /* Here rather than in pan: report.html needs json-c, which pan does not link. */
@@ -197,16 +187,16 @@ static int cmd_report(int argc, char **argv)
     char err[PATH_MAX + 256];
     if (argc != 3) {
         fprintf(stderr, "usage: metis report RUN_DIR|SWARM_DIR\n");
-        return 2;
+        return METIS_EXIT_BAD_INPUT;
     }
     int rc = report_html_build(argv[2], err, sizeof err);
     if (rc != 0)
         fprintf(stderr, "metis report: %s\n", err);
-    return rc == 0 ? 0 : rc == REPORT_NOT_A_RUN ? 2 : 3;
+    return rc == 0 ? METIS_EXIT_OK : rc == REPORT_NOT_A_RUN ? METIS_EXIT_BAD_INPUT : METIS_EXIT_INFRA;
 }
 
 /* One pan per search: when SPIN's search completes with budget left, the engine exits with
- * SEARCH_EXIT_RESTART and the next search (the next derived seed) starts in the same run
+ * METIS_EXIT_RESTART and the next search (the next derived seed) starts in the same run
  * directory, after the finished one's own files moved to search-N/. */
 static int run_searches(char **argv, const char *out, const char *run_id)
 {
@@ -215,19 +205,17 @@ static int run_searches(char **argv, const char *out, const char *run_id)
         snprintf(n, sizeof n, "%d", search);
         setenv("METIS_SEARCH", n, 1);
         engine_pid = spawn_engine(argv, out);
-        if (engine_pid < 0) {
-            fprintf(stderr, "metis: fork: %s\n", strerror(errno));
-            return 3;
-        }
+        if (engine_pid < 0)
+            return METIS_EXIT_INFRA;
         int rc = wait_engine(engine_pid);
-        if (rc != SEARCH_EXIT_RESTART)
+        if (rc != METIS_EXIT_RESTART)
             return rc;
         backend_sweep(run_id);
         if (forwarded_signal)
-            return 130;
+            return METIS_EXIT_INTERRUPTED;
         if (search_archive(out, search, err, sizeof err) < 0) {
             fprintf(stderr, "metis: %s\n", err);
-            return 3;
+            return METIS_EXIT_INFRA;
         }
     }
 }
@@ -238,13 +226,13 @@ static int cmd_run(struct run_opts *ro)
     char bindir[PATH_MAX], libdir[PATH_MAX + 16], err[8192], run_id[64];
     install_forwarding();
     if (make_out_dir(&ro->cfg, out, sizeof out) < 0)
-        return 2;
+        return METIS_EXIT_BAD_INPUT;
     snprintf(work, sizeof work, "%s/work", out);
     snprintf(cfg_copy, sizeof cfg_copy, "%s/config.ini", out);
     mkdir(work, 0755);
     if (copy_file(ro->cfg.path, cfg_copy) < 0) {
         fprintf(stderr, "metis: %s: cannot copy the config: %s\n", cfg_copy, strerror(errno));
-        return 2;
+        return METIS_EXIT_BAD_INPUT;
     }
     exe_dir(bindir, sizeof bindir);
     snprintf(libdir, sizeof libdir, "%s/../lib/metis", bindir);
@@ -252,19 +240,19 @@ static int cmd_run(struct run_opts *ro)
         snprintf(libdir, sizeof libdir, "%s", getenv("METIS_LIBDIR"));
     if (pan_build(&ro->cfg, &ro->search, work, libdir, pan, sizeof pan, err, sizeof err) < 0) {
         fprintf(stderr, "metis: %s\n", err);
-        return 3;
+        return METIS_EXIT_INFRA;
     }
     snprintf(run_id, sizeof run_id, "m%d", (int)getpid());
     set_engine_env(ro, cfg_copy, out, run_id, bindir);
     fprintf(stderr, "metis: run %s, output in %s\n", run_id, out);
     if (forwarded_signal) {
         fprintf(stderr, "metis: interrupted before the engine started\n");
-        return 130;
+        return METIS_EXIT_INTERRUPTED;
     }
     int rc = run_searches(pan_args(&ro->cfg, &ro->search, pan), out, run_id);
     backend_sweep(run_id);
     alarm(0);
-    if (rc == 1 && !forwarded_signal) {
+    if (rc == METIS_EXIT_DISCREPANCY && !forwarded_signal) {
         /* Shrinking is part of carrying on (keep_going); a stopped run's class is shrunk by hand. */
         struct triage t = { out, bindir, run_id,
                             ro->cfg.run.keep_going ? ro->cfg.run.shrink_seconds : 0,
@@ -282,18 +270,18 @@ static int cmd_check(struct run_opts *ro)
     for (int i = 0; i < OP_COUNT; i++)
         ops += ro->cfg.op_weight[i] > 0;
     printf("%s: ok (%d file systems, %d operations)\n", ro->cfg.path, ro->cfg.nfs, ops);
-    return 0;
+    return METIS_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+        return argc < 2 ? METIS_EXIT_BAD_INPUT : METIS_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) {
         printf("metis %s\n", METIS_VERSION);
-        return 0;
+        return METIS_EXIT_OK;
     }
     if (!strcmp(argv[1], "report"))
         return cmd_report(argc, argv);
@@ -307,15 +295,15 @@ int main(int argc, char **argv)
     if (!is_run && !is_check) {
         fprintf(stderr, "metis: unknown command '%s'\n", argv[1]);
         usage(stderr);
-        return 2;
+        return METIS_EXIT_BAD_INPUT;
     }
     struct run_opts ro;
     int parsed = run_opts_parse(argc - 1, argv + 1, &ro);
     if (parsed > 0) {
         command_usage(argv[1]);
-        return 0;
+        return METIS_EXIT_OK;
     }
     if (parsed < 0)
-        return 2;
+        return METIS_EXIT_BAD_INPUT;
     return is_run ? cmd_run(&ro) : cmd_check(&ro);
 }

@@ -1,22 +1,19 @@
 /* Command-line parsing of run/check and the swarm's derivation of diversified search options. */
 #include "runopts.h"
 #include "input.h"
+#include "numbers.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_u64(const char *opt, const char *s, uint64_t *out)
+static int u64_option(const char *opt, const char *s, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *end || *s == '-') {
+    if (parse_u64_any_base(s, out) < 0) {
         fprintf(stderr, "metis: %s: '%s' is not a non-negative integer\n", opt, s);
         return -1;
     }
-    *out = v;
     return 0;
 }
 
@@ -38,11 +35,11 @@ static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_v
 {
     uint64_t v;
     switch (c) {
-    case O_OPS: return parse_u64("--ops", arg, &ro->cfg.run.ops);
+    case O_OPS: return u64_option("--ops", arg, &ro->cfg.run.ops);
     case O_SECONDS: return parse_seconds(arg, &ro->cfg.run.seconds);
-    case O_SEED: return parse_u64("--seed", arg, &ro->cfg.run.seed);
+    case O_SEED: return u64_option("--seed", arg, &ro->cfg.run.seed);
     case O_DEPTH:
-        if (parse_u64("--depth", arg, &v) < 0 || v == 0 || v > 100000000) {
+        if (u64_option("--depth", arg, &v) < 0 || v == 0 || v > 100000000) {
             fprintf(stderr, "metis: --depth: must be between 1 and 100000000\n");
             return -1;
         }
@@ -51,12 +48,12 @@ static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_v
     case O_OUT: snprintf(ro->cfg.run.out, sizeof ro->cfg.run.out, "%s", arg); return 0;
     case O_KEEP: ro->cfg.run.keep_going = 1; return 0;
     case O_VT:
-        if (parse_u64("--vt", arg, &v) < 0 || v > 1000000)
+        if (u64_option("--vt", arg, &v) < 0 || v > 1000000)
             return -1;
         ro->vt = (int)v;
         *have_vt = 1;
         return 0;
-    case O_SWARM_SEED: *have_ss = 1; return parse_u64("--swarm-seed", arg, &ro->swarm_seed);
+    case O_SWARM_SEED: *have_ss = 1; return u64_option("--swarm-seed", arg, &ro->swarm_seed);
     }
     fprintf(stderr, "metis: unknown option (see metis --help)\n");
     return -1;

@@ -3,6 +3,7 @@
 #include "classfile.h"
 #include "backend/backend.h"
 #include "swarm/swarm.h"
+#include "spawner.h"
 #include "util.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define GRACE_SECONDS 30        /* a replay's teardown after its time limit */
@@ -18,43 +18,26 @@
 
 /* Runs argv in its own process group with its output appended to log; stopped (SIGTERM, then
  * SIGKILL) at the deadline or when the front end is signalled. Its exit status, 128+N for
- * signal N, -1 if it could not start. */
+ * signal N, SPAWN_CANNOT_RUN if it could not start (the reason in log), -1 if it was lost. */
 static int run_child(const struct triage *t, char *const argv[], const char *log, double deadline)
 {
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0 && (dup2(fd, 1) < 0 || dup2(fd, 2) < 0))
-            _exit(127);
-        execv(argv[0], argv);
-        fprintf(stderr, "metis: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    struct spawn_how how = { .out_fd = fd, .flags = SPAWN_OWN_GROUP };
+    pid_t pid = spawn_start(argv, &how);
+    if (pid < 0) {
+        dprintf(fd >= 0 ? fd : 2, "metis: cannot run %s: %s\n", argv[0], strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return SPAWN_CANNOT_RUN;
     }
-    if (pid < 0)
-        return -1;
+    if (fd >= 0)
+        close(fd);
     *t->child = pid;
-    int status = 0;
-    double termed = 0;
-    for (;;) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid || (r < 0 && errno != EINTR))
-            break;
-        double now = now_seconds();
-        if (!termed && (*t->stop || now > deadline)) {
-            kill(pid, SIGTERM);
-            termed = now;
-        } else if (termed && now > termed + GRACE_SECONDS) {
-            kill(-pid, SIGKILL);
-        }
-        usleep(50000);
-    }
+    struct spawn_limits lim = { .deadline = deadline, .grace = GRACE_SECONDS, .stop = t->stop };
+    int rc = spawn_wait_limited(pid, &lim);
     *t->child = 0;
     backend_sweep(t->run_id);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+    return rc;
 }
 
 /* The last line of file that starts with prefix (without its newline), or "". */

@@ -1,5 +1,6 @@
 /* A discrepancy-N.txt read back for report.html (format written by fs-state/engine.c). */
 #include "report/disc.h"
+#include "buf.h"
 #include "tree/diff.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,14 +43,8 @@ static void add_entry(struct disc_tree *t, const char *line)
         t->truncated = 1;
         return;
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        struct disc_entry *ne = realloc(t->e, cap * sizeof *ne);
-        if (!ne)
-            return;
-        t->e = ne;
-        t->cap = cap;
-    }
+    if (array_reserve(&t->e, &t->cap, t->n + 1, sizeof *t->e))
+        return;
     char *copy = strdup(line);
     if (copy && split_entry(copy, &t->e[t->n]) == 0)
         t->n++;

@@ -1,6 +1,7 @@
-/* Reading the run's and the swarm's JSON files (json-c) for report.html, with defaults. */
+/* The one JSON reader of bin/metis: json-c, with defaults, for report.html, the triage and the swarm. */
 #include "report/rjson.h"
 #include <stdio.h>
+#include <string.h>
 
 json_object *rj_load(const char *path)
 {
@@ -27,6 +28,11 @@ json_object *rj_load(const char *path)
     return o;
 }
 
+json_object *rj_parse(const char *text)
+{
+    return text ? json_tokener_parse(text) : NULL;
+}
+
 json_object *rj_get(json_object *o, const char *key)
 {
     json_object *v = NULL;
@@ -44,6 +50,30 @@ double rj_num(json_object *o, const char *key, double dflt)
 {
     json_object *v = rj_get(o, key);
     return is_number(v) ? json_object_get_double(v) : dflt;
+}
+
+int rj_num_at(json_object *o, const char *key, double *out)
+{
+    json_object *v = rj_get(o, key);
+    if (!is_number(v))
+        return -1;
+    *out = json_object_get_double(v);
+    return 0;
+}
+
+int rj_copy(json_object *o, const char *key, char *out, size_t len)
+{
+    const char *s = rj_str(o, key, NULL);
+    if (!s || len == 0)
+        return -1;
+    snprintf(out, len, "%s", s);
+    return 0;
+}
+
+int rj_true(json_object *o, const char *key)
+{
+    json_object *v = rj_get(o, key);
+    return v && json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }
 
 const char *rj_str(json_object *o, const char *key, const char *dflt)

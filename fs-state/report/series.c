@@ -1,5 +1,6 @@
 /* The series report.html plots: samples.csv read back, rates derived, and the log.txt fallback. */
 #include "report/series.h"
+#include "buf.h"
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,17 +21,10 @@ void samples_free(struct samples *s)
 
 static int series_push(struct series *s, double x, double y)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 256;
-        double *nx = realloc(s->x, cap * sizeof *nx);
-        if (nx)
-            s->x = nx;
-        double *ny = nx ? realloc(s->y, cap * sizeof *ny) : NULL;
-        if (!ny)
-            return -1;
-        s->y = ny;
-        s->cap = cap;
-    }
+    size_t xcap = s->cap;   /* x and y grow alike: s->cap counts both once y has grown */
+    if (array_reserve(&s->x, &xcap, s->n + 1, sizeof *s->x) ||
+        array_reserve(&s->y, &s->cap, s->n + 1, sizeof *s->y))
+        return -1;
     s->x[s->n] = x;
     s->y[s->n++] = y;
     return 0;
@@ -55,14 +49,8 @@ static void series_thin(struct series *s)
 
 static int samples_push(struct samples *s, const struct report_sample *v)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 256;
-        struct report_sample *nv = realloc(s->v, cap * sizeof *nv);
-        if (!nv)
-            return -1;
-        s->v = nv;
-        s->cap = cap;
-    }
+    if (array_reserve(&s->v, &s->cap, s->n + 1, sizeof *s->v))
+        return -1;
     s->v[s->n++] = *v;
     return 0;
 }

@@ -1,5 +1,6 @@
 /* The report.html of a swarm directory: totals, one row per VT, merged discrepancies. */
 #include "report/swarm_page.h"
+#include "exits.h"
 #include "report/disc_list.h"
 #include "report/html.h"
 #include "report/report_html.h"
@@ -29,8 +30,9 @@ static void kv_num(FILE *f, const char *key, double v)
 
 static int swarm_exit_code(const char *status)
 {
-    return !strcmp(status, "discrepancy") ? 1 : !strcmp(status, "interrupted") ? 130 :
-           !strcmp(status, "ok") ? 0 : 3;
+    return !strcmp(status, "discrepancy") ? METIS_EXIT_DISCREPANCY
+         : !strcmp(status, "interrupted") ? METIS_EXIT_INTERRUPTED
+         : !strcmp(status, "ok") ? METIS_EXIT_OK : METIS_EXIT_INFRA;
 }
 
 static const char *status_class(const char *st)

@@ -1,5 +1,6 @@
 /* The swarm's discrepancy classes: every VT's classes (its summary.json) merged by signature, with their hits and the VTs that hit them. */
 #include "swarm.h"
+#include "buf.h"
 #include "cli/classfile.h"
 #include "util.h"
 #include <stdio.h>
@@ -11,10 +12,12 @@ struct merged {
     int first_vt;
     double hits;
     int *vts, nvts;
+    size_t vts_cap;
 };
 
 static struct merged *classes;
 static int nclasses;
+static size_t classes_cap;
 
 void swarm_classes_reset(void)
 {
@@ -23,6 +26,7 @@ void swarm_classes_reset(void)
     free(classes);
     classes = NULL;
     nclasses = 0;
+    classes_cap = 0;
 }
 
 static struct merged *find_or_add(const struct run_class *c, int vt)
@@ -30,10 +34,8 @@ static struct merged *find_or_add(const struct run_class *c, int vt)
     for (int k = 0; k < nclasses; k++)
         if (strcmp(classes[k].first.signature, c->signature) == 0)
             return &classes[k];
-    struct merged *v = realloc(classes, (size_t)(nclasses + 1) * sizeof *v);
-    if (!v)
+    if (array_reserve(&classes, &classes_cap, (size_t)nclasses + 1, sizeof *classes))
         return NULL;
-    classes = v;
     struct merged *m = &classes[nclasses++];
     memset(m, 0, sizeof *m);
     m->first = *c;
@@ -44,10 +46,8 @@ static struct merged *find_or_add(const struct run_class *c, int vt)
 static void add_hit(const struct run_class *c, int vt)
 {
     struct merged *m = find_or_add(c, vt);
-    int *v = m ? realloc(m->vts, (size_t)(m->nvts + 1) * sizeof *v) : NULL;
-    if (!v)
+    if (!m || array_reserve(&m->vts, &m->vts_cap, (size_t)m->nvts + 1, sizeof *m->vts))
         return;
-    m->vts = v;
     m->vts[m->nvts++] = vt;
     m->hits += c->hits;
 }
@@ -56,9 +56,7 @@ int swarm_classes_add_vt(const char *summary_json, int vt,
                          void (*each)(void *ctx, int vt, const struct run_class *c), void *ctx)
 {
     struct run_class *v;
-    if (!summary_json || !strstr(summary_json, "\"classes\":"))
-        return -1;              /* a metis without classes wrote it */
-    int n = classfile_parse(summary_json, &v);
+    int n = classfile_listed(summary_json, &v);
     for (int k = 0; k < n; k++) {
         add_hit(&v[k], vt);
         if (each)

@@ -1,5 +1,6 @@
 /* Swarm hosts: the sshloginfile, and a probe of each host for metis, its tools and room. */
 #include "swarm.h"
+#include "spawner.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -273,8 +274,8 @@ int swarm_probe(struct swarm *s, const char *dir)
     char *argv[] = {"parallel", "--nonall", "--tag", "--sshloginfile", hosts, "--timeout", timeout,
                     script, NULL};
     pid_t pid = swarm_spawn(argv, "/dev/null", out, err, 1);
-    int rc = pid < 0 ? -1 : swarm_wait(pid, NULL);
-    if (rc == 127 || rc < 0) {
+    int rc = pid < 0 ? -1 : spawn_wait(pid);
+    if (rc == SPAWN_CANNOT_RUN || rc < 0) {
         fprintf(stderr, "metis swarm: cannot run GNU parallel (install Debian's 'parallel')\n");
         return -1;
     }

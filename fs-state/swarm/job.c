@@ -1,5 +1,10 @@
 /* Worker side of the swarm: the VT wrapper (--vt-job) and the per-host finishing job (--finish). */
 #include "swarm.h"
+#include "numbers.h"
+#include "exits.h"
+#include "report/rjson.h"
+#include "signals.h"
+#include "spawner.h"
 #include "backend/backend.h"
 #include "cli/model.h"
 #include "cli/runopts.h"
@@ -93,6 +98,22 @@ static void write_vt_json(const struct vt_job *j)
 
 enum { J_ID = 1, J_CONFIG, J_SEED, J_VT, J_SECONDS, J_OPS, J_KEEP, J_HALT };
 
+/* One option of --vt-job (written by the swarm's primary, so seeds are plain decimal). */
+static int job_option(struct vt_job *j, int c, const char *a)
+{
+    switch (c) {
+    case J_ID: snprintf(j->id, sizeof j->id, "%s", a); return 0;
+    case J_CONFIG: snprintf(j->config, sizeof j->config, "%s", a); return 0;
+    case J_SEED: return parse_decimal_u64(a, &j->swarm_seed);
+    case J_VT: j->vt = atoi(a); return 0;
+    case J_SECONDS: j->seconds = atof(a); j->have_seconds = 1; return 0;
+    case J_OPS: j->have_ops = 1; return parse_decimal_u64(a, &j->ops);
+    case J_KEEP: j->keep_going = 1; return 0;
+    case J_HALT: j->halt_mode = 1; return 0;
+    default: return -1;
+    }
+}
+
 static int parse_job(int argc, char **argv, struct vt_job *j)
 {
     static const struct option lo[] = {
@@ -107,19 +128,11 @@ static int parse_job(int argc, char **argv, struct vt_job *j)
     j->exit_code = -1;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-        switch (c) {
-        case J_ID: snprintf(j->id, sizeof j->id, "%s", optarg); break;
-        case J_CONFIG: snprintf(j->config, sizeof j->config, "%s", optarg); break;
-        case J_SEED: j->swarm_seed = strtoull(optarg, NULL, 10); break;
-        case J_VT: j->vt = atoi(optarg); break;
-        case J_SECONDS: j->seconds = atof(optarg); j->have_seconds = 1; break;
-        case J_OPS: j->ops = strtoull(optarg, NULL, 10); j->have_ops = 1; break;
-        case J_KEEP: j->keep_going = 1; break;
-        case J_HALT: j->halt_mode = 1; break;
-        default: fprintf(stderr, "metis swarm --vt-job: bad arguments\n"); return -1;
+    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1)
+        if (job_option(j, c, optarg) < 0) {
+            fprintf(stderr, "metis swarm --vt-job: bad arguments\n");
+            return -1;
         }
-    }
     if (!safe_id(j->id) || !j->config[0] || j->vt < 0) {
         fprintf(stderr, "metis swarm --vt-job: needs --id, --config and --vt\n");
         return -1;
@@ -170,20 +183,14 @@ static void exec_run(struct vt_job *j)
      * TERM only (a second one makes it kill its engine at once). */
     pid_t pid = swarm_spawn(argv, "/dev/null", log, log, 1);
     if (pid < 0)
-        _exit(3);
+        _exit(METIS_EXIT_INFRA);
     j->pid = pid;
 }
 
 static void install_job_signals(void)
 {
-    struct sigaction sa = {0};
-    sa.sa_handler = on_job_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_job_alarm;
-    sigaction(SIGALRM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    signals_on_stop(on_job_signal);
+    signals_on_alarm(on_job_alarm);
 }
 
 /* Waits for metis run; forwards the first signal as one TERM, kills it after the grace. */
@@ -195,7 +202,7 @@ static int wait_run(struct vt_job *j)
         if (r == j->pid)
             break;
         if (r < 0 && errno != EINTR)
-            return 3;
+            return METIS_EXIT_INFRA;
         if (job_signal && !forwarded) {
             forwarded = 1;
             j->interrupted = 1;
@@ -215,7 +222,7 @@ static int wait_run(struct vt_job *j)
 static int job_exit_code(const struct vt_job *j)
 {
     if (j->halt_mode)   /* parallel --halt now,fail=1 must fire on discrepancies only */
-        return j->exit_code == 1 ? 1 : 0;
+        return j->exit_code == METIS_EXIT_DISCREPANCY ? METIS_EXIT_DISCREPANCY : METIS_EXIT_OK;
     return j->exit_code;
 }
 
@@ -224,7 +231,7 @@ int swarm_vt_job(int argc, char **argv)
     struct vt_job j;
     struct search_opts so;
     if (parse_job(argc, argv, &j) < 0)
-        return 2;
+        return METIS_EXIT_BAD_INPUT;
     const char *login = getenv("PARALLEL_SSHLOGIN");
     snprintf(j.login, sizeof j.login, "%s", login && *login ? login : ":");
     gethostname(j.hostname, sizeof j.hostname - 1);
@@ -233,7 +240,7 @@ int swarm_vt_job(int argc, char **argv)
     swarm_rm_rf(j.dir);
     if (mkdir_p(j.dir) < 0) {
         fprintf(stderr, "metis swarm: %s: %s\n", j.dir, strerror(errno));
-        return 3;
+        return METIS_EXIT_INFRA;
     }
     swarm_diversify(j.swarm_seed, j.vt, &so, &j.input_seed);
     search_opts_describe(&so, j.options, sizeof j.options);
@@ -268,24 +275,20 @@ static int list_vts(const char *dir, struct vt_proc *v, int max)
     struct dirent *e;
     int n = 0;
     while (d && n < max && (e = readdir(d))) {
-        char path[PATH_MAX + 300], *json;
-        double num;
+        char path[PATH_MAX + 300];
+        json_object *json;
         if (strncmp(e->d_name, "vt-", 3))
             continue;
         memset(&v[n], 0, sizeof v[n]);
         snprintf(v[n].name, sizeof v[n].name, "%.60s", e->d_name);
         snprintf(path, sizeof path, "%s/%s/vt.json", dir, e->d_name);
-        if ((json = swarm_read_file(path, 1 << 16))) {
-            swarm_json_str(json, "run_id", v[n].run_id, sizeof v[n].run_id);
-            if (swarm_json_num(json, "pid", &num) == 0)
-                v[n].pid = (pid_t)num;
-            if (swarm_json_num(json, "pid_start", &num) == 0)
-                v[n].start = (unsigned long long)num;
-            if (swarm_json_num(json, "wrapper_pid", &num) == 0)
-                v[n].wrapper = (pid_t)num;
-            if (swarm_json_num(json, "wrapper_start", &num) == 0)
-                v[n].wrapper_start = (unsigned long long)num;
-            free(json);
+        if ((json = rj_load(path))) {
+            rj_copy(json, "run_id", v[n].run_id, sizeof v[n].run_id);
+            v[n].pid = (pid_t)rj_num(json, "pid", 0);
+            v[n].start = (unsigned long long)rj_num(json, "pid_start", 0);
+            v[n].wrapper = (pid_t)rj_num(json, "wrapper_pid", 0);
+            v[n].wrapper_start = (unsigned long long)rj_num(json, "wrapper_start", 0);
+            json_object_put(json);
         }
         n++;
     }
@@ -344,7 +347,7 @@ static int ship(const char *dir, const struct vt_proc *v, int n)
     if (n == 0)
         return 0;
     pid_t pid = swarm_spawn(argv, "/dev/null", NULL, NULL, 0);
-    return pid < 0 ? -1 : swarm_wait(pid, NULL);
+    return pid < 0 ? -1 : spawn_wait(pid);
 }
 
 static void remove_stage(const char *id, const char *dir)
@@ -374,15 +377,15 @@ int swarm_finish_job(int argc, char **argv)
     double grace = FINISH_GRACE;
     if (argc < 3 || strcmp(argv[1], "--id") || !safe_id(argv[2])) {
         fprintf(stderr, "metis swarm --finish: needs --id ID\n");
-        return 2;
+        return METIS_EXIT_BAD_INPUT;
     }
     if (argc >= 5 && !strcmp(argv[3], "--grace"))
         grace = atof(argv[4]);
-    signal(SIGPIPE, SIG_IGN);
+    signals_ignore_pipe();
     job_dir(argv[2], dir, sizeof dir);
     int n = list_vts(dir, v, SWARM_MAX_VTS);
     settle(v, n, grace);
     int rc = ship(dir, v, n);
     remove_stage(argv[2], dir);
-    return rc == 0 ? 0 : 3;
+    return rc == 0 ? METIS_EXIT_OK : METIS_EXIT_INFRA;
 }

@@ -1,5 +1,7 @@
 /* The swarm's merged report: per-VT table, totals and the list of discrepancies. */
 #include "swarm.h"
+#include "exits.h"
+#include "report/rjson.h"
 #include "cli/classfile.h"
 #include "cli/model.h"
 #include "cli/runopts.h"
@@ -62,42 +64,41 @@ static void read_joblog(const struct swarm *s)
 static void read_vt_json(const struct swarm *s, int vt, struct vt_row *r)
 {
     char path[PATH_MAX + 32], opts[256];
-    double v;
     snprintf(path, sizeof path, "%s/vt-%d/vt.json", s->out, vt);
-    char *j = swarm_read_file(path, 1 << 16);
+    json_object *j = rj_load(path);
     if (!j)
         return;
     r->have_vt = 1;
-    swarm_json_str(j, "sshlogin", r->login, sizeof r->login);
-    swarm_json_str(j, "hostname", r->hostname, sizeof r->hostname);
-    swarm_json_str(j, "run_id", r->run_id, sizeof r->run_id);
-    if (swarm_json_str(j, "options", opts, sizeof opts) == 0 && strcmp(opts, r->options))
+    rj_copy(j, "sshlogin", r->login, sizeof r->login);
+    rj_copy(j, "hostname", r->hostname, sizeof r->hostname);
+    rj_copy(j, "run_id", r->run_id, sizeof r->run_id);
+    if (rj_copy(j, "options", opts, sizeof opts) == 0 && strcmp(opts, r->options))
         r->options_differ = 1;       /* the worker's metis derives other options: version skew */
-    r->exit_code = swarm_json_num(j, "exit", &v) == 0 ? (int)v : -1;
-    r->signalled = swarm_json_num(j, "interrupted", &v) == 0 && v > 0;
-    free(j);
+    r->exit_code = (int)rj_num(j, "exit", -1);
+    r->signalled = rj_num(j, "interrupted", 0) > 0;
+    json_object_put(j);
 }
 
 static void read_summary(const struct swarm *s, int vt, struct vt_row *r)
 {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/vt-%d/summary.json", s->out, vt);
-    char *j = swarm_read_file(path, 1 << 20);
+    json_object *j = rj_load(path);
     if (!j)
         return;
     r->have_summary = 1;
-    swarm_json_num(j, "ops", &r->ops);
-    swarm_json_num(j, "seconds", &r->seconds);
-    swarm_json_num(j, "ops_per_s", &r->ops_per_s);
-    swarm_json_num(j, "states", &r->states);
-    swarm_json_num(j, "matched", &r->matched);
-    swarm_json_num(j, "restores", &r->restores);
-    swarm_json_num(j, "discrepancies", &r->discrepancies);
-    swarm_json_num(j, "searches", &r->searches);
-    r->last_complete = strstr(j, "\"last_search_complete\":true") != NULL;
+    rj_num_at(j, "ops", &r->ops);
+    rj_num_at(j, "seconds", &r->seconds);
+    rj_num_at(j, "ops_per_s", &r->ops_per_s);
+    rj_num_at(j, "states", &r->states);
+    rj_num_at(j, "matched", &r->matched);
+    rj_num_at(j, "restores", &r->restores);
+    rj_num_at(j, "discrepancies", &r->discrepancies);
+    rj_num_at(j, "searches", &r->searches);
+    r->last_complete = rj_true(j, "last_search_complete");
     if (!r->run_id[0])
-        swarm_json_str(j, "run_id", r->run_id, sizeof r->run_id);
-    free(j);
+        rj_copy(j, "run_id", r->run_id, sizeof r->run_id);
+    json_object_put(j);
 }
 
 static int timed_out(const struct swarm *s, const struct vt_row *r)
@@ -108,11 +109,11 @@ static int timed_out(const struct swarm *s, const struct vt_row *r)
 static const char *exit_status(int code)
 {
     switch (code) {
-    case 0: return "ok";
-    case 1: return "discrepancy";
-    case 2: return "config-error";
-    case 3: return "infra-failure";
-    case 130: return "interrupted";
+    case METIS_EXIT_OK: return "ok";
+    case METIS_EXIT_DISCREPANCY: return "discrepancy";
+    case METIS_EXIT_BAD_INPUT: return "config-error";
+    case METIS_EXIT_INFRA: return "infra-failure";
+    case METIS_EXIT_INTERRUPTED: return "interrupted";
     }
     return "crashed";
 }
@@ -448,8 +449,9 @@ static void write_disc_list(const struct swarm *s)
 static int exit_code(const struct swarm *s, const struct totals *t)
 {
     const char *o = overall(s, t);
-    return !strcmp(o, "discrepancy") ? 1 : !strcmp(o, "interrupted") ? 130 :
-           !strcmp(o, "failed") ? 3 : 0;
+    return !strcmp(o, "discrepancy") ? METIS_EXIT_DISCREPANCY
+         : !strcmp(o, "interrupted") ? METIS_EXIT_INTERRUPTED
+         : !strcmp(o, "failed") ? METIS_EXIT_INFRA : METIS_EXIT_OK;
 }
 
 void (*swarm_report_written)(const char *out);

@@ -1,5 +1,6 @@
 /* Primary side of the swarm: VTs through GNU parallel, interrupts, and collecting every host. */
 #include "swarm.h"
+#include "spawner.h"
 #include "signals.h"
 #include <errno.h>
 #include <stdio.h>
@@ -102,7 +103,7 @@ int swarm_run_vts(struct swarm *s)
     argv[n] = NULL;
     s->t_start = swarm_now();
     pid_t pid = start_parallel(argv, "&2");
-    int rc = pid < 0 ? -1 : swarm_wait(pid, NULL);
+    int rc = pid < 0 ? -1 : spawn_wait(pid);
     running_parallel = 0;
     s->t_end = swarm_now();
     s->interrupted = swarm_signal != 0;
@@ -128,7 +129,7 @@ static int unpack(const char *tarfile, const char *out)
         return 0;
     char *argv[] = {"tar", "-xf", (char *)tarfile, "-C", (char *)out, NULL};
     pid_t pid = swarm_spawn(argv, "/dev/null", NULL, NULL, 0);
-    return pid < 0 ? -1 : swarm_wait(pid, NULL);
+    return pid < 0 ? -1 : spawn_wait(pid);
 }
 
 /* On every ready host at once: wait for its VTs to end, sweep them, ship them here. */
@@ -146,7 +147,7 @@ void swarm_collect(struct swarm *s)
     for (int k = 0; k < s->nhosts; k++) {
         if (pid[k] <= 0)
             continue;
-        int rc = swarm_wait(pid[k], NULL);
+        int rc = spawn_wait(pid[k]);
         int urc = unpack(tarfile[k], s->out);
         s->host[k].collected = rc == 0 && urc == 0;
         if (!s->host[k].collected)

@@ -1,5 +1,7 @@
 /* `metis swarm`: options, the pre-flight host check and the phases of a swarm verification. */
 #include "swarm.h"
+#include "exits.h"
+#include "numbers.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -38,14 +40,10 @@ static int num_arg(const char *opt, const char *s, double min, double max, doubl
 
 static int u64_arg(const char *opt, const char *s, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || *s == '-') {
+    if (parse_decimal_u64(s, out) < 0) {
         fprintf(stderr, "metis swarm: %s: '%s' is not a non-negative integer\n", opt, s);
         return -1;
     }
-    *out = v;
     return 0;
 }
 
@@ -75,6 +73,10 @@ static int apply(struct swarm_opts *o, int c, const char *a)
     return -1;
 }
 
+/* What parse returns when --help printed the usage. */
+#define SWARM_HELP 1
+
+/* The options: 0, -1 after printing the problem, or SWARM_HELP. */
 static int parse(int argc, char **argv, struct swarm_opts *o)
 {
     static const struct option lo[] = {
@@ -92,7 +94,7 @@ static int parse(int argc, char **argv, struct swarm_opts *o)
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         if (c == S_HELP || c == 'h') {
             swarm_usage(stdout);
-            exit(0);
+            return SWARM_HELP;
         }
         if (c == '?') {
             fprintf(stderr, "metis swarm: unknown option '%s' or missing value\n", argv[optind - 1]);
@@ -206,17 +208,17 @@ static int run_check(struct swarm *s)
     snprintf(dir, sizeof dir, SWARM_TMP "/metis-swarm-check-%d", (int)getpid());
     if (mkdir_p(dir) < 0) {
         fprintf(stderr, "metis swarm: %s: %s\n", dir, strerror(errno));
-        return 3;
+        return METIS_EXIT_INFRA;
     }
     int rc = swarm_probe(s, dir);
     swarm_rm_rf(dir);
     if (rc < 0)
-        return 3;
+        return METIS_EXIT_INFRA;
     swarm_check_print(s, stdout);
     for (int i = 0; i < s->nhosts; i++)
         if (!s->host[i].ready)
-            return 3;
-    return 0;
+            return METIS_EXIT_INFRA;
+    return METIS_EXIT_OK;
 }
 
 /* Keeps the ready hosts for the run; the VT count follows their slots unless --vts. */
@@ -258,13 +260,13 @@ static int plan(struct swarm *s)
 static int run_swarm(struct swarm *s)
 {
     if (make_out(s) < 0)
-        return 2;
+        return METIS_EXIT_BAD_INPUT;
     if (swarm_probe(s, s->out) < 0 || swarm_signal || plan(s) < 0) {
         swarm_report(s);
-        return swarm_signal ? 130 : 3;
+        return swarm_signal ? METIS_EXIT_INTERRUPTED : METIS_EXIT_INFRA;
     }
     if (stage_config(s) < 0)
-        return 3;
+        return METIS_EXIT_INFRA;
     fprintf(stderr, "metis swarm %s: %d VTs, swarm seed %llu, output in %s\n", s->id, s->nvts,
             (unsigned long long)s->o.swarm_seed, s->out);
     swarm_run_vts(s);
@@ -283,8 +285,11 @@ int swarm_main(int argc, char **argv)
         return swarm_vt_job(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "--finish"))
         return swarm_finish_job(argc - 1, argv + 1);
-    if (parse(argc, argv, &s.o) < 0 || load_config(&s) < 0 || swarm_hosts_load(&s, s.o.hosts) < 0)
-        return 2;
+    int parsed = parse(argc, argv, &s.o);
+    if (parsed == SWARM_HELP)
+        return METIS_EXIT_OK;
+    if (parsed < 0 || load_config(&s) < 0 || swarm_hosts_load(&s, s.o.hosts) < 0)
+        return METIS_EXIT_BAD_INPUT;
     if (s.o.metis)
         snprintf(s.metis, sizeof s.metis, "%s", s.o.metis);
     else

@@ -67,12 +67,9 @@ struct swarm {
 /* util.c */
 pid_t swarm_spawn(char *const argv[], const char *in, const char *out, const char *err,
                   int own_group);
-int swarm_wait(pid_t pid, int *sig);
 int swarm_rm_rf(const char *path);
 void swarm_shell_quote(const char *s, char *out, size_t len);
 char *swarm_read_file(const char *path, size_t max);
-int swarm_json_num(const char *json, const char *key, double *out);
-int swarm_json_str(const char *json, const char *key, char *out, size_t len);
 void swarm_host_tag(const char *login, char *out, size_t len);
 double swarm_now(void);
 void swarm_self_exe(char *out, size_t len);

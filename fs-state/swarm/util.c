@@ -1,73 +1,30 @@
-/* Small helpers of the swarm: spawning with redirections, files, shell quoting, flat JSON. */
+/* Small helpers of the swarm: spawning with redirections (spawner.h), files, shell quoting. */
 #include "swarm.h"
+#include "spawner.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* path "&2" makes fd a copy of stderr (opening /dev/stderr could truncate the user's file). */
-static void redirect(const char *path, int fd, int flags)
-{
-    if (!path)
-        return;
-    if (!strcmp(path, "&2")) {
-        dup2(2, fd);
-        return;
-    }
-    int f = open(path, flags, 0644);
-    if (f < 0) {
-        fprintf(stderr, "metis swarm: %s: %s\n", path, strerror(errno));
-        _exit(127);
-    }
-    dup2(f, fd);
-    close(f);
-}
-
-/* in/out/err: file names, NULL to inherit. own_group: the child leads its own process group,
- * so that the terminal's signals reach only us and we decide what the child gets. */
+/* in/out/err: file names, NULL to inherit; "&2" (out or err) is our stderr. own_group: the
+ * child leads its own process group, so that the terminal's signals reach only us and we decide
+ * what the child gets. argv[0] is searched in PATH. */
 pid_t swarm_spawn(char *const argv[], const char *in, const char *out, const char *err,
                   int own_group)
 {
-    pid_t pid = fork();
-    if (pid != 0)
-        return pid;
-    if (own_group)
-        setpgid(0, 0);
-    struct sigaction sa = {0};
-    sa.sa_handler = SIG_DFL;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGPIPE, &sa, NULL);   /* an ignored signal would stay ignored across exec */
-    redirect(in, 0, O_RDONLY);
-    redirect(out, 1, O_WRONLY | O_CREAT | O_TRUNC);
-    redirect(err, 2, O_WRONLY | O_CREAT | O_APPEND);
-    execvp(argv[0], argv);
-    fprintf(stderr, "metis swarm: cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-}
-
-/* Exit status of pid (waiting through signals), or 128+N if killed by signal N (*sig = N). */
-int swarm_wait(pid_t pid, int *sig)
-{
-    int status;
-    if (sig)
-        *sig = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    if (WIFSIGNALED(status)) {
-        if (sig)
-            *sig = WTERMSIG(status);
-        return 128 + WTERMSIG(status);
-    }
-    return WEXITSTATUS(status);
+    int out_to_err = out && !strcmp(out, "&2");
+    struct spawn_how how = { .in = in, .out = out_to_err ? NULL : out,
+                             .err = err && strcmp(err, "&2") ? err : NULL,
+                             .flags = SPAWN_SEARCH_PATH | (own_group ? SPAWN_OWN_GROUP : 0) |
+                                      (out_to_err ? SPAWN_OUT_TO_ERR : 0) };
+    pid_t pid = spawn_start(argv, &how);
+    if (pid < 0)
+        fprintf(stderr, "metis swarm: cannot run %s: %s\n", argv[0], strerror(errno));
+    return pid;
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -115,44 +72,6 @@ char *swarm_read_file(const char *path, size_t max)
     if (buf)
         buf[n] = '\0';
     return buf;
-}
-
-/* The first "key": in the text. The engine's summary.json lists its scalar fields before any
- * nested object, so the first occurrence is the top-level one. */
-static const char *json_value(const char *json, const char *key)
-{
-    char pat[128];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    const char *p = json ? strstr(json, pat) : NULL;
-    return p ? p + strlen(pat) : NULL;
-}
-
-int swarm_json_num(const char *json, const char *key, double *out)
-{
-    const char *p = json_value(json, key);
-    char *end;
-    if (!p)
-        return -1;
-    double v = strtod(p, &end);
-    if (end == p)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int swarm_json_str(const char *json, const char *key, char *out, size_t len)
-{
-    const char *p = json_value(json, key);
-    size_t n = 0;
-    if (!p || *p != '"' || len == 0)
-        return -1;
-    for (p++; *p && *p != '"' && n + 1 < len; p++) {
-        if (*p == '\\' && p[1])
-            p++;
-        out[n++] = *p;
-    }
-    out[n] = '\0';
-    return 0;
 }
 
 /* A directory name for a sshlogin: readable part plus a hash, since "ssh -p 2 a" and
