@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # configs/README.md and man/metis.ini.5 document the same keys in every section, with the same defaults and [bits] names.
-. "$METIS_ROOT/tests/lib/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
 
 python3 - configs/README.md man/metis.ini.5 <<'PY' || exit 1
