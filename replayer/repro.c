@@ -7,7 +7,6 @@
 
 #include "cli.h"
 #include "util.h"
-#include "engine.h"
 #include "import.h"
 #include "replay.h"
 #include "session.h"
