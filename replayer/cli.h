@@ -39,7 +39,8 @@ void cli_usage_all(FILE *f);
  * its exports), a detail file RUN_DIR/discrepancy-N.txt (the same, to the discrepancy it
  * describes) or a trace file (no exports). 0, or -1 after printing the message. */
 int cli_load(const char *input, struct runlog *rl);
-/* The trace, its config and fs map checked as for `run`; exits with EXIT_BAD_INPUT on error. */
+/* The trace, its config and fs map checked as for `run`: 0, or -1 after printing the problem
+ * (the command then exits with EXIT_BAD_INPUT). */
 int cli_check(const struct trace *t, const char *override, struct metis_config *cfg,
               int map[METIS_MAX_FS]);
 /* The config index of the fs --fs names (default: the first that disagrees at the end of t,

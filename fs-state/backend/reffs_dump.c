@@ -143,6 +143,23 @@ static int under_excluded(const char *path, const struct abstract_opts *o, int *
     return abstract_excluded(o, top);
 }
 
+/* abstract.h's functions return -errno (or -1 with errno set, the engine's convention): -1
+ * with errno here, either way; a digest length stays as it is. */
+static int as_errno(int rc)
+{
+    if (rc >= 0)
+        return rc;
+    if (rc < -1)
+        errno = -rc;
+    return -1;
+}
+
+static int malformed(void)
+{
+    errno = EBADMSG;
+    return -1;
+}
+
 /* Excluded directories at the root still count in the root's nlink on a walk's file system,
  * so the walk subtracts them (abstract_state); counting them takes a first pass. */
 static int count_excluded_dirs(struct cursor c, uint64_t count, const struct abstract_opts *o,
@@ -153,7 +170,7 @@ static int count_excluded_dirs(struct cursor c, uint64_t count, const struct abs
     *out = 0;
     for (uint64_t i = 0; i < count; i++) {
         if (read_entry(&c, &e))
-            return -EBADMSG;
+            return malformed();
         if (under_excluded(e.path, o, &is_top) && is_top && S_ISDIR(e.st.st_mode))
             (*out)++;
     }
@@ -167,11 +184,11 @@ static int add_all(struct cursor c, uint64_t count, const struct abstract_opts *
     int is_top, rc = count_excluded_dirs(c, count, o, &excluded_dirs);
     for (uint64_t i = 0; i < count && rc == 0; i++) {
         if (read_entry(&c, &e))
-            return -EBADMSG;
+            return malformed();
         int root = strcmp(e.path, "/") == 0;
         if (!root && under_excluded(e.path, o, &is_top))
             continue;
-        rc = abstract_add(&e, root ? excluded_dirs : 0);
+        rc = as_errno(abstract_add(&e, root ? excluded_dirs : 0));
     }
     return rc;
 }
@@ -183,9 +200,9 @@ int reffs_dump_digest(const void *buf, size_t len, const struct abstract_opts *o
     const void *magic = take(&c, 8);
     uint64_t count = get64(&c);
     if (!magic || memcmp(magic, REFFS_DUMP_MAGIC, 8) != 0 || c.bad || count == 0)
-        return -EBADMSG;
-    int rc = abstract_begin(o);
+        return malformed();
+    int rc = as_errno(abstract_begin(o));
     if (rc == 0)
         rc = add_all(c, count, o);
-    return rc < 0 ? rc : abstract_end(out, listing);
+    return rc < 0 ? -1 : as_errno(abstract_end(out, listing));
 }

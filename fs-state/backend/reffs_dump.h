@@ -7,8 +7,8 @@
 #include "abstract.h"
 
 /* The digest abstract_state would compute on the mounted tree the dump describes (exclusions
- * and ignores of o applied), its length returned; listing as there. -EBADMSG for a dump
- * that is cut short or malformed, other -errno on failure. */
+ * and ignores of o applied), its length returned; listing as there. -1 with errno on failure:
+ * EBADMSG for a dump that is cut short or malformed. */
 int reffs_dump_digest(const void *buf, size_t len, const struct abstract_opts *o,
                       unsigned char *out, FILE *listing);
 
