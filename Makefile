@@ -31,7 +31,7 @@ endif
 export METIS_BIN := $(abspath $(BIN))
 export SANITIZE
 
-.PHONY: all deps run check check-symbols check-cycles unit integration bench install clean mutations
+.PHONY: all deps run check check-symbols check-cycles check-includes unit integration bench install clean mutations
 all:
 
 # Every object lands in $(BUILD), mirroring the source tree.
@@ -53,7 +53,7 @@ run: deps
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory check-symbols check-cycles unit integration
+	@$(MAKE) --no-print-directory check-symbols check-cycles check-includes unit integration
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/metis $(DESTDIR)$(PREFIX)/share/metis
@@ -68,6 +68,11 @@ install: all
 # No two object files may call each other in a circle (scripts/check-cycles.py).
 check-cycles: all
 	@scripts/check-cycles.py $(BUILD)/fs-state $(BUILD)/replayer $(BUILD)/reffs
+
+# Every #include "..." of fs-state, replayer and reffs keeps to who may use what
+# (scripts/include-rules.txt, from fs-state/README.md's table).
+check-includes:
+	@scripts/check-includes.py scripts/include-rules.txt
 
 clean:
 	rm -rf build bin lib

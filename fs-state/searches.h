@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "config.h"
-#include "errnos.h"
 #include "exits.h"
 #include "input.h"
 #include "reach.h"

@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "engine.h"
 
 #define REPORT_LIMIT 20
 

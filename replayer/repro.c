@@ -8,7 +8,6 @@
 #include "cli.h"
 #include "buf.h"
 #include "util.h"
-#include "engine.h"
 #include "import.h"
 #include "replay.h"
 #include "session.h"

@@ -7,7 +7,6 @@
 #include "classes.h"
 #include "cli.h"
 #include "util.h"
-#include "engine.h"
 #include "replay.h"
 #include "session.h"
 

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Runs the integration tests (tests/integration/*.sh, or those named), each with a time limit.
-set -u
-cd "$(dirname "$0")/.."
-export METIS_BIN=${METIS_BIN:-$PWD/bin} METIS_ROOT=$PWD
+. "$(dirname "$0")/lib/common.sh"
+export METIS_BIN METIS_ROOT
 tests/prepare-host.sh || { echo "integration: host preparation failed"; exit 1; }
 mkdir -p build/test-logs
 pass=0 fail=0 skip=0 failed=()

@@ -70,7 +70,7 @@ static int dump_digest(struct dumpback *d, struct backend *b, const struct tree_
         return -1;
     int n = reffs_dump_digest(d->buf, len, o, out, listing, index);
     if (n < 0)
-        return bk_err(b, "read-back", "digesting the dump: %s", strerror(-n));
+        return bk_err(b, "read-back", "digesting the dump: %s", strerror(errno));
     return n;
 }
 

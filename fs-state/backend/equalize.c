@@ -1,5 +1,7 @@
 /* Equalizes free inodes and free space across the file systems before a run, so ENOSPC falls at
- * the same point on each: fillers in a root directory that the abstraction leaves out. */
+ * the same point on each: fillers in a root directory that the abstraction leaves out.
+ * Functions on one fs return 0 or -1 with errno (EFBIG, ENOSPC and E2BIG tell how far a fill
+ * got); those over backends 0 or -1 with the message in the failing b->err. */
 #include "equalize.h"
 #include "tree/digest.h"
 #include "backend.h"
@@ -27,7 +29,7 @@ int free_counts(int rootfd, struct free_counts *fc)
      * btrfs was left 3.8 MiB apart, and btrfs met ENOSPC on a rename at the 7th operation). */
     syncfs(rootfd);
     if (fstatvfs(rootfd, &sv) < 0)
-        return -errno;
+        return -1;
     /* btrfs reports 0 of 0 inodes: it allocates them as it goes, so it has no limit to meet. */
     fc->inodes = sv.f_files ? sv.f_ffree : UINT64_MAX;
     /* Metis runs as root, which may use the reserved blocks too: f_bfree is what ENOSPC sees. */
@@ -43,7 +45,7 @@ static int make_filler_files(int dirfd, uint64_t n)
         snprintf(name, sizeof name, "i%llu", (unsigned long long)i);
         int fd = openat(dirfd, name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST)
-            return -errno;
+            return -1;
         if (fd >= 0) {
             close(fd);
             made++;
@@ -59,8 +61,11 @@ static int write_zeros(int fd, off_t at, uint64_t bytes)
     while (bytes > 0) {
         size_t n = bytes < sizeof zeros ? (size_t)bytes : sizeof zeros;
         ssize_t w = pwrite(fd, zeros, n, at);
-        if (w <= 0)
-            return w < 0 ? -errno : -ENOSPC;
+        if (w <= 0) {
+            if (w == 0)
+                errno = ENOSPC;
+            return -1;
+        }
         at += w;
         bytes -= (uint64_t)w;
     }
@@ -68,23 +73,25 @@ static int write_zeros(int fd, off_t at, uint64_t bytes)
 }
 
 /* Grows fd at its end by up to want bytes; *got is what it took (fstat tells, as a write may
- * stop part-way). 0 or -errno. */
+ * stop part-way). 0 or -1 with errno. */
 static int grow_once(int fd, uint64_t want, uint64_t *got)
 {
     struct stat before, after;
     *got = 0;
     if (fstat(fd, &before) < 0)
-        return -errno;
+        return -1;
     int rc = 0;
     if (fallocate(fd, 0, before.st_size, (off_t)want) < 0)
-        rc = errno == EOPNOTSUPP ? write_zeros(fd, before.st_size, want) : -errno;
+        rc = errno == EOPNOTSUPP ? write_zeros(fd, before.st_size, want) : -1;
+    int err = errno;
     if (fstat(fd, &after) == 0 && after.st_size > before.st_size)
         *got = (uint64_t)(after.st_size - before.st_size);
+    errno = err;
     return rc;
 }
 
 /* Fills one file with up to *left bytes. A file system may refuse files above some size
- * (EFBIG): the piece is halved until the file takes no more, then -EFBIG says "next file". */
+ * (EFBIG): the piece is halved until the file takes no more, then errno EFBIG says "next file". */
 static int fill_file(int fd, uint64_t *left)
 {
     uint64_t piece = *left, got;
@@ -97,10 +104,8 @@ static int fill_file(int fd, uint64_t *left)
             return 0;           /* took nothing and said nothing: what is left is reported */
         if (rc == 0)
             continue;
-        if (rc != -EFBIG)
-            return rc;
-        if (piece <= BLOCK_BYTES)
-            return -EFBIG;
+        if (errno != EFBIG || piece <= BLOCK_BYTES)
+            return -1;
         piece = piece / 2 / BLOCK_BYTES * BLOCK_BYTES;
         if (piece < BLOCK_BYTES)
             piece = BLOCK_BYTES;
@@ -108,25 +113,27 @@ static int fill_file(int fd, uint64_t *left)
     return 0;
 }
 
-/* Fills space, space1, space2, ... with bytes in all, *filled of them (may be NULL); -EFBIG
- * if MAX_SPACE_FILES do not hold it. */
+/* Fills space, space1, space2, ... with bytes in all, *filled of them (may be NULL); errno
+ * EFBIG if MAX_SPACE_FILES do not hold it. */
 static int grow_space_file(int dirfd, uint64_t bytes, uint64_t *filled)
 {
     char name[32];
     uint64_t left = bytes;
-    int rc = -EFBIG;
-    for (int k = 0; k < MAX_SPACE_FILES && rc == -EFBIG; k++) {
+    int rc = -1, err = EFBIG;
+    for (int k = 0; k < MAX_SPACE_FILES && rc < 0 && err == EFBIG; k++) {
         snprintf(name, sizeof name, k ? "space%d" : "space", k);
         int fd = openat(dirfd, name, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
         if (fd < 0)
-            return -errno;
+            return -1;
         rc = fill_file(fd, &left);
+        err = rc < 0 ? errno : 0;
         close(fd);
         if (left == 0)
             rc = 0;
     }
     if (filled)
         *filled = bytes - left;
+    errno = err;
     return rc;
 }
 
@@ -135,15 +142,17 @@ static int grow_space_file(int dirfd, uint64_t bytes, uint64_t *filled)
 int equalize_inodes(int rootfd, uint64_t extra_inodes)
 {
     if (mkdirat(rootfd, FILLER_DIR, 0700) < 0 && errno != EEXIST)
-        return -errno;
+        return -1;
     int dirfd = openat(rootfd, FILLER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dirfd < 0)
-        return -errno;
+        return -1;
     int rc = extra_inodes > MAX_FILLER_INODES ? 0 : make_filler_files(dirfd, extra_inodes);
     if (!rc)
         rc = grow_space_file(dirfd, 0, NULL);
+    int err = errno;
     close(dirfd);
-    return rc ? rc : extra_inodes > MAX_FILLER_INODES ? -E2BIG : 0;
+    errno = rc == 0 && extra_inodes > MAX_FILLER_INODES ? E2BIG : err;
+    return rc == 0 && extra_inodes <= MAX_FILLER_INODES ? 0 : -1;
 }
 
 /* Second pass: the roomier ones give up the difference in free bytes. */
@@ -151,9 +160,11 @@ int equalize_space(int rootfd, uint64_t extra_bytes, uint64_t *filled)
 {
     int dirfd = openat(rootfd, FILLER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dirfd < 0)
-        return -errno;
+        return -1;
     int rc = grow_space_file(dirfd, extra_bytes, filled);
+    int err = errno;
     close(dirfd);
+    errno = err;
     return rc;
 }
 
@@ -205,11 +216,11 @@ static int eq_pass(struct eq *q, int pass)
         int rc = pass == 1 ? eq_inodes(q, i) : pass == 2 ? eq_space(q, i) : 0;
         /* Best effort: a fill the fs cannot hold, or too many inodes to fill, leaves a difference
          * that the summary reports; it is not a reason to give up the run. */
-        if (rc == 0 || rc == -E2BIG || rc == -ENOSPC || rc == -EFBIG)
+        if (rc == 0 || errno == E2BIG || errno == ENOSPC || errno == EFBIG)
             rc = free_counts(b->rootfd, &q->fc[i]);
         if (rc < 0)
             snprintf(b->err, sizeof b->err, "%s: equalizing free space: %s", b->cfg->name,
-                     strerror(-rc));
+                     strerror(errno));
         if (b->ops->end(b) < 0 || rc < 0)
             return -1;
     }
@@ -306,10 +317,11 @@ static int fill_one(struct backend *b, uint64_t bytes, uint64_t inodes, struct f
         rc = free_counts(b->rootfd, fc);
     if (rc == 0 && bytes != UINT64_MAX)
         rc = fill_space(b->rootfd, fc->bytes, bytes, applied);
-    if (rc == 0 || rc == -ENOSPC || rc == -EFBIG)
+    if (rc == 0 || errno == ENOSPC || errno == EFBIG)
         rc = free_counts(b->rootfd, fc);
     if (rc < 0)
-        snprintf(b->err, sizeof b->err, "%s: filling the device: %s", b->cfg->name, strerror(-rc));
+        snprintf(b->err, sizeof b->err, "%s: filling the device: %s", b->cfg->name,
+                 strerror(errno));
     return b->ops->end(b) < 0 || rc < 0 ? -1 : 0;
 }
 
@@ -324,9 +336,9 @@ int equalize_fill(struct backend **be, int n, uint64_t bytes, uint64_t inodes,
 
 int equalize_replay(int rootfd, const struct free_counts *applied)
 {
-    int rc = equalize_inodes(rootfd, applied->inodes);
-    if (rc < 0 && rc != -E2BIG)
-        return rc;
-    rc = equalize_space(rootfd, applied->bytes, NULL);
-    return rc < 0 ? rc : take_slack(rootfd, applied->slack);
+    if (equalize_inodes(rootfd, applied->inodes) < 0 && errno != E2BIG)
+        return -1;
+    if (equalize_space(rootfd, applied->bytes, NULL) < 0)
+        return -1;
+    return take_slack(rootfd, applied->slack);
 }

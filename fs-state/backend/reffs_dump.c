@@ -130,6 +130,12 @@ static int under_excluded(const char *path, const struct tree_opts *o, int *is_t
     return tree_excluded(o->exclude, top);
 }
 
+static int malformed(void)
+{
+    errno = EBADMSG;
+    return -1;
+}
+
 /* Excluded directories at the root still count in the root's nlink on a walk's file system,
  * so the walk subtracts them (tree_walk); counting them takes a first pass. */
 static int count_excluded_dirs(struct cursor c, uint64_t count, const struct tree_opts *o,
@@ -140,7 +146,7 @@ static int count_excluded_dirs(struct cursor c, uint64_t count, const struct tre
     *out = 0;
     for (uint64_t i = 0; i < count; i++) {
         if (read_entry(&c, &e))
-            return -EBADMSG;
+            return malformed();
         if (under_excluded(e.path, o, &is_top) && is_top && S_ISDIR(e.st.st_mode))
             (*out)++;
     }
@@ -154,12 +160,12 @@ static int add_all(struct cursor c, uint64_t count, const struct tree_opts *o)
     int is_top, rc = count_excluded_dirs(c, count, o, &excluded_dirs);
     for (uint64_t i = 0; i < count && rc == 0; i++) {
         if (read_entry(&c, &e))
-            return -EBADMSG;
+            return malformed();
         int root = strcmp(e.path, "/") == 0;
         if (!root && under_excluded(e.path, o, &is_top))
             continue;
         e.nlink_adj = root ? excluded_dirs : 0;
-        rc = tree_digest_add(&e) < 0 ? -(errno ? errno : EIO) : 0;
+        rc = tree_digest_add(&e);
     }
     return rc;
 }
@@ -171,9 +177,9 @@ int reffs_dump_digest(const void *buf, size_t len, const struct tree_opts *o,
     const void *magic = take(&c, 8);
     uint64_t count = get64(&c);
     if (!magic || memcmp(magic, REFFS_DUMP_MAGIC, 8) != 0 || c.bad || count == 0)
-        return -EBADMSG;
-    int rc = tree_digest_begin(o) < 0 ? -errno : add_all(c, count, o);
-    if (rc == 0 && (rc = tree_digest_end(out, listing, index)) < 0)
-        rc = -(errno ? errno : EIO);
-    return rc;
+        return malformed();
+    int rc = tree_digest_begin(o);
+    if (rc == 0)
+        rc = add_all(c, count, o);
+    return rc < 0 ? -1 : tree_digest_end(out, listing, index);
 }

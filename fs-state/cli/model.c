@@ -1,4 +1,4 @@
-/* Generates the Promela model and builds SPIN's pan from it, caching identical builds. */
+/* Generates the Promela model and builds SPIN's pan from it, once per run in its work directory (no build is cached or reused). */
 #include "model.h"
 #include "tree/digest.h"
 #include "backend/backend.h"

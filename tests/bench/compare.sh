@@ -4,8 +4,7 @@
 # Prints, per config, each build's median ops/s over ROUNDS runs and the change in percent.
 # OLD_CONFIGS=DIR runs the old build on DIR/<same name>.ini: its own shipped configs, which may
 # lack keys the new build added.
-set -u
-cd "$(dirname "$0")/../.."
+. "$(dirname "$0")/../lib/common.sh"
 if [ $# -lt 2 ]; then
   echo "usage: tests/bench/compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS] [SECONDS] [CONFIG...]" >&2
   exit 2
@@ -17,8 +16,7 @@ cfgs=("$@")
 for b in "$old" "$new"; do
   [ -x "$b/metis" ] || { echo "compare: $b/metis is not an executable" >&2; exit 2; }
 done
-out=$(mktemp -d /tmp/metis-compare.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+out=$T
 
 ops_per_s() {   # BIN_DIR CONFIG TAG
   local dir="$out/$3" cfg=$2

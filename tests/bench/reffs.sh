@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark driver: builds reffs_readback, mounts RefFS and a tmpfs, runs it unpinned and with daemon and caller on one CPU, unmounts. Usage: tests/bench/reffs.sh [ITERATIONS]
 set -eu
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${METIS_BIN:-$ROOT/bin}
-cd "$ROOT"
+. "$(dirname "$0")/../lib/common.sh"
+BIN=$METIS_BIN
 [ -x "$BIN/reffs" ] || make --no-print-directory "$BIN/reffs" >/dev/null
 mkdir -p build/bench
 [ -f lib/metis/libmetis.a ] || make --no-print-directory lib/metis/libmetis.a >/dev/null
@@ -18,7 +17,7 @@ cleanup() {
   mountpoint -q "$TMPFS" && umount "$TMPFS"
   mountpoint -q "$MNT" || mountpoint -q "$TMPFS" || rm -rf "$WORK"
 }
-trap cleanup EXIT
+on_exit cleanup
 
 # run LABEL MOUNT_OPTIONS PREFIX...: one fresh mount per configuration; PREFIX runs both daemon and benchmark.
 run() {

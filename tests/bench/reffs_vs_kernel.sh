@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
 # Randomized differential test of RefFS's data calls against tmpfs and ext4: mounts RefFS, a tmpfs and an ext4 loop device, runs build/bench/reffs_vs_kernel on each pairing, unmounts. Usage: tests/bench/reffs_vs_kernel.sh [CALLS [SEED]]
 set -eu
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${METIS_BIN:-$ROOT/bin}
+. "$(dirname "$0")/../lib/common.sh"
+BIN=$METIS_BIN
 CALLS=${1:-1000000} SEED=${2:-1}
-cd "$ROOT"
-for tool in mkfs.ext4 losetup fusermount3; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool missing"; exit 77; }
-done
-[ -e /dev/fuse ] || { echo "skip: /dev/fuse missing"; exit 77; }
-[ -x "$BIN/reffs" ] || { echo "skip: $BIN/reffs not built"; exit 77; }
+need_tools mkfs.ext4 losetup fusermount3
+[ -e /dev/fuse ] || skip "/dev/fuse missing"
+[ -x "$BIN/reffs" ] || skip "$BIN/reffs not built"
 env -u SANITIZE make --no-print-directory build/libreffs.a build/libreffs-mutant.a >/dev/null
 mkdir -p build/bench
 for lib in reffs reffs-mutant; do
@@ -28,7 +25,7 @@ cleanup() {
   rm -f "$IMG"
   mountpoint -q "$WORK/reffs" || mountpoint -q "$WORK/ext4" || rm -rf "$WORK"
 }
-trap cleanup EXIT
+on_exit cleanup
 # Each run is waited for in the background, so that a signal ends it at once (bash runs traps
 # only between foreground commands) and the mounts it uses are free to go.
 child=

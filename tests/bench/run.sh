@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # `make bench`: runs each shipped config for a fixed time and prints operations/s and states.
-set -u
-cd "$(dirname "$0")/../.."
+. "$(dirname "$0")/../lib/common.sh"
 tests/prepare-host.sh || exit 1
-bin=${METIS_BIN:-bin}
+bin=$METIS_BIN
 secs=${BENCH_SECONDS:-20}
-out=$(mktemp -d /tmp/metis-bench.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+out=$T
 printf '%-22s %10s %10s %10s %10s %12s\n' config ops ops/s states matched peak_rss_MB
 for cfg in configs/*.ini; do
   name=$(basename "$cfg" .ini)

@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # `make bench` figure: total operations/s of a swarm of 1 VT and of 2 VTs on this machine.
-set -u
-cd "$(dirname "$0")/../.."
-bin=${METIS_BIN:-bin}
+. "$(dirname "$0")/../lib/common.sh"
+bin=$METIS_BIN
 secs=${BENCH_SECONDS:-20}
 cfg=${SWARM_BENCH_CONFIG:-configs/ref-vs-ext4.ini}
-out=$(mktemp -d /tmp/metis-swarmbench.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+out=$T
 if ! "$bin/metis" swarm --ping >/dev/null 2>&1; then
   echo "swarm scaling: $bin/metis has no swarm command"; exit 0
 fi

@@ -2,12 +2,10 @@
 # Triage at length (not part of make check): keep-going runs of BENCH_TRIAGE_SECONDS (default 120)
 # against the two planted defects; prints the classes, their hits, the shrunk lengths and the
 # exit codes of each reproducer on the mutant, on plain RefFS and on the reference.
-set -u
-cd "$(dirname "$0")/../.."
-bin=${METIS_BIN:-$PWD/bin}
+. "$(dirname "$0")/../lib/common.sh"
+bin=$METIS_BIN
 secs=${BENCH_TRIAGE_SECONDS:-120}
-out=$(mktemp -d /tmp/metis-triagebench.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+out=$T
 fixture=tests/fixtures/two-defects.ini
 
 # The fixture as is (the reference is plain RefFS), and with ext4 as the reference and plain

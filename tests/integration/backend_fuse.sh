@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # FUSE backend: fuse2fs on an image (remounted each step, image snapshots) and reffs without an image (snapshot ioctls, logical restore, replay).
 set -u
-. "$(dirname "$0")/backend_driver.inc"
-BIN=${METIS_BIN:-$ROOT/bin}
+. "$(dirname "$0")/../lib/backend_driver.sh"
+BIN=$METIS_BIN
 export METIS_BIN=$BIN   # what {bin} stands for
 [ -e /dev/fuse ] || { echo "no /dev/fuse"; exit 77; }
 build_driver
@@ -20,27 +20,27 @@ fi
 if [ -x "$BIN/reffs" ]; then
   drive "reffs through mount_cmd, no image: restore = fresh mount + replay" --type fuse \
         --mount-cmd "$BIN/reffs -f {mnt}" --restore replay roundtrip
-  grep -q '"restore":"replay"' "$TMPD/out" || fail "restore = replay did not replay"
+  grep -q '"restore":"replay"' "$T/out" || fail "restore = replay did not replay"
   drive "{bin} substitution, daemonizing; auto finds the snapshot ioctls" --type fuse \
         --mount-cmd '{bin}/reffs {mnt}' --bench 200 roundtrip
-  grep -q '"restore":"snapshot","readback":"dump","replays":0' "$TMPD/out" ||
+  grep -q '"restore":"snapshot","readback":"dump","replays":0' "$T/out" ||
     fail "auto did not use the snapshot ioctls and the dump"
   drive "snapshot ioctls, read back by walks" --type fuse --mount-cmd '{bin}/reffs {mnt}' \
         --restore snapshot --readback vfs roundtrip
-  grep -q '"restore":"snapshot","readback":"vfs"' "$TMPD/out" || fail "readback = vfs was not honoured"
+  grep -q '"restore":"snapshot","readback":"vfs"' "$T/out" || fail "readback = vfs was not honoured"
   drive "no snapshot ioctls: auto restores logically; a stale record falls back to replay" \
         --type fuse --mount-cmd '{bin}/reffs -o noopen,nosnapshots {mnt}' --bench 200 --fallback-check \
         roundtrip
-  grep -q '"restore":"logical","readback":"vfs","replays":1,.*"fallbacks":1' "$TMPD/out" ||
+  grep -q '"restore":"logical","readback":"vfs","replays":1,.*"fallbacks":1' "$T/out" ||
     fail "logical restore: not the one fallback expected"
   drive "restore = logical forced on a daemon with the ioctls" --type fuse \
         --mount-cmd '{bin}/reffs {mnt}' --restore logical roundtrip
-  grep -q '"restore":"logical","readback":"vfs","replays":0,.*"fallbacks":0' "$TMPD/out" ||
+  grep -q '"restore":"logical","readback":"vfs","replays":0,.*"fallbacks":0' "$T/out" ||
     fail "restore = logical was not logical, or fell back"
   drive "a replay that misses too is a failure naming the first differing entry" --type fuse \
         --mount-cmd '{bin}/reffs {mnt}' --restore logical --bad-replay roundtrip
   grep -q "^ok bad replay refused: .*neither logical restore nor replay reach it: the saved state has '/" \
-    "$TMPD/out" || fail "the failed replay's message"
+    "$T/out" || fail "the failed replay's message"
   ran=1
 fi
 [ $ran -eq 1 ] || { echo "neither fuse2fs nor bin/reffs available"; exit 77; }

@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
 # Kernel backend on real loop devices: save/restore round trips (ext2/ext4/xfs/btrfs), speed, failures, sweep.
 set -u
-. "$(dirname "$0")/backend_driver.inc"
+. "$(dirname "$0")/../lib/backend_driver.sh"
 [ "$(id -u)" -eq 0 ] || { echo "needs root (loop devices, mount)"; exit 77; }
 [ -e /dev/loop-control ] || { echo "no /dev/loop-control"; exit 77; }
 build_driver
 
 drive "ext4 256 KiB round trip + 1000 timed steps" --type kernel --fstype ext4 --bench 1000 roundtrip
-ms=$(sed -n 's/.*begin+op+end+save median \([0-9.]*\) ms.*/\1/p' "$TMPD/out")
+ms=$(sed -n 's/.*begin+op+end+save median \([0-9.]*\) ms.*/\1/p' "$T/out")
 # a generous bound, as the machine is shared: an idle one gives about 1 ms
 awk -v m="${ms:-999}" 'BEGIN { exit !(m < 10) }' || fail "ext4 step median ${ms:-?} ms is not under 10 ms"
 drive "ext2 round trip" --type kernel --fstype ext2 --bench 200 roundtrip
 drive "ext3 (journal) round trip" --type kernel --fstype ext3 roundtrip
-mkdir -p "$TMPD/work"
-(cd "$TMPD" && "$DRV" --run-id "$RUN" --type kernel --fstype ext2 --name wd --workdir work roundtrip) \
+mkdir -p "$T/work"
+(cd "$T" && "$DRV" --run-id "$RUN" --type kernel --fstype ext2 --name wd --workdir work roundtrip) \
   >/dev/null || fail "relative workdir"
 grep -q "/metis-$RUN/" /proc/self/mountinfo && fail "relative workdir: a mount is left"
-[ -z "$(ls -A "$TMPD/work")" ] || fail "relative workdir: files left in it"
+[ -z "$(ls -A "$T/work")" ] || fail "relative workdir: files left in it"
 check_clean "relative workdir"
 drive "ext4 remount=0 (relaxed snapshots)" --type kernel --fstype ext4 --remount 0 roundtrip
 drive "ext4 1 MiB with mount options" --type kernel --fstype ext4 --size 1048576 \
@@ -37,9 +37,9 @@ expect_fail "unknown fstype" '^setup failed as expected: fs nosuchfs: mkfs: .*ex
   --type kernel --fstype nosuchfs
 
 echo "== crash, then sweep (mount point under a work directory)"
-"$DRV" --run-id "$RUN" --type kernel --fstype ext4 --workdir "$TMPD/work" crash || fail "crash: setup"
+"$DRV" --run-id "$RUN" --type kernel --fstype ext4 --workdir "$T/work" crash || fail "crash: setup"
 grep -q "/metis-$RUN/mnt-ext4" /proc/self/mountinfo || fail "crash: nothing was mounted"
 "$DRV" --run-id "$RUN" sweep
 check_clean "sweep after a crash"
-[ -z "$(ls -A "$TMPD/work")" ] || fail "sweep: files left in the work directory"
+[ -z "$(ls -A "$T/work")" ] || fail "sweep: files left in the work directory"
 finish

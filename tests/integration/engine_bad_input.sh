@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bad configs and options are refused with file:line messages and exit 2, mounting nothing.
-. tests/lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
 expect_refusal() {  # NAME EXPECTED-MESSAGE-REGEX ARGS...
   local name=$1 want=$2; shift 2
   "$METIS_BIN/metis" "$@" >"$T/out" 2>&1

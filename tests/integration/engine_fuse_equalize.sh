@@ -2,7 +2,7 @@
 # Free-space equalization cannot fail a run: a FUSE file system that refuses files above 1 MiB
 # gets the difference spread over several filler files; one that reports far more free space
 # than equalize_limit is left unfilled with a warning. summary.json says what was filled and left.
-. tests/lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
 MiB=1048576
 write_cfg() {   # $1 = the fuse side's RefFS options
   cat <<INI

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SIGINT during a run: the engine stops, writes its summary and log, and removes everything.
-. tests/lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
 "$METIS_BIN/metis" run configs/ext2-vs-ext4.ini --seconds 60 --out "$T/run" 2>"$T/err" &
 pid=$!
 for _ in $(seq 100); do  # until the search is under way

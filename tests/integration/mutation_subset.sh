@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make check's mutation check: 13 RefFS mutations of every kind must be caught by Metis, and plain RefFS must pass the same runs.
-. "$METIS_ROOT/tests/lib/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 command -v parallel >/dev/null || { echo "GNU parallel is not installed"; exit 77; }
 [ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
 subset=(
@@ -15,7 +15,7 @@ subset=(
 MUT_OUT=$T/mut MUT_OPS=1500 MUT_SEEDS=2 MUT_DSEEDS=1 MUT_JOBS=2 \
   setsid "$METIS_ROOT/tests/mutations/run.sh" "${subset[@]}" >"$T/out" 2>&1 &
 pgid=$!
-trap 'kill -TERM -- -$pgid 2>/dev/null; sleep 1; rm -rf "$T"' EXIT
+on_exit 'kill -TERM -- -$pgid 2>/dev/null; sleep 1'
 wait $pgid
 rc=$?
 cat "$T/out"

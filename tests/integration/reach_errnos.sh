@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Over fixed seeds every operation succeeds and returns every errno of RefFS's table that the pool can produce.
-. "$METIS_ROOT/tests/lib/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 seeds=(1 2 3 4)
 ops=${REACH_OPS:-2500}
 # ref-vs-ext4 with a pool two levels deep, so that parents can be missing or files (ENOENT,

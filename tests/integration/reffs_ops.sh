@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Integration test: every file operation through a real RefFS mount, checked against expectations and against tmpfs.
 set -eu
-BIN=${METIS_BIN:-$(cd "$(dirname "$0")/../.." && pwd)/bin}
-[ -x "$BIN/reffs" ] || { echo "skip: $BIN/reffs not built"; exit 77; }
-[ -e /dev/fuse ] || { echo "skip: /dev/fuse missing"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
+. "$(dirname "$0")/../lib/common.sh"
+BIN=$METIS_BIN
+[ -x "$BIN/reffs" ] || skip "$BIN/reffs not built"
+[ -e /dev/fuse ] || skip "/dev/fuse missing"
+need_tools python3
 
 WORK=$(mktemp -d /tmp/reffs-ops.$$.XXXXXX)
 MNT=$WORK/reffs TMPFS=$WORK/tmpfs
@@ -14,11 +15,11 @@ cleanup() {
   mountpoint -q "$TMPFS" && umount "$TMPFS"
   mountpoint -q "$MNT" || mountpoint -q "$TMPFS" || rm -rf "$WORK"
 }
-trap cleanup EXIT
+on_exit cleanup
 
 # 4 MiB and 200 inodes keep the ENOSPC checks quick.
 "$BIN/reffs" -o capacity=4M,inodes=200 "$MNT"
-mountpoint -q "$MNT" || { echo "FAIL: reffs did not mount"; exit 1; }
+mountpoint -q "$MNT" || fail "reffs did not mount"
 mount -t tmpfs -o mode=0755,size=64m "tmpfs-ops-$$" "$TMPFS"
 
 cat >"$WORK/ops.py" <<'PY'
@@ -313,9 +314,9 @@ fi
 # The same with -o noopen (opens skip the daemon) on a fresh mount.
 fusermount3 -u "$MNT"
 "$BIN/reffs" -o capacity=4M,inodes=200,noopen "$MNT"
-python3 "$WORK/ops.py" "$MNT" noopen >"$WORK/noopen.out" 2>&1 || { cat "$WORK/noopen.out"; echo "FAIL: expectations with noopen"; exit 1; }
+python3 "$WORK/ops.py" "$MNT" noopen >"$WORK/noopen.out" 2>&1 || { cat "$WORK/noopen.out"; fail "expectations with noopen"; }
 if ! diff <(grep '^=' "$WORK/tmpfs.out" | grep -v 'unlinked') <(grep '^=' "$WORK/noopen.out"); then
-  echo "FAIL: RefFS with noopen differs from tmpfs (< tmpfs, > RefFS)"; exit 1
+  fail "RefFS with noopen differs from tmpfs (< tmpfs, > RefFS)"
 fi
 echo "ok: noopen behaves as tmpfs but for open unlinked files"
 
@@ -376,6 +377,6 @@ check("ffree after cleanup", os.statvfs(root).f_ffree, 199)
 if bad:
     print("FAILURES:\n  " + "\n  ".join(bad)); sys.exit(1)
 PY
-python3 "$WORK/space.py" "$MNT" || { echo "FAIL: statfs/ENOSPC"; exit 1; }
-stat "$MNT" >/dev/null || { echo "FAIL: daemon died"; exit 1; }
+python3 "$WORK/space.py" "$MNT" || fail "statfs/ENOSPC"
+stat "$MNT" >/dev/null || fail "daemon died"
 echo "PASS reffs_ops"

@@ -150,10 +150,10 @@ stat "$MNT" >/dev/null || fail "daemon died in phase 2"
 "$BIN/reffsctl" stats "$MNT" >/dev/null || fail "ioctls broken after phase 2"
 # Quiescent again: make a fresh tree and check that what the kernel shows is what RefFS holds.
 mkdir "$MNT/final"
-python3 "$HERE/reffs_tree.py" build "$MNT/final"
+$TREE build "$MNT/final"
 python3 "$WORK/check.py" "$MNT/final" || fail "tree inconsistent after phase 2"
-python3 "$HERE/reffs_tree.py" dump "$MNT/final" >"$WORK/d1"
+$TREE dump "$MNT/final" >"$WORK/d1"
 "$BIN/reffsctl" save "$MNT" 99
 "$BIN/reffsctl" restore "$MNT" 99
-python3 "$HERE/reffs_tree.py" dump "$MNT/final" | diff "$WORK/d1" - || fail "save+restore changed the visible tree"
+$TREE dump "$MNT/final" | diff "$WORK/d1" - || fail "save+restore changed the visible tree"
 echo "PASS reffs_threads"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Replays match their record: a 2,000-operation trace recorded on ext2 against ext4 replays with
 # every result, errno and abstract state equal, and so does the search path of an engine run.
-set -u
-B=${METIS_BIN:?METIS_BIN is not set}
-ROOT=${METIS_ROOT:?METIS_ROOT is not set}
+. "$(dirname "$0")/../lib/common.sh"
+B=$METIS_BIN
+ROOT=$METIS_ROOT
 for b in metis metis-replay reffs; do
     [ -x "$B/$b" ] || { echo "skip: $B/$b is not built"; exit 77; }
 done
@@ -19,8 +19,8 @@ cleanup() {
         /proc/self/mountinfo | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
     rm -rf "$work" "/tmp/metis-$rid" "/dev/shm/metis-$rid"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; [ -f "$work/out" ] && tail -n 20 "$work/out"; exit 1; }
+on_exit cleanup
+FAIL_LOG=$work/out   # what fail shows
 export METIS_RUN_ID=$rid
 R=$B/metis-replay
 

@@ -2,8 +2,8 @@
 # metis-replay run on hostile traces: fixed worst cases and 500 randomly damaged ones are refused
 # with file:line and exit 2 (or replayed if still valid), never crash or hang, and a refused one
 # starts no file system (the reffs binary and mkfs are wrapped to leave a mark when run).
-set -u
-B=${METIS_BIN:?METIS_BIN is not set}
+. "$(dirname "$0")/../lib/common.sh"
+B=$METIS_BIN
 for b in metis-replay reffs; do
     [ -x "$B/$b" ] || { echo "skip: $B/$b is not built"; exit 77; }
 done
@@ -17,8 +17,7 @@ cleanup() {
         while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
     [ -n "${KEEP:-}" ] || rm -rf "$work" "/tmp/metis-$rid"* "/dev/shm/metis-$rid"*
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+on_exit cleanup
 
 # Anything that makes a file system leaves a line in $work/touched.
 mkdir -p "$work/wrap"

@@ -2,8 +2,8 @@
 # The replayer end to end on the deliberately defective RefFS (MUT_RMDIR_NONEMPTY): the run stops
 # at a discrepancy, repro reproduces it from a saved state, shrink brings it to the known minimal
 # 3 operations (mkdir, create inside, rmdir), and the emit-c program built from it shows the defect.
-set -u
-B=${METIS_BIN:?METIS_BIN is not set}
+. "$(dirname "$0")/../lib/common.sh"
+B=$METIS_BIN
 for b in metis metis-replay reffs reffs-mutant; do
     [ -x "$B/$b" ] || { echo "skip: $B/$b is not built"; exit 77; }
 done
@@ -19,8 +19,8 @@ cleanup() {
         /proc/self/mountinfo | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
     rm -rf "$work" "/tmp/metis-$rid" "/dev/shm/metis-$rid"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; [ -f "$work/out" ] && tail -n 20 "$work/out"; exit 1; }
+on_exit cleanup
+FAIL_LOG=$work/out   # what fail shows
 export METIS_RUN_ID=$rid
 R=$B/metis-replay
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The replayer reproduces a discrepancy in each operation of issue 15 (fallocate's zero, collapse, insert and punch modes, copy_range, mknod, open_unlink, utimes): run, shrink and the emit-c program all show it at that operation.
-set -u
-B=${METIS_BIN:?METIS_BIN is not set}
+. "$(dirname "$0")/../lib/common.sh"
+B=$METIS_BIN
 for b in metis-replay reffs reffs-mutant; do
     [ -x "$B/$b" ] || { echo "skip: $B/$b is not built"; exit 77; }
 done
@@ -18,8 +18,8 @@ cleanup() {
         /proc/self/mountinfo | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
     rm -rf "$work" "/tmp/metis-$rid" "/dev/shm/metis-$rid"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; [ -f "$work/out" ] && tail -n 20 "$work/out"; exit 1; }
+on_exit cleanup
+FAIL_LOG=$work/out   # what fail shows
 export METIS_RUN_ID=$rid
 R=$B/metis-replay
 mutants=$("$B/reffs-mutant" -o mutation=list | cut -f1)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bad command lines and hosts files of metis swarm: one clear line, exit 2, nothing started.
-. "$METIS_ROOT/tests/swarm/lib.sh"
+. "$(dirname "$0")/../lib/swarm.sh"
 swarm_require
 CFG=$METIS_ROOT/configs/smoke.ini
 printf '1/:\n' > "$SW/good"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A keep-going swarm of 2 VTs (one per SSH test host) on a file system with two planted defects:
 # the report merges each discrepancy class of both VTs into one row, with both VTs as hits.
-. "$METIS_ROOT/tests/swarm/lib.sh"
+. "$(dirname "$0")/../lib/swarm.sh"
 swarm_require
 [ -x "$METIS_BIN/reffs-mutant" ] || { echo "no $METIS_BIN/reffs-mutant"; exit 77; }
 command -v cc >/dev/null || { echo "no C compiler for the reproducers"; exit 77; }

@@ -3,7 +3,7 @@
 # gives exactly two classes, each shrunk to at most 6 operations with a reproducer that exits 1
 # on it and 0 on plain RefFS; a state-differing step is a leaf; a data-only defect's reproducer
 # names the file and "content".
-. "$METIS_ROOT/tests/lib/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 B=$METIS_BIN
 for b in metis metis-replay reffs reffs-mutant; do
     [ -x "$B/$b" ] || { echo "skip: $B/$b is not built"; exit 77; }
@@ -15,7 +15,7 @@ SECONDS_RUN=${TRIAGE_SECONDS:-30}
 # The reproducers make their file systems here, so that leftovers of theirs can be told apart.
 export REPRO_TMP=/dev/shm/metis-triage-test.$$
 mkdir -p "$REPRO_TMP"
-trap 'rm -rf "$T"; rmdir "$REPRO_TMP" 2>/dev/null' EXIT
+on_exit 'rmdir "$REPRO_TMP" 2>/dev/null'
 
 classes() {  # RUN: "signature|hits|trace_ops|repro" per class
     python3 - "$1/summary.json" <<'PY'

@@ -1,12 +1,45 @@
-# Shared helpers of the integration tests: temp dirs, leak checks, assertions.
+# The one prelude of every shell test and test helper (sourced): the tree and its binaries, a work dir, exit hooks, fail/skip, shared checks.
+# Usage: . "$(dirname "$0")/../lib/common.sh" (from tests/integration, tests/bench, tests/mutations).
+# Afterwards the current directory is the tree's root, $T an empty directory removed at exit,
+# and fail/skip end the script with status 1/77.
 set -u
-METIS_BIN=${METIS_BIN:-$PWD/bin}
-METIS_ROOT=${METIS_ROOT:-$PWD}
-cd "$METIS_ROOT"
+METIS_ROOT=${METIS_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+METIS_BIN=${METIS_BIN:-$METIS_ROOT/bin}
+_metis_caller_dir=$PWD
+cd "$METIS_ROOT" || exit 1
+# from_caller PATH: PATH as the caller meant it (relative to the directory it ran the script in).
+from_caller() { case $1 in /*) echo "$1" ;; *) echo "$_metis_caller_dir/$1" ;; esac; }
 T=$(mktemp -d /tmp/metis-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# on_exit CMD: CMD is evaluated when the script exits, the last registered first, before $T is
+# removed. One EXIT trap for all, so that a helper's clean-up cannot replace another's.
+_metis_exit_cmds=()
+on_exit() { _metis_exit_cmds=("$1" "${_metis_exit_cmds[@]}"); }
+_metis_at_exit() {
+  local cmd
+  # "|| true": a failing clean-up step must not change the script's status (under set -e)
+  for cmd in "${_metis_exit_cmds[@]}"; do eval "$cmd" || true; done
+  # not into a mount a clean-up could not undo
+  rm -rf --one-file-system "$T" || true
+}
+trap _metis_at_exit EXIT
+
+# fail MESSAGE: the test failed; ends the script with status 1. When FAIL_LOG names a file,
+# its last 20 lines (the output of the command that failed) are shown too.
+fail() {
+  echo "FAIL: $*" >&2
+  if [ -n "${FAIL_LOG:-}" ] && [ -f "$FAIL_LOG" ]; then tail -n 20 "$FAIL_LOG" >&2; fi
+  exit 1
+}
+
+# skip REASON: the test cannot run here (a tool, a device, a binary is missing); status 77.
+skip() { echo "skip: $*"; exit 77; }
+
+# need_tools TOOL...: skips unless every TOOL is on the PATH.
+need_tools() {
+  local t
+  for t in "$@"; do command -v "$t" >/dev/null || skip "$t missing"; done
+}
 
 # Nothing of the run whose id is $1 may remain: mounts, loop devices, /dev/shm files.
 assert_no_leftovers() {

@@ -1,11 +1,11 @@
-# Shared prologue of the RefFS integration tests: binaries, skips, a work dir with a mount
-# point, and a trap that unmounts and removes it. Usage: . tests/lib/reffs-mount.sh NAME
-HERE=$(cd "$(dirname "$0")" && pwd)
-BIN=${METIS_BIN:-$HERE/../../bin}
-[ -x "$BIN/reffs" ] && [ -x "$BIN/reffsctl" ] || { echo "skip: reffs/reffsctl not built"; exit 77; }
-[ -e /dev/fuse ] || { echo "skip: /dev/fuse missing"; exit 77; }
-command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
-TREE="python3 $HERE/reffs_tree.py"
+# Helper of the RefFS integration tests (sourced): binaries, skips, a work dir with a mount
+# point, and a clean-up at exit that unmounts and removes it. Usage: . tests/lib/reffs-mount.sh NAME
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+BIN=$METIS_BIN
+[ -x "$BIN/reffs" ] && [ -x "$BIN/reffsctl" ] || skip "reffs/reffsctl not built"
+[ -e /dev/fuse ] || skip "/dev/fuse missing"
+need_tools python3
+TREE="python3 $METIS_ROOT/tests/lib/reffs_tree.py"
 CTL=$BIN/reffsctl
 
 WORK=$(mktemp -d "/tmp/reffs-$1.$$.XXXXXX")
@@ -15,5 +15,4 @@ cleanup() {
   mountpoint -q "$MNT" && { fusermount3 -u "$MNT" || umount -l "$MNT"; }
   mountpoint -q "$MNT" || rm -rf "$WORK"
 }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+on_exit cleanup

@@ -2,12 +2,11 @@
 # Runs one mutation config as it is (plain RefFS, no mutant) and prints whether it stayed free of discrepancies.
 # usage: baseline.sh CONFIG SEED   (env: MUT_OUT, MUT_OPS as for one.sh)
 # Result (tab-separated): "baseline" config seed status ops seconds what
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-bin=${METIS_BIN:-$root/bin}
+. "$(dirname "$0")/../lib/common.sh"
+root=$METIS_ROOT bin=$METIS_BIN
 cfg=$1 seed=$2
 case $cfg in
-  */*) ;;
+  */*) cfg=$(from_caller "$cfg") ;;
   general) cfg=$root/configs/general.ini ;;
   *) cfg=$root/configs/mutations/$cfg.ini ;;
 esac

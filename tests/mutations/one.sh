@@ -3,12 +3,11 @@
 # usage: one.sh NAME [DIRECTED]   (DIRECTED: a name in configs/mutations/, a path, or -)   (env: MUT_OUT work dir, MUT_OPS ops per seed, MUT_SEEDS, MUT_DSEEDS)
 # Result (tab-separated): name status by_op config seed seq ops_total seconds what
 #   status: caught | MISSED | BASELINE (plain RefFS differed from ext4) | INFRA (run failed)
-set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-bin=${METIS_BIN:-$root/bin}
+. "$(dirname "$0")/../lib/common.sh"
+root=$METIS_ROOT bin=$METIS_BIN
 name=$1 directed=${2:-}
 cfgdir=$root/configs/mutations
-case $directed in ""|-) directed= ;; */*) ;; *) directed=$cfgdir/$directed.ini ;; esac
+case $directed in ""|-) directed= ;; */*) directed=$(from_caller "$directed") ;; *) directed=$cfgdir/$directed.ini ;; esac
 out=${MUT_OUT:-$root/build/mutations}/$name
 per_seed=${MUT_OPS:-4000}
 random_cfg=${MUT_RANDOM:-$cfgdir/random.ini}

@@ -7,12 +7,10 @@
 #      alone, MUT_SEEDS seeds; at least MUT_GENERAL_MIN percent (90) of the mutations must fall).
 # Cap per mutation: MUT_SEEDS x MUT_OPS operations (20,000). Exit 0 only if every mutation
 # expected to be caught was, no baseline run had a discrepancy, and nothing failed to run.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-bin=${METIS_BIN:-$root/bin}
+. "$(dirname "$0")/../lib/common.sh"
+root=$METIS_ROOT here=$root/tests/mutations bin=$METIS_BIN
 export METIS_BIN=$bin
-export MUT_OUT=${MUT_OUT:-$root/build/mutations}
+export MUT_OUT=$(from_caller "${MUT_OUT:-$root/build/mutations}")
 export MUT_OPS=${MUT_OPS:-4000} MUT_SEEDS=${MUT_SEEDS:-5} MUT_DSEEDS=${MUT_DSEEDS:-3}
 jobs=${MUT_JOBS:-$(nproc)}
 tsv=$here/mutations.tsv

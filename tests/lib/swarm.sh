@@ -1,23 +1,17 @@
-# Common part of the swarm integration tests (sourced): setup, SSH hosts, leftover checks.
-set -u
-: "${METIS_BIN:?}" "${METIS_ROOT:?}"
+# Helper of the swarm integration tests (sourced): set-up, SSH test hosts, leftover checks.
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 METIS=$METIS_BIN/metis
-SWARM_PY=$METIS_ROOT/tests/swarm/summary.py
-. "$METIS_ROOT/tests/swarm/sshd-hosts.sh"
-
-fail() { echo "FAIL: $*"; exit 1; }
+SWARM_PY=$METIS_ROOT/tests/lib/swarm_summary.py
+. "$METIS_ROOT/tests/lib/sshd-hosts.sh"
 
 swarm_require() {
-  [ "$(id -u)" = 0 ] || { echo "needs root (loop devices, mounts, sshd)"; exit 77; }
-  local t
-  for t in parallel /usr/sbin/sshd ssh ssh-keygen rsync ss python3 findmnt losetup; do
-    command -v "$t" >/dev/null || { echo "missing $t"; exit 77; }
-  done
+  [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts, sshd)"
+  need_tools parallel /usr/sbin/sshd ssh ssh-keygen rsync ss python3 findmnt losetup
   "$METIS" swarm --ping >/dev/null 2>&1 ||
     fail "$METIS has no swarm command ('metis swarm --ping' fails): is swarm_main linked in?"
 }
 
-SW=$(mktemp -d /tmp/metis-swarmtest.XXXXXX)
+SW=$T
 
 # Swarm ids named in the primaries' stderr logs ("metis swarm ID: N VTs, ...").
 swarm_ids() {
@@ -60,9 +54,8 @@ swarm_cleanup() {
     rm -rf /tmp/metis-"$rid" /dev/shm/metis-"$rid"
   done
   for id in $(swarm_ids); do rm -rf /tmp/metis-swarm-"$id"; done
-  rm -rf "$SW"
 }
-trap swarm_cleanup EXIT
+on_exit swarm_cleanup
 
 # swarm NAME ARGS...: runs metis swarm with stdout/stderr in $SW/NAME.out/.err; sets $rc.
 swarm() {

@@ -1,9 +1,7 @@
-# Sourced by the backend_*.sh tests: builds tests/integration/backend_driver.c and checks leftovers.
-ROOT=${METIS_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# Helper of the backend_*.sh tests (sourced): builds tests/lib/backend_driver.c, drives it, checks leftovers.
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 RUN=bt$$
-TMPD=$(mktemp -d /tmp/metis-backend-test.XXXXXX)
-DRV=$TMPD/backend-driver
-fails=0
+DRV=$T/backend-driver
 
 cleanup() {
   [ -x "$DRV" ] && "$DRV" --run-id "$RUN" sweep
@@ -12,24 +10,22 @@ cleanup() {
   for f in /sys/block/loop*/loop/backing_file; do
     [ -e "$f" ] && grep -q "^/dev/shm/metis-$RUN/" "$f" && losetup -d "/dev/$(basename "$(dirname "$(dirname "$f")")")"
   done
-  rm -rf "/dev/shm/metis-$RUN" "$TMPD"
+  rm -rf "/dev/shm/metis-$RUN"
   rmdir /tmp/metis-$RUN/mnt-* /tmp/metis-$RUN 2>/dev/null
   true
 }
-trap cleanup EXIT
+on_exit cleanup
 
 # From the backend sources themselves and the read-back they use (they need nothing else of
 # the engine): a stale lib/metis/libmetis.a cannot then hide a change.
 build_driver() {
   cc -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
-     -I"$ROOT/fs-state" -I"$ROOT/reffs" -o "$DRV" "$ROOT/tests/integration/backend_driver.c" \
-     "$ROOT"/fs-state/backend/*.c "$ROOT"/fs-state/tree/*.c "$ROOT/fs-state/buf.c" "$ROOT/fs-state/fsinfo.c" \
-     "$ROOT/fs-state/spawner.c" "$ROOT/fs-state/util.c" \
-     -lcrypto -lpthread 2>"$TMPD/cc.log" ||
-    { echo "cannot build the backend driver"; cat "$TMPD/cc.log"; exit 1; }
+     -Ifs-state -Ireffs -o "$DRV" tests/lib/backend_driver.c \
+     fs-state/backend/*.c fs-state/tree/*.c fs-state/buf.c fs-state/fsinfo.c \
+     fs-state/spawner.c fs-state/util.c \
+     -lcrypto -lpthread 2>"$T/cc.log" ||
+    { cat "$T/cc.log"; fail "cannot build the backend driver"; }
 }
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # Nothing of this run may remain: mounts, loop devices, images, mount points.
 check_clean() {
@@ -46,10 +42,10 @@ check_clean() {
 drive() {
   local what=$1; shift
   echo "== $what"
-  if ! "$DRV" --run-id "$RUN" "$@" >"$TMPD/out" 2>&1; then
-    cat "$TMPD/out"; fail "$what"
+  if ! "$DRV" --run-id "$RUN" "$@" >"$T/out" 2>&1; then
+    cat "$T/out"; fail "$what"
   else
-    cat "$TMPD/out"
+    cat "$T/out"
   fi
   check_clean "$what"
 }
@@ -58,14 +54,12 @@ drive() {
 expect_fail() {
   local what=$1 pat=$2; shift 2
   echo "== $what"
-  "$DRV" --run-id "$RUN" "$@" setup-fail >"$TMPD/out" 2>&1 || fail "$what: driver exit $?"
-  cat "$TMPD/out"
-  grep -Eq "$pat" "$TMPD/out" || fail "$what: message does not match /$pat/"
-  [ "$(grep -c . "$TMPD/out")" -eq 1 ] || fail "$what: message is not one line"
+  "$DRV" --run-id "$RUN" "$@" setup-fail >"$T/out" 2>&1 || fail "$what: driver exit $?"
+  cat "$T/out"
+  grep -Eq "$pat" "$T/out" || fail "$what: message does not match /$pat/"
+  [ "$(grep -c . "$T/out")" -eq 1 ] || fail "$what: message is not one line"
   check_clean "$what"
 }
 
-finish() {
-  if [ $fails -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
-  echo "all checks passed"
-}
+# (fail ends the test at the first failed check.)
+finish() { echo "all checks passed"; }
