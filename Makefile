@@ -10,7 +10,7 @@ LIBDIR     := lib/metis
 PKGS       := fuse3 inih libzstd libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# report.html (fs-state/report/) reads JSON with json-c: bin/metis links it, pan does not.
+# The front ends (fs-state/front/) read JSON with json-c: bin/metis links it, pan does not.
 REPORT_PKGS   := json-c
 REPORT_CFLAGS := $(shell pkg-config --cflags $(REPORT_PKGS) 2>/dev/null)
 REPORT_LIBS   := $(shell pkg-config --libs $(REPORT_PKGS) 2>/dev/null)

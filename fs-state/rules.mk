@@ -1,38 +1,39 @@
-# Metis engine: libmetis (the kit the generated pan links), the bin/metis front end, its swarm launcher and report.
-# libmetis.a: the engine (flat fs-state/*.c) and its backends (fs-state/backend/); pan needs
-# nothing else, and its kit holds one header: driver.h, the entry points pan calls.
-METIS_SRC  := $(wildcard fs-state/*.c fs-state/tree/*.c fs-state/backend/*.c)
+# Metis engine: libmetis (the kit the generated pan links) and the bin/metis front ends (cli, swarm, report).
+# libmetis.a: the engine (engine/), the tree model (tree/), the backends (backend/) and the
+# leaf helpers they share (lib/); pan needs nothing else, and its kit holds one header:
+# driver.h, the entry points pan calls.
+METIS_SRC  := $(wildcard fs-state/lib/*.c fs-state/tree/*.c fs-state/backend/*.c fs-state/engine/*.c)
 METIS_OBJ  := $(METIS_SRC:%.c=$(BUILD)/%.o)
 LIBMETIS   := $(LIBDIR)/libmetis.a
 
-# The front end (fs-state/cli/), the swarm launcher (fs-state/swarm/) and report.html
-# (fs-state/report/, with json-c): bin/metis only.
-CLI_SRC    := $(filter-out fs-state/cli/main.c,$(wildcard fs-state/cli/*.c fs-state/swarm/*.c))
-REPORT_SRC := $(wildcard fs-state/report/*.c)
-CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/%.o) $(REPORT_SRC:%.c=$(BUILD)/%.o)
+# The front ends, bin/metis only: the command line (front/cli/), the swarm launcher
+# (front/swarm/), report.html (front/report/) and the JSON reader they share (front/*.c).
+METIS_MAIN := fs-state/front/cli/metis_main.c
+CLI_SRC    := $(filter-out $(METIS_MAIN),$(wildcard fs-state/front/*.c fs-state/front/*/*.c))
+CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIBCLI     := $(BUILD)/libmetis-cli.a
 
 # pan.c is compiled at run time against this kit: the library, its header and link flags.
-$(LIBMETIS): $(METIS_OBJ) fs-state/driver.h
+$(LIBMETIS): $(METIS_OBJ) fs-state/engine/driver.h
 	@mkdir -p $(LIBDIR)/include
 	rm -f $@ $(LIBDIR)/include/*.h
 	$(AR) rcs $@ $(METIS_OBJ)
-	cp fs-state/driver.h $(LIBDIR)/include/
+	cp fs-state/engine/driver.h $(LIBDIR)/include/
 	echo '$(filter -fsanitize%,$(CFLAGS)) $(LDLIBS)' > $(LIBDIR)/ldflags
 
-# The front end, the swarm and report.html read JSON through report/rjson.h (json-c).
-$(CLI_OBJ): CFLAGS += $(REPORT_CFLAGS)
+# The front ends read JSON through front/json_reader.h (json-c); libmetis never links json-c.
+$(CLI_OBJ) $(METIS_MAIN:%.c=$(BUILD)/%.o): CFLAGS += $(REPORT_CFLAGS)
 
 $(LIBCLI): $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(BIN)/metis: $(BUILD)/fs-state/cli/main.o $(LIBCLI) $(LIBMETIS)
+$(BIN)/metis: $(METIS_MAIN:%.c=$(BUILD)/%.o) $(LIBCLI) $(LIBMETIS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(REPORT_LIBS)
 
 all: $(BIN)/metis
 
-# cli/main.c prints the version, which is set in the Makefile.
-$(BUILD)/fs-state/cli/main.o: Makefile
+# metis_main.c prints the version, which is set in the Makefile.
+$(METIS_MAIN:%.c=$(BUILD)/%.o): Makefile

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "input.h"
-#include "vary.h"
+#include "engine/input.h"
+#include "engine/vary.h"
 
 /* "TMP:L: msg" from the config loader becomes "TRACE:(line of cfg record L): msg". */
 static void map_error(const struct trace *t, const char *tmp, const char *in, char *err,

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include "config.h"
+#include "engine/config.h"
 #include "runlog.h"
 #include "trace.h"
 
@@ -30,7 +30,7 @@ struct cli_opts {
 };
 
 /* What cli_parse returns when -h/--help printed the command's usage: the command then ends
- * with EXIT_MATCH (0), as only main.c's commands end the process. */
+ * with EXIT_MATCH (0), as only replay_main.c's commands end the process. */
 #define CLI_HELP 1
 
 /* Parses argv (after the command word): 0; -1 after printing the problem on bad usage;

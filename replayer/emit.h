@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include "config.h"
-#include "reprotree.h"
+#include "engine/config.h"
+#include "tree/reprotree.h"
 #include "trace.h"
 
 struct emit {

@@ -1,8 +1,8 @@
 /* The emit-c command: writes repro.c (the operations as plain syscalls, the reference's results and final tree to check them against) and run.sh. */
-#include "config.h"
-#include "ops.h"
-#include "input.h"
-#include "prepopulate.h"
+#include "engine/config.h"
+#include "engine/ops.h"
+#include "engine/input.h"
+#include "engine/prepopulate.h"
 
 #include <errno.h>
 #include <inttypes.h>

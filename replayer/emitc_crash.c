@@ -1,6 +1,6 @@
 /* emit-c for crash checks: the reproducer's sync of each step, and the run.sh part that copies the device, recovers the copy and compares. */
 #include "emitc_crash.h"
-#include "crashinfo.h"
+#include "engine/crash_modes.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -34,8 +34,8 @@ static void rel_parent(const char *path, char *out, size_t len)
         snprintf(out, len, "%.*s", (int)(slash - path - 1), path + 1);
 }
 
-/* The same objects as crash.c's sync_touched (on a journal-less format a symlink gets a
- * syncfs there: see syncfs_instead in crash.c). */
+/* The same objects as crash_check.c's sync_touched (on a journal-less format a symlink gets a
+ * syncfs there: see syncfs_instead in crash_check.c). */
 static void emit_fsync_step(FILE *f, const struct op_args *a, int skip, int journal)
 {
     char p1[METIS_PATH_MAX], p2[METIS_PATH_MAX];

@@ -7,14 +7,14 @@
 #include <string.h>
 
 #include "cli.h"
-#include "numbers.h"
-#include "util.h"
-#include "engine.h"
-#include "input.h"
+#include "lib/numbers.h"
+#include "lib/helpers.h"
+#include "engine/engine.h"
+#include "engine/input.h"
 #include "replay.h"
 #include "session.h"
-#include "vary.h"
-#include "view.h"
+#include "engine/vary.h"
+#include "engine/view.h"
 
 struct record_opts {
     const char *config, *out;

@@ -1,6 +1,6 @@
 /* Replay of trace operations: every result, errno and abstract state against the trace and against fs 0. */
 #include "replay.h"
-#include "util.h"
+#include "lib/helpers.h"
 
 #include <inttypes.h>
 #include <string.h>

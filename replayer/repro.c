@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "buf.h"
-#include "util.h"
+#include "lib/buf.h"
+#include "lib/helpers.h"
 #include "import.h"
 #include "replay.h"
 #include "session.h"

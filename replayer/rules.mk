@@ -5,20 +5,20 @@ $(BIN)/metis-replay: $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(LIBMETIS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# main.c prints the version, which is set in the Makefile.
-$(BUILD)/replayer/main.o: Makefile
+# replay_main.c prints the version, which is set in the Makefile.
+$(BUILD)/replayer/replay_main.o: Makefile
 
 all: $(BIN)/metis-replay
 endif
 
 # emit-c copies the tree walk, listing and comparison into every program it writes: the tree
 # model's vocabulary and ranking of differences (tree/tree.h, tree/diff.h, tree/diff.c), the one
-# walk and listing line (buf, tree/walk.c, tree/line.c) and the reproducer's use of them
-# (reprotree.h/.c). Their text, as C string lines, is generated here so that the copy can never
+# walk and listing line (lib/buf, tree/walk.c, tree/line.c) and the reproducer's use of them
+# (tree/reprotree.h/.c). Their text, as C string lines, is generated here so that the copy can never
 # drift; declarations come before their first use, and their includes of each other go.
-REPRO_TREE_TEXT := fs-state/buf.h fs-state/tree/tree.h fs-state/tree/diff.h fs-state/reprotree.h \
-                   fs-state/buf.c fs-state/tree/walk.c fs-state/tree/line.c fs-state/tree/diff.c \
-                   fs-state/reprotree.c
+REPRO_TREE_TEXT := fs-state/lib/buf.h fs-state/tree/tree.h fs-state/tree/diff.h \
+                   fs-state/tree/reprotree.h fs-state/lib/buf.c fs-state/tree/walk.c \
+                   fs-state/tree/line.c fs-state/tree/diff.c fs-state/tree/reprotree.c
 $(BUILD)/replayer/reprotree_text.h: $(REPRO_TREE_TEXT)
 	@mkdir -p $(dir $@)
 	cat $^ | grep -v '^#include "' | \

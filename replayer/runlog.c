@@ -1,7 +1,7 @@
 /* Run-log reader: follows from= and save sid= back from the discrepancy to state 0 and projects that path to a trace. */
 #include "runlog.h"
-#include "buf.h"
-#include "numbers.h"
+#include "lib/buf.h"
+#include "lib/numbers.h"
 
 #include <errno.h>
 #include <inttypes.h>

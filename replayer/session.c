@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "import.h"
-#include "signals.h"
+#include "lib/signals.h"
 
 static char run_id[64];
 static volatile sig_atomic_t stop_signal;

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classes.h"
+#include "engine/classes.h"
 #include "cli.h"
-#include "util.h"
+#include "lib/helpers.h"
 #include "replay.h"
 #include "session.h"
 

@@ -1,8 +1,9 @@
 /* Trace text form: the strict parser (file:line errors, hostile input refused) and the canonical writer. */
 #include "trace.h"
-#include "buf.h"
-#include "numbers.h"
-#include "util.h"
+#include "engine/crash_modes.h"
+#include "lib/buf.h"
+#include "lib/numbers.h"
+#include "lib/helpers.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -341,7 +342,7 @@ static int parse_same(struct parser *p, const char *v, unsigned bit, unsigned *d
     return 0;
 }
 
-/* The optional last field "crash=KIND" (a crash check's finding, crashinfo.h): its DIFF bits. */
+/* The optional last field "crash=KIND" (a crash check's finding, crash_modes.h): its DIFF bits. */
 static int parse_crash(struct parser *p, char **tok, int *n, unsigned *differs)
 {
     if (*n < 1 || strncmp(tok[*n - 1], "crash=", 6) != 0)

@@ -7,9 +7,9 @@
 #include <stdio.h>
 
 #include "tree/digest.h"
-#include "config.h"
-#include "ops.h"
-#include "step.h"
+#include "engine/config.h"
+#include "engine/ops.h"
+#include "engine/differs.h"
 
 #define TRACE_VERSION 1
 /* Longest line the parser accepts: an op line of METIS_OP_LINE_MAX plus its "op SEQ " prefix. */

@@ -14,7 +14,7 @@ under the rules' `check` folders. Lines of RULES, '#' starting a comment:
 
 A PART (or ALLOWED) names files by path prefix: `fs-state/backend` is the folder and all below
 it, `fs-state/step` is step.c and step.h, `reffs/reffs_ioctl.h` one file, `fs-state/report/`
-the folder only (not report.c beside it). `*` matches within
+the folder only (not a file of the same name beside it). `*` matches within
 one path component, `{a,b}` either name. A file matched by several rules may use what any of
 them allows; a file matched by none is an error. Exit status 1 on any finding, else 0.
 """

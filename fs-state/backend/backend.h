@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tree/digest.h"
-#include "config.h"
-#include "spawner.h"   /* run_cmd */
+#include "engine/config.h"
+#include "lib/spawner.h"   /* run_cmd */
 
 /*
  * Life of a backend during a run:

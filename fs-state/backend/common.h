@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "backend.h"
-#include "spawner.h"
-#include "util.h"
+#include "lib/spawner.h"
+#include "lib/helpers.h"
 
 struct imgstore;
 

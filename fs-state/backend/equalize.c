@@ -5,7 +5,7 @@
 #include "equalize.h"
 #include "tree/digest.h"
 #include "backend.h"
-#include "config.h"
+#include "engine/config.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* FUSE (any mount command) backend: image-backed states like kernel, or a mount kept up and restored by the snapshot ioctls, logically, or by replay. */
 #include "backend.h"
 #include "common.h"
-#include "dumpback.h"
+#include "dump_readback.h"
 #include "imgstore.h"
-#include "lrestore.h"
+#include "logical_states.h"
 #include "snapproto.h"
 
 #include <dirent.h>
@@ -22,7 +22,7 @@
  * step (unless remount = 0) and states are image snapshots. With no image the daemon holds the
  * state and the fs stays mounted; cfg->restore chooses how a state comes back:
  *   snapshot  the daemon answers the snapshot ioctls (snapproto.h): it saves and restores;
- *   logical   saved states are recorded trees, restore applies the difference (lrestore.h);
+ *   logical   saved states are recorded trees, restore applies the difference (logical_states.h);
  *   replay    remount it empty and let the engine replay the search path;
  *   auto      snapshot if the daemon answers the probe at setup, else logical.
  */
@@ -50,7 +50,7 @@ struct fpriv {
     int set_up;
 };
 
-static struct fpriv *fp(struct backend *b)
+static struct fpriv *fuse_priv_get_or_make(struct backend *b)
 {
     if (!b->priv) {
         struct fpriv *p = calloc(1, sizeof *p);
@@ -238,7 +238,7 @@ static int fu_setup_steps(struct backend *b, struct fpriv *p)
 
 static int fu_setup(struct backend *b)
 {
-    struct fpriv *p = fp(b);
+    struct fpriv *p = fuse_priv_get_or_make(b);
     if (!p)
         return bk_err(b, "setup", "out of memory");
     if (p->set_up)

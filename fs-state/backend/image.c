@@ -2,7 +2,7 @@
 #include "backend.h"
 #include "common.h"
 #include "imgstore.h"
-#include "fsinfo.h"
+#include "engine/fsinfo.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

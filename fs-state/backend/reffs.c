@@ -1,7 +1,7 @@
 /* RefFS backend: the bin/reffs daemon mounted once; states saved and restored by its ioctls. */
 #include "backend.h"
 #include "common.h"
-#include "dumpback.h"
+#include "dump_readback.h"
 #include "reffs_ioctl.h"
 
 #include <errno.h>
@@ -26,7 +26,7 @@ struct rpriv {
     struct dumpback dump;       /* read-back by REFFS_IOC_DUMP */
 };
 
-static struct rpriv *rp(struct backend *b)
+static struct rpriv *reffs_priv_get_or_make(struct backend *b)
 {
     if (!b->priv) {
         struct rpriv *p = calloc(1, sizeof *p);
@@ -112,7 +112,7 @@ static void r_teardown(struct backend *b);
 
 static int r_setup(struct backend *b)
 {
-    struct rpriv *p = rp(b);
+    struct rpriv *p = reffs_priv_get_or_make(b);
     if (!p)
         return bk_err(b, "setup", "out of memory");
     if (p->set_up)

@@ -1,6 +1,6 @@
 /* RefFS tree dumps: parses reffs_dump's format (reffs/reffs.h) and feeds each entry to the abstraction. */
 #include "reffs_dump.h"
-#include "buf.h"
+#include "lib/buf.h"
 #include "reffs.h"
 
 #include <errno.h>

@@ -21,8 +21,7 @@ on_exit cleanup
 build_driver() {
   cc -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
      -Ifs-state -Ireffs -o "$DRV" tests/lib/backend_driver.c \
-     fs-state/backend/*.c fs-state/tree/*.c fs-state/buf.c fs-state/fsinfo.c \
-     fs-state/spawner.c fs-state/util.c \
+     fs-state/backend/*.c fs-state/tree/*.c fs-state/lib/*.c fs-state/engine/fsinfo.c \
      -lcrypto -lpthread 2>"$T/cc.log" ||
     { cat "$T/cc.log"; fail "cannot build the backend driver"; }
 }

@@ -1,17 +1,17 @@
-/* Unit tests of state-aware draws (fs-state/choose.c, ops.c): paths from the reference's tree, block-boundary ends, bounded appends, per-search variants and seeds. */
+/* Unit tests of state-aware draws (fs-state/engine/choose.c, ops.c): paths from the reference's tree, block-boundary ends, bounded appends, per-search variants and seeds. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "choose.h"
-#include "config.h"
-#include "input.h"
-#include "ops.h"
-#include "searches.h"
-#include "vary.h"
-#include "view.h"
+#include "engine/choose.h"
+#include "engine/config.h"
+#include "engine/input.h"
+#include "engine/ops.h"
+#include "engine/searches.h"
+#include "engine/vary.h"
+#include "engine/view.h"
 
 static struct metis_config ch_cfg;
 

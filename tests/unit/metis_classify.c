@@ -1,15 +1,15 @@
-/* Unit tests of discrepancy classes: the listing comparison (classify.c), the hint rules (hints.c) and the summary's class array (cli/classfile.c). */
+/* Unit tests of discrepancy classes: the listing comparison (classify.c), the hint rules (hints.c) and the summary's class array (front/cli/summary_classes.c). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "classify.h"
-#include "cli/classfile.h"
-#include "config.h"
-#include "hints.h"
-#include "step.h"
+#include "tree/classify.h"
+#include "front/cli/summary_classes.h"
+#include "engine/config.h"
+#include "engine/hints.h"
+#include "engine/step.h"
 
 /* Listing lines as abstract.c writes them: PATH TYPE MODE NLINK UID GID SIZE DATA XATTRS. */
 #define ROOT3 "/ d 0755 3 0 0 - - []\n"

@@ -1,4 +1,4 @@
-/* Unit tests of fs-state/config.c: defaults, every key, the shipped configs and config_validate. */
+/* Unit tests of fs-state/engine/config.c: defaults, every key, the shipped configs and config_validate. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "config.h"
+#include "engine/config.h"
 
 static char cfgt_dir[64];
 static char cfgt_path[128];

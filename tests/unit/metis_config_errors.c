@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "config.h"
+#include "engine/config.h"
 
 static char cfge_dir[64];
 static char cfge_path[128];

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "engine/config.h"
 
 Test(metis_config_keys, unique_names)
 {

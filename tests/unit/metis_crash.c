@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "config.h"
-#include "crashinfo.h"
-#include "step.h"
+#include "engine/config.h"
+#include "engine/crash_modes.h"
+#include "engine/step.h"
 #include "trace.h"
 
 static char mcr_dir[64], mcr_path[128];

@@ -7,12 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/classfile.h"
-#include "exits.h"
-#include "numbers.h"
-#include "report/rjson.h"
-#include "spawner.h"
-#include "util.h"
+#include "front/cli/summary_classes.h"
+#include "engine/exits.h"
+#include "lib/numbers.h"
+#include "front/json_reader.h"
+#include "lib/spawner.h"
+#include "lib/helpers.h"
 
 Test(numbers, decimal_takes_digits_only)
 {

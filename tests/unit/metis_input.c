@@ -1,4 +1,4 @@
-/* Unit tests of the input driver (fs-state/input.c): determinism, the name pool, partition and bitmap statistics. */
+/* Unit tests of the input driver (fs-state/engine/input.c): determinism, the name pool, partition and bitmap statistics. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "input.h"
-#include "ops.h"
+#include "engine/config.h"
+#include "engine/input.h"
+#include "engine/ops.h"
 
 static struct metis_config inpt_cfg;
 

@@ -1,4 +1,4 @@
-/* Unit tests of recorded trees and logical restore (fs-state/backend/fstree.c, logical.c) on a plain directory. */
+/* Unit tests of recorded trees and logical restore (fs-state/backend/fstree.c, logical_apply.c) on a plain directory. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "tree/digest.h"
 #include "backend/fstree.h"
-#include "backend/logical.h"
+#include "backend/logical_apply.h"
 
 static char lg_dir[64];
 static int lg_fd = -1;

@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "input.h"
-#include "ops.h"
-#include "reach.h"
+#include "engine/config.h"
+#include "engine/input.h"
+#include "engine/ops.h"
+#include "engine/reach.h"
 
 /* ---------- a scratch directory for real syscalls, and config files ---------- */
 

@@ -1,4 +1,4 @@
-/* Unit tests of the operation table (fs-state/ops.c): real syscalls, real errnos, confinement. */
+/* Unit tests of the operation table (fs-state/engine/ops.c): real syscalls, real errnos, confinement. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tree/digest.h"
-#include "ops.h"
+#include "engine/ops.h"
 
 static char opst_top[64];
 static int opst_root = -1;

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "input.h"
-#include "ops.h"
+#include "engine/config.h"
+#include "engine/input.h"
+#include "engine/ops.h"
 
 static struct metis_config optx_cfg;
 static struct input optx_in;

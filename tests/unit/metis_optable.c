@@ -3,10 +3,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "config.h"
-#include "opnames.h"
-#include "ops.h"
-#include "reach.h"
+#include "engine/config.h"
+#include "engine/opnames.h"
+#include "engine/ops.h"
+#include "engine/reach.h"
 
 /* The replayer is not in the test binary: its emitters are compiled in here, as metis_trace.c
  * does with trace.c and check.c. */

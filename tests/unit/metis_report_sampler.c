@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sampler.h"
+#include "engine/sampler.h"
 
 static char smp_dir[64];
 

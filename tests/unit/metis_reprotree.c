@@ -1,4 +1,4 @@
-/* Unit tests of the reproducers' tree listing and comparison (fs-state/reprotree.c, over tree/walk.c and tree/line.c): what it lists, and the first difference it names. */
+/* Unit tests of the reproducers' tree listing and comparison (fs-state/tree/reprotree.c, over tree/walk.c and tree/line.c): what it lists, and the first difference it names. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 /* The replayer is not a library the unit-test binary links: its source is compiled in here. */
-#include "reprotree.c"
+#include "tree/reprotree.c"
 
 static char rtt_top[64];
 

@@ -13,9 +13,9 @@
 #include "trace.c"
 #include "check.c"
 
-#include "engine.h"
-#include "input.h"
-#include "prepopulate.h"
+#include "engine/engine.h"
+#include "engine/input.h"
+#include "engine/prepopulate.h"
 
 /* ---------- random traces ---------- */
 

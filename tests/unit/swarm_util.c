@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli/model.h"
-#include "cli/runopts.h"
-#include "report/rjson.h"
-#include "swarm/swarm.h"
+#include "front/cli/model.h"
+#include "front/cli/runopts.h"
+#include "front/json_reader.h"
+#include "front/swarm/swarm.h"
 
 static struct swarm swu_swarm;
 

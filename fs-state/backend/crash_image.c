@@ -1,0 +1,356 @@
+/* Crash copies of a kernel fs's device: an instant's copy of its image, recovered on a second loop device, checked by the format's checker. */
+#include "crash_image.h"
+#include "common.h"
+#include "engine/fsinfo.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BLOCK 4096
+#define QUIET_WAIT 2.0          /* seconds a copy may wait for the device to go idle */
+
+struct crash_image {
+    struct backend *b;
+    uint64_t size;
+    size_t nblocks;
+    unsigned char *buf;         /* the copy as taken */
+    unsigned char *hole;        /* per block: 1 if the image file had a hole there */
+    int live_fd;                /* b->image, read-only */
+    int live_loop;              /* the loop device b is mounted from (for its I/O counters) */
+    int fd, loopnr, mounted;
+    char path[1100], mnt[1100], dev[32];
+    unsigned long mflags;
+    char mdata[256];
+};
+
+/* ---- the live device's I/O counters ---- */
+
+/* The loop device whose backing file is image, or -1. */
+static int loop_of(const char *image)
+{
+    DIR *d = opendir("/sys/block");
+    struct dirent *e;
+    int found = -1;
+    while (d && found < 0 && (e = readdir(d))) {
+        char path[512], file[4096];
+        int nr;
+        if (sscanf(e->d_name, "loop%d", &nr) != 1)
+            continue;
+        snprintf(path, sizeof path, "/sys/block/%s/loop/backing_file", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        if (fgets(file, sizeof file, f) && (file[strcspn(file, "\n")] = 0, strcmp(file, image) == 0))
+            found = nr;
+        fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* Writes and discards completed, and requests in flight (/sys/block/loopN/stat). */
+struct io_count {
+    unsigned long long writes, discards, inflight;
+};
+
+static int io_count(int nr, struct io_count *c)
+{
+    char path[64];
+    unsigned long long v[17] = { 0 };
+    snprintf(path, sizeof path, "/sys/block/loop%d/stat", nr);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    int n = fscanf(f, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
+                   "%llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+                   &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15], &v[16]);
+    fclose(f);
+    if (n < 11)
+        return -1;
+    *c = (struct io_count){ v[4], v[11], v[8] };
+    return 0;
+}
+
+/* ---- reading and writing the copy ---- */
+
+static int pread_all(int fd, unsigned char *buf, size_t len, off_t off)
+{
+    while (len > 0) {
+        ssize_t n = pread(fd, buf, len, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n == 0 ? (errno = EIO, -1) : -1;
+        buf += n, len -= (size_t)n, off += n;
+    }
+    return 0;
+}
+
+static int pwrite_all(int fd, const unsigned char *buf, size_t len, off_t off)
+{
+    while (len > 0) {
+        ssize_t n = pwrite(fd, buf, len, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        buf += n, len -= (size_t)n, off += n;
+    }
+    return 0;
+}
+
+/* Reads the image's data regions into buf; its holes (never written) are only marked, so a
+ * large sparse image costs what its data costs. */
+static int read_image(struct crash_image *c)
+{
+    size_t pos = 0;
+    memset(c->hole, 1, c->nblocks);
+    while (pos < c->size) {
+        off_t data = lseek(c->live_fd, (off_t)pos, SEEK_DATA), end;
+        if (data < 0 && errno == ENXIO)
+            break;
+        end = data < 0 ? (off_t)c->size : lseek(c->live_fd, data, SEEK_HOLE);
+        if (data < 0)
+            data = (off_t)pos;                  /* no SEEK_DATA: read it all */
+        if (end < 0 || (uint64_t)end > c->size)
+            end = (off_t)c->size;
+        size_t from = (size_t)data / BLOCK * BLOCK, to = ((size_t)end + BLOCK - 1) / BLOCK * BLOCK;
+        to = to > c->size ? c->size : to;
+        if (pread_all(c->live_fd, c->buf + from, to - from, (off_t)from) < 0)
+            return -1;
+        memset(c->hole + from / BLOCK, 0, (to - from + BLOCK - 1) / BLOCK);
+        pos = to;
+    }
+    return 0;
+}
+
+static int block_empty(const struct crash_image *c, size_t i)
+{
+    const unsigned char *p = c->buf + i * BLOCK;
+    size_t len = (i + 1) * BLOCK > c->size ? c->size - i * BLOCK : BLOCK;
+    return c->hole[i] || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
+}
+
+/* Writes runs of non-empty blocks from buf to fd, whose range is all holes. */
+static int write_blocks(const struct crash_image *c, int fd)
+{
+    for (size_t i = 0; i < c->nblocks;) {
+        if (block_empty(c, i)) {
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < c->nblocks && !block_empty(c, j))
+            j++;
+        size_t len = (j * BLOCK > c->size ? c->size : j * BLOCK) - i * BLOCK;
+        if (pwrite_all(fd, c->buf + i * BLOCK, len, (off_t)(i * BLOCK)) < 0)
+            return -1;
+        i = j;
+    }
+    return 0;
+}
+
+/* ---- set-up ---- */
+
+static int open_files(struct crash_image *c)
+{
+    struct backend *b = c->b;
+    c->live_fd = open(b->image, O_RDONLY | O_CLOEXEC);
+    if (c->live_fd < 0)
+        return bk_err(b, "crash setup", "cannot open %s: %s", b->image, strerror(errno));
+    c->fd = open(c->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (c->fd < 0 || ftruncate(c->fd, (off_t)c->size) < 0)
+        return bk_err(b, "crash setup", "cannot create %s: %s", c->path, strerror(errno));
+    c->loopnr = bk_loop_attach(c->fd, c->path);
+    if (c->loopnr < 0)
+        return bk_err(b, "crash setup", "cannot attach %s to a loop device: %s", c->path,
+                      strerror(errno));
+    snprintf(c->dev, sizeof c->dev, "/dev/loop%d", c->loopnr);
+    if (mkdir(c->mnt, 0755) < 0 && errno != EEXIST)
+        return bk_err(b, "crash setup", "cannot make %s: %s", c->mnt, strerror(errno));
+    return 0;
+}
+
+static int setup(struct crash_image *c)
+{
+    struct backend *b = c->b;
+    const struct fs_config *cfg = b->cfg;
+    c->size = cfg->size ? cfg->size : fs_format_default_size(cfg->fstype);
+    c->nblocks = (c->size + BLOCK - 1) / BLOCK;
+    snprintf(c->path, sizeof c->path, BK_SHM_DIR "/metis-%s/%s.crash.img", b->run_id, cfg->name);
+    snprintf(c->mnt, sizeof c->mnt, "%s.crash", b->mnt);
+    if (!(c->buf = malloc(c->size)) || !(c->hole = malloc(c->nblocks)))
+        return bk_err(b, "crash setup", "out of memory for a %llu-byte copy",
+                      (unsigned long long)c->size);
+    if (bk_mount_opts(cfg->mount_opts, &c->mflags, c->mdata, sizeof c->mdata) < 0)
+        return bk_err(b, "crash setup", "mount_opts too long");
+    if (open_files(c) < 0)
+        return -1;
+    if ((c->live_loop = loop_of(b->image)) < 0)
+        return bk_err(b, "crash setup", "no loop device has %s attached", b->image);
+    return 0;
+}
+
+struct crash_image *crash_image_open(struct backend *b)
+{
+    struct crash_image *c = calloc(1, sizeof *c);
+    if (!c) {
+        bk_err(b, "crash setup", "out of memory");
+        return NULL;
+    }
+    c->b = b;
+    c->fd = c->live_fd = c->loopnr = c->live_loop = -1;
+    if (setup(c) == 0)
+        return c;
+    char err[sizeof b->err];
+    memcpy(err, b->err, sizeof err);
+    crash_image_close(c);
+    memcpy(b->err, err, sizeof err);
+    return NULL;
+}
+
+/* ext2/3/4 superblock: magic 0xEF53 at 1024 + 0x38, s_feature_compat at 1024 + 0x5C, whose
+ * bit 0x4 is has_journal. */
+int crash_image_has_journal(struct crash_image *c)
+{
+    unsigned char sb[0x60];
+    const char *t = c->b->cfg->fstype;
+    if (strcmp(t, "ext2") && strcmp(t, "ext3") && strcmp(t, "ext4"))
+        return 1;
+    if (pread_all(c->live_fd, sb, sizeof sb, 1024) < 0)
+        return bk_err(c->b, "crash setup", "cannot read the superblock of %s: %s",
+                      c->b->image, strerror(errno));
+    if (sb[0x38] != 0x53 || sb[0x39] != 0xEF)
+        return bk_err(c->b, "crash setup", "%s holds no ext2/3/4 superblock", c->b->image);
+    return (sb[0x5C] & 0x4) != 0;
+}
+
+/* ---- the copy ---- */
+
+int crash_image_copy(struct crash_image *c)
+{
+    struct io_count before, after;
+    double end = now_seconds() + QUIET_WAIT, pause = 1e-4;
+    for (;;) {
+        if (io_count(c->live_loop, &before) < 0)
+            return bk_err(c->b, "crash copy", "cannot read the counters of loop%d", c->live_loop);
+        /* A copy is an instant's only if no write was in flight or completed meanwhile. */
+        if (before.inflight == 0) {
+            if (read_image(c) < 0)
+                return bk_err(c->b, "crash copy", "reading %s: %s", c->b->image, strerror(errno));
+            if (io_count(c->live_loop, &after) == 0 && after.inflight == 0 &&
+                after.writes == before.writes && after.discards == before.discards)
+                return 0;
+        }
+        if (now_seconds() > end)
+            return bk_err(c->b, "crash copy", "loop%d never stayed idle for %.0f s", c->live_loop,
+                          QUIET_WAIT);
+        bk_sleep(pause);
+        pause = pause < 0.01 ? pause * 2 : pause;
+    }
+}
+
+int crash_image_mount(struct crash_image *c, int ro, int *rootfd, char *why, size_t len)
+{
+    struct backend *b = c->b;
+    *rootfd = -1;
+    if (fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)c->size) < 0 ||
+        write_blocks(c, c->fd) < 0)
+        return bk_err(b, "crash mount", "writing %s: %s", c->path, strerror(errno));
+    if (mount(c->dev, c->mnt, b->cfg->fstype, c->mflags | (ro ? MS_RDONLY : 0), c->mdata[0] ? c->mdata : NULL) < 0) {
+        snprintf(why, len, "mount %s (%s) of the copy: %s", c->dev, b->cfg->fstype, strerror(errno));
+        return 1;
+    }
+    c->mounted = 1;
+    *rootfd = open(c->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*rootfd >= 0)
+        return 0;
+    snprintf(why, len, "cannot open the copy's root %s: %s", c->mnt, strerror(errno));
+    crash_image_umount(c, -1);
+    return 1;
+}
+
+int crash_image_umount(struct crash_image *c, int rootfd)
+{
+    if (rootfd >= 0)
+        close(rootfd);
+    if (!c->mounted)
+        return 0;
+    c->mounted = 0;
+    if (bk_unmount(c->mnt, 1.0) < 0)
+        return bk_err(c->b, "crash umount", "%s stayed busy (detached lazily)", c->mnt);
+    return 0;
+}
+
+/* The first line of a checker's output that says something (not a banner or pass name). */
+static void first_finding(const char *out, char *why, size_t len)
+{
+    static const char *const noise[] = { "e2fsck ", "Pass ", "Phase ", "        - ", "Opening ",
+                                         "Checking ", "[", "No modify flag", "Warning: skipping" };
+    const char *line = out, *pick = NULL;
+    while (*line && !pick) {
+        size_t n = strcspn(line, "\n"), k = 0;
+        while (k < sizeof noise / sizeof noise[0] && strncmp(line, noise[k], strlen(noise[k])))
+            k++;
+        if (n > 0 && k == sizeof noise / sizeof noise[0])
+            pick = line;
+        line += n + (line[n] == '\n');
+    }
+    pick = pick ? pick : out;
+    snprintf(why, len, "%.*s", (int)strcspn(pick, "\n"), pick);
+}
+
+int crash_image_fsck(struct crash_image *c, const char *checker, char *why, size_t len)
+{
+    char out[4096];
+    int rc = run_cmd(bk_setup_timeout(c->b), out, sizeof out, "%s %s 2>&1", checker, c->path);
+    if (rc == 0)
+        return 0;
+    if (rc < 0 || rc == SPAWN_TIMED_OUT || rc == SPAWN_NOT_EXECUTABLE || rc == SPAWN_CANNOT_RUN)
+        return bk_err(c->b, "crash check", "'%s %s' %s", checker, c->path,
+                      rc == SPAWN_TIMED_OUT ? "timed out" : "could not run");
+    char finding[512];
+    first_finding(out, finding, sizeof finding);
+    snprintf(why, len, "'%s' exited with %d: %s", checker, rc, finding);
+    return 1;
+}
+
+int crash_image_save(struct crash_image *c, const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return bk_err(c->b, "crash save", "%s: %s", path, strerror(errno));
+    int rc = ftruncate(fd, (off_t)c->size) < 0 || write_blocks(c, fd) < 0 ? -1 : 0;
+    if (close(fd) < 0 || rc < 0)
+        return bk_err(c->b, "crash save", "writing %s: %s", path, strerror(errno));
+    return 0;
+}
+
+void crash_image_close(struct crash_image *c)
+{
+    if (!c)
+        return;
+    if (c->mounted || bk_is_mounted(c->mnt))
+        bk_unmount(c->mnt, 1.0);
+    if (c->loopnr >= 0)
+        bk_loop_detach(c->loopnr);
+    if (c->fd >= 0) {
+        close(c->fd);
+        unlink(c->path);
+    }
+    if (c->live_fd >= 0)
+        close(c->live_fd);
+    if (c->mnt[0])
+        rmdir(c->mnt);
+    free(c->buf);
+    free(c->hole);
+    free(c);
+}

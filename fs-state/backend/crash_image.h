@@ -1,0 +1,41 @@
+/* Crash copies of a kernel file system's device: taken while it is mounted, mounted later on a second loop device, checked. */
+#ifndef METIS_CRASHIMG_H
+#define METIS_CRASHIMG_H
+
+#include <stddef.h>
+#include "backend.h"
+
+/*
+ * A crash copy is what the device holds at one instant: the image file read while no write
+ * reaches the loop device (what a power cut at that instant would leave). It is kept in memory
+ * as taken; to be recovered it is written to <fs>.crash.img beside the image and mounted on a
+ * loop device of its own at <mount point>.crash, so journal recovery runs as after a reboot.
+ * Both names carry the run id, so backend_sweep removes them after any exit.
+ * Errors: 0 or -1 with the message in b->err (infrastructure, never a discrepancy).
+ */
+struct crash_image;
+
+/* For b (a kernel backend, set up and attached): makes the copy's file, loop device and mount
+ * point. NULL with b->err set on failure. */
+struct crash_image *crash_image_open(struct backend *b);
+/* 1 when the format on b's image keeps a journal (ext2/3/4: the superblock says so; every
+ * other format: 1), 0 when not, -1 when the image cannot be read. */
+int crash_image_has_journal(struct crash_image *c);
+/* Copies b's device (b mounted) at an instant when no write is in flight or lands on it. */
+int crash_image_copy(struct crash_image *c);
+/* Writes the copy to its file and mounts it (b unmounted: xfs and btrfs refuse two mounts of
+ * one UUID), read-only if ro (the journal is still recovered; the unmount then writes nothing).
+ * 0 with *rootfd open on it; 1 when the copy does not mount (why names the error: a
+ * discrepancy, not a failure); -1 on failure. */
+int crash_image_mount(struct crash_image *c, int ro, int *rootfd, char *why, size_t len);
+/* Closes rootfd and unmounts the copy. */
+int crash_image_umount(struct crash_image *c, int rootfd);
+/* Runs the format's read-only checker on the (unmounted) recovered copy: 0 clean, 1 damaged
+ * (why holds its first line of output), -1 when the checker could not run. */
+int crash_image_fsck(struct crash_image *c, const char *checker, char *why, size_t len);
+/* Writes the copy as taken (before recovery) to path. */
+int crash_image_save(struct crash_image *c, const char *path);
+/* Unmounts, detaches and removes everything the copy made; NULL is fine. */
+void crash_image_close(struct crash_image *c);
+
+#endif

@@ -1,0 +1,246 @@
+/* Logical restore for a backend without snapshots: saved states are recorded trees; a restore applies their difference and checks the result's digest. */
+#include "logical_states.h"
+#include "common.h"
+#include "equalize.h"
+#include "fstree.h"
+#include "logical_apply.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uthash.h>
+
+/* Fallbacks are rare and worth a look: the first few are told on stderr, all are counted. */
+#define FALLBACKS_TOLD 3
+
+struct saved {
+    UT_hash_handle hh;
+    uint64_t id;
+    struct ft_tree *tree;
+};
+
+struct lrestore {
+    struct ft_store st;
+    struct saved *states;
+    struct ft_tree *last;       /* the tree the mount held when last recorded */
+    int last_valid;             /* ... and still holds (no operation since) */
+    unsigned ignore;            /* attributes the digest leaves out: their calls may fail */
+    struct lr_counts n;
+};
+
+/* The digest the engine makes of this fs: its exclusions plus the fillers' directory. */
+struct lrestore *lr_open(const struct backend *b)
+{
+    struct lrestore *lr = calloc(1, sizeof *lr);
+    char exclude[600], msg[256];
+    if (!lr)
+        return NULL;
+    snprintf(exclude, sizeof exclude, "%s%s%s", b->cfg->exclude, b->cfg->exclude[0] ? "," : "",
+             FILLER_DIR);
+    if (tree_parse_ignore(b->cfg->ignore, &lr->ignore, msg, sizeof msg) < 0)
+        lr->ignore = 0;         /* config_load has refused it already */
+    if (ft_store_init(&lr->st, "md5", exclude, lr->ignore) < 0) {
+        lr_close(lr);
+        return NULL;
+    }
+    return lr;
+}
+
+void lr_close(struct lrestore *lr)
+{
+    if (!lr)
+        return;
+    lr_discard(lr, UINT64_MAX);
+    ft_unref(&lr->st, lr->last);
+    ft_store_free(&lr->st);
+    free(lr);
+}
+
+void lr_begin(struct lrestore *lr)
+{
+    lr->last_valid = 0;
+}
+
+/* Records the mount below rootfd as lr->last, sharing what is unchanged with like (the tree
+ * it most likely is: the last one, or the one a restore aims at). */
+static int record(struct lrestore *lr, struct backend *b, int rootfd, const struct ft_tree *like,
+                  const char *step)
+{
+    struct ft_tree *t = ft_record(&lr->st, rootfd, like);
+    if (!t)
+        return bk_err(b, step, "reading the tree of %s: %s", b->mnt, strerror(errno));
+    ft_unref(&lr->st, lr->last);
+    lr->last = t;
+    lr->last_valid = 1;
+    return 0;
+}
+
+/* The same options give the digest recorded with the tree; others are computed. */
+static int same_opts(const struct tree_opts *a, const struct tree_opts *b)
+{
+    return strcmp(a->hash ? a->hash : "md5", b->hash) == 0 &&
+           strcmp(a->exclude ? a->exclude : "", b->exclude) == 0 && a->ignore == b->ignore;
+}
+
+int lr_read_back(struct lrestore *lr, struct backend *b, const struct tree_opts *o,
+                 unsigned char *out, FILE *listing, struct tree_index *index)
+{
+    if (record(lr, b, b->rootfd, lr->last, "read-back") < 0)
+        return -1;
+    if (index && ft_index(lr->last, index) < 0)
+        return bk_err(b, "read-back", "indexing the tree: %s", strerror(errno));
+    if (!listing && same_opts(o, &lr->st.opts)) {
+        memcpy(out, lr->last->digest, (size_t)lr->last->dlen);
+        return lr->last->dlen;
+    }
+    int n = ft_digest(&lr->st, lr->last, o, out, listing);
+    return n < 0 ? bk_err(b, "read-back", "digesting the tree: %s", strerror(errno)) : n;
+}
+
+/* Records the mount through a root fd of its own (save and restore come outside begin/end). */
+static int record_mount(struct lrestore *lr, struct backend *b, const char *step)
+{
+    int fd = open(b->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return bk_err(b, step, "cannot open %s: %s", b->mnt, strerror(errno));
+    int rc = record(lr, b, fd, lr->last, step);
+    close(fd);
+    return rc;
+}
+
+int lr_save(struct lrestore *lr, struct backend *b, uint64_t id)
+{
+    struct saved *s;
+    if (!lr->last_valid && record_mount(lr, b, "save") < 0)
+        return -1;
+    HASH_FIND(hh, lr->states, &id, sizeof id, s);
+    if (!s) {
+        if (!(s = calloc(1, sizeof *s)))
+            return bk_err(b, "save", "out of memory");
+        s->id = id;
+        HASH_ADD(hh, lr->states, id, sizeof s->id, s);
+    }
+    ft_unref(&lr->st, s->tree);
+    s->tree = ft_ref(lr->last);
+    return 0;
+}
+
+static int reaches(const struct ft_tree *got, const struct ft_tree *want)
+{
+    return got->dlen == want->dlen && memcmp(got->digest, want->digest, (size_t)want->dlen) == 0 &&
+           ft_same_links(got, want);
+}
+
+/* Applies the difference and reads the result back; 0 if it is the saved state, else -1 with
+ * why in msg (the mount is then in some state between the two). */
+static int try_logical(struct lrestore *lr, struct backend *b, int fd, struct ft_tree *want,
+                       char *msg, size_t msglen)
+{
+    struct lg_counts c = { 0, 0, 0, 0 };
+    lr->n.logical++;
+    int rc = logical_apply(fd, lr->last, want, lr->ignore, &c, msg, msglen);
+    lr->n.removed += c.removed, lr->n.created += c.created;
+    lr->n.rewritten += c.rewritten, lr->n.meta += c.meta;
+    lr->last_valid = 0;         /* changed, whatever came of it */
+    if (rc < 0 || record(lr, b, fd, want, "restore") < 0) {
+        if (rc == 0)
+            snprintf(msg, msglen, "%.600s", b->err);
+        return -1;
+    }
+    if (!reaches(lr->last, want)) {
+        ft_first_difference(&lr->st, want, "the saved state has", lr->last, "the fs has", msg,
+                            msglen);
+        return -1;
+    }
+    lr->n.verified++;
+    return 0;
+}
+
+/* After a verified restore the saved tree stands for the mount (its entries are shared). */
+static void now_holds(struct lrestore *lr, struct ft_tree *t)
+{
+    ft_unref(&lr->st, lr->last);
+    lr->last = ft_ref(t);
+    lr->last_valid = 1;
+}
+
+static int fall_back(struct lrestore *lr, struct backend *b, uint64_t id, struct ft_tree *want,
+                     lr_replay_fn replay, const char *why)
+{
+    char diff[700];
+    if (++lr->n.fallbacks <= FALLBACKS_TOLD)
+        fprintf(stderr, "metis: fs %s: logical restore of state %llu missed (%s); replaying "
+                "instead\n", b->cfg->name, (unsigned long long)id, why);
+    lr->last_valid = 0;
+    if (replay(b, id) < 0 || record_mount(lr, b, "restore: after replay") < 0)
+        return -1;
+    if (reaches(lr->last, want)) {
+        now_holds(lr, want);
+        return 0;
+    }
+    ft_first_difference(&lr->st, want, "the saved state has", lr->last, "the fs has", diff,
+                        sizeof diff);
+    return bk_err(b, "restore", "state %llu: neither logical restore nor replay reach it: %s",
+                  (unsigned long long)id, diff);
+}
+
+int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn replay)
+{
+    struct saved *s;
+    char why[700];
+    HASH_FIND(hh, lr->states, &id, sizeof id, s);
+    if (!s)
+        return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
+                      (unsigned long long)id);
+    if (!lr->last_valid && record_mount(lr, b, "restore") < 0)
+        return -1;
+    /* Read back since its last change and already the saved state (an operation that failed
+     * leaves it so): that read-back verified it. */
+    if (reaches(lr->last, s->tree)) {
+        lr->n.logical++, lr->n.verified++, lr->n.unchanged++;
+        now_holds(lr, s->tree);
+        return 0;
+    }
+    int fd = open(b->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return bk_err(b, "restore", "cannot open %s: %s", b->mnt, strerror(errno));
+    int rc = try_logical(lr, b, fd, s->tree, why, sizeof why);
+    close(fd);
+    if (rc == 0) {
+        now_holds(lr, s->tree);
+        return 0;
+    }
+    return fall_back(lr, b, id, s->tree, replay, why);
+}
+
+static void drop(struct lrestore *lr, struct saved *s)
+{
+    HASH_DEL(lr->states, s);
+    ft_unref(&lr->st, s->tree);
+    free(s);
+}
+
+void lr_discard(struct lrestore *lr, uint64_t id)
+{
+    struct saved *s, *tmp;
+    if (id != UINT64_MAX) {
+        HASH_FIND(hh, lr->states, &id, sizeof id, s);
+        if (s)
+            drop(lr, s);
+        return;
+    }
+    HASH_ITER(hh, lr->states, s, tmp)
+        drop(lr, s);
+}
+
+uint64_t lr_held_bytes(const struct lrestore *lr)
+{
+    return lr->st.bytes;
+}
+
+const struct lr_counts *lr_counts(const struct lrestore *lr)
+{
+    return &lr->n;
+}

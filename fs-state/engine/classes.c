@@ -1,0 +1,173 @@
+/* Discrepancy classes: signs each disagreement of a step, counts hits per signature, writes the classes of a run. */
+#include "classes.h"
+#include "lib/buf.h"
+#include "lib/errnos.h"
+#include "hints.h"
+#include "lib/helpers.h"
+#include <stdlib.h>
+#include <string.h>
+
+static void kinds_text(unsigned d, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "", d & DIFF_ERRNO ? "errno," : "",
+             d & DIFF_STATE ? "state," : "", d & DIFF_CRASH ? "crash," : "",
+             d & DIFF_CRASH_MOUNT ? "crash-mount," : "", d & DIFF_CRASH_FSCK ? "crash-fsck," : "");
+    size_t n = strlen(buf);
+    if (n)
+        buf[n - 1] = '\0';
+    else
+        snprintf(buf, len, "none");
+}
+
+char *classes_read_listing(struct fsgroup *g, int i)
+{
+    struct backend *b = g->be[i];
+    unsigned char digest[TREE_MAX_DIGEST];
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    int rc = b->ops->begin(b);
+    if (rc == 0) {
+        rc = backend_read_back(b, &g->abs[i], digest, f, NULL) < 0 ? -1 : 0;
+        if (b->ops->end(b) < 0)
+            rc = -1;
+    }
+    fclose(f);
+    if (rc < 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* The first difference between the reference's tree and fs i's. */
+static void state_difference(struct fsgroup *g, int i, struct state_diff *d)
+{
+    char *ref = classes_read_listing(g, 0);
+    char *other = ref ? classes_read_listing(g, i) : NULL;
+    if (!other) {
+        memset(d, 0, sizeof *d);
+        snprintf(d->entry, sizeof d->entry, "(tree not readable: %.400s)",
+                 g->be[ref ? i : 0]->err);
+    } else if (classify_listings(ref, other, d) < 0) {
+        char line[sizeof d->entry];
+        snprintf(line, sizeof line, "%s", d->entry);
+        snprintf(d->entry, sizeof d->entry, "(not a listing line: %.400s)", line);
+    }
+    free(ref);
+    free(other);
+}
+
+static void sign(struct dclass *c, const struct metis_config *cfg)
+{
+    char kinds[64];
+    kinds_text(c->kinds, kinds, sizeof kinds);
+    snprintf(c->signature, sizeof c->signature, "%s %s %s %s",
+             c->op < 0 ? "initial" : op_name((enum op_id)c->op), cfg->fs[c->fs].name, kinds,
+             tree_diff_name(c->attr));
+}
+
+void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct dclass *c)
+{
+    memset(c, 0, sizeof *c);
+    c->op = a ? (int)a->op : -1;
+    c->fs = i;
+    c->kinds = g->out[i].differs;
+    c->ref = g->out[0].res;
+    c->res = g->out[i].res;
+    if (c->kinds & DIFF_STATE)
+        state_difference(g, i, &c->d);
+    c->attr = c->d.attr;
+    sign(c, g->cfg);
+    struct hint_case h = { g->cfg, i, a, c->kinds, c->ref, c->res,
+                           c->kinds & DIFF_STATE ? &c->d : NULL };
+    hints_find(&h, c->hint, sizeof c->hint);
+}
+
+int classes_add(struct dclass_table *t, const struct dclass *c, uint64_t seq, int *fresh)
+{
+    *fresh = 0;
+    for (int k = 0; k < t->n; k++)
+        if (strcmp(t->v[k].signature, c->signature) == 0) {
+            t->v[k].hits++;
+            return k;
+        }
+    size_t room = (size_t)t->cap;
+    if (array_reserve(&t->v, &room, (size_t)t->n + 1, sizeof *t->v))
+        return -1;
+    t->cap = (int)room;
+    struct dclass *n = &t->v[t->n];
+    *n = *c;
+    n->id = ++t->n;
+    n->hits = 1;
+    n->first_seq = seq;
+    *fresh = 1;
+    return t->n - 1;
+}
+
+/* "(mode of /d0: reference 2755, bad 0755)", "(ret 0, reference -1; errno 0, reference
+ * ENODATA)": what the class's first example showed. */
+static void evidence(const struct dclass *c, const struct metis_config *cfg, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    if (c->kinds & (DIFF_RET | DIFF_ERRNO))
+        n += (size_t)snprintf(out, len, "ret=%ld errno=%s, reference ret=%ld errno=%s",
+                              c->res.ret, errno_name(c->res.err), c->ref.ret,
+                              errno_name(c->ref.err));
+    if (c->attr != TREE_DIFF_NONE && n < len)
+        snprintf(out + n, len - n, "%s%s of %s: reference %s, %s %s", n ? "; " : "",
+                 tree_diff_name(c->attr), c->d.entry, c->d.ref, cfg->fs[c->fs].name, c->d.other);
+    else if ((c->kinds & DIFF_STATE) && n < len)
+        snprintf(out + n, len - n, "%s%s", n ? "; " : "", c->d.entry);
+}
+
+void classes_describe(const struct dclass *c, const struct metis_config *cfg, char *out,
+                      size_t len)
+{
+    char kinds[64], ev[1200];
+    kinds_text(c->kinds, kinds, sizeof kinds);
+    evidence(c, cfg, ev, sizeof ev);
+    snprintf(out, len, "class %d: %s on %s: %s differ%s (%s)", c->id,
+             c->op < 0 ? "initial state" : op_name((enum op_id)c->op), cfg->fs[c->fs].name,
+             kinds, strchr(kinds, ',') ? "" : "s", ev);
+}
+
+static void json_class(const struct dclass *c, const struct metis_config *cfg, FILE *f)
+{
+    char kinds[64], entry[1100], ref[300], other[300], hint[2100], sig[400];
+    kinds_text(c->kinds, kinds, sizeof kinds);
+    json_escape(c->d.entry, entry, sizeof entry);
+    json_escape(c->d.ref, ref, sizeof ref);
+    json_escape(c->d.other, other, sizeof other);
+    json_escape(c->hint, hint, sizeof hint);
+    json_escape(c->signature, sig, sizeof sig);
+    fprintf(f, "{\"class\":%d,\"signature\":\"%s\",\"operation\":\"%s\",\"fs\":\"%s\","
+            "\"kinds\":\"%s\",\"attribute\":\"%s\",\"hits\":%llu,\"first_op\":%llu,"
+            "\"entry\":\"%s\",\"reference_value\":\"%s\",\"value\":\"%s\",\"ret\":%ld,"
+            "\"errno\":\"%s\",\"reference_ret\":%ld,\"reference_errno\":\"%s\","
+            "\"detail\":\"%s\",\"hint\":\"%s\"}",
+            c->id, sig, c->op < 0 ? "initial" : op_name((enum op_id)c->op),
+            cfg->fs[c->fs].name, kinds, tree_diff_name(c->attr), (unsigned long long)c->hits,
+            (unsigned long long)c->first_seq, entry, ref, other, c->res.ret,
+            errno_name(c->res.err), c->ref.ret, errno_name(c->ref.err), c->detail, hint);
+}
+
+void classes_write_json(const struct dclass_table *t, const struct metis_config *cfg, FILE *f)
+{
+    fputs("\"classes\":[", f);
+    for (int k = 0; k < t->n; k++) {
+        if (k)
+            fputc(',', f);
+        json_class(&t->v[k], cfg, f);
+    }
+    fputc(']', f);
+}
+
+void classes_free(struct dclass_table *t)
+{
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}

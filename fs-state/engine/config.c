@@ -1,0 +1,1667 @@
+/* Metis run configuration: the key table (every key's section, kind, range and default), the INI loader (libinih) with file:line errors, and host checks. */
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/falloc.h>
+#include <ini.h>
+#include <openssl/evp.h>
+#include "tree/digest.h"
+#include "config.h"
+#include "crash_modes.h"
+#include "lib/errnos.h"
+#include "lib/numbers.h"
+#include "opnames.h"
+#include "lib/spawner.h"
+
+#define KiB 1024ULL
+#define MiB (1024ULL * KiB)
+
+/* ------------------------------------------------------------------ tables */
+
+static const char *const arg_names[ARG_NKINDS] = {
+    "write_size", "write_offset", "trunc_size", "falloc_offset", "falloc_len", "xattr_size",
+    "copy_offset", "copy_len",
+};
+/* Kinds a config that does not give them takes from another (partitions and mode), so that
+ * configs written before copy_range keep their sizing: copy_range reaches no further than a
+ * write. */
+static const int arg_inherits[ARG_NKINDS] = {
+    -1, -1, -1, -1, -1, -1, ARG_WRITE_OFFSET, ARG_WRITE_SIZE,
+};
+
+static const char *const part_mode_names[] = { "range", "boundary", "boundary_pm1" };
+static const char *const bitmap_names[BM_NKINDS] = { "open_flags", "mode" };
+static const char *const choice_names[CH_NKINDS] = { "falloc_mode", "mknod_type" };
+/* The operation whose variants a choice draws among. */
+static const enum op_id choice_op[CH_NKINDS] = { OP_fallocate_file, OP_mknod };
+
+/* Default weights of the variants drawn by a choice: fallocate's modes 0 and KEEP_SIZE (all it
+ * drew before) keep 8 of 13; device nodes are off, since what opening one gives depends on the
+ * mount (RefFS's FUSE mount is nodev, a kernel mount is not unless asked) and some hosts refuse
+ * to make them at all. */
+static const struct {
+    const char *name;
+    double weight;
+} choice_defaults[] = {
+    { "allocate", 4 }, { "keep_size", 4 }, { "punch_hole", 1 }, { "zero_range", 1 },
+    { "zero_range_keep", 1 }, { "collapse", 1 }, { "insert", 1 },
+    { "fifo", 1 }, { "socket", 1 }, { "chr", 0 }, { "blk", 0 },
+};
+struct bit_def {
+    const char *name;
+    unsigned value;
+    double prob;
+};
+
+/* O_WRONLY and O_RDWR are the two access-mode bits; neither set is O_RDONLY. */
+static const struct bit_def open_flag_bits[] = {
+    { "rdwr", O_RDWR, 0.5 },   { "excl", O_EXCL, 0.2 },     { "trunc", O_TRUNC, 0.2 },
+    { "append", O_APPEND, 0.1 }, { "wronly", O_WRONLY, 0.0 }, { "nonblock", O_NONBLOCK, 0.0 },
+    { "sync", O_SYNC, 0.0 },   { "noatime", O_NOATIME, 0.0 },
+};
+static const struct bit_def mode_bits[] = {
+    { "suid", S_ISUID, 0.1 }, { "sgid", S_ISGID, 0.1 }, { "sticky", S_ISVTX, 0.1 },
+    { "ur", S_IRUSR, 0.5 },   { "uw", S_IWUSR, 0.5 },   { "ux", S_IXUSR, 0.5 },
+    { "gr", S_IRGRP, 0.5 },   { "gw", S_IWGRP, 0.5 },   { "gx", S_IXGRP, 0.5 },
+    { "or", S_IROTH, 0.5 },   { "ow", S_IWOTH, 0.5 },   { "ox", S_IXOTH, 0.5 },
+};
+static const struct {
+    const struct bit_def *defs;
+    int n;
+} bit_tables[BM_NKINDS] = {
+    { open_flag_bits, sizeof open_flag_bits / sizeof open_flag_bits[0] },
+    { mode_bits, sizeof mode_bits / sizeof mode_bits[0] },
+};
+
+#define REFFS_DEFAULT_SIZE (256 * KiB)
+
+const char *arg_kind_name(enum arg_kind k)
+{
+    return (unsigned)k < ARG_NKINDS ? arg_names[k] : "?";
+}
+
+const char *bitmap_kind_name(enum bitmap_kind k)
+{
+    return (unsigned)k < BM_NKINDS ? bitmap_names[k] : "?";
+}
+
+const char *choice_kind_name(enum choice_kind k)
+{
+    return (unsigned)k < CH_NKINDS ? choice_names[k] : "?";
+}
+
+static int name_index(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- defaults */
+
+static void set_default_bits(struct bitmap *bm, enum bitmap_kind k)
+{
+    bm->nbits = bit_tables[k].n;
+    for (int i = 0; i < bm->nbits; i++) {
+        bm->value[i] = bit_tables[k].defs[i].value;
+        bm->name[i] = bit_tables[k].defs[i].name;
+        bm->prob[i] = bit_tables[k].defs[i].prob;
+    }
+}
+
+static double choice_default_weight(const char *name)
+{
+    for (size_t i = 0; i < sizeof choice_defaults / sizeof choice_defaults[0]; i++)
+        if (strcmp(choice_defaults[i].name, name) == 0)
+            return choice_defaults[i].weight;
+    return 0;
+}
+
+/* A choice's items are its operation's variants, in their order. */
+static void set_default_choice(struct choice *c, enum choice_kind k)
+{
+    c->n = 0;
+    for (int v = 0; v < op_variant_count() && c->n < METIS_MAX_CHOICES; v++)
+        if (op_variant_op(v) == choice_op[k]) {
+            c->variant[c->n] = v;
+            c->weight[c->n++] = choice_default_weight(op_variant_name(v));
+        }
+}
+
+/* ------------------------------------------------------------- key table */
+
+enum section { SEC_NONE, SEC_RUN, SEC_FS, SEC_POOL, SEC_OPS, SEC_SIZES, SEC_BITS, SEC_VARY };
+
+#define ALL_TYPES 7u
+#define T(t) (1u << (t))
+#define RANGE(lo, hi) .min = lo, .max = hi
+/* Min above max: the key is no number, or any value of its kind goes. */
+#define NO_RANGE .min = 1, .max = 0
+/* The range last: expanded, it is two designators. */
+#define KEY(sec, type, n, k, d, ...)                                                             \
+    { .section = sec, .name = #n, .kind = k, .off = offsetof(type, n),                          \
+      .len = sizeof(((type *)0)->n), .dflt = d, __VA_ARGS__ }
+#define RUNK(n, k, range, d) KEY("run", struct run_config, n, k, d, range)
+#define POOLK(n, k, range, d) KEY("pool", struct pool_config, n, k, d, range)
+#define VARYK(n, k, range, d) KEY("vary", struct vary_config, n, k, d, range)
+#define FSK(n, k, range, ty, d)                                                                  \
+    { .section = "fs", .name = #n, .kind = k, .off = offsetof(struct fs_config, n),              \
+      .len = sizeof(((struct fs_config *)0)->n), range, .types = ty, .dflt = d }
+
+static const struct config_key run_keys[] = {
+    RUNK(seed, CK_U64, NO_RANGE, "1"),
+    RUNK(max_depth, CK_LONG, RANGE(1, 1e8), "10000"),
+    RUNK(ops, CK_U64, NO_RANGE, "0"),
+    RUNK(seconds, CK_DOUBLE, RANGE(0, 1e9), "0"),
+    RUNK(hash, CK_STR, NO_RANGE, "md5"),
+    RUNK(keep_going, CK_BOOL, NO_RANGE, "0"),
+    RUNK(compare_mtime, CK_BOOL, NO_RANGE, "0"),
+    RUNK(out, CK_STR, NO_RANGE, ""),
+    RUNK(ring, CK_INT, RANGE(1, 1e6), "10"),
+    RUNK(hashtable_log2, CK_INT, RANGE(10, 32), "22"),
+    RUNK(shrink_seconds, CK_DOUBLE, RANGE(0, 1e6), "60"),
+    RUNK(max_searches, CK_LONG, RANGE(0, 1e9), "0"),
+    RUNK(crash, CK_STR, NO_RANGE, "off"),
+    RUNK(crash_test_skip, CK_STR, NO_RANGE, ""),
+    RUNK(equalize_limit, CK_SIZE, NO_RANGE, "1G"),
+};
+
+/* [fs NAME]'s keys, in the order of their FSK_ index (finish_fs looks them up by it). */
+enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
+       FSK_UNSUPPORTED,
+       FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
+       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_RESTORE, FSK_COUNT };
+/* No default of their own: type and fstype and mount_cmd are required where they apply,
+ * exclude follows fstype (fsinfo.c); a reffs size is REFFS_DEFAULT_SIZE (finish_fs). */
+static const struct config_key fs_keys[FSK_COUNT] = {
+    [FSK_TYPE] = FSK(type, CK_FS_TYPE, NO_RANGE, ALL_TYPES, NULL),
+    [FSK_FSTYPE] = FSK(fstype, CK_STR, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), NULL),
+    [FSK_SIZE] = FSK(size, CK_SIZE, NO_RANGE, ALL_TYPES, "0"),
+    [FSK_MKFS_OPTS] = FSK(mkfs_opts, CK_STR, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), ""),
+    [FSK_MOUNT_OPTS] = FSK(mount_opts, CK_STR, NO_RANGE, T(FS_KERNEL), ""),
+    [FSK_MOUNT_CMD] = FSK(mount_cmd, CK_STR, NO_RANGE, T(FS_FUSE), NULL),
+    [FSK_UNSUPPORTED] = FSK(unsupported, CK_STR, NO_RANGE, ALL_TYPES, ""),
+    [FSK_UNMOUNT_CMD] = { .section = "fs", .name = "unmount_cmd", .kind = CK_STR,
+                          .off = offsetof(struct fs_config, unmount_cmd),
+                          .len = sizeof(((struct fs_config *)0)->unmount_cmd), NO_RANGE,
+                          .types = T(FS_FUSE), .dflt = "fusermount3 -u {mnt}",
+                          .default_by_type = true },
+    [FSK_REFFS_OPTS] = FSK(reffs_opts, CK_STR, NO_RANGE, T(FS_REFFS), ""),
+    [FSK_EXCLUDE] = FSK(exclude, CK_STR, NO_RANGE, ALL_TYPES, NULL),
+    [FSK_IGNORE] = FSK(ignore, CK_STR, NO_RANGE, ALL_TYPES, ""),
+    [FSK_REMOUNT] = FSK(remount, CK_BOOL, NO_RANGE, ALL_TYPES, "1"),
+    [FSK_OP_TIMEOUT] = FSK(op_timeout, CK_DOUBLE, RANGE(0.001, 86400), ALL_TYPES, "10"),
+    [FSK_ERRNO_EQUIV] = FSK(errno_equiv, CK_STR, NO_RANGE, ALL_TYPES, ""),
+    [FSK_READBACK] = FSK(readback, CK_STR, NO_RANGE, T(FS_REFFS) | T(FS_FUSE), "auto"),
+    [FSK_READBACK_CHECK] = FSK(readback_check, CK_INT, RANGE(0, 1e9), T(FS_REFFS) | T(FS_FUSE), "64"),
+    [FSK_CRASH] = FSK(crash, CK_BOOL, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), "1"),
+    [FSK_RESTORE] = FSK(restore, CK_STR, NO_RANGE, T(FS_FUSE), "auto"),
+};
+
+static const struct config_key pool_keys[] = {
+    POOLK(dirs, CK_INT, RANGE(0, 64), "2"),
+    POOLK(files, CK_INT, RANGE(1, 64), "2"),
+    POOLK(depth, CK_INT, RANGE(0, 16), "1"),
+    POOLK(name_len, CK_INT, RANGE(0, 255), "0"),
+    POOLK(xattr_names, CK_INT, RANGE(0, 64), "2"),
+    POOLK(uids, CK_IDS, RANGE(0, UINT32_MAX - 1), "0 1000"),
+    POOLK(gids, CK_IDS, RANGE(0, UINT32_MAX - 1), "0 1000"),
+    POOLK(prepopulate, CK_DOUBLE, RANGE(0, 1), "0"),
+    POOLK(existing, CK_DOUBLE, RANGE(0, 1), "0.6"),
+};
+
+/* Every operation of METIS_OPS is a key named after it. mtimes are out of the state unless
+ * compare_mtime asks (tree/line.c says why): without it utimes changes nothing a run compares. */
+static const struct config_key ops_keys[OP_COUNT] = {
+#define OP_KEY(n) [OP_##n] = { .section = "ops", .name = #n, .kind = CK_WEIGHT,               \
+                               RANGE(0, 1000), .which = OP_##n,                                   \
+                               .dflt = OP_##n == OP_utimes ? "0" : "1" },
+    METIS_OPS(OP_KEY)
+#undef OP_KEY
+};
+
+/* Each kind's partitions and the largest lower bound it may use: one write stays below 2 GiB,
+ * an xattr value at or below 64 KiB. By default writes and fallocate stay below 8 KiB,
+ * truncate below 16 KiB, xattr values below 256 bytes (ext4 with 1 KiB blocks holds little
+ * xattr data); the copy kinds have none of their own (arg_inherits). */
+#define PARTS(n, k, top, d, mode_d)                                                              \
+    { .section = "sizes", .name = #n, .kind = CK_PARTS, RANGE(0, top), .which = k,       \
+      .dflt = d },                                                                             \
+    { .section = "sizes", .name = #n "_mode", .kind = CK_PART_MODE, NO_RANGE,             \
+      .which = k, .dflt = mode_d }
+#define END_BOUNDARY(n, k)                                                                       \
+    { .section = "sizes", .name = #n, .kind = CK_DOUBLE,                                       \
+      .off = offsetof(struct metis_config, end_boundary[k]), .len = sizeof(double),          \
+      RANGE(0, 1), .dflt = "0.1" }
+static const struct config_key sizes_keys[] = {
+    PARTS(write_size, ARG_WRITE_SIZE, 0x1p30, "uniform:13", "range"),
+    PARTS(write_offset, ARG_WRITE_OFFSET, 0x1p61, "uniform:13", "range"),
+    PARTS(trunc_size, ARG_TRUNC_SIZE, 0x1p61, "uniform:14", "range"),
+    PARTS(falloc_offset, ARG_FALLOC_OFFSET, 0x1p61, "uniform:13", "range"),
+    PARTS(falloc_len, ARG_FALLOC_LEN, 0x1p61, "uniform:13", "range"),
+    PARTS(xattr_size, ARG_XATTR_SIZE, 0x1p15, "uniform:8", "range"),
+    PARTS(copy_offset, ARG_COPY_OFFSET, 0x1p61, NULL, NULL),
+    PARTS(copy_len, ARG_COPY_LEN, 0x1p30, NULL, NULL),
+    { .section = "sizes", .name = "falloc_align", .kind = CK_ALIGN, RANGE(1, MiB),
+      .dflt = "4096:0.5" },
+    END_BOUNDARY(write_end_boundary, ARG_WRITE_OFFSET),
+    END_BOUNDARY(falloc_end_boundary, ARG_FALLOC_OFFSET),
+};
+
+/* The bits' and choices' defaults are their items' (bit_tables, choice_defaults). */
+static const struct config_key bits_keys[] = {
+    { .section = "bits", .name = "open_flags", .kind = CK_BITS, NO_RANGE, .which = BM_OPEN_FLAGS },
+    { .section = "bits", .name = "mode", .kind = CK_BITS, NO_RANGE, .which = BM_MODE },
+    { .section = "bits", .name = "falloc_mode", .kind = CK_CHOICE, NO_RANGE,
+      .which = CH_FALLOC_MODE },
+    { .section = "bits", .name = "mknod_type", .kind = CK_CHOICE, NO_RANGE,
+      .which = CH_MKNOD_TYPE },
+};
+
+static const struct config_key vary_keys[] = {
+    VARYK(long_names, CK_DOUBLE, RANGE(0, 1), "0"),
+    VARYK(fill, CK_DOUBLE, RANGE(0, 1), "0"),
+    VARYK(bytes_left, CK_SIZE, NO_RANGE, "8200"),
+    VARYK(fill_inodes, CK_DOUBLE, RANGE(0, 1), "0"),
+    VARYK(inodes_left, CK_U64, NO_RANGE, "8"),
+};
+
+#define NKEYS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* The sections, in the order of the docs. */
+static const struct section_keys {
+    const char *name;
+    enum section sec;
+    const struct config_key *keys;
+    int n;
+} sections[] = {
+    { "run", SEC_RUN, run_keys, NKEYS(run_keys) },
+    { "fs", SEC_FS, fs_keys, NKEYS(fs_keys) },
+    { "pool", SEC_POOL, pool_keys, NKEYS(pool_keys) },
+    { "ops", SEC_OPS, ops_keys, NKEYS(ops_keys) },
+    { "sizes", SEC_SIZES, sizes_keys, NKEYS(sizes_keys) },
+    { "bits", SEC_BITS, bits_keys, NKEYS(bits_keys) },
+    { "vary", SEC_VARY, vary_keys, NKEYS(vary_keys) },
+};
+
+static const struct section_keys *section_of(enum section sec)
+{
+    for (int i = 0; i < NKEYS(sections); i++)
+        if (sections[i].sec == sec)
+            return &sections[i];
+    return NULL;
+}
+
+static const struct config_key *find_key(enum section sec, const char *name)
+{
+    const struct section_keys *s = section_of(sec);
+    for (int i = 0; s && i < s->n; i++)
+        if (strcmp(s->keys[i].name, name) == 0)
+            return &s->keys[i];
+    return NULL;
+}
+
+int config_key_count(void)
+{
+    int n = 0;
+    for (int i = 0; i < NKEYS(sections); i++)
+        n += sections[i].n;
+    return n;
+}
+
+const struct config_key *config_key_at(int i)
+{
+    for (int s = 0; s < NKEYS(sections) && i >= 0; i -= sections[s++].n)
+        if (i < sections[s].n)
+            return &sections[s].keys[i];
+    return NULL;
+}
+
+/* The largest number of partitions a CK_PARTS key may use: its largest lower bound's, plus one. */
+static int max_parts(const struct config_key *k)
+{
+    return __builtin_ctzll((uint64_t)k->max) + 2;
+}
+
+static const char *const kind_names[] = {
+    [CK_INT] = "integer", [CK_LONG] = "integer", [CK_U64] = "integer", [CK_DOUBLE] = "number",
+    [CK_BOOL] = "boolean", [CK_STR] = "string", [CK_SIZE] = "size", [CK_IDS] = "ids",
+    [CK_FS_TYPE] = "type", [CK_WEIGHT] = "weight", [CK_PARTS] = "partitions",
+    [CK_PART_MODE] = "part_mode", [CK_ALIGN] = "unit:probability", [CK_BITS] = "bits",
+    [CK_CHOICE] = "choice",
+};
+
+/* A bound as the docs write it: whole numbers in full. */
+static void print_bound(FILE *f, double x)
+{
+    if (x == (double)(uint64_t)x)
+        fprintf(f, "\t%llu", (unsigned long long)x);
+    else
+        fprintf(f, "\t%.15g", x);
+}
+
+/* The bits' and choices' items with their defaults. */
+static void print_items(FILE *f)
+{
+    for (int k = 0; k < BM_NKINDS; k++)
+        for (int i = 0; i < bit_tables[k].n; i++)
+            fprintf(f, "item\tbits\t%s\t%s\t%g\n", bitmap_names[k], bit_tables[k].defs[i].name,
+                    bit_tables[k].defs[i].prob);
+    for (int k = 0; k < CH_NKINDS; k++)
+        for (int v = 0; v < op_variant_count(); v++)
+            if (op_variant_op(v) == choice_op[k])
+                fprintf(f, "item\tbits\t%s\t%s\t%g\n", choice_names[k], op_variant_name(v),
+                        choice_default_weight(op_variant_name(v)));
+}
+
+void config_keys_print(FILE *f)
+{
+    for (int i = 0; i < config_key_count(); i++) {
+        const struct config_key *k = config_key_at(i);
+        fprintf(f, "key\t%s\t%s\t%s", k->section, k->name, kind_names[k->kind]);
+        if (k->min <= k->max) {
+            print_bound(f, k->min);
+            print_bound(f, k->max);
+        } else {
+            fputs("\t-\t-", f);
+        }
+        fprintf(f, "\t%s\n", k->dflt ? k->dflt : "-");
+    }
+    print_items(f);
+}
+
+/* ----------------------------------------------------------- parse state */
+
+struct parse_state {
+    struct metis_config *cfg;
+    const char *path;
+    int line;                   /* line the reader handed to inih last */
+    enum section sec;
+    int fs;                     /* index of the current [fs NAME] */
+    int fs_key_line[METIS_MAX_FS][FSK_COUNT];
+    int ops_line, pool_line, pool_key_line;
+    bool part_given[ARG_NKINDS], mode_given[ARG_NKINDS];   /* [sizes] keys seen */
+    int err_line;               /* line of the first problem, 0 if none yet */
+    bool failed;
+    char msg[512];
+    FILE *f;
+    char *buf;
+    size_t cap;
+};
+
+static void fail(struct parse_state *st, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Keeps only the first problem: later ones are often its consequences. */
+static void fail(struct parse_state *st, int line, const char *fmt, ...)
+{
+    if (st->failed)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->msg, sizeof st->msg, fmt, ap);
+    va_end(ap);
+    st->failed = true;
+    st->err_line = line;
+}
+
+/* ------------------------------------------------------------ value parsing */
+
+static bool parse_double(const char *s, double *v)
+{
+    if (!isdigit((unsigned char)s[0]) && s[0] != '.')
+        return false;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (errno || *end || !isfinite(x))
+        return false;
+    *v = x;
+    return true;
+}
+
+static bool parse_bool(const char *s, int *v)
+{
+    static const char *const yes[] = { "1", "yes", "true", "on" };
+    static const char *const no[] = { "0", "no", "false", "off" };
+    for (int i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0)
+            return *v = 1, true;
+        if (strcasecmp(s, no[i]) == 0)
+            return *v = 0, true;
+    }
+    return false;
+}
+
+/* Bytes with an optional binary suffix: 256K, 16M, 1G, 16MiB. */
+static bool parse_size(const char *s, uint64_t *v)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno)
+        return false;
+    int shift = 0;
+    const char *units = "KMGT";
+    const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    if (u) {
+        shift = 10 * (int)(u - units + 1);
+        end++;
+        if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
+            end += strlen(end);
+    }
+    if (*end || (shift && x > (UINT64_MAX >> shift)))
+        return false;
+    *v = (uint64_t)x << shift;
+    return true;
+}
+
+static const char *fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+    if (b >= MiB && b % MiB == 0)
+        snprintf(buf, len, "%llu MiB", (unsigned long long)(b / MiB));
+    else if (b >= KiB && b % KiB == 0)
+        snprintf(buf, len, "%llu KiB", (unsigned long long)(b / KiB));
+    else
+        snprintf(buf, len, "%llu bytes", (unsigned long long)b);
+    return buf;
+}
+
+static bool number_in_range(struct parse_state *st, const struct config_key *f, const char *value,
+                            double *x)
+{
+    bool ok = f->kind == CK_DOUBLE ? parse_double(value, x) : false;
+    if (f->kind != CK_DOUBLE) {
+        uint64_t u;
+        ok = parse_decimal_u64(value, &u) == 0;
+        *x = (double)u;
+    }
+    if (!ok) {
+        fail(st, st->line, "%s: '%s' is not a non-negative %s", f->name, value,
+             f->kind == CK_DOUBLE ? "number" : "integer");
+        return false;
+    }
+    if (*x < f->min || *x > f->max) {
+        if (f->kind == CK_DOUBLE)
+            fail(st, st->line, "%s: %s is out of range (%g..%g)", f->name, value, f->min, f->max);
+        else
+            fail(st, st->line, "%s: %s is out of range (%.0f..%.0f)", f->name, value, f->min,
+                 f->max);
+        return false;
+    }
+    return true;
+}
+
+static void set_string(struct parse_state *st, const struct config_key *f, char *dst,
+                       const char *value)
+{
+    if (strlen(value) >= f->len)
+        fail(st, st->line, "%s: value too long (at most %zu characters)", f->name, f->len - 1);
+    else
+        memcpy(dst, value, strlen(value) + 1);
+}
+
+/* Stores value into the field of struct base described by f. */
+static void set_field(struct parse_state *st, const struct config_key *f, void *base,
+                      const char *value)
+{
+    char *p = (char *)base + f->off;
+    double x;
+    uint64_t u;
+    int b;
+    switch (f->kind) {
+    case CK_INT:
+        if (number_in_range(st, f, value, &x))
+            *(int *)p = (int)x;
+        break;
+    case CK_LONG:
+        if (number_in_range(st, f, value, &x))
+            *(long *)p = (long)x;
+        break;
+    case CK_DOUBLE:
+        if (number_in_range(st, f, value, &x))
+            *(double *)p = x;
+        break;
+    case CK_U64:
+        if (parse_decimal_u64(value, &u) == 0)
+            *(uint64_t *)p = u;
+        else
+            fail(st, st->line, "%s: '%s' is not a non-negative integer", f->name, value);
+        break;
+    case CK_SIZE:
+        if (parse_size(value, &u))
+            *(uint64_t *)p = u;
+        else
+            fail(st, st->line, "%s: '%s' is not a size (bytes, or a number with K, M, G or T)",
+                 f->name, value);
+        break;
+    case CK_BOOL:
+        if (parse_bool(value, &b))
+            *(int *)p = b;
+        else
+            fail(st, st->line, "%s: '%s' is not a boolean (1/0, yes/no, true/false, on/off)",
+                 f->name, value);
+        break;
+    case CK_STR:
+        set_string(st, f, p, value);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Splits a list at blanks and commas; calls fn on each item until it returns false. */
+static bool for_each_item(struct parse_state *st, const char *key, const char *value,
+                          bool (*fn)(struct parse_state *, const char *, const char *, void *),
+                          void *arg)
+{
+    char copy[1024];
+    if (strlen(value) >= sizeof copy) {
+        fail(st, st->line, "%s: value too long", key);
+        return false;
+    }
+    snprintf(copy, sizeof copy, "%s", value);
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save))
+        if (!fn(st, key, tok, arg))
+            return false;
+    return true;
+}
+
+/* ------------------------------------------------------------------ [run] */
+
+/* What a [run] value must be beyond its kind. */
+static void run_checks(struct parse_state *st, const char *name, const char *value)
+{
+    if (strcmp(name, "hash") == 0 && !EVP_get_digestbyname(value))
+        fail(st, st->line, "hash: '%s' is not a digest OpenSSL knows (e.g. md5, sha1, sha256)",
+             value);
+    if (strcmp(name, "out") == 0)
+        st->cfg->run.out_line = st->line;
+    if (strcmp(name, "crash") == 0 && crash_mode_parse(value) < 0)
+        fail(st, st->line, "crash: '%s' is not off, fsync, syncfs or any", value);
+    if (strcmp(name, "crash_test_skip") == 0 && value[0] && op_lookup(value) < 0)
+        fail(st, st->line, "crash_test_skip: '%s' is not an operation", value);
+}
+
+/* ----------------------------------------------------------------- [pool] */
+
+struct id_list {
+    uint32_t *ids;
+    int *n;
+    const struct config_key *key;
+};
+
+static bool add_id(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct id_list *l = arg;
+    uint64_t v;
+    if (parse_decimal_u64(tok, &v) < 0 || (double)v < l->key->min || (double)v > l->key->max) {
+        fail(st, st->line, "%s: '%s' is not an id (%.0f..%.0f)", key, tok, l->key->min,
+             l->key->max);
+        return false;
+    }
+    if (*l->n >= 8) {
+        fail(st, st->line, "%s: more than 8 ids", key);
+        return false;
+    }
+    l->ids[(*l->n)++] = (uint32_t)v;
+    return true;
+}
+
+/* uids or gids, as key says. */
+static void parse_ids(struct parse_state *st, const struct config_key *key, const char *value,
+                      struct pool_config *pool)
+{
+    int count = 0;
+    uint32_t tmp[8] = { 0 };
+    struct id_list l = { tmp, &count, key };
+    bool uids = strcmp(key->name, "uids") == 0;
+    if (!for_each_item(st, key->name, value, add_id, &l))
+        return;
+    if (count == 0) {
+        fail(st, st->line, "%s: needs at least one id", key->name);
+        return;
+    }
+    memcpy(uids ? pool->uids : pool->gids, tmp, sizeof tmp);
+    *(uids ? &pool->nuids : &pool->ngids) = count;
+}
+
+
+/* ------------------------------------------------------------------ [ops] */
+
+static void weight_key(struct parse_state *st, const struct config_key *k, const char *value)
+{
+    uint64_t w;
+    if (parse_decimal_u64(value, &w) < 0)
+        fail(st, st->line, "%s: weight '%s' is not a non-negative integer", k->name, value);
+    else if ((double)w < k->min || (double)w > k->max)
+        fail(st, st->line, "%s: weight %s is out of range (%.0f..%.0f)", k->name, value, k->min,
+             k->max);
+    else
+        st->cfg->op_weight[k->which] = (int)w;
+}
+
+/* ---------------------------------------------------------------- [sizes] */
+
+struct part_parse {
+    int max_parts;              /* of the key's kind (max_parts) */
+    double weight[METIS_MAX_PARTS];
+    bool seen[METIS_MAX_PARTS];
+    int nparts;
+};
+
+/* Partition of lower bound lb: 0 for the value 0, k+1 for [2^k, 2^(k+1)); -1 if lb is neither. */
+static int part_of_bound(uint64_t lb)
+{
+    if (lb == 0)
+        return 0;
+    if (lb & (lb - 1))
+        return -1;
+    return __builtin_ctzll(lb) + 1;
+}
+
+static bool add_part(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct part_parse *pp = arg;
+    char bound[64];
+    const char *colon = strchr(tok, ':');
+    double w;
+    uint64_t lb;
+    if (!colon || (size_t)(colon - tok) >= sizeof bound) {
+        fail(st, st->line, "%s: '%s' is not BOUND:WEIGHT", key, tok);
+        return false;
+    }
+    snprintf(bound, sizeof bound, "%.*s", (int)(colon - tok), tok);
+    int part = parse_decimal_u64(bound, &lb) == 0 ? part_of_bound(lb) : -1;
+    if (part < 0) {
+        fail(st, st->line, "%s: lower bound '%s' is neither 0 nor a power of two", key, bound);
+        return false;
+    }
+    int max = pp->max_parts;
+    if (part >= max) {
+        fail(st, st->line, "%s: lower bound %s is beyond the largest allowed (%llu)", key, bound,
+             1ULL << (max - 2));
+        return false;
+    }
+    if (pp->seen[part]) {
+        fail(st, st->line, "%s: lower bound %s given twice", key, bound);
+        return false;
+    }
+    if (!parse_double(colon + 1, &w)) {
+        fail(st, st->line, "%s: weight '%s' is not a non-negative number", key, colon + 1);
+        return false;
+    }
+    pp->seen[part] = true;
+    pp->weight[part] = w;
+    if (part >= pp->nparts)
+        pp->nparts = part + 1;
+    return true;
+}
+
+/* "uniform:N": partitions 0..N (the value 0 up to [2^(N-1), 2^N)), all weight 1. */
+static bool parse_uniform(struct parse_state *st, const char *key, const char *n,
+                          struct part_parse *pp)
+{
+    uint64_t v;
+    int max = pp->max_parts;
+    if (parse_decimal_u64(n, &v) < 0 || v >= (uint64_t)max) {
+        fail(st, st->line, "%s: uniform:%s: N must be an integer 0..%d", key, n, max - 1);
+        return false;
+    }
+    for (uint64_t i = 0; i <= v; i++)
+        pp->weight[i] = 1.0;
+    pp->nparts = (int)v + 1;
+    return true;
+}
+
+static void parts_key(struct parse_state *st, const struct config_key *key, const char *value)
+{
+    struct part_parse pp = { .max_parts = max_parts(key) };
+    const char *name = key->name;
+    bool ok;
+    if (strncmp(value, "uniform:", 8) == 0)
+        ok = parse_uniform(st, name, value + 8, &pp);
+    else
+        ok = for_each_item(st, name, value, add_part, &pp);
+    if (!ok)
+        return;
+    double sum = 0;
+    for (int i = 0; i < pp.nparts; i++)
+        sum += pp.weight[i];
+    if (sum <= 0) {
+        fail(st, st->line, "%s: %s", name,
+             pp.nparts ? "every weight is 0" : "no partitions (expected BOUND:WEIGHT ...)");
+        return;
+    }
+    struct partitions *p = &st->cfg->part[key->which];
+    memcpy(p->weight, pp.weight, sizeof p->weight);
+    p->nparts = pp.nparts;
+}
+
+/* "falloc_align = UNIT:PROBABILITY": how often the new fallocate modes draw a range aligned to
+ * UNIT (a power of two, 1 .. 1 MiB; collapse and insert need block-aligned ranges). */
+static void falloc_align_key(struct parse_state *st, const struct config_key *k,
+                             const char *value)
+{
+    char unit[32];
+    const char *colon = strchr(value, ':');
+    uint64_t u;
+    double p;
+    if (!colon || (size_t)(colon - value) >= sizeof unit) {
+        fail(st, st->line, "falloc_align: '%s' is not UNIT:PROBABILITY (e.g. 4096:0.5)", value);
+        return;
+    }
+    snprintf(unit, sizeof unit, "%.*s", (int)(colon - value), value);
+    if (!parse_size(unit, &u) || (double)u < k->min || (u & (u - 1)) || (double)u > k->max)
+        fail(st, st->line, "falloc_align: unit '%s' is not a power of two 1 .. 1M", unit);
+    else if (!parse_double(colon + 1, &p) || p > 1)
+        fail(st, st->line, "falloc_align: probability '%s' is not a number 0..1", colon + 1);
+    else {
+        st->cfg->falloc_align = u;
+        st->cfg->falloc_align_prob = p;
+    }
+}
+
+static void part_mode_key(struct parse_state *st, const struct config_key *k, const char *value)
+{
+    int m = name_index(part_mode_names, 3, value);
+    if (m < 0)
+        fail(st, st->line, "%s: '%s' is not range, boundary or boundary_pm1", k->name, value);
+    else
+        st->cfg->part[k->which].mode = m;
+}
+
+/* ----------------------------------------------------------------- [bits] */
+
+struct bits_parse {
+    enum bitmap_kind kind;
+    double prob[METIS_MAX_BITS];
+    bool seen[METIS_MAX_BITS];
+};
+
+static int bit_index(enum bitmap_kind k, const char *name)
+{
+    for (int i = 0; i < bit_tables[k].n; i++)
+        if (strcmp(bit_tables[k].defs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static bool add_bit(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct bits_parse *bp = arg;
+    char name[32];
+    const char *colon = strchr(tok, ':');
+    double p;
+    if (!colon || (size_t)(colon - tok) >= sizeof name) {
+        fail(st, st->line, "%s: '%s' is not NAME:PROBABILITY", key, tok);
+        return false;
+    }
+    snprintf(name, sizeof name, "%.*s", (int)(colon - tok), tok);
+    int i = bit_index(bp->kind, name);
+    if (i < 0) {
+        fail(st, st->line, "%s: unknown bit '%s'", key, name);
+        return false;
+    }
+    if (bp->seen[i]) {
+        fail(st, st->line, "%s: bit '%s' given twice", key, name);
+        return false;
+    }
+    if (!parse_double(colon + 1, &p) || p > 1) {
+        fail(st, st->line, "%s: probability '%s' of %s is not a number 0..1", key, colon + 1,
+             name);
+        return false;
+    }
+    bp->seen[i] = true;
+    bp->prob[i] = p;
+    return true;
+}
+
+/* ---------------------------------------------------------------- choices */
+
+struct choice_parse {
+    enum choice_kind kind;
+    struct choice c;            /* weights of the items given; the rest 0 */
+    bool seen[METIS_MAX_CHOICES];
+};
+
+static int choice_item(const struct choice *c, const char *name)
+{
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(op_variant_name(c->variant[i]), name) == 0)
+            return i;
+    return -1;
+}
+
+static bool add_choice_item(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct choice_parse *cp = arg;
+    char name[32];
+    const char *colon = strchr(tok, ':');
+    double w;
+    if (!colon || (size_t)(colon - tok) >= sizeof name) {
+        fail(st, st->line, "%s: '%s' is not NAME:WEIGHT", key, tok);
+        return false;
+    }
+    snprintf(name, sizeof name, "%.*s", (int)(colon - tok), tok);
+    int i = choice_item(&cp->c, name);
+    if (i < 0) {
+        fail(st, st->line, "%s: unknown item '%s'", key, name);
+        return false;
+    }
+    if (cp->seen[i]) {
+        fail(st, st->line, "%s: item '%s' given twice", key, name);
+        return false;
+    }
+    if (!parse_double(colon + 1, &w)) {
+        fail(st, st->line, "%s: weight '%s' of %s is not a non-negative number", key, colon + 1,
+             name);
+        return false;
+    }
+    cp->seen[i] = true;
+    cp->c.weight[i] = w;
+    return true;
+}
+
+/* Like a bitmap key: the items it does not list get weight 0; at least one must be above 0. */
+static void choice_key(struct parse_state *st, enum choice_kind k, const char *name,
+                       const char *value)
+{
+    struct choice_parse cp = { .kind = k };
+    set_default_choice(&cp.c, k);
+    for (int i = 0; i < cp.c.n; i++)
+        cp.c.weight[i] = 0;
+    if (!for_each_item(st, name, value, add_choice_item, &cp))
+        return;
+    double sum = 0;
+    for (int i = 0; i < cp.c.n; i++)
+        sum += cp.c.weight[i];
+    if (sum <= 0)
+        fail(st, st->line, "%s: every weight is 0 (give %s weight 0 in [ops] instead)", name,
+             op_name(choice_op[k]));
+    else
+        st->cfg->choice[k] = cp.c;
+}
+
+static void bits_key(struct parse_state *st, const struct config_key *key, const char *value)
+{
+    int k = key->which;
+    const char *name = key->name;
+    struct bits_parse bp = { .kind = k };
+    if (!for_each_item(st, name, value, add_bit, &bp))
+        return;
+    if (k == BM_OPEN_FLAGS && bp.prob[bit_index(k, "rdwr")] > 0 &&
+        bp.prob[bit_index(k, "wronly")] > 0) {
+        fail(st, st->line, "%s: rdwr and wronly cannot both be drawn "
+             "(O_WRONLY|O_RDWR is no access mode)", name);
+        return;
+    }
+    struct bitmap *bm = &st->cfg->bits[k];
+    for (int i = 0; i < bm->nbits; i++)
+        bm->prob[i] = bp.prob[i];
+}
+
+/* ------------------------------------------------------------ [fs NAME] */
+
+static void fs_type_key(struct parse_state *st, struct fs_config *fs, const char *value)
+{
+    int t = fs_type_by_name(value);
+    if (t < 0)
+        fail(st, st->line, "type: '%s' is not %s", value, fs_type_list());
+    else
+        fs->type = t;
+}
+
+static bool valid_fstype(const char *s)
+{
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.')
+            return false;
+    return true;
+}
+
+/* The tree model owns the names; asking it here puts the file and line on a typo. */
+static void check_ignore(struct parse_state *st, const char *value)
+{
+    unsigned bits;
+    char msg[256];
+    if (tree_parse_ignore(value, &bits, msg, sizeof msg) < 0)
+        fail(st, st->line, "ignore: %s", msg);
+}
+
+/* Appends tok to the comma-joined list in arg, so the tree model never sees blanks. */
+static bool add_exclude_entry(struct parse_state *st, const char *key, const char *tok,
+                              void *arg)
+{
+    char *list = arg;
+    if (strchr(tok, '/') || strcmp(tok, ".") == 0 || strcmp(tok, "..") == 0) {
+        fail(st, st->line, "%s: '%s' is not a name in the root directory", key, tok);
+        return false;
+    }
+    size_t len = strlen(list);
+    snprintf(list + len, sizeof ((struct fs_config *)0)->exclude - len, "%s%s",
+             len ? "," : "", tok);
+    return true;
+}
+
+static void set_exclude(struct parse_state *st, struct fs_config *fs, const char *value)
+{
+    char list[sizeof fs->exclude] = "";
+    if (for_each_item(st, "exclude", value, add_exclude_entry, list))
+        memcpy(fs->exclude, list, sizeof list);
+}
+
+/* "A:B" items: this fs failing with A where the reference fails with B is no discrepancy
+ * (POSIX allows both, e.g. EEXIST for ENOTEMPTY on xfs). */
+static bool add_errno_pair(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct fs_config *fs = arg;
+    char a[64], b[64];
+    const char *colon = strchr(tok, ':');
+    if (!colon || colon - tok >= (long)sizeof a || strlen(colon + 1) >= sizeof b) {
+        fail(st, st->line, "%s: '%s' is not ERRNO:ERRNO", key, tok);
+        return false;
+    }
+    snprintf(a, sizeof a, "%.*s", (int)(colon - tok), tok);
+    snprintf(b, sizeof b, "%s", colon + 1);
+    int ea = errno_by_name(a), eb = errno_by_name(b);
+    if (ea <= 0 || eb <= 0) {
+        fail(st, st->line, "%s: '%s' is not an errno name", key, ea <= 0 ? a : b);
+        return false;
+    }
+    if (fs->nequiv == (int)(sizeof fs->equiv / sizeof fs->equiv[0])) {
+        fail(st, st->line, "%s: at most %d pairs", key, fs->nequiv);
+        return false;
+    }
+    fs->equiv[fs->nequiv][0] = ea;
+    fs->equiv[fs->nequiv++][1] = eb;
+    return true;
+}
+
+/* "collapse,insert,mknod": operations and variants this fs refuses with EOPNOTSUPP. */
+static bool add_unsupported(struct parse_state *st, const char *key, const char *tok, void *arg)
+{
+    struct fs_config *fs = arg;
+    int op = op_lookup(tok), v = op < 0 ? op_variant_lookup(tok) : -1;
+    if (op < 0 && v < 0) {
+        fail(st, st->line, "%s: '%s' is neither an operation nor a variant "
+             "(e.g. collapse, punch_hole, fifo; see configs/README.md)", key, tok);
+        return false;
+    }
+    if (op >= 0)
+        fs->unsup_ops |= 1ULL << op;
+    else
+        fs->unsup_variants |= 1ULL << v;
+    return true;
+}
+
+/* Stores value as k says: into base (its section's struct) for set_field's kinds, else into
+ * the config's drawing tables. */
+static void set_key(struct parse_state *st, const struct config_key *k, void *base,
+                    const char *value)
+{
+    switch (k->kind) {
+    case CK_IDS: parse_ids(st, k, value, base); break;
+    case CK_FS_TYPE: fs_type_key(st, base, value); break;
+    case CK_WEIGHT: weight_key(st, k, value); break;
+    case CK_PARTS: parts_key(st, k, value); break;
+    case CK_PART_MODE: part_mode_key(st, k, value); break;
+    case CK_ALIGN: falloc_align_key(st, k, value); break;
+    case CK_BITS: bits_key(st, k, value); break;
+    case CK_CHOICE: choice_key(st, k->which, k->name, value); break;
+    default: set_field(st, k, base, value); break;
+    }
+}
+
+/* A key of [fs NAME]: its line, its value, then what the value must be beyond its kind. */
+static void fs_key(struct parse_state *st, const struct config_key *k, const char *value)
+{
+    struct fs_config *fs = &st->cfg->fs[st->fs];
+    int i = (int)(k - fs_keys);
+    st->fs_key_line[st->fs][i] = st->line;
+    set_key(st, k, fs, value);
+    if (i == FSK_TYPE)
+        return;
+    if (i == FSK_IGNORE && !st->failed)
+        check_ignore(st, value);
+    if (i == FSK_EXCLUDE && !st->failed)
+        set_exclude(st, fs, value);
+    if (i == FSK_UNSUPPORTED && !st->failed) {
+        fs->unsup_ops = fs->unsup_variants = 0;
+        for_each_item(st, "unsupported", value, add_unsupported, fs);
+    }
+    if (i == FSK_ERRNO_EQUIV && !st->failed) {
+        fs->nequiv = 0;
+        for_each_item(st, "errno_equiv", value, add_errno_pair, fs);
+    }
+    if (i == FSK_READBACK && !st->failed && strcmp(value, "dump") != 0 &&
+        strcmp(value, "vfs") != 0 && strcmp(value, "auto") != 0)
+        fail(st, st->line, "readback: '%s' is not auto, dump or vfs", value);
+    if (i == FSK_RESTORE && !st->failed && strcmp(value, "auto") != 0 &&
+        strcmp(value, "snapshot") != 0 && strcmp(value, "logical") != 0 &&
+        strcmp(value, "replay") != 0)
+        fail(st, st->line, "restore: '%s' is not auto, snapshot, logical or replay", value);
+    if (i == FSK_FSTYPE && !st->failed && !valid_fstype(value))
+        fail(st, st->line, "fstype: '%s' is not a file system type name", value);
+    if (i == FSK_FSTYPE)
+        fs->fstype_line = st->line;
+    if (i == FSK_SIZE)
+        fs->size_line = st->line;
+}
+
+/* Where a section's values live: its struct, or the whole config for [ops], [sizes], [bits]. */
+static void *section_base(struct parse_state *st)
+{
+    switch (st->sec) {
+    case SEC_RUN: return &st->cfg->run;
+    case SEC_FS: return &st->cfg->fs[st->fs];
+    case SEC_POOL: return &st->cfg->pool;
+    case SEC_VARY: return &st->cfg->vary;
+    default: return st->cfg;
+    }
+}
+
+static void unknown_key(struct parse_state *st, const char *name)
+{
+    if (st->sec == SEC_FS)
+        fail(st, st->line, "[fs %s]: unknown key '%s'", st->cfg->fs[st->fs].name, name);
+    else if (st->sec == SEC_OPS)
+        fail(st, st->line, "[ops]: unknown operation '%s'", name);
+    else
+        fail(st, st->line, "[%s]: unknown key '%s'", section_of(st->sec)->name, name);
+}
+
+/* A key of the current section: the lines and kinds given, its value and its further checks. */
+static void key_given(struct parse_state *st, const struct config_key *k, const char *value)
+{
+    if (st->sec == SEC_FS) {
+        fs_key(st, k, value);
+        return;
+    }
+    if (st->sec == SEC_POOL)
+        st->pool_key_line = st->line;
+    if (k->kind == CK_PART_MODE)
+        st->mode_given[k->which] = true;
+    set_key(st, k, section_base(st), value);
+    if (k->kind == CK_PARTS)
+        st->part_given[k->which] = true;
+    if (st->sec == SEC_RUN && !st->failed)
+        run_checks(st, k->name, value);
+    if (st->sec == SEC_VARY && (!strcmp(k->name, "fill") || !strcmp(k->name, "fill_inodes")))
+        st->cfg->vary.fill_line = st->line;
+}
+
+/* -------------------------------------------------------------- sections */
+
+static bool valid_fs_name(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
+            return false;
+    return true;
+}
+
+/* A new [fs NAME] before its keys: the defaults of fs_keys that every type shares. */
+static void fs_defaults(struct parse_state *st, struct fs_config *fs, const char *name, int line)
+{
+    memset(fs, 0, sizeof *fs);
+    snprintf(fs->name, sizeof fs->name, "%s", name);
+    fs->line = line;
+    for (int k = 0; k < FSK_COUNT; k++)
+        if (fs_keys[k].dflt && !fs_keys[k].default_by_type)
+            set_key(st, &fs_keys[k], fs, fs_keys[k].dflt);
+}
+
+static void begin_fs(struct parse_state *st, const char *name)
+{
+    struct metis_config *cfg = st->cfg;
+    if (!valid_fs_name(name) || strlen(name) >= sizeof cfg->fs[0].name) {
+        fail(st, st->line, "[fs %s]: a name is 1..%zu of A-Z a-z 0-9 _ -", name,
+             sizeof cfg->fs[0].name - 1);
+        return;
+    }
+    for (int i = 0; i < cfg->nfs; i++)
+        if (strcmp(cfg->fs[i].name, name) == 0) {
+            fail(st, st->line, "[fs %s]: name already used on line %d", name, cfg->fs[i].line);
+            return;
+        }
+    if (cfg->nfs >= METIS_MAX_FS) {
+        fail(st, st->line, "[fs %s]: more than %d file systems", name, METIS_MAX_FS);
+        return;
+    }
+    st->fs = cfg->nfs++;
+    fs_defaults(st, &cfg->fs[st->fs], name, st->line);
+    st->sec = SEC_FS;
+}
+
+static void begin_section(struct parse_state *st, const char *name)
+{
+    for (int i = 0; i < NKEYS(sections); i++)
+        if (sections[i].sec != SEC_FS && strcmp(name, sections[i].name) == 0) {
+            st->sec = sections[i].sec;
+            if (st->sec == SEC_OPS && !st->ops_line)
+                st->ops_line = st->line;
+            if (st->sec == SEC_POOL && !st->pool_line)
+                st->pool_line = st->line;
+            return;
+        }
+    if (strncmp(name, "fs", 2) == 0 && (name[2] == ' ' || name[2] == '\t')) {
+        const char *n = name + 2;
+        while (*n == ' ' || *n == '\t')
+            n++;
+        begin_fs(st, n);
+    } else if (strcmp(name, "fs") == 0) {
+        fail(st, st->line, "[fs] needs a name: [fs NAME]");
+    } else {
+        fail(st, st->line, "unknown section [%s] (expected run, fs NAME, pool, ops, sizes, bits or "
+             "vary)", name);
+    }
+}
+
+/* A header line "[...]": inih takes everything up to the first ']' as the name. */
+static void section_line(struct parse_state *st, const char *line)
+{
+    const char *close = strchr(line, ']');
+    if (!close) {
+        fail(st, st->line, "section header without ']'");
+        return;
+    }
+    const char *s = line + 1;
+    while (s < close && isspace((unsigned char)*s))
+        s++;
+    const char *e = close;
+    while (e > s && isspace((unsigned char)e[-1]))
+        e--;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(e - s), s);
+    begin_section(st, name);
+}
+
+/* --------------------------------------------------------- inih callbacks */
+
+/*
+ * Line reader for ini_parse_stream: counts lines (this libinih does not pass line numbers),
+ * follows section headers (inih does not report a section without keys), and strips leading
+ * blanks, since inih would take an indented line as the continuation of the previous value.
+ */
+static char *read_line(char *str, int num, void *stream)
+{
+    struct parse_state *st = stream;
+    ssize_t n = getline(&st->buf, &st->cap, st->f);
+    if (n < 0)
+        return NULL;
+    st->line++;
+    char *s = st->buf;
+    if (st->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
+        s += 3;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (strlen(s) + 1 > (size_t)num) {
+        fail(st, st->line, "line too long (at most %d characters)", num - 2);
+        snprintf(str, num, "\n");
+        return str;
+    }
+    snprintf(str, num, "%s", s);
+    if (*s == '[')
+        section_line(st, s);
+    return str;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+    struct parse_state *st = user;
+    (void)section;
+    if (st->failed)
+        return 1;
+    const struct config_key *k = st->sec == SEC_NONE ? NULL : find_key(st->sec, name);
+    if (st->sec == SEC_NONE)
+        fail(st, st->line, "'%s' is outside any section", name);
+    else if (!k)
+        unknown_key(st, name);
+    else
+        key_given(st, k, value);
+    return !st->failed;
+}
+
+/* ------------------------------------------------------ whole-file checks */
+
+static const char *const type_nouns[] = { "a kernel", "a reffs", "a fuse" };
+
+static void finish_fs(struct parse_state *st, int i)
+{
+    struct fs_config *fs = &st->cfg->fs[i];
+    int *lines = st->fs_key_line[i];
+    if (!lines[FSK_TYPE]) {
+        fail(st, fs->line, "[fs %s]: no type (kernel, reffs or fuse)", fs->name);
+        return;
+    }
+    for (int k = 0; k < FSK_COUNT; k++)
+        if (lines[k] && !(fs_keys[k].types & T(fs->type))) {
+            fail(st, lines[k], "[fs %s]: %s does not apply to %s file system", fs->name,
+                 fs_keys[k].name, type_nouns[fs->type]);
+            return;
+        }
+    if (fs->type == FS_KERNEL && !fs->fstype[0])
+        fail(st, fs->line, "[fs %s]: a kernel file system needs fstype (e.g. ext4)", fs->name);
+    if (fs->type == FS_FUSE && !fs->mount_cmd[0])
+        fail(st, fs->line, "[fs %s]: a fuse file system needs mount_cmd", fs->name);
+    if (fs->type == FS_REFFS && !lines[FSK_SIZE])
+        fs->size = REFFS_DEFAULT_SIZE;
+    /* The FUSE kernel module answers COLLAPSE_RANGE and INSERT_RANGE with EOPNOTSUPP itself,
+     * never asking the daemon: a file system mounted through FUSE cannot do them. */
+    if (fs->type != FS_KERNEL && !lines[FSK_UNSUPPORTED]) {
+        fs->unsup_variants |= 1ULL << op_variant_lookup("collapse");
+        fs->unsup_variants |= 1ULL << op_variant_lookup("insert");
+    }
+    /* The format makes these entries itself, whichever driver (kernel or FUSE) mounts it. */
+    const struct fs_format *fmt = fs->fstype[0] ? fs_format_of(fs->fstype) : NULL;
+    if (fs->type != FS_REFFS && !lines[FSK_EXCLUDE] && fmt)
+        snprintf(fs->exclude, sizeof fs->exclude, "%s", fmt->exclude);
+    if (fs->type == FS_FUSE && fs->size && lines[FSK_RESTORE] && strcmp(fs->restore, "auto"))
+        fail(st, lines[FSK_RESTORE], "[fs %s]: restore applies to a fuse file system without "
+             "size (with a size its states are images)", fs->name);
+    for (int k = 0; k < FSK_COUNT; k++)
+        if (fs_keys[k].default_by_type && !lines[k] && (fs_keys[k].types & T(fs->type)))
+            set_key(st, &fs_keys[k], fs, fs_keys[k].dflt);
+}
+
+/* Directory and file names of the pool; saturates above METIS_MAX_POOL_PATHS. */
+static uint64_t pool_dir_count(const struct pool_config *p)
+{
+    uint64_t level = 1, total = 0;
+    for (int d = 0; d < p->depth && total <= METIS_MAX_POOL_PATHS; d++) {
+        level *= (uint64_t)p->dirs;
+        total += level;
+    }
+    return total;
+}
+
+static void finish_pool(struct parse_state *st)
+{
+    const struct pool_config *p = &st->cfg->pool;
+    int line = st->pool_key_line ? st->pool_key_line : st->pool_line;
+    uint64_t dirs = pool_dir_count(p);
+    uint64_t paths = dirs + (dirs + 1) * (uint64_t)p->files;
+    if (paths > METIS_MAX_POOL_PATHS)
+        fail(st, line, "[pool]: %llu directories and %d files per directory exceed %d paths",
+             (unsigned long long)dirs, p->files, METIS_MAX_POOL_PATHS);
+    else if ((uint64_t)(p->depth + 1) * (p->name_len + 1) >= METIS_PATH_MAX)
+        fail(st, line, "[pool]: depth %d with name_len %d makes paths longer than %d",
+             p->depth, p->name_len, METIS_PATH_MAX - 1);
+}
+
+/* Largest value partition use can draw, boundary_pm1 included (2^k + 1). */
+uint64_t config_part_high(const struct partitions *p)
+{
+    int top = p->nparts - 1;
+    while (top > 0 && p->weight[top] <= 0)
+        top--;
+    return top <= 0 ? 0 : (1ULL << top) + 1;
+}
+
+static uint64_t high_sum(const struct partitions *a, const struct partitions *b)
+{
+    return config_part_high(a) + config_part_high(b);
+}
+
+/* 1 when a fallocate mode other than 0 and KEEP_SIZE may be drawn (they are the aligned ones). */
+static int new_falloc_modes(const struct metis_config *cfg)
+{
+    const struct choice *c = &cfg->choice[CH_FALLOC_MODE];
+    for (int i = 0; i < c->n; i++)
+        if (c->weight[i] > 0 && op_variant_value(c->variant[i]) & ~(unsigned)FALLOC_FL_KEEP_SIZE)
+            return 1;
+    return 0;
+}
+
+/* The longest fallocate range: an aligned length is rounded up to the unit (ops.c). */
+static uint64_t falloc_len_high(const struct metis_config *cfg)
+{
+    uint64_t len = config_part_high(&cfg->part[ARG_FALLOC_LEN]), u = cfg->falloc_align;
+    if (cfg->falloc_align_prob > 0 && u && new_falloc_modes(cfg) && len % u)
+        len += u - len % u;
+    return len;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* A file's extent stays below the largest offset + length of what writes to it (open_unlink
+ * writes and truncates like write_file and truncate; INSERT_RANGE is capped at this bound). */
+uint64_t config_file_extent(const struct metis_config *cfg)
+{
+    const struct partitions *pt = cfg->part;
+    const int *w = cfg->op_weight;
+    uint64_t bound = 0;
+    if (w[OP_write_file] || w[OP_open_unlink])
+        bound = high_sum(&pt[ARG_WRITE_OFFSET], &pt[ARG_WRITE_SIZE]);
+    if (w[OP_truncate] || w[OP_open_unlink])
+        bound = max_u64(bound, config_part_high(&pt[ARG_TRUNC_SIZE]));
+    if (w[OP_fallocate_file])
+        bound = max_u64(bound, config_part_high(&pt[ARG_FALLOC_OFFSET]) + falloc_len_high(cfg));
+    if (w[OP_copy_range])
+        bound = max_u64(bound, high_sum(&pt[ARG_COPY_OFFSET], &pt[ARG_COPY_LEN]));
+    return bound;
+}
+
+/* The per-file bound of the sizing rule (appends and block-boundary ends stay below it). */
+uint64_t config_file_bound(const struct metis_config *cfg)
+{
+    return config_file_extent(cfg);
+}
+
+/* Bytes one file can come to hold: its extent plus its xattrs. */
+static uint64_t file_data_bound(const struct metis_config *cfg)
+{
+    uint64_t bound = config_file_extent(cfg);
+    if (cfg->op_weight[OP_setxattr])
+        bound += (uint64_t)cfg->pool.xattr_names * (config_part_high(&cfg->part[ARG_XATTR_SIZE]) + 64);
+    return bound;
+}
+
+/* ENOSPC at different points on two file systems is a false discrepancy, so the pool's data
+ * must fit in half of every device (the rest is metadata, journal and slack). */
+static void finish_sizing(struct parse_state *st)
+{
+    const struct metis_config *cfg = st->cfg;
+    uint64_t files = (pool_dir_count(&cfg->pool) + 1) * (uint64_t)cfg->pool.files;
+    uint64_t bound = file_data_bound(cfg);
+    uint64_t data = bound > UINT64_MAX / files ? UINT64_MAX : files * bound;
+    for (int i = 0; i < cfg->nfs && !st->failed; i++) {
+        const struct fs_config *fs = &cfg->fs[i];
+        uint64_t size = fs->size;
+        if (!size && fs->type == FS_KERNEL)
+            size = fs_format_default_size(fs->fstype);
+        if (!size || data <= size / 2)
+            continue;
+        char a[32], b[32];
+        fail(st, fs->size_line ? fs->size_line : fs->line,
+             "[fs %s]: the pool can hold %s of data, more than half of its %s: "
+             "shrink [sizes] or [pool], or grow size", fs->name,
+             fmt_bytes(data, a, sizeof a), fmt_bytes(size, b, sizeof b));
+    }
+}
+
+/* A filled device meets ENOSPC where its own accounting says: only file systems of one kind
+ * (all RefFS, or one fstype) meet it at the same operation. */
+static void finish_vary(struct parse_state *st)
+{
+    const struct metis_config *cfg = st->cfg;
+    const struct fs_config *a = &cfg->fs[0];
+    if (cfg->vary.fill <= 0 && cfg->vary.fill_inodes <= 0)
+        return;
+    for (int i = 1; i < cfg->nfs; i++) {
+        const struct fs_config *b = &cfg->fs[i];
+        if (b->type == a->type && strcmp(b->fstype, a->fstype) == 0)
+            continue;
+        fail(st, cfg->vary.fill_line, "[vary]: [fs %s] and [fs %s] are of different kinds "
+             "and would run out of space at different points; fill and fill_inodes need one "
+             "kind (set them to 0)", a->name, b->name);
+        return;
+    }
+}
+
+/* Kinds not given take another kind's partitions and mode (arg_inherits). */
+static void finish_inherited(struct parse_state *st)
+{
+    for (int k = 0; k < ARG_NKINDS; k++) {
+        int from = arg_inherits[k];
+        struct partitions *p = &st->cfg->part[k];
+        if (from < 0)
+            continue;
+        if (!st->part_given[k]) {
+            memcpy(p->weight, st->cfg->part[from].weight, sizeof p->weight);
+            p->nparts = st->cfg->part[from].nparts;
+        }
+        if (!st->mode_given[k])
+            p->mode = st->cfg->part[from].mode;
+    }
+}
+
+/* RefFS's dump holds no times and no device numbers: a run that compares them walks its mount.
+ * open_unlink needs RefFS to see opens (backend/reffs.c). */
+static void finish_readback(struct parse_state *st, int i)
+{
+    struct metis_config *cfg = st->cfg;
+    struct fs_config *fs = &cfg->fs[i];
+    const struct choice *c = &cfg->choice[CH_MKNOD_TYPE];
+    int devices = 0;
+    for (int k = 0; k < c->n; k++)
+        devices |= c->weight[k] > 0 && (op_variant_value(c->variant[k]) == S_IFCHR ||
+                                        op_variant_value(c->variant[k]) == S_IFBLK);
+    devices &= cfg->op_weight[OP_mknod] > 0;
+    fs->track_opens = cfg->op_weight[OP_open_unlink] > 0;
+    if (fs->type != FS_REFFS || (!devices && !cfg->run.compare_mtime))
+        return;
+    if (strcmp(fs->readback, "dump") == 0)
+        fail(st, st->fs_key_line[i][FSK_READBACK], "[fs %s]: readback = dump cannot show %s: "
+             "use auto or vfs", fs->name, devices ? "device numbers" : "mtimes");
+    else
+        snprintf(fs->readback, sizeof fs->readback, "vfs");
+}
+
+static void finish(struct parse_state *st)
+{
+    struct metis_config *cfg = st->cfg;
+    finish_inherited(st);
+    if (cfg->nfs == 0)
+        fail(st, 0, "no [fs NAME] section: at least one file system is needed");
+    for (int i = 0; i < cfg->nfs && !st->failed; i++)
+        finish_fs(st, i);
+    for (int i = 0; i < cfg->nfs && !st->failed; i++)
+        finish_readback(st, i);
+    int sum = 0;
+    for (int i = 0; i < OP_COUNT; i++)
+        sum += cfg->op_weight[i];
+    if (!st->failed && sum == 0)
+        fail(st, st->ops_line, "[ops]: every weight is 0; at least one operation needs one");
+    if (!st->failed)
+        finish_pool(st);
+    if (!st->failed)
+        finish_sizing(st);
+    if (!st->failed)
+        finish_vary(st);
+    int bad_fs = 0;
+    char msg[400];
+    if (!st->failed && crash_config_problem(cfg, &bad_fs, msg, sizeof msg) < 0)
+        fail(st, cfg->fs[bad_fs].line, "[fs %s]: %s", cfg->fs[bad_fs].name, msg);
+}
+
+/* ---------------------------------------------------------------- defaults */
+
+/* The key table's defaults go through the parser, as if a file gave them, so a default is a
+ * value the file could give. */
+void config_defaults(struct metis_config *cfg)
+{
+    struct parse_state st = { .cfg = cfg };
+    memset(cfg, 0, sizeof *cfg);
+    for (int i = 0; i < NKEYS(sections); i++) {
+        st.sec = sections[i].sec;
+        for (int k = 0; k < sections[i].n && st.sec != SEC_FS; k++)
+            if (sections[i].keys[k].dflt)
+                set_key(&st, &sections[i].keys[k], section_base(&st), sections[i].keys[k].dflt);
+    }
+    finish_inherited(&st);
+    for (int k = 0; k < BM_NKINDS; k++)
+        set_default_bits(&cfg->bits[k], k);
+    for (int k = 0; k < CH_NKINDS; k++)
+        set_default_choice(&cfg->choice[k], k);
+    assert(!st.failed && "a default in config.c's key table does not parse");
+}
+
+/* ------------------------------------------------------------------ load */
+
+static void set_name(struct metis_config *cfg, const char *path)
+{
+    snprintf(cfg->path, sizeof cfg->path, "%s", path);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 4 && strcmp(base + len - 4, ".ini") == 0)
+        len -= 4;
+    snprintf(cfg->name, sizeof cfg->name, "%.*s", (int)len, base);
+}
+
+int config_load(const char *path, struct metis_config *cfg, char *err, size_t errlen)
+{
+    config_defaults(cfg);
+    set_name(cfg, path);
+    struct parse_state st = { .cfg = cfg, .path = path, .sec = SEC_NONE };
+    st.f = fopen(path, "r");
+    if (!st.f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    int syntax = ini_parse_stream(read_line, &st, on_key, &st);
+    bool read_error = ferror(st.f);
+    fclose(st.f);
+    free(st.buf);
+    if (read_error) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(EIO));
+        return -1;
+    }
+    /* inih reports the first line it could not parse; an earlier problem of ours wins. */
+    if (syntax > 0 && (!st.failed || syntax < st.err_line)) {
+        snprintf(err, errlen, "%s:%d: syntax error: expected [section], key = value or a comment",
+                 path, syntax);
+        return -1;
+    }
+    if (syntax < 0) {
+        snprintf(err, errlen, "%s: cannot parse (inih error %d)", path, syntax);
+        return -1;
+    }
+    if (!st.failed)
+        finish(&st);
+    if (st.failed) {
+        snprintf(err, errlen, "%s:%d: %s", path, st.err_line, st.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------- validate */
+
+/* Looks for an executable in PATH and the sbin directories root's PATH usually has. */
+static bool find_program(const char *prog)
+{
+    const char *env = getenv("PATH");
+    char dirs[4096];
+    snprintf(dirs, sizeof dirs, "%s:/sbin:/usr/sbin:/usr/local/sbin", env ? env : "");
+    char *save = NULL;
+    for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        char p[4352];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/%s", *d ? d : ".", prog);
+        if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && access(p, X_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool proc_filesystems_lists(const char *fstype)
+{
+    FILE *f = fopen("/proc/filesystems", "r");
+    if (!f)
+        return false;
+    char line[256];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *name = strrchr(line, '\t');
+        name = name ? name + 1 : line;
+        name[strcspn(name, "\n")] = '\0';
+        found = strcmp(name, fstype) == 0;
+    }
+    fclose(f);
+    return found;
+}
+
+/* modprobe -n (dry run) succeeds when the module exists or is built in. */
+static bool modprobe_can_load(const char *module)
+{
+    char *argv[] = { "modprobe", "-n", "-q", (char *)module, NULL };
+    struct spawn_how how = { .flags = SPAWN_SEARCH_PATH | SPAWN_QUIET };
+    pid_t pid = spawn_start(argv, &how);
+    return pid > 0 && spawn_wait(pid) == 0;
+}
+
+static bool kernel_knows(const char *fstype)
+{
+    char alias[64];
+    snprintf(alias, sizeof alias, "fs-%s", fstype);
+    return proc_filesystems_lists(fstype) || modprobe_can_load(fstype) ||
+           modprobe_can_load(alias);
+}
+
+static int validate_kernel_fs(const struct metis_config *cfg, const struct fs_config *fs,
+                              char *err, size_t errlen)
+{
+    char mkfs[64], a[32], b[32];
+    int tline = fs->fstype_line ? fs->fstype_line : fs->line;
+    int sline = fs->size_line ? fs->size_line : fs->line;
+    snprintf(mkfs, sizeof mkfs, "mkfs.%s", fs->fstype);
+    if (!find_program(mkfs))
+        return snprintf(err, errlen, "%s:%d: [fs %s]: %s is not in PATH, /sbin or /usr/sbin",
+                        cfg->path, tline, fs->name, mkfs), -1;
+    if (!kernel_knows(fs->fstype))
+        return snprintf(err, errlen, "%s:%d: [fs %s]: the kernel does not know %s "
+                        "(not in /proc/filesystems, and modprobe cannot load it)",
+                        cfg->path, tline, fs->name, fs->fstype), -1;
+    const struct fs_format *fmt = fs_format_of(fs->fstype);
+    uint64_t min = fmt ? fmt->min_size : 0;
+    if (fs->size && fs->size < min)
+        return snprintf(err, errlen, "%s:%d: [fs %s]: size %s is below the smallest %s (%s)",
+                        cfg->path, sline, fs->name, fmt_bytes(fs->size, a, sizeof a),
+                        fs->fstype, fmt_bytes(min, b, sizeof b)), -1;
+    bool mixed = fs_mkfs_opts_mixed(fs->mkfs_opts);
+    if (strcmp(fs->fstype, "btrfs") == 0 && !mixed && fs->size && fs->size < FS_BTRFS_UNMIXED_MIN)
+        return snprintf(err, errlen, "%s:%d: [fs %s]: btrfs below %s needs mkfs_opts = -M",
+                        cfg->path, sline, fs->name,
+                        fmt_bytes(FS_BTRFS_UNMIXED_MIN, a, sizeof a)), -1;
+    return 0;
+}
+
+int config_validate(const struct metis_config *cfg, char *err, size_t errlen)
+{
+    for (int i = 0; i < cfg->nfs; i++) {
+        const struct fs_config *fs = &cfg->fs[i];
+        if (fs->type == FS_KERNEL && validate_kernel_fs(cfg, fs, err, errlen) < 0)
+            return -1;
+        if (fs->type != FS_KERNEL && access("/dev/fuse", R_OK | W_OK) != 0)
+            return snprintf(err, errlen, "%s:%d: [fs %s]: /dev/fuse: %s", cfg->path, fs->line,
+                            fs->name, strerror(errno)), -1;
+    }
+    struct stat sb;
+    if (cfg->run.out[0] && stat(cfg->run.out, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return snprintf(err, errlen, "%s:%d: out: %s exists and is not a directory", cfg->path,
+                        cfg->run.out_line, cfg->run.out), -1;
+    return 0;
+}
+
+int fs_unsupported(const struct fs_config *fs, enum op_id op, int v)
+{
+    return ((fs->unsup_ops >> op) & 1) || (v >= 0 && ((fs->unsup_variants >> v) & 1));
+}
+
+int fs_errno_equivalent(const struct fs_config *fs, int err, int ref_err)
+{
+    for (int k = 0; k < fs->nequiv; k++)
+        if (fs->equiv[k][0] == err && fs->equiv[k][1] == ref_err)
+            return 1;
+    return 0;
+}

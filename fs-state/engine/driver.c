@@ -1,0 +1,209 @@
+/* The engine inside pan: its entry points, the one engine instance, signals, and when a run stops. */
+#include "driver.h"
+#include "engine.h"
+#include "log.h"
+#include "lib/signals.h"
+#include "lib/helpers.h"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+unsigned char metis_abs[METIS_MAX_FS * TREE_MAX_DIGEST];
+uint64_t metis_sid;
+
+/* pan calls metis_step without a context: this is the one place the engine lives. */
+static struct engine E;
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+static void on_crash_signal(int sig)
+{
+    /* write(2) is async-signal-safe: keep what the log holds, then die as we would have. */
+    log_flush();
+    signals_die(sig);
+}
+
+static void install_signals(void)
+{
+    signals_on_stop(on_stop_signal);
+    signals_on_crash(on_crash_signal);
+    signals_release_stops();   /* bin/metis started us with them held (SPAWN_HOLD_STOPS) */
+}
+
+static void __attribute__((noreturn)) finish(enum metis_exit st, const char *reason)
+{
+    if (E.finished)
+        _exit(st);
+    engine_close(&E, st, reason);
+    _exit(st);
+}
+
+static void __attribute__((noreturn)) infra_failure(const char *what)
+{
+    fprintf(stderr, "metis: infrastructure failure: %s\n", what);
+    log_line("infra %s", what);
+    finish(METIS_EXIT_INFRA, what);
+}
+
+/* pan exits when SPIN has explored every state it could reach: with budget left, the front
+ * end starts the next search (searches.c); a first search this short is worth a warning. */
+static void finish_at_exit(void)
+{
+    if (E.finished)
+        return;
+    enum metis_exit st = E.discrepancies ? METIS_EXIT_DISCREPANCY : METIS_EXIT_OK;
+    E.search.completed = 1;
+    if (E.search.index == 1 && E.ops < 100)
+        search_warn(&E, stderr);
+    if (stop_signal || !search_should_restart(&E, now_seconds())) {
+        if (E.cfg.run.ops && E.ops < E.cfg.run.ops && E.search.index == 1)
+            fprintf(stderr, "metis: SPIN explored every state it could reach after %llu "
+                    "operations: raise the operation weights ([ops]) or [pool] prepopulate for a "
+                    "wider search\n", (unsigned long long)E.ops);
+        finish(st, "search complete");
+    }
+    fprintf(stderr, "metis: search %d explored every state it could reach after %llu operations; "
+            "search %d follows with seed %llu\n", E.search.index, (unsigned long long)E.ops,
+            E.search.index + 1,
+            (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
+    E.search.restarting = 1;
+    engine_close(&E, st, "search complete");
+    _exit(METIS_EXIT_RESTART);
+}
+
+static void stop_if_done(double now)
+{
+    if (stop_signal)
+        finish(METIS_EXIT_STOPPED, strsignal(stop_signal));
+    if (E.cfg.run.ops && E.ops >= E.cfg.run.ops)
+        finish(E.discrepancies ? METIS_EXIT_DISCREPANCY : METIS_EXIT_OK, "operation limit");
+    if (E.cfg.run.seconds > 0 && now - E.t_start >= E.cfg.run.seconds)
+        finish(E.discrepancies ? METIS_EXIT_DISCREPANCY : METIS_EXIT_OK, "time limit");
+}
+
+static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long depth)
+{
+    char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1];
+    op_format(a, text, sizeof text);
+    log_line("op %llu depth=%ld from=%llu %s", (unsigned long long)E.ops, depth,
+             (unsigned long long)from, text);
+    for (int i = 0; i < E.g.nfs; i++) {
+        hex_encode(E.g.out[i].digest, (size_t)E.g.out[i].dlen, hex);
+        log_line("res %llu %s ret=%ld errno=%s state=%s", (unsigned long long)E.ops,
+                 E.cfg.fs[i].name, E.g.out[i].res.ret, errno_name(E.g.out[i].res.err), hex);
+    }
+    for (int i = 0; i < E.g.nfs; i++) {
+        const struct crash_result *c = &E.g.out[i].crash;
+        if (c->checked)
+            log_line("crash %llu %s sync=%s recovered=%s%s%s", (unsigned long long)E.ops,
+                     E.cfg.fs[i].name, c->synced, crash_kind_name(c->kinds),
+                     c->detail[0] ? " detail=" : "", c->detail);
+    }
+    log_line("save %llu sid=%llu", (unsigned long long)E.ops, (unsigned long long)to);
+}
+
+/* The reference's tree of the state just made, kept beside its search-path entry: draws at
+ * that state (now, or after SPIN comes back to it) choose their paths from it. */
+static void track_view(void)
+{
+    struct tree_view *v = view_make(&E.g.tree);
+    view_stack_truncate(&E.views, E.depth ? E.depth - 1 : 0);
+    if (!v || view_stack_push(&E.views, v) < 0)
+        infra_failure("out of memory for the search path's trees");
+}
+
+/* A leaf keeps the digests SPIN tracks for the state the step started from: SPIN then finds
+ * the new state already stored and backtracks, so nothing below it is explored. */
+static void track_state(uint64_t sid, int leaf)
+{
+    for (int i = 0; i < E.g.nfs && !leaf; i++)
+        memcpy(metis_abs + (size_t)i * E.g.dlen, E.g.out[i].digest, (size_t)E.g.dlen);
+    metis_sid = sid;
+    E.live_sid = sid;
+}
+
+/* Reports a discrepancy of the last step; returns 1 when the trees now differ. Such a pair is
+ * a leaf of the search: every state below it would differ by the same difference again. */
+static int report_if_differs(const struct op_args *a)
+{
+    if (!fsgroup_compare(&E.g, a == NULL))
+        return 0;
+    engine_report_discrepancy(&E, a);
+    if (!E.cfg.run.keep_going)
+        finish(METIS_EXIT_DISCREPANCY, "discrepancy");
+    if (!a) {
+        fprintf(stderr, "metis: the initial states differ, so would every state below them: "
+                "stopping (make the file systems agree first: exclude, ignore, sizes)\n");
+        finish(METIS_EXIT_DISCREPANCY, "initial states differ");
+    }
+    for (int i = 1; i < E.g.nfs; i++)
+        if (E.g.out[i].differs & DIFF_STATE)
+            return 1;
+    return 0;
+}
+
+void metis_step(int op, double stored, double matched, long depth)
+{
+    double now = now_seconds();
+    E.stored = stored;
+    E.matched = matched;
+    if (depth > E.max_depth_seen)
+        E.max_depth_seen = depth;
+    stop_if_done(now);
+    /* The live state differs from the one SPIN tracks: it backtracked. */
+    uint64_t from = metis_sid != E.live_sid ? metis_sid : STEP_NO_STATE;
+    if (from != STEP_NO_STATE) {
+        if (engine_path_unwind_to(&E, metis_sid) < 0)
+            infra_failure(E.g.err);
+        view_stack_truncate(&E.views, E.depth);
+        E.restores++;
+        log_line("restore sid=%llu", (unsigned long long)metis_sid);
+    }
+    E.cur_sid = metis_sid;
+    E.in.view = view_stack_top(&E.views);
+    op_draw((enum op_id)op, &E.in, &E.args);
+    uint64_t to = E.next_sid++;
+    E.ops++;
+    E.g.live = E.cur_sid;
+    if (fsgroup_step(&E.g, &E.args, from, to) < 0)
+        infra_failure(E.g.err);
+    for (int i = 0; i < E.g.nfs; i++)
+        reach_count(&E.reach, i, E.cfg.fs[i].name, &E.args, &E.g.out[i].res, E.g.out[i].skipped);
+    input_count_result(&E.in, E.g.out[0].res.err);
+    search_note(&E.search, E.cur_sid, E.g.out[0].res.err);
+    log_step(&E.args, E.cur_sid, to, depth);
+    if (engine_path_push(&E, to, E.ops) < 0)
+        infra_failure(E.g.err);
+    track_view();
+    track_state(to, report_if_differs(&E.args));
+    progress_tick(&E, now);
+    log_tick(now);
+}
+
+void metis_start(void)
+{
+    install_signals();
+    /* Modes are drawn whole: the invoking shell's umask must not filter them. */
+    umask(0);
+    if (engine_init(&E) < 0) {
+        fprintf(stderr, "metis: %s\n", E.err);
+        exit(METIS_EXIT_BAD_INPUT);
+    }
+    atexit(finish_at_exit);
+    if (engine_start(&E) < 0)
+        infra_failure(E.g.err);
+    track_view();
+    track_state(0, 0);
+    E.t_start = now_seconds();
+    search_begin(&E);
+    E.last_progress = E.t_start;
+    report_sampler_open(&E.sampler, E.out_dir);   /* without it the run goes on, unsampled */
+    report_if_differs(NULL);
+}

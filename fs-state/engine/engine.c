@@ -1,0 +1,327 @@
+/* Engine set-up and tear-down, the search path, and the record of each discrepancy. */
+#include "engine.h"
+#include "lib/numbers.h"
+#include "lib/buf.h"
+#include "fsset.h"
+#include "log.h"
+#include "run_outputs.h"
+#include "lib/helpers.h"
+#include "vary.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *env_or(const char *name, const char *dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : dflt;
+}
+
+static int fail(struct engine *e, const char *msg)
+{
+    snprintf(e->err, sizeof e->err, "%s", msg);
+    return -1;
+}
+
+/* The front end passes command-line overrides to pan through the environment (numbers it
+ * wrote itself: one that does not parse leaves the config's value). */
+static void apply_overrides(struct metis_config *cfg)
+{
+    const char *v;
+    if ((v = getenv("METIS_SEED")))
+        parse_u64_any_base(v, &cfg->run.seed);
+    if ((v = getenv("METIS_OPS")))
+        parse_u64_any_base(v, &cfg->run.ops);
+    if ((v = getenv("METIS_SECONDS")))
+        cfg->run.seconds = strtod(v, NULL);
+    if ((v = getenv("METIS_KEEP_GOING")))
+        cfg->run.keep_going = atoi(v);
+}
+
+static void log_header(struct engine *e)
+{
+    log_line("metis-log 1");
+    log_line("run id=%s config=%s seed=%llu hash=%s", e->run_id, e->cfg.path,
+             (unsigned long long)e->cfg.run.seed, e->cfg.run.hash);
+    for (int i = 0; i < e->cfg.nfs; i++) {
+        const struct fs_config *f = &e->cfg.fs[i];
+        log_line("fs %d name=%s type=%s fstype=%s size=%llu", i, f->name, fs_type_name(f->type),
+                 f->fstype[0] ? f->fstype : "-", (unsigned long long)f->size);
+    }
+    if (e->search.index > 1)
+        log_line("search index=%d base_seed=%llu", e->search.index,
+                 (unsigned long long)e->search.base_seed);
+    const struct vary_config *v = &e->cfg.vary;
+    if (v->long_names_on || v->fill_on || v->fill_inodes_on)
+        log_line("vary long_names=%d fill=%d fill_inodes=%d", v->long_names_on, v->fill_on,
+                 v->fill_inodes_on);
+}
+
+int engine_init(struct engine *e)
+{
+    char err[1200], path[1200];
+    const char *cfg_path = getenv("METIS_CONFIG");
+    if (!cfg_path)
+        return fail(e, "METIS_CONFIG is not set (pan is started by bin/metis run)");
+    if (config_load(cfg_path, &e->cfg, err, sizeof err) < 0)
+        return fail(e, err);
+    apply_overrides(&e->cfg);
+    snprintf(e->out_dir, sizeof e->out_dir, "%s", env_or("METIS_OUT", "."));
+    if (search_resume(e) < 0)
+        return -1;
+    vary_apply(&e->cfg);
+    if (e->cfg.vary.long_names_on || e->cfg.vary.fill_on || e->cfg.vary.fill_inodes_on)
+        fprintf(stderr, "metis: search %d (seed %llu) varies: %s\n", e->search.index,
+                (unsigned long long)e->cfg.run.seed, vary_describe(&e->cfg, err, sizeof err));
+    snprintf(e->run_id, sizeof e->run_id, "%s", env_or("METIS_RUN_ID", "manual"));
+    if (tree_digest_len(e->cfg.run.hash) <= 0)
+        return fail(e, "unknown hash");
+    if (input_init(&e->in, &e->cfg, e->cfg.run.seed) < 0)
+        return fail(e, "cannot build the name pool");
+    snprintf(path, sizeof path, "%s/log.txt", e->out_dir);
+    if (log_open(path) < 0)
+        return fail(e, "cannot open the log");
+    log_header(e);
+    snprintf(path, sizeof path, "%s/work", e->out_dir);
+    mkdir(path, 0755);
+    if (fsgroup_open(&e->g, &e->cfg, e->run_id, path) < 0)
+        return fail(e, e->g.err);
+    return 0;
+}
+
+/* A RefFS worker is pinned to one CPU with its daemon (backend/reffs.c). With no other file
+ * system, handing it each step from that CPU too saves two cross-CPU wake-ups per step
+ * (reffs-only 3,690-3,950 ops/s against 2,750-2,800). With others the main thread stays free:
+ * ref-vs-ext4 gained nothing (424 against 423 ops/s, medians of 3), and VTs of a swarm that
+ * pinned their RefFS to the same CPU would crowd it further. */
+static void join_reffs_cpu(struct engine *e)
+{
+    if (e->cfg.nfs == 1 && e->cfg.fs[0].type == FS_REFFS)
+        fsset_join_cpu(0);
+}
+
+static void log_free_space(struct engine *e)
+{
+    const struct free_counts *fc = e->g.free_after;
+    for (int i = 0; i < e->cfg.nfs; i++) {
+        log_line("free %s inodes=%llu bytes=%llu", e->cfg.fs[i].name,
+                 (unsigned long long)fc[i].inodes, (unsigned long long)fc[i].bytes);
+        /* Said once per run: every search sets up the same file systems. */
+        if (fc[i].inodes != fc[0].inodes && fc[i].inodes != UINT64_MAX &&
+            fc[0].inodes != UINT64_MAX && e->search.index == 1)
+            fprintf(stderr, "metis: warning: free inodes differ (%s %llu, %s %llu): inode "
+                    "exhaustion would give ENOSPC at different points; size them alike "
+                    "(configs/README.md)\n", e->cfg.fs[0].name, (unsigned long long)fc[0].inodes,
+                    e->cfg.fs[i].name, (unsigned long long)fc[i].inodes);
+    }
+}
+
+int engine_start(struct engine *e)
+{
+    char hex[2 * TREE_MAX_DIGEST + 1];
+    if (fsgroup_setup(&e->g, e->g.timeout) < 0)
+        return -1;
+    join_reffs_cpu(e);
+    log_free_space(e);
+    if (fsgroup_initial(&e->g) < 0 || engine_path_push(e, 0, 0) < 0)
+        return -1;
+    e->next_sid = 1;
+    for (int i = 0; i < e->cfg.nfs; i++) {
+        hex_encode(e->g.out[i].digest, (size_t)e->g.out[i].dlen, hex);
+        log_line("init %s sid=0 state=%s", e->cfg.fs[i].name, hex);
+    }
+    return 0;
+}
+
+void engine_close(struct engine *e, enum metis_exit st, const char *reason)
+{
+    if (e->finished)
+        return;
+    e->finished = 1;
+    log_line("end status=%d reason=%s ops=%llu", (int)st, reason, (unsigned long long)e->ops);
+    log_flush();
+    search_fold(e);
+    report_write(e, st, reason);
+    if (search_save(e) < 0)
+        fprintf(stderr, "metis: cannot write %s/work/%s\n", e->out_dir, SEARCH_CARRY_FILE);
+    fsgroup_crash_close(&e->g);
+    for (int i = 0; i < e->g.nfs; i++)
+        if (e->g.be[i])
+            e->g.be[i]->ops->teardown(e->g.be[i]);
+    fsset_stop();
+    log_close();
+}
+
+/* ---- search path: the states from the initial one to where SPIN is now ---- */
+
+int engine_path_push(struct engine *e, uint64_t sid, uint64_t seq)
+{
+    if (array_reserve(&e->path, &e->path_cap, e->depth + 1, sizeof *e->path)) {
+        snprintf(e->g.err, sizeof e->g.err, "out of memory for the search path");
+        return -1;
+    }
+    e->path[e->depth].sid = sid;
+    e->path[e->depth].seq = seq;
+    e->depth++;
+    return 0;
+}
+
+/* SPIN went back to state sid: every state above it on the path is gone for good. */
+int engine_path_unwind_to(struct engine *e, uint64_t sid)
+{
+    while (e->depth > 0 && e->path[e->depth - 1].sid != sid)
+        if (fsgroup_discard(&e->g, e->path[--e->depth].sid) < 0)
+            return -1;
+    if (e->depth > 0)
+        return 0;
+    snprintf(e->g.err, sizeof e->g.err, "SPIN returned to a state that is not on the search path");
+    return -1;
+}
+
+/* ---- discrepancies ---- */
+
+/* Listing of one file system's tree as it is now (mounted for the purpose). */
+static void write_listing(struct engine *e, FILE *f, int i)
+{
+    struct backend *b = e->g.be[i];
+    unsigned char digest[TREE_MAX_DIGEST];
+    fprintf(f, "\n## tree of %s after the operation\n", b->cfg->name);
+    if (b->ops->begin(b) < 0) {
+        fprintf(f, "(cannot mount: %s)\n", b->err);
+        return;
+    }
+    if (backend_read_back(b, &e->g.abs[i], digest, f, NULL) < 0)
+        fprintf(f, "(cannot read the tree back: %s)\n", b->err);
+    b->ops->end(b);
+}
+
+/* Saves the concrete states of the last ring states of the search path for the replayer. */
+static void export_ring(struct engine *e, FILE *f, const char *dir)
+{
+    char out[1200];
+    size_t first = e->depth > (size_t)e->cfg.run.ring + 1 ? e->depth - e->cfg.run.ring - 1 : 0;
+    mkdir(dir, 0755);
+    for (size_t k = first; k < e->depth; k++) {
+        uint64_t sid = e->path[k].sid;
+        for (int i = 0; i < e->g.nfs; i++) {
+            struct backend *b = e->g.be[i];
+            if (b->ops->export_state(b, sid, dir, out, sizeof out) < 0)
+                snprintf(out, sizeof out, "(not saved: %s)", b->err);
+            fprintf(f, "state sid=%llu seq=%llu fs=%s file=%s\n", (unsigned long long)sid,
+                    (unsigned long long)e->path[k].seq, b->cfg->name, out);
+            log_line("export sid=%llu seq=%llu fs=%s file=%s", (unsigned long long)sid,
+                     (unsigned long long)e->path[k].seq, b->cfg->name, out);
+        }
+    }
+}
+
+static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a)
+{
+    char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1];
+    if (a) {
+        op_format(a, text, sizeof text);
+        fprintf(f, "operation %llu: %s\n", (unsigned long long)e->ops, text);
+    } else {
+        fprintf(f, "initial state (before any operation)\n");
+    }
+    for (int i = 0; i < e->g.nfs; i++) {
+        const struct fs_outcome *o = &e->g.out[i];
+        hex_encode(o->digest, (size_t)o->dlen, hex);
+        unsigned crash = CRASH_OF_DIFF(o->differs);
+        fprintf(f, "%-12s ret=%ld errno=%s state=%s%s%s%s%s%s%s\n", e->cfg.fs[i].name, o->res.ret,
+                errno_name(o->res.err), hex, o->differs & DIFF_RET ? " [ret differs]" : "",
+                o->differs & DIFF_ERRNO ? " [errno differs]" : "",
+                o->differs & DIFF_STATE ? " [state differs]" : "", crash ? " [crash: " : "",
+                crash ? crash_kind_name(crash) : "", crash ? "]" : "");
+    }
+}
+
+static void log_outcomes(struct engine *e)
+{
+    for (int i = 0; i < e->g.nfs; i++) {
+        unsigned d = e->g.out[i].differs, crash = CRASH_OF_DIFF(d);
+        if (d)
+            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s%s%s", (unsigned long long)e->ops,
+                     e->cfg.fs[i].name, d & DIFF_RET ? "differs" : "same",
+                     d & DIFF_ERRNO ? "differs" : "same", d & DIFF_STATE ? "differs" : "same",
+                     crash ? " crash=" : "", crash ? crash_kind_name(crash) : "");
+    }
+}
+
+/* Signs every fs that differs and counts the hits; idx[] gets the step's classes. Returns how
+ * many of them are new. */
+static int classify_step(struct engine *e, const struct op_args *a, int *idx, int *n)
+{
+    int fresh_classes = 0;
+    *n = 0;
+    /* From fs 0: a crash check holds the reference to its own promise too. */
+    for (int i = 0; i < e->g.nfs; i++) {
+        struct dclass c;
+        int fresh;
+        if (!e->g.out[i].differs)
+            continue;
+        classes_classify(&e->g, i, a, &c);
+        int k = classes_add(&e->classes, &c, e->ops, &fresh);
+        if (k < 0)
+            continue;
+        const struct dclass *cl = &e->classes.v[k];
+        log_line("class %llu fs=%s id=%d new=%d hits=%llu signature=%s",
+                 (unsigned long long)e->ops, e->cfg.fs[i].name, cl->id, fresh,
+                 (unsigned long long)cl->hits, cl->signature);
+        idx[(*n)++] = fresh ? k : -1 - k;
+        fresh_classes += fresh;
+    }
+    return fresh_classes;
+}
+
+/* The classes of the step in its detail file; new ones are named on stderr. */
+static void describe_classes(struct engine *e, FILE *f, const int *idx, int n, const char *path)
+{
+    char line[2000];
+    for (int j = 0; j < n; j++) {
+        int fresh = idx[j] >= 0;
+        struct dclass *c = &e->classes.v[fresh ? idx[j] : -1 - idx[j]];
+        if (fresh)
+            snprintf(c->detail, sizeof c->detail, "%s", strrchr(path, '/') + 1);
+        classes_describe(c, &e->cfg, line, sizeof line);
+        fprintf(f, "%s%s\n", line, fresh ? " [new]" : "");
+        if (c->hint[0])
+            fprintf(f, "hint: %s\n", c->hint);
+        if (fresh)
+            fprintf(stderr, "metis: discrepancy at operation %llu (details in %s): %s\n",
+                    (unsigned long long)e->ops, path, line);
+    }
+}
+
+/* A hit of a known class is counted and logged; the first example of a new class gets the
+ * detail file (both trees, the exported states), so thousands of hits cost no more disk than
+ * their classes. */
+void engine_report_discrepancy(struct engine *e, const struct op_args *a)
+{
+    char path[1200], dir[1200];
+    int idx[METIS_MAX_FS], n;
+    e->discrepancies++;
+    log_outcomes(e);
+    if (classify_step(e, a, idx, &n) == 0) {
+        log_flush();
+        return;
+    }
+    snprintf(path, sizeof path, "%s/discrepancy-%u.txt", e->out_dir, ++e->classes.details);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        f = stderr;
+    describe_outcomes(e, f, a);
+    describe_classes(e, f, idx, n, path);
+    snprintf(dir, sizeof dir, "%s/states", e->out_dir);
+    export_ring(e, f, dir);
+    for (int i = 0; i < e->g.nfs; i++)
+        write_listing(e, f, i);
+    for (int i = 0; a && i < e->g.nfs; i++)
+        if (CRASH_OF_DIFF(e->g.out[i].differs))
+            fsgroup_crash_report(&e->g, i, f, dir, e->ops);
+    if (f != stderr)
+        fclose(f);
+    log_flush();
+}

@@ -1,0 +1,483 @@
+/* The step core: what the engine and the replayer both do to run, restore, read back and compare one operation. */
+#include "step.h"
+#include "lib/buf.h"
+#include "fsset.h"
+#include "input.h"
+#include "prepopulate.h"
+#include "lib/helpers.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+/* A state's parent and the operation that made it: what a backend without snapshots replays. */
+struct step_history {
+    uint64_t sid, parent;
+    char *op;                    /* op_format's text: a few dozen bytes against op_args' 8 KiB;
+                                    NULL: refused as unsupported, so it changed nothing anywhere */
+    UT_hash_handle hh;
+};
+
+static int fsset_workers;
+
+static int gerr(struct fsgroup *g, const char *fmt, const char *detail)
+{
+    snprintf(g->err, sizeof g->err, fmt, detail);
+    return -1;
+}
+
+int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, const char *step)
+{
+    int late = -1;
+    int rc = fsset_run(job, ctx, g->timeout, &late);
+    if (rc == 0)
+        return 0;
+    if (rc < 0)
+        snprintf(g->err, sizeof g->err, "%s: %s timed out after %.0f s",
+                 late >= 0 && late < g->nfs ? g->cfg->fs[late].name : "?", step, g->timeout);
+    else
+        snprintf(g->err, sizeof g->err, "%s", g->be[rc - 1]->err[0] ? g->be[rc - 1]->err : step);
+    return -1;
+}
+
+/* ---- history, for backends that restore by replay ---- */
+
+static void history_forget(struct fsgroup *g, uint64_t sid)
+{
+    struct step_history *h;
+    HASH_FIND(hh, g->hist, &sid, sizeof sid, h);
+    if (h) {
+        HASH_DEL(g->hist, h);
+        free(h->op);
+        free(h);
+    }
+}
+
+static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const struct op_args *a)
+{
+    char text[METIS_OP_LINE_MAX];
+    struct step_history *h;
+    history_forget(g, sid);
+    op_format(a, text, sizeof text);
+    if (!(h = calloc(1, sizeof *h)) || !(h->op = strdup(text))) {
+        free(h);
+        return gerr(g, "%s", "out of memory for the search path's history");
+    }
+    h->sid = sid;
+    h->parent = parent;
+    HASH_ADD(hh, g->hist, sid, sizeof h->sid, h);
+    return 0;
+}
+
+/* The step that made sid was refused as unsupported: the file systems that skipped it must not
+ * run it when they replay, and the refusal changed nothing, so no one replays it. (SPIN never
+ * goes on from such a state, which equals its parent; this keeps a replay right regardless.) */
+static void history_refused(struct fsgroup *g, uint64_t sid)
+{
+    struct step_history *h;
+    HASH_FIND(hh, g->hist, &sid, sizeof sid, h);
+    if (h) {
+        free(h->op);
+        h->op = NULL;
+    }
+}
+
+/* The operations from the initial state to sid, last first; their count or -1 if unknown. */
+static long history_chain(struct fsgroup *g, uint64_t sid, const char ***ops)
+{
+    size_t n = 0, cap = 0;
+    const char **v = NULL;
+    while (sid != 0) {
+        struct step_history *h;
+        HASH_FIND(hh, g->hist, &sid, sizeof sid, h);
+        if (!h || n > 10000000)
+            return free(v), -1;
+        if (array_reserve(&v, &cap, n + 1, sizeof *v))
+            return free(v), -1;
+        v[n++] = h->op;
+        sid = h->parent;
+    }
+    *ops = v;
+    return (long)n;
+}
+
+static int fs_index(const struct fsgroup *g, const struct backend *b)
+{
+    int i = 0;
+    while (i < g->nfs - 1 && g->be[i] != b)
+        i++;
+    return i;
+}
+
+/* A backend without snapshots was remounted fresh: rebuild state sid from the initial state's
+ * making (fillers, prepopulation) and the operations that led to it. */
+static int replay_to_state(void *ctx, struct backend *b, uint64_t sid)
+{
+    struct fsgroup *g = ctx;
+    const char **ops = NULL;
+    struct op_args a;
+    struct op_result r;
+    char err[256];
+    long n = history_chain(g, sid, &ops);
+    if (n < 0) {
+        snprintf(b->err, sizeof b->err, "%s: restore: state %llu has no recorded path",
+                 b->cfg->name, (unsigned long long)sid);
+        return -1;
+    }
+    int rc = equalize_replay(b->rootfd, &g->fillers[fs_index(g, b)]);
+    if (rc == 0)
+        prepopulate_run(b->rootfd, g->plan, g->nplan);
+    for (long k = n - 1; rc == 0 && k >= 0; k--) {
+        if (!ops[k])
+            continue;
+        if (op_parse(ops[k], &a, err, sizeof err) < 0) {
+            snprintf(b->err, sizeof b->err, "%s: replaying '%s': %s", b->cfg->name, ops[k], err);
+            rc = -1;
+        } else {
+            op_exec(b->rootfd, &a, &r);
+        }
+    }
+    free(ops);
+    return rc;
+}
+
+/* ---- opening and setting up ---- */
+
+static int init_abstraction(struct fsgroup *g)
+{
+    char msg[256];
+    g->dlen = tree_digest_len(g->cfg->run.hash);
+    if (g->dlen <= 0)
+        return gerr(g, "unknown hash '%s'", g->cfg->run.hash);
+    for (int i = 0; i < g->nfs; i++) {
+        const struct fs_config *fs = &g->cfg->fs[i];
+        struct tree_opts *o = &g->abs[i];
+        o->hash = g->cfg->run.hash;
+        o->mtime = g->cfg->run.compare_mtime;
+        snprintf(g->exclude[i], sizeof g->exclude[i], "%s%s%s", fs->exclude,
+                 fs->exclude[0] ? "," : "", FILLER_DIR);
+        o->exclude = g->exclude[i];
+        if (tree_parse_ignore(fs->ignore, &o->ignore, msg, sizeof msg) < 0)
+            return gerr(g, "%s", msg);
+    }
+    return 0;
+}
+
+/* The initial state is the prepopulation plan of the config's pool (the pool does not depend
+ * on the seed, so the engine and the replayer make the same one). */
+static int init_plan(struct fsgroup *g)
+{
+    struct input in;
+    if (input_init(&in, g->cfg, g->cfg->run.seed) < 0)
+        return gerr(g, "%s", "cannot build the name pool of the config");
+    int rc = prepopulate_plan(g->cfg, &in.pool, &g->plan, &g->nplan);
+    input_free(&in);
+    return rc < 0 ? gerr(g, "%s", "out of memory for the prepopulation plan") : 0;
+}
+
+static int open_backends(struct fsgroup *g, const char *run_id, const char *workdir)
+{
+    int failed = 0;
+    for (int i = 0; i < g->nfs; i++) {
+        const struct fs_config *fs = &g->cfg->fs[i];
+        if (!(g->be[i] = backend_open(fs, run_id, workdir)))
+            return gerr(g, "cannot create the backend of fs %s", fs->name);
+        if (!(g->crash[i] = crash_open(g->cfg, i, g->be[i], &g->abs[i], &failed)) && failed)
+            return gerr(g, "out of memory for the crash check of fs %s", fs->name);
+        g->be[i]->replay_fn = replay_to_state;
+        g->be[i]->replay_ctx = g;
+        g->needs_history |= fs->type == FS_FUSE && fs->size == 0;
+        if (fs->op_timeout > g->timeout)
+            g->timeout = fs->op_timeout;
+    }
+    if (g->timeout <= 0)
+        g->timeout = 30;
+    return 0;
+}
+
+int fsgroup_open(struct fsgroup *g, const struct metis_config *cfg, const char *run_id,
+                 const char *workdir)
+{
+    memset(g, 0, sizeof *g);
+    g->cfg = cfg;
+    g->nfs = cfg->nfs;
+    g->live = STEP_NO_STATE;
+    if (init_abstraction(g) < 0 || init_plan(g) < 0)
+        return -1;
+    op_set_insert_cap(config_file_extent(cfg));
+    if (!fsset_workers && fsset_start(g->nfs) < 0)
+        return gerr(g, "%s", "cannot start the file-system worker threads");
+    if (g->nfs > fsset_workers && fsset_workers)
+        return gerr(g, "%s", "more file systems than worker threads");
+    if (!fsset_workers)
+        fsset_workers = g->nfs;
+    return open_backends(g, run_id, workdir);
+}
+
+static int setup_one(int i, void *ctx)
+{
+    struct fsgroup *g = ctx;
+    return i < g->nfs ? g->be[i]->ops->setup(g->be[i]) : 0;
+}
+
+/* A search whose [vary] variant fills the devices starts with little free space or few free
+ * inodes, the same on every fs (vary.c; the config allows it for one kind of fs only). */
+static int fill_varied(struct fsgroup *g)
+{
+    const struct vary_config *v = &g->cfg->vary;
+    if (!v->fill_on && !v->fill_inodes_on)
+        return 0;
+    return equalize_fill(g->be, g->nfs, v->fill_on ? v->bytes_left : UINT64_MAX,
+                         v->fill_inodes_on ? v->inodes_left : UINT64_MAX, g->free_after,
+                         g->fillers);
+}
+
+int fsgroup_setup(struct fsgroup *g, double setup_timeout)
+{
+    double step_timeout = g->timeout;
+    g->timeout = setup_timeout;
+    int rc = fsgroup_run(g, setup_one, g, "setup");
+    g->timeout = step_timeout;
+    if (rc < 0)
+        return -1;
+    for (int i = 0; i < g->nfs; i++)
+        if (g->crash[i] && crash_setup(g->crash[i]) < 0)
+            return gerr(g, "%s", g->be[i]->err);
+    /* Free space equal on every fs, so ENOSPC falls at the same operation on each. */
+    if (equalize_backends(g->be, g->nfs, g->free_after, g->fillers,
+                          g->cfg->run.equalize_limit) == 0 && fill_varied(g) == 0)
+        return 0;
+    for (int i = 0; i < g->nfs; i++)
+        if (g->be[i]->err[0])
+            return gerr(g, "%s", g->be[i]->err);
+    return gerr(g, "%s", "equalizing free space failed");
+}
+
+/* ---- steps ---- */
+
+struct step_job {
+    struct fsgroup *g;
+    const struct op_args *args;  /* NULL: make the initial state */
+    uint64_t from, to;
+    unsigned only;               /* bit i: run on fs i (0: on all) */
+    const struct op_result *skip;/* not NULL: leave the operation out and record this refusal */
+};
+
+int fsgroup_read_state(struct fsgroup *g, int i)
+{
+    struct backend *b = g->be[i];
+    struct fs_outcome *o = &g->out[i];
+    /* The reference's entries come with its digest, for state-aware path draws. */
+    o->dlen = backend_read_back(b, &g->abs[i], o->digest, crash_live_listing(g->crash[i]),
+                                i == 0 ? &g->tree : NULL);
+    if (o->dlen >= 0)
+        return 0;
+    b->ops->end(b);
+    return -1;
+}
+
+/* Right after the operation, while mounted: the crash check's sync and copy. */
+static int crash_capture_step(struct step_job *j, int i)
+{
+    struct backend *b = j->g->be[i];
+    struct fs_outcome *o = &j->g->out[i];
+    double t = now_seconds();
+    memset(&o->crash, 0, sizeof o->crash);
+    if (!j->g->crash[i] || !j->args)
+        return 0;
+    if (crash_capture(j->g->crash[i], b->rootfd, j->args, &o->crash) < 0) {
+        b->ops->end(b);
+        return -1;
+    }
+    o->t_crash += now_seconds() - t;
+    return 0;
+}
+
+/* Once the fs is unmounted: the copy recovered and judged. */
+static int crash_verify_step(struct step_job *j, int i)
+{
+    struct fs_outcome *o = &j->g->out[i];
+    double t = now_seconds();
+    int rc = crash_verify(j->g->crash[i], o->digest, o->dlen, &o->crash);
+    o->t_crash += now_seconds() - t;
+    return rc;
+}
+
+static int step_one(int i, void *ctx)
+{
+    struct step_job *j = ctx;
+    if (i >= j->g->nfs || (j->only && !((j->only >> i) & 1)))
+        return 0;
+    struct backend *b = j->g->be[i];
+    struct fs_outcome *o = &j->g->out[i];
+    double t = now_seconds();
+    if ((j->from != STEP_NO_STATE && b->ops->restore(b, j->from) < 0) || b->ops->begin(b) < 0)
+        return -1;
+    double t_op = now_seconds();
+    o->res = (struct op_result){ 0, 0 };
+    o->skipped = j->skip != NULL;
+    if (j->skip)
+        o->res = *j->skip;
+    else if (j->args)
+        op_exec(b->rootfd, j->args, &o->res);
+    else
+        prepopulate_run(b->rootfd, j->g->plan, j->g->nplan);
+    double t_abs = now_seconds();
+    if (crash_capture_step(j, i) < 0)
+        return -1;
+    double t_read = now_seconds();
+    if (fsgroup_read_state(j->g, i) < 0)
+        return -1;
+    double t_end = now_seconds();
+    if (b->ops->end(b) < 0 || (j->to != STEP_NO_STATE && b->ops->save(b, j->to) < 0))
+        return -1;
+    o->t_prepare += t_op - t;
+    o->t_op += t_abs - t_op;
+    o->t_abstract += t_end - t_read;
+    o->t_finish += now_seconds() - t_end;
+    return crash_verify_step(j, i);
+}
+
+int fsgroup_initial(struct fsgroup *g)
+{
+    struct step_job j = { g, NULL, STEP_NO_STATE, 0, 0, NULL };
+    if (fsgroup_run(g, step_one, &j, "initial state") < 0)
+        return -1;
+    for (int i = 0; i < g->nfs; i++)
+        g->out[i].t_prepare = g->out[i].t_op = g->out[i].t_abstract = g->out[i].t_finish =
+            g->out[i].t_crash = 0;
+    g->live = 0;
+    return 0;
+}
+
+/* The file systems that list a's operation or variant as unsupported (bit i for fs i). */
+static unsigned gatekeepers(const struct fsgroup *g, const struct op_args *a)
+{
+    unsigned mask = 0;
+    int v = op_variant_of(a);
+    for (int i = 0; i < g->nfs; i++)
+        if (fs_unsupported(&g->cfg->fs[i], a->op, v))
+            mask |= 1u << i;
+    return mask;
+}
+
+/* Gatekeepers one at a time, in config order, until one refuses (EOPNOTSUPP); the rest, and
+ * every other fs, then skip the operation, so that a gatekeeper which does support it never
+ * runs it beside one that refused. Without a refusal the others run it together. */
+static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate)
+{
+    unsigned all = g->nfs >= 32 ? ~0u : (1u << g->nfs) - 1, done = 0;
+    struct op_result refused;
+    for (int i = 0; i < g->nfs && !j->skip; i++) {
+        if (!((gate >> i) & 1))
+            continue;
+        j->only = 1u << i;
+        if (fsgroup_run(g, step_one, j, op_name(j->args->op)) < 0)
+            return -1;
+        done |= 1u << i;
+        if (g->out[i].res.err == EOPNOTSUPP) {
+            refused = g->out[i].res;
+            j->skip = &refused;
+        }
+    }
+    j->only = all & ~done;
+    g->unsupported_step = j->skip != NULL;
+    return j->only ? fsgroup_run(g, step_one, j, op_name(j->args->op)) : 0;
+}
+
+int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to)
+{
+    struct step_job j = { g, a, from, to, 0, NULL };
+    uint64_t parent = from != STEP_NO_STATE ? from : g->live;
+    unsigned gate = gatekeepers(g, a);
+    if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, a) < 0)
+        return -1;
+    g->unsupported_step = 0;
+    if (gate ? gated_step(g, &j, gate) < 0 : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
+        return -1;
+    if (g->unsupported_step && to != STEP_NO_STATE && g->needs_history)
+        history_refused(g, to);
+    g->live = to;
+    return 0;
+}
+
+int fsgroup_compare(struct fsgroup *g, int initial)
+{
+    const struct fs_outcome *ref = &g->out[0];
+    int n = 0;
+    initial |= g->unsupported_step;   /* a refusal and skips: no result to compare */
+    for (int i = 1; i < g->nfs; i++) {
+        struct fs_outcome *o = &g->out[i];
+        o->differs = 0;
+        if (!initial && o->res.ret != ref->res.ret)
+            o->differs |= DIFF_RET;
+        if (!initial && o->res.err != ref->res.err &&
+            !fs_errno_equivalent(&g->cfg->fs[i], o->res.err, ref->res.err))
+            o->differs |= DIFF_ERRNO;
+        if (o->dlen != ref->dlen || memcmp(o->digest, ref->digest, (size_t)ref->dlen) != 0)
+            o->differs |= DIFF_STATE;
+        n += o->differs != 0;
+    }
+    g->out[0].differs = 0;
+    /* A crash check holds each fs to its own promise: the reference can fail it too. */
+    for (int i = 0; i < g->nfs; i++) {
+        n += g->out[i].crash.kinds && !g->out[i].differs;
+        g->out[i].differs |= DIFF_OF_CRASH(g->out[i].crash.kinds);
+    }
+    return n;
+}
+
+struct discard_job {
+    struct fsgroup *g;
+    uint64_t sid;
+};
+
+static int discard_one(int i, void *ctx)
+{
+    struct discard_job *j = ctx;
+    if (i < j->g->nfs)
+        j->g->be[i]->ops->discard(j->g->be[i], j->sid);
+    return 0;
+}
+
+int fsgroup_discard(struct fsgroup *g, uint64_t sid)
+{
+    struct discard_job j = { g, sid };
+    history_forget(g, sid);
+    return fsgroup_run(g, discard_one, &j, "discard");
+}
+
+void fsgroup_crash_report(struct fsgroup *g, int i, FILE *f, const char *dir, uint64_t seq)
+{
+    if (g->crash[i] && g->out[i].crash.checked)
+        crash_report(g->crash[i], &g->out[i].crash, f, dir, seq);
+}
+
+void fsgroup_crash_close(struct fsgroup *g)
+{
+    for (int i = 0; i < g->nfs; i++) {
+        crash_close(g->crash[i]);
+        g->crash[i] = NULL;
+    }
+}
+
+void fsgroup_close(struct fsgroup *g)
+{
+    fsgroup_crash_close(g);
+    for (int i = 0; i < g->nfs; i++)
+        if (g->be[i]) {
+            backend_close(g->be[i]);
+            g->be[i] = NULL;
+        }
+    struct step_history *h, *tmp;
+    HASH_ITER(hh, g->hist, h, tmp) {
+        HASH_DEL(g->hist, h);
+        free(h->op);
+        free(h);
+    }
+    free(g->plan);
+    g->plan = NULL;
+    g->nplan = 0;
+    tree_index_free(&g->tree);
+}

@@ -1,0 +1,86 @@
+/* The step core: one operation on every file system of a run, restore, read-back and comparison, for the engine and the replayer alike. */
+#ifndef METIS_STEP_H
+#define METIS_STEP_H
+
+#include <stdint.h>
+#include "tree/digest.h"
+#include "backend/backend.h"
+#include "backend/equalize.h"
+#include "config.h"
+#include "crash_check.h"
+#include "differs.h"
+#include "ops.h"
+
+/* A state id meaning "none": no restore before a step, no save after it. */
+#define STEP_NO_STATE UINT64_MAX
+
+/* What the last step did on one file system, and where its time went (summed over steps). */
+struct fs_outcome {
+    struct op_result res;
+    int skipped;                 /* the operation was not run here: a file system that lists it
+                                    `unsupported` refused it (res is that refusal) */
+    unsigned char digest[TREE_MAX_DIGEST];
+    int dlen;
+    unsigned differs;            /* DIFF_* against the reference, after fsgroup_compare */
+    struct crash_result crash;   /* the step's crash check, when [run] crash is on */
+    double t_prepare, t_op, t_abstract, t_finish, t_crash;
+};
+
+struct step_history;
+
+/* The file systems a run steps together; fs 0 is the reference. */
+struct fsgroup {
+    const struct metis_config *cfg;  /* the caller's, alive as long as the group */
+    int nfs, dlen;
+    struct backend *be[METIS_MAX_FS];
+    struct tree_opts abs[METIS_MAX_FS];
+    char exclude[METIS_MAX_FS][600];            /* the config's exclusions plus the filler */
+    struct free_counts fillers[METIS_MAX_FS];   /* what equalization added to each fs */
+    struct free_counts free_after[METIS_MAX_FS];/* what each had free after equalization */
+    struct fs_outcome out[METIS_MAX_FS];
+    struct op_args *plan;        /* prepopulation of the initial state */
+    size_t nplan;
+    double timeout;              /* the longest op_timeout: one step's time limit */
+    int needs_history;           /* a backend restores by replaying (fuse without an image) */
+    struct step_history *hist;   /* each state's parent and operation, when needs_history */
+    struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
+    uint64_t live;               /* the state the file systems hold (STEP_NO_STATE: unsaved) */
+    struct tree_index tree;        /* the reference's entries at its last read-back (input driver) */
+    int unsupported_step;        /* the last step was refused as `unsupported`: no ret/errno compare */
+    char err[1400];              /* why the last call failed: one line */
+};
+
+/* Error convention: every int function returns 0 (or a count) or -1 with g->err set; a -1 is
+ * an infrastructure failure, never a discrepancy. */
+
+/* Builds the abstraction options, the prepopulation plan and the backends of cfg (nothing is
+ * made on disk yet). Images and mount points are named after run_id; workdir holds logs. */
+int fsgroup_open(struct fsgroup *g, const struct metis_config *cfg, const char *run_id,
+                 const char *workdir);
+/* Sets every backend up (with setup_timeout) and equalizes their free space. */
+int fsgroup_setup(struct fsgroup *g, double setup_timeout);
+/* Makes the initial state (prepopulated) on every fs, reads it back into out[] and saves it as
+ * state 0. */
+int fsgroup_initial(struct fsgroup *g);
+/* One step on every fs: restore(from) unless from is STEP_NO_STATE, the operation, the
+ * read-back into out[], save(to) unless to is STEP_NO_STATE. An operation (or variant) some
+ * fs lists as `unsupported` runs on those first, one at a time; once one refuses it with
+ * EOPNOTSUPP, no other fs runs it (out[].skipped), so every state stays as it was. */
+int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to);
+/* Compares every fs's outcome with the reference's (initial, or a step refused as unsupported:
+ * states only); sets out[].differs and returns how many differ. */
+int fsgroup_compare(struct fsgroup *g, int initial);
+/* Forgets saved state sid on every fs (-1 only when one did not answer in time). */
+int fsgroup_discard(struct fsgroup *g, uint64_t sid);
+/* Runs job(i, ctx) on every fs at once within g->timeout; step names the work in g->err. */
+int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, const char *step);
+/* Reads fs i's tree (mounted, between begin and end) into out[i]; -1 ends the mount. */
+int fsgroup_read_state(struct fsgroup *g, int i);
+/* The report section of fs i's last crash check, its copy saved under dir (seq names it). */
+void fsgroup_crash_report(struct fsgroup *g, int i, FILE *f, const char *dir, uint64_t seq);
+/* Removes the crash copies' files, devices and mounts (before the backends' teardown). */
+void fsgroup_crash_close(struct fsgroup *g);
+/* Tears every backend down and frees what the group holds; safe on a half-opened group. */
+void fsgroup_close(struct fsgroup *g);
+
+#endif

@@ -1,0 +1,309 @@
+/* bin/metis: the command line — validates the config, builds pan, runs it, and cleans up after it. */
+#include "backend/backend.h"
+#include "engine/config.h"
+#include "engine/exits.h"
+#include "model.h"
+#include "front/report/report_html.h"
+#include "restart.h"
+#include "runopts.h"
+#include "engine/searches.h"
+#include "lib/signals.h"
+#include "lib/spawner.h"
+#include "front/swarm/swarm.h"
+#include "triage.h"
+#include "lib/helpers.h"
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+
+static volatile sig_atomic_t forwarded_signal;
+static volatile pid_t engine_pid;   /* pan, then each replay of the triage */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: metis run CONFIG [--ops N] [--seconds S] [--seed N] [--depth N] [--out DIR]\n"
+            "                        [--keep-going] [--vt I --swarm-seed S]\n"
+            "       metis check CONFIG\n"
+            "       metis swarm CONFIG --hosts HOSTS [--vts N] [--seconds S] [--ops N] [--out DIR]\n"
+            "                          [--swarm-seed S] [--stop-on-discrepancy] [--vt-timeout S]\n"
+            "       metis swarm --check --hosts HOSTS [CONFIG]\n"
+            "       metis report RUN_DIR|SWARM_DIR      # writes DIR/report.html\n"
+            "       metis --version\n"
+            "exit status: 0 no discrepancy, 1 discrepancy, 2 bad usage or config,\n"
+            "             3 infrastructure failure, 130 interrupted\n"
+            "`metis COMMAND --help` tells more of one command; see also metis(1), metis.ini(5)\n");
+}
+
+/* Help for one command, so that it need not be found in the whole usage (swarm's is in swarm.c,
+ * beside its options). */
+static void command_usage(const char *cmd)
+{
+    if (!strcmp(cmd, "check")) {
+        printf("usage: metis check CONFIG [RUN OPTIONS]\n"
+               "Loads and validates CONFIG (and any options of metis run) as a run would,\n"
+               "without making, mounting or changing anything.\n"
+               "exit status: 0 valid, 2 not (one line FILE:LINE: message)\n");
+        return;
+    }
+    printf("usage: metis run CONFIG [OPTIONS]\n"
+           "  --ops N          stop after N operations, 0 = no limit ([run] ops)\n"
+           "  --seconds S      stop after S seconds, 0 = no limit ([run] seconds)\n"
+           "  --seed N         seed of the input generator ([run] seed)\n"
+           "  --depth N        SPIN's search depth bound, 1..100000000 ([run] max_depth)\n"
+           "  --out DIR        output directory ([run] out; default runs/TIME-CONFIG)\n"
+           "  --keep-going     go on after a discrepancy ([run] keep_going)\n"
+           "  --vt I --swarm-seed S\n"
+           "                   search as VT I of the swarm of seed S does, alone\n"
+           "Options override the config's keys named in brackets.\n"
+           "exit status: 0 no discrepancy, 1 discrepancy, 2 bad usage or config,\n"
+           "             3 infrastructure failure, 130 interrupted\n");
+}
+
+static void exe_dir(char *out, size_t len)
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    buf[n > 0 ? n : 0] = '\0';
+    snprintf(out, len, "%s", dirname(buf));
+}
+
+static void on_signal(int sig)
+{
+    forwarded_signal = sig;
+    if (engine_pid > 0)
+        kill(engine_pid, SIGTERM);
+}
+
+static int make_out_dir(struct metis_config *cfg, char *out, size_t len)
+{
+    if (cfg->run.out[0]) {
+        snprintf(out, len, "%s", cfg->run.out);
+    } else {
+        char stamp[64];
+        time_t t = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&t));
+        snprintf(out, len, "runs/%s-%s", stamp, cfg->name);
+        for (int k = 2; access(out, F_OK) == 0; k++)
+            snprintf(out, len, "runs/%s-%s-%d", stamp, cfg->name, k);
+    }
+    if (mkdir_p(out) < 0) {
+        fprintf(stderr, "metis: %s: cannot create the output directory: %s\n", out, strerror(errno));
+        return -1;
+    }
+    char abs[PATH_MAX];
+    if (realpath(out, abs))
+        snprintf(out, len, "%s", abs);
+    return 0;
+}
+
+static void set_engine_env(const struct run_opts *ro, const char *cfg_copy, const char *out,
+                           const char *run_id, const char *bindir)
+{
+    char buf[PATH_MAX + 64];
+    setenv("METIS_CONFIG", cfg_copy, 1);
+    setenv("METIS_OUT", out, 1);
+    setenv("METIS_RUN_ID", run_id, 1);
+    /* The engine runs the reffs, reffs-mutant and {bin} commands that belong to this metis. */
+    setenv("METIS_BIN", bindir, 1);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)ro->cfg.run.seed);
+    setenv("METIS_SEED", buf, 1);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)ro->cfg.run.ops);
+    setenv("METIS_OPS", buf, 1);
+    snprintf(buf, sizeof buf, "%g", ro->cfg.run.seconds);
+    setenv("METIS_SECONDS", buf, 1);
+    snprintf(buf, sizeof buf, "%d", ro->cfg.run.keep_going);
+    setenv("METIS_KEEP_GOING", buf, 1);
+}
+
+/* The engine starts with its stop signals held until it has its handlers (metis_start). A -1
+ * (it could not start) has been told on stderr. */
+static pid_t spawn_engine(char **argv, const char *out)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/pan.out", out);
+    struct spawn_how how = { .out = path, .flags = SPAWN_HOLD_STOPS };
+    pid_t pid = spawn_start(argv, &how);
+    if (pid < 0)
+        fprintf(stderr, "metis: cannot run %s: %s\n", argv[0], strerror(errno));
+    return pid;
+}
+
+static int wait_engine(pid_t pid)
+{
+    int status = 0, waited_after_signal = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, 0);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR)
+            return METIS_EXIT_INFRA;
+        /* Interrupted by a signal: give the engine time to tear down, then insist. */
+        if (forwarded_signal && ++waited_after_signal == 1)
+            alarm(30);
+        else if (forwarded_signal)
+            kill(pid, SIGKILL);
+    }
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status) == METIS_EXIT_STOPPED ? METIS_EXIT_INTERRUPTED
+                                                         : WEXITSTATUS(status);
+    fprintf(stderr, "metis: the engine died from signal %d (%s)\n", WTERMSIG(status),
+            strsignal(WTERMSIG(status)));
+    return METIS_EXIT_INFRA;
+}
+
+static void on_alarm(int sig)
+{
+    if (engine_pid > 0)
+        kill(engine_pid, SIGKILL);
+}
+
+static void install_forwarding(void)
+{
+    signals_catch_stops(on_signal);
+    signals_on_alarm(on_alarm);
+}
+
+/* Here rather than in pan: report.html needs json-c, which pan does not link. */
+static void write_report_html(const char *dir)
+{
+    char err[PATH_MAX + 256];
+    if (report_html_build(dir, err, sizeof err) != 0)
+        fprintf(stderr, "metis: report.html: %s\n", err);
+}
+
+static int cmd_report(int argc, char **argv)
+{
+    char err[PATH_MAX + 256];
+    if (argc != 3) {
+        fprintf(stderr, "usage: metis report RUN_DIR|SWARM_DIR\n");
+        return METIS_EXIT_BAD_INPUT;
+    }
+    int rc = report_html_build(argv[2], err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "metis report: %s\n", err);
+    return rc == 0 ? METIS_EXIT_OK : rc == REPORT_NOT_A_RUN ? METIS_EXIT_BAD_INPUT : METIS_EXIT_INFRA;
+}
+
+/* One pan per search: when SPIN's search completes with budget left, the engine exits with
+ * METIS_EXIT_RESTART and the next search (the next derived seed) starts in the same run
+ * directory, after the finished one's own files moved to search-N/. */
+static int run_searches(char **argv, const char *out, const char *run_id)
+{
+    char n[16], err[8400];
+    for (int search = 1;; search++) {
+        snprintf(n, sizeof n, "%d", search);
+        setenv("METIS_SEARCH", n, 1);
+        engine_pid = spawn_engine(argv, out);
+        if (engine_pid < 0)
+            return METIS_EXIT_INFRA;
+        int rc = wait_engine(engine_pid);
+        if (rc != METIS_EXIT_RESTART)
+            return rc;
+        backend_sweep(run_id);
+        if (forwarded_signal)
+            return METIS_EXIT_INTERRUPTED;
+        if (search_archive(out, search, err, sizeof err) < 0) {
+            fprintf(stderr, "metis: %s\n", err);
+            return METIS_EXIT_INFRA;
+        }
+    }
+}
+
+static int cmd_run(struct run_opts *ro)
+{
+    char out[PATH_MAX], work[PATH_MAX + 8], cfg_copy[PATH_MAX + 16], pan[PATH_MAX + 8];
+    char bindir[PATH_MAX], libdir[PATH_MAX + 16], err[8192], run_id[64];
+    install_forwarding();
+    if (make_out_dir(&ro->cfg, out, sizeof out) < 0)
+        return METIS_EXIT_BAD_INPUT;
+    snprintf(work, sizeof work, "%s/work", out);
+    snprintf(cfg_copy, sizeof cfg_copy, "%s/config.ini", out);
+    mkdir(work, 0755);
+    if (copy_file(ro->cfg.path, cfg_copy) < 0) {
+        fprintf(stderr, "metis: %s: cannot copy the config: %s\n", cfg_copy, strerror(errno));
+        return METIS_EXIT_BAD_INPUT;
+    }
+    exe_dir(bindir, sizeof bindir);
+    snprintf(libdir, sizeof libdir, "%s/../lib/metis", bindir);
+    if (getenv("METIS_LIBDIR"))
+        snprintf(libdir, sizeof libdir, "%s", getenv("METIS_LIBDIR"));
+    if (pan_build(&ro->cfg, &ro->search, work, libdir, pan, sizeof pan, err, sizeof err) < 0) {
+        fprintf(stderr, "metis: %s\n", err);
+        return METIS_EXIT_INFRA;
+    }
+    snprintf(run_id, sizeof run_id, "m%d", (int)getpid());
+    set_engine_env(ro, cfg_copy, out, run_id, bindir);
+    fprintf(stderr, "metis: run %s, output in %s\n", run_id, out);
+    if (forwarded_signal) {
+        fprintf(stderr, "metis: interrupted before the engine started\n");
+        return METIS_EXIT_INTERRUPTED;
+    }
+    int rc = run_searches(pan_args(&ro->cfg, &ro->search, pan), out, run_id);
+    backend_sweep(run_id);
+    alarm(0);
+    if (rc == METIS_EXIT_DISCREPANCY && !forwarded_signal) {
+        /* Shrinking is part of carrying on (keep_going); a stopped run's class is shrunk by hand. */
+        struct triage t = { out, bindir, run_id,
+                            ro->cfg.run.keep_going ? ro->cfg.run.shrink_seconds : 0,
+                            &forwarded_signal, &engine_pid };
+        if (triage_run(&t) < 0)
+            fprintf(stderr, "metis: triage interrupted\n");
+    }
+    write_report_html(out);   /* after the triage, so the page links its traces and reproducers */
+    return rc;
+}
+
+static int cmd_check(struct run_opts *ro)
+{
+    int ops = 0;
+    for (int i = 0; i < OP_COUNT; i++)
+        ops += ro->cfg.op_weight[i] > 0;
+    printf("%s: ok (%d file systems, %d operations)\n", ro->cfg.path, ro->cfg.nfs, ops);
+    return METIS_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? METIS_EXIT_BAD_INPUT : METIS_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("metis %s\n", METIS_VERSION);
+        return METIS_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "report"))
+        return cmd_report(argc, argv);
+    /* Hidden: config.c's key table, for tests/integration/man_config_keys.sh. */
+    if (!strcmp(argv[1], "config-keys"))
+        return config_keys_print(stdout), 0;
+    swarm_report_written = write_report_html;
+    if (!strcmp(argv[1], "swarm"))
+        return swarm_main(argc - 1, argv + 1);
+    int is_run = !strcmp(argv[1], "run"), is_check = !strcmp(argv[1], "check");
+    if (!is_run && !is_check) {
+        fprintf(stderr, "metis: unknown command '%s'\n", argv[1]);
+        usage(stderr);
+        return METIS_EXIT_BAD_INPUT;
+    }
+    struct run_opts ro;
+    int parsed = run_opts_parse(argc - 1, argv + 1, &ro);
+    if (parsed > 0) {
+        command_usage(argv[1]);
+        return METIS_EXIT_OK;
+    }
+    if (parsed < 0)
+        return METIS_EXIT_BAD_INPUT;
+    return is_run ? cmd_run(&ro) : cmd_check(&ro);
+}

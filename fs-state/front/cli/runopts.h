@@ -1,0 +1,24 @@
+/* Options of `metis run`/`metis check`: the loaded config, command-line overrides, search options. */
+#ifndef METIS_RUNOPTS_H
+#define METIS_RUNOPTS_H
+
+#include <stdint.h>
+#include "engine/config.h"
+#include "model.h"
+
+struct run_opts {
+    struct metis_config cfg;
+    struct search_opts search;
+    int vt;                     /* swarm verification task index, -1 outside a swarm */
+    uint64_t swarm_seed;
+};
+
+/* argv[0] is the command ("run"/"check"). Loads and validates the config; prints errors and
+ * returns -1. Returns 1, loading nothing, if --help or -h was given. */
+int run_opts_parse(int argc, char **argv, struct run_opts *ro);
+/* The search options and input seed of swarm VT vt, derived from the swarm seed alone. */
+void swarm_diversify(uint64_t swarm_seed, int vt, struct search_opts *so, uint64_t *input_seed);
+/* One-line description of the search options ("t_rand p_rand hash=3 ..."). */
+void search_opts_describe(const struct search_opts *so, char *buf, size_t len);
+
+#endif

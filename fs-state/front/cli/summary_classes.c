@@ -1,0 +1,75 @@
+/* Reads the "classes" array of a run's summary.json (front/json_reader.h, json-c) and adds keys to one class in its text. */
+#include "summary_classes.h"
+#include "lib/buf.h"
+#include "front/json_reader.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fill(struct run_class *c, json_object *obj)
+{
+    memset(c, 0, sizeof *c);
+    c->id = (int)rj_num(obj, "class", 0);
+    rj_copy(obj, "signature", c->signature, sizeof c->signature);
+    rj_copy(obj, "fs", c->fs, sizeof c->fs);
+    rj_copy(obj, "detail", c->detail, sizeof c->detail);
+    rj_copy(obj, "hint", c->hint, sizeof c->hint);
+    rj_num_at(obj, "hits", &c->hits);
+    rj_num_at(obj, "first_op", &c->first_op);
+    rj_copy(obj, "trace", c->trace, sizeof c->trace);
+    rj_copy(obj, "repro", c->repro, sizeof c->repro);
+    rj_copy(obj, "triage", c->triage, sizeof c->triage);
+    rj_num_at(obj, "trace_ops", &c->trace_ops);
+}
+
+/* The classes up to the first element that is not an object, as the engine writes only objects. */
+static int fill_all(json_object *arr, struct run_class **out)
+{
+    size_t n = 0, cap = 0, len = json_object_array_length(arr);
+    for (; n < len; n++) {
+        json_object *obj = json_object_array_get_idx(arr, n);
+        if (!json_object_is_type(obj, json_type_object))
+            break;
+        if (array_reserve(out, &cap, n + 1, sizeof **out))
+            return -1;
+        fill(&(*out)[n], obj);
+    }
+    return (int)n;
+}
+
+int classfile_listed(const char *json, struct run_class **out)
+{
+    json_object *root = rj_parse(json);
+    json_object *arr = rj_get(root, "classes");
+    *out = NULL;
+    int n = arr && json_object_is_type(arr, json_type_array) ? fill_all(arr, out) : -2;
+    json_object_put(root);
+    if (n < 0) {
+        free(*out);
+        *out = NULL;
+    }
+    return n;
+}
+
+int classfile_parse(const char *json, struct run_class **out)
+{
+    int n = classfile_listed(json, out);
+    return n == -2 ? 0 : n;
+}
+
+char *classfile_insert(const char *json, int id, const char *text)
+{
+    char key[48];
+    snprintf(key, sizeof key, "{\"class\":%d,", id);
+    const char *at = json ? strstr(json, key) : NULL;
+    if (!at)
+        return NULL;
+    size_t head = (size_t)(at - json) + strlen(key), tl = strlen(text);
+    char *s = malloc(strlen(json) + tl + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, json, head);
+    memcpy(s + head, text, tl);
+    strcpy(s + head + tl, json + head);
+    return s;
+}

@@ -1,0 +1,225 @@
+/* The front end's triage after a run: per discrepancy class, metis-replay shrinks its first example and writes a self-checking reproducer; classes.txt lists the classes. */
+#include "triage.h"
+#include "summary_classes.h"
+#include "backend/backend.h"
+#include "lib/spawner.h"
+#include "lib/helpers.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GRACE_SECONDS 30        /* a replay's teardown after its time limit */
+#define EMIT_SECONDS 180        /* emit-c replays a short trace once */
+
+/* Runs argv in its own process group with its output appended to log; stopped (SIGTERM, then
+ * SIGKILL) at the deadline or when the front end is signalled. Its exit status, 128+N for
+ * signal N, SPAWN_CANNOT_RUN if it could not start (the reason in log), -1 if it was lost. */
+static int run_child(const struct triage *t, char *const argv[], const char *log, double deadline)
+{
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    struct spawn_how how = { .out_fd = fd, .flags = SPAWN_OWN_GROUP };
+    pid_t pid = spawn_start(argv, &how);
+    if (pid < 0) {
+        dprintf(fd >= 0 ? fd : 2, "metis: cannot run %s: %s\n", argv[0], strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return SPAWN_CANNOT_RUN;
+    }
+    if (fd >= 0)
+        close(fd);
+    *t->child = pid;
+    struct spawn_limits lim = { .deadline = deadline, .grace = GRACE_SECONDS, .stop = t->stop };
+    int rc = spawn_wait_limited(pid, &lim);
+    *t->child = 0;
+    backend_sweep(t->run_id);
+    return rc;
+}
+
+/* The last line of file that starts with prefix (without its newline), or "". */
+static void last_line(const char *file, const char *prefix, char *out, size_t len)
+{
+    char line[1024];
+    FILE *f = fopen(file, "r");
+    out[0] = '\0';
+    while (f && fgets(line, sizeof line, f))
+        if (!prefix || strncmp(line, prefix, strlen(prefix)) == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(out, len, "%.*s", (int)len - 1, line + (prefix ? strlen(prefix) : 0));
+        }
+    if (f)
+        fclose(f);
+}
+
+static int count_ops(const char *trace)
+{
+    char line[256];
+    int n = 0;
+    FILE *f = fopen(trace, "r");
+    while (f && fgets(line, sizeof line, f))
+        n += strncmp(line, "op ", 3) == 0;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+struct class_paths {
+    char replay[PATH_MAX], detail[PATH_MAX + 80], trace[PATH_MAX + 80], log[PATH_MAX + 80];
+    char repro[PATH_MAX + 80], cfg[PATH_MAX + 80], secs[32];
+};
+
+/* Shrinks the class's first example; on failure the unshrunk search path stands in. */
+static void shrink_class(const struct triage *t, struct run_class *c, struct class_paths *p,
+                         double limit)
+{
+    char *shrink[] = { p->replay, "shrink", p->detail, "--config", p->cfg, "--fs", c->fs,
+                       "--seconds", p->secs, "-o", p->trace, NULL };
+    char *trace[] = { p->replay, "trace", p->detail, "-o", p->trace, NULL };
+    char said[300];
+    snprintf(p->secs, sizeof p->secs, "%.1f", limit);
+    int rc = run_child(t, shrink, p->log, now_seconds() + limit + GRACE_SECONDS);
+    last_line(p->log, "metis-replay: shrink: ", said, sizeof said);
+    char *to = strstr(said, ", written to ");
+    if (to)
+        *to = '\0';            /* the trace's path is in the summary already */
+    if (rc == 1 && access(p->trace, R_OK) == 0) {
+        snprintf(c->triage, sizeof c->triage, "shrunk %.280s", said);
+        return;
+    }
+    last_line(p->log, NULL, said, sizeof said);
+    snprintf(c->triage, sizeof c->triage, "not shrunk (shrink exit %d: %.200s); the search "
+             "path instead", rc, said);
+    unlink(p->trace);
+    if (*t->stop || run_child(t, trace, p->log, now_seconds() + 60) != 0)
+        unlink(p->trace);
+}
+
+static void emit_class(const struct triage *t, struct run_class *c, struct class_paths *p)
+{
+    char *emit[] = { p->replay, "emit-c", p->trace, "--config", p->cfg, "--fs", c->fs, "-o",
+                     p->repro, NULL };
+    char said[300];
+    if (access(p->trace, R_OK) != 0 || *t->stop)
+        return;
+    snprintf(c->trace, sizeof c->trace, "class-%d.trace", c->id);
+    c->trace_ops = count_ops(p->trace);
+    if (run_child(t, emit, p->log, now_seconds() + EMIT_SECONDS) == 0) {
+        snprintf(c->repro, sizeof c->repro, "class-%d-repro/run.sh", c->id);
+        return;
+    }
+    last_line(p->log, NULL, said, sizeof said);
+    size_t n = strlen(c->triage);
+    snprintf(c->triage + n, sizeof c->triage - n, "; no reproducer (%.150s)", said);
+}
+
+static void triage_class(const struct triage *t, struct run_class *c, double limit)
+{
+    static struct class_paths p;
+    snprintf(p.replay, sizeof p.replay, "%s/metis-replay", t->bindir);
+    snprintf(p.detail, sizeof p.detail, "%s/%s", t->out, c->detail);
+    snprintf(p.trace, sizeof p.trace, "%s/class-%d.trace", t->out, c->id);
+    snprintf(p.log, sizeof p.log, "%s/class-%d.log", t->out, c->id);
+    snprintf(p.repro, sizeof p.repro, "%s/class-%d-repro", t->out, c->id);
+    snprintf(p.cfg, sizeof p.cfg, "%s/config.ini", t->out);
+    if (access(p.replay, X_OK) != 0) {
+        snprintf(c->triage, sizeof c->triage, "not shrunk: no %.250s", p.replay);
+        return;
+    }
+    FILE *lf = fopen(p.log, "w");   /* each class's log starts empty */
+    if (lf)
+        fclose(lf);
+    shrink_class(t, c, &p, limit);
+    emit_class(t, c, &p);
+}
+
+/* ---- what the triage made: summary.json keys and classes.txt ---- */
+
+static void add_keys(char **json, const struct run_class *c)
+{
+    char text[1200], triage[700];
+    json_escape(c->triage, triage, sizeof triage);
+    snprintf(text, sizeof text, "\"trace\":\"%s\",\"trace_ops\":%.0f,\"repro\":\"%s\","
+             "\"triage\":\"%s\",", c->trace, c->trace_ops, c->repro, triage);
+    char *n = classfile_insert(*json, c->id, text);
+    if (n) {
+        free(*json);
+        *json = n;
+    }
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    fputs(text, f);
+    if (fclose(f) == 0)
+        rename(tmp, path);
+    else
+        unlink(tmp);
+}
+
+static void describe(FILE *f, const struct run_class *c)
+{
+    fprintf(f, "class %d: %s: %.0f hit%s, first at operation %.0f (%s)\n", c->id, c->signature,
+            c->hits, c->hits == 1 ? "" : "s", c->first_op, c->detail);
+    if (c->trace[0])
+        fprintf(f, "  trace: %s (%.0f operations)\n", c->trace, c->trace_ops);
+    if (c->triage[0])
+        fprintf(f, "  triage: %s\n", c->triage);
+    if (c->repro[0])
+        fprintf(f, "  reproducer: %s (exit 1 while the defect shows)\n", c->repro);
+    if (c->hint[0])
+        fprintf(f, "  hint: %s\n", c->hint);
+}
+
+static void write_classes_txt(const struct triage *t, const struct run_class *v, int n)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    for (int k = 0; k < n; k++)
+        describe(f, &v[k]);
+    fclose(f);
+    write_file(t->out, "classes.txt", text);
+    fputs(text, stderr);
+    free(text);
+}
+
+int triage_run(const struct triage *t)
+{
+    char path[PATH_MAX + 32];
+    struct run_class *v;
+    snprintf(path, sizeof path, "%s/summary.json", t->out);
+    char *json = read_text_file(path, 64 << 20);
+    int n = classfile_parse(json, &v);
+    double end = now_seconds() + t->seconds;
+    for (int k = 0; k < n && t->seconds > 0 && !*t->stop; k++) {
+        double limit = (end - now_seconds()) / (n - k);
+        if (limit < 1) {
+            snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: shrink_seconds (%g) used up "
+                     "(metis-replay shrink %s)", t->seconds, v[k].detail);
+            continue;
+        }
+        fprintf(stderr, "metis: shrinking class %d (%s) for at most %.0f s\n", v[k].id,
+                v[k].signature, limit);
+        triage_class(t, &v[k], limit);
+    }
+    for (int k = 0; k < n && t->seconds > 0; k++)
+        add_keys(&json, &v[k]);
+    if (n > 0 && t->seconds > 0)
+        write_file(t->out, "summary.json", json);
+    if (n > 0)
+        write_classes_txt(t, v, n);
+    free(json);
+    free(v);
+    return *t->stop ? -1 : 0;
+}

@@ -1,0 +1,206 @@
+/* The discrepancies section of report.html: classes from summary.json, else discrepancy-N.txt. */
+#include "disc_list.h"
+#include "disc_view.h"
+#include "html.h"
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A path as it lies in the run directory now: the directory may have moved since the path
+ * was written (a swarm's VT directories were copied), so an outside path falls back on its
+ * name inside the directory. Returns the part after the directory, or NULL. */
+static const char *inside_run(const struct run_loc *loc, const char *path, char *buf, size_t len)
+{
+    size_t dl = strlen(loc->dir);
+    if (path[0] != '/')
+        return strstr(path, "..") ? NULL : path;    /* the page links nothing above its directory */
+    if (!strncmp(path, loc->dir, dl) && path[dl] == '/')
+        return path + dl + 1;
+    char real[PATH_MAX];
+    if (realpath(path, real) && !strncmp(real, loc->dir, dl) && real[dl] == '/') {
+        snprintf(buf, len, "%s", real + dl + 1);
+        return buf;
+    }
+    const char *base = strrchr(path, '/') + 1;
+    snprintf(real, sizeof real, "%s/%s", loc->dir, base);
+    return *base && access(real, F_OK) == 0 ? base : NULL;
+}
+
+void run_href(const struct run_loc *loc, const char *path, char *out, size_t len)
+{
+    char buf[PATH_MAX];
+    const char *rel = path && path[0] ? inside_run(loc, path, buf, sizeof buf) : NULL;
+    if (rel)
+        snprintf(out, len, "%s%s", loc->href_prefix, rel);
+    else
+        out[0] = '\0';
+}
+
+static void file_link(FILE *f, const struct run_loc *loc, const char *path, const char *what)
+{
+    char href[PATH_MAX + 64];
+    if (!path[0])
+        return;
+    run_href(loc, path, href, sizeof href);
+    fprintf(f, "<li>%s: ", what);
+    if (href[0])
+        html_link(f, href, href);
+    else
+        html_esc(f, path);
+    fputs("</li>\n", f);
+}
+
+static void show_detail(FILE *f, const struct run_loc *loc, const char *path)
+{
+    char full[2 * PATH_MAX], buf[PATH_MAX];
+    const char *rel = inside_run(loc, path, buf, sizeof buf);
+    snprintf(full, sizeof full, "%s/%s", loc->dir, rel ? rel : "");
+    struct disc_file d;
+    if (!rel || disc_parse(full, &d) < 0) {
+        fputs("<p class=\"note\">The detail file cannot be read.</p>\n", f);
+        return;
+    }
+    disc_view(f, &d);
+    disc_free(&d);
+}
+
+void disc_ref_show(FILE *f, const struct run_loc *loc, const struct disc_ref *r, int detail)
+{
+    fputs("<section class=\"disc\"><h3>", f);
+    html_esc(f, r->title);
+    fputs("</h3>\n", f);
+    if (r->signature[0]) {
+        fputs("<p>signature: <span class=\"mono\">", f);
+        html_esc(f, r->signature);
+        fputs("</span></p>\n", f);
+    }
+    if (r->hits >= 0 || r->first_op >= 0) {
+        fputs("<p>", f);
+        if (r->hits >= 0)
+            html_escf(f, "hits: %.0f ", r->hits);
+        if (r->first_op >= 0)
+            html_escf(f, "first at operation %.0f", r->first_op);
+        fputs("</p>\n", f);
+    }
+    fputs("<ul>\n", f);
+    file_link(f, loc, r->detail, "detail");
+    file_link(f, loc, r->trace, "shrunk trace");
+    file_link(f, loc, r->repro, "reproducer");
+    fputs("</ul>\n", f);
+    if (detail && r->detail[0])
+        show_detail(f, loc, r->detail);
+    fputs("</section>\n", f);
+}
+
+void disc_ref_from_class(json_object *cls, int index, struct disc_ref *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->title, sizeof r->title, "class %d", index + 1);
+    snprintf(r->signature, sizeof r->signature, "%s", rj_str(cls, "signature", ""));
+    r->hits = rj_num(cls, "hits", -1);
+    r->first_op = rj_num(cls, "first_op", -1);
+    snprintf(r->detail, sizeof r->detail, "%s", rj_str(cls, "detail", ""));
+    snprintf(r->trace, sizeof r->trace, "%s", rj_str(cls, "trace", ""));
+    snprintf(r->repro, sizeof r->repro, "%s", rj_str(cls, "repro", ""));
+}
+
+static void show_classes(FILE *f, const struct run_loc *loc, json_object *classes)
+{
+    size_t n = json_object_array_length(classes);
+    fprintf(f, "<p>%zu discrepancy class%s.</p>\n", n, n == 1 ? "" : "es");
+    for (size_t i = 0; i < n && i < DISC_LISTED; i++) {
+        struct disc_ref r;
+        disc_ref_from_class(json_object_array_get_idx(classes, i), (int)i, &r);
+        disc_ref_show(f, loc, &r, i < DISC_DETAILED);
+    }
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The N of every discrepancy-N.txt, sorted; *n is how many (at most max). */
+static long *detail_numbers(const char *dir, size_t max, size_t *n)
+{
+    DIR *d = opendir(dir);
+    long *v = malloc(max * sizeof *v);
+    struct dirent *de;
+    *n = 0;
+    while (d && v && *n < max && (de = readdir(d))) {
+        long k;
+        char tail[8];
+        if (sscanf(de->d_name, "discrepancy-%ld.%7s", &k, tail) == 2 && !strcmp(tail, "txt"))
+            v[(*n)++] = k;
+    }
+    if (d)
+        closedir(d);
+    if (v)
+        qsort(v, *n, sizeof *v, cmp_long);
+    return v;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* Other files a triage step left beside discrepancy-N.txt: discrepancy-N.* and discrepancy-N-*. */
+static void related_files(const struct run_loc *loc, long k, struct disc_ref *r)
+{
+    char pre[64], pre2[64];
+    snprintf(pre, sizeof pre, "discrepancy-%ld.", k);
+    snprintf(pre2, sizeof pre2, "discrepancy-%ld-", k);
+    DIR *d = opendir(loc->dir);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        const char *nm = de->d_name;
+        if ((strncmp(nm, pre, strlen(pre)) && strncmp(nm, pre2, strlen(pre2))) ||
+            !strcmp(nm + strlen(pre), "txt"))
+            continue;
+        char *slot = strstr(nm, "repro") || ends_with(nm, ".c") ? r->repro : r->trace;
+        if (!slot[0])
+            snprintf(slot, PATH_MAX, "%s", nm);
+    }
+    if (d)
+        closedir(d);
+}
+
+static void show_files(FILE *f, const struct run_loc *loc, json_object *summary)
+{
+    size_t n;
+    long *num = detail_numbers(loc->dir, DISC_LISTED, &n);
+    double counted = rj_num(summary, "discrepancies", (double)n);
+    if (!n) {
+        fprintf(f, "<p>%s</p>\n", counted > 0 ? "The run counted discrepancies but left no "
+                "discrepancy-N.txt." : "No discrepancy.");
+        free(num);
+        return;
+    }
+    fprintf(f, "<p>%.0f discrepanc%s%s.</p>\n", counted, counted == 1 ? "y" : "ies",
+            n >= DISC_LISTED ? " (the first ones listed)" : "");
+    for (size_t i = 0; i < n; i++) {
+        struct disc_ref r;
+        memset(&r, 0, sizeof r);
+        r.hits = r.first_op = -1;
+        snprintf(r.title, sizeof r.title, "discrepancy %ld", num[i]);
+        snprintf(r.detail, sizeof r.detail, "discrepancy-%ld.txt", num[i]);
+        related_files(loc, num[i], &r);
+        disc_ref_show(f, loc, &r, i < DISC_DETAILED);
+    }
+    free(num);
+}
+
+void disc_section(FILE *f, const struct run_loc *loc, json_object *summary)
+{
+    json_object *classes = rj_get(summary, "classes");
+    fputs("<h2 id=\"discrepancies\">Discrepancies</h2>\n", f);
+    if (classes && json_object_is_type(classes, json_type_array) &&
+        json_object_array_length(classes) > 0)
+        show_classes(f, loc, classes);
+    else
+        show_files(f, loc, summary);
+}

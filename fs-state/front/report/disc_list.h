@@ -1,0 +1,33 @@
+/* The discrepancies section of report.html: classes from summary.json, else discrepancy-N.txt. */
+#ifndef METIS_REPORT_DISC_LIST_H
+#define METIS_REPORT_DISC_LIST_H
+
+#include "front/json_reader.h"
+#include <limits.h>
+#include <stdio.h>
+
+#define DISC_DETAILED 20         /* discrepancies shown in full; the others are listed */
+#define DISC_LISTED 1000         /* listed at most; the run directory has them all */
+
+/* A run directory (absolute, resolved) and the path from report.html to it ("" or "vt-3/"). */
+struct run_loc {
+    const char *dir, *href_prefix;
+};
+
+/* One discrepancy or class: file paths absolute or relative to the run directory, "" if none. */
+struct disc_ref {
+    char title[256], signature[1024];
+    double hits, first_op;       /* < 0: unknown */
+    char detail[PATH_MAX], trace[PATH_MAX], repro[PATH_MAX];
+};
+
+/* The href from report.html to path (resolved inside loc's directory), or "" if it is outside. */
+void run_href(const struct run_loc *loc, const char *path, char *out, size_t len);
+/* A discrepancy's section: title, counts, links, and with detail its parsed detail file. */
+void disc_ref_show(FILE *f, const struct run_loc *loc, const struct disc_ref *r, int detail);
+/* The run's discrepancies section; summary may be NULL. */
+void disc_section(FILE *f, const struct run_loc *loc, json_object *summary);
+/* Fills r from one element of a "classes" array. */
+void disc_ref_from_class(json_object *cls, int index, struct disc_ref *r);
+
+#endif

@@ -1,0 +1,136 @@
+/* The swarm's discrepancy classes: every VT's classes (its summary.json) merged by signature, with their hits and the VTs that hit them. */
+#include "swarm.h"
+#include "lib/buf.h"
+#include "front/cli/summary_classes.h"
+#include "lib/helpers.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct merged {
+    struct run_class first;     /* the example of the lowest VT that has it */
+    int first_vt;
+    double hits;
+    int *vts, nvts;
+    size_t vts_cap;
+};
+
+static struct merged *classes;
+static int nclasses;
+static size_t classes_cap;
+
+void swarm_classes_reset(void)
+{
+    for (int k = 0; k < nclasses; k++)
+        free(classes[k].vts);
+    free(classes);
+    classes = NULL;
+    nclasses = 0;
+    classes_cap = 0;
+}
+
+static struct merged *find_or_add(const struct run_class *c, int vt)
+{
+    for (int k = 0; k < nclasses; k++)
+        if (strcmp(classes[k].first.signature, c->signature) == 0)
+            return &classes[k];
+    if (array_reserve(&classes, &classes_cap, (size_t)nclasses + 1, sizeof *classes))
+        return NULL;
+    struct merged *m = &classes[nclasses++];
+    memset(m, 0, sizeof *m);
+    m->first = *c;
+    m->first_vt = vt;
+    return m;
+}
+
+static void add_hit(const struct run_class *c, int vt)
+{
+    struct merged *m = find_or_add(c, vt);
+    if (!m || array_reserve(&m->vts, &m->vts_cap, (size_t)m->nvts + 1, sizeof *m->vts))
+        return;
+    m->vts[m->nvts++] = vt;
+    m->hits += c->hits;
+}
+
+int swarm_classes_add_vt(const char *summary_json, int vt,
+                         void (*each)(void *ctx, int vt, const struct run_class *c), void *ctx)
+{
+    struct run_class *v;
+    int n = classfile_listed(summary_json, &v);
+    for (int k = 0; k < n; k++) {
+        add_hit(&v[k], vt);
+        if (each)
+            each(ctx, vt, &v[k]);
+    }
+    free(v);
+    return n < 0 ? -1 : n;
+}
+
+int swarm_classes_count(void)
+{
+    return nclasses;
+}
+
+static void json_vts(const struct merged *m, FILE *f)
+{
+    fputc('[', f);
+    for (int i = 0; i < m->nvts; i++)
+        fprintf(f, "%s%d", i ? "," : "", m->vts[i]);
+    fputc(']', f);
+}
+
+static void json_one(const struct swarm *s, const struct merged *m, FILE *f)
+{
+    char sig[400], hint[2300], dir[PATH_MAX + 32], qd[2 * PATH_MAX + 64], triage[700];
+    json_escape(m->first.signature, sig, sizeof sig);
+    json_escape(m->first.hint, hint, sizeof hint);
+    json_escape(m->first.triage, triage, sizeof triage);
+    snprintf(dir, sizeof dir, "%s/vt-%d", s->out, m->first_vt);
+    json_escape(dir, qd, sizeof qd);
+    fprintf(f, "{\"signature\":\"%s\",\"fs\":\"%s\",\"hits\":%.0f,\"vts\":", sig, m->first.fs,
+            m->hits);
+    json_vts(m, f);
+    fprintf(f, ",\"first\":{\"vt\":%d,\"run_dir\":\"%s\",\"op\":%.0f,\"detail\":\"%s\","
+            "\"trace\":\"%s\",\"trace_ops\":%.0f,\"repro\":\"%s\",\"triage\":\"%s\"},"
+            "\"hint\":\"%s\"}", m->first_vt, qd, m->first.first_op, m->first.detail,
+            m->first.trace, m->first.trace_ops, m->first.repro, triage, hint);
+}
+
+void swarm_classes_json(const struct swarm *s, FILE *f)
+{
+    fputs("\"classes\":[", f);
+    for (int k = 0; k < nclasses; k++) {
+        if (k)
+            fputc(',', f);
+        json_one(s, &classes[k], f);
+    }
+    fputs("],", f);
+}
+
+static void text_vts(const struct merged *m, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < m->nvts && n + 16 < len; i++)
+        n += (size_t)snprintf(out + n, len - n, "%s%d", i ? "," : "", m->vts[i]);
+}
+
+void swarm_classes_text(const struct swarm *s, FILE *f)
+{
+    char vts[256];
+    if (nclasses)
+        fprintf(f, "%d discrepancy class%s:\n", nclasses, nclasses == 1 ? "" : "es");
+    for (int k = 0; k < nclasses; k++) {
+        const struct merged *m = &classes[k];
+        text_vts(m, vts, sizeof vts);
+        fprintf(f, "  %-40.40s %6.0f hits  VT%s %s  first: VT %d op %.0f, vt-%d/%s\n",
+                m->first.signature, m->hits, m->nvts == 1 ? "" : "s", vts, m->first_vt,
+                m->first.first_op, m->first_vt, m->first.detail);
+        if (m->first.repro[0])
+            fprintf(f, "  %-40s trace vt-%d/%s (%.0f ops), reproducer vt-%d/%s\n", "",
+                    m->first_vt, m->first.trace, m->first.trace_ops, m->first_vt,
+                    m->first.repro);
+        if (m->first.hint[0])
+            fprintf(f, "  %-40s hint: %.300s\n", "", m->first.hint);
+    }
+}

@@ -1,0 +1,85 @@
+/* Small file, text and clock helpers every part of Metis may use. */
+#include "helpers.h"
+#include "buf.h"
+#include <time.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int mkdir_p(const char *path)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+    char buf[8192];
+    size_t n;
+    while (out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    int rc = in && out && !ferror(in) && fclose(out) == 0 ? 0 : -1;
+    if (in)
+        fclose(in);
+    return rc;
+}
+
+void json_escape(const char *s, char *out, size_t len)
+{
+    size_t n = 0;
+    for (; *s && n + 7 < len; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            n += snprintf(out + n, len - n, "\\%c", c);
+        else if (c < 0x20)
+            n += snprintf(out + n, len - n, "\\u%04x", c);
+        else
+            out[n++] = (char)c;
+    }
+    out[n] = '\0';
+}
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int strv_push(char ***v, int *n, int *cap, const char *s)
+{
+    size_t room = (size_t)*cap;
+    if (array_reserve(v, &room, (size_t)*n + 1, sizeof **v))
+        return -1;
+    *cap = (int)room;
+    if (!((*v)[*n] = strdup(s)))
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+char *read_text_file(const char *path, size_t max)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = malloc(max + 1);
+    size_t n = buf ? fread(buf, 1, max, f) : 0;
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
