@@ -1,7 +1,7 @@
 /* Backend front door: the table of backend types, open/close, read-back dispatch, and the sweep of a run's leftovers. */
 #include "backend.h"
 #include "common.h"
-#include <dirent.h>
+#include "tree/tree.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -96,20 +96,19 @@ static int collect_run_mounts(const char *mp, void *ctx)
     return 0;
 }
 
+static int remove_dir_entry(void *dir, const char *name)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", (const char *)dir, name) < (int)sizeof path &&
+        unlink(path) < 0)
+        rmdir(path);
+    return 0;
+}
+
 static void remove_dir_files(const char *dir)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[PATH_MAX];
-    if (!d)
-        return;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.' || (e->d_name[1] && strcmp(e->d_name, "..")))
-            if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
-                unlink(path) < 0)
-                rmdir(path);
-    closedir(d);
-    rmdir(dir);
+    if (tree_dir_names(dir, remove_dir_entry, (void *)dir) == 0)
+        rmdir(dir);
 }
 
 void backend_sweep(const char *run_id)

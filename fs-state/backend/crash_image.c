@@ -2,8 +2,8 @@
 #include "crash_image.h"
 #include "common.h"
 #include "engine/fsinfo.h"
+#include "tree/tree.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,28 +32,35 @@ struct crash_image {
 
 /* ---- the live device's I/O counters ---- */
 
+struct loop_search {
+    const char *image;
+    int found;
+};
+
+/* 1 (the search ends) when /sys/block's entry name is a loop device backed by the image. */
+static int loop_backs_image(void *ctx, const char *name)
+{
+    struct loop_search *s = ctx;
+    char path[512], file[4096];
+    int nr;
+    if (sscanf(name, "loop%d", &nr) != 1)
+        return 0;
+    snprintf(path, sizeof path, "/sys/block/%s/loop/backing_file", name);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    if (fgets(file, sizeof file, f) && (file[strcspn(file, "\n")] = 0, strcmp(file, s->image) == 0))
+        s->found = nr;
+    fclose(f);
+    return s->found >= 0;
+}
+
 /* The loop device whose backing file is image, or -1. */
 static int loop_of(const char *image)
 {
-    DIR *d = opendir("/sys/block");
-    struct dirent *e;
-    int found = -1;
-    while (d && found < 0 && (e = readdir(d))) {
-        char path[512], file[4096];
-        int nr;
-        if (sscanf(e->d_name, "loop%d", &nr) != 1)
-            continue;
-        snprintf(path, sizeof path, "/sys/block/%s/loop/backing_file", e->d_name);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        if (fgets(file, sizeof file, f) && (file[strcspn(file, "\n")] = 0, strcmp(file, image) == 0))
-            found = nr;
-        fclose(f);
-    }
-    if (d)
-        closedir(d);
-    return found;
+    struct loop_search s = { image, -1 };
+    tree_dir_names("/sys/block", loop_backs_image, &s);
+    return s.found;
 }
 
 /* Writes and discards completed, and requests in flight (/sys/block/loopN/stat). */

@@ -5,8 +5,8 @@
 #include "imgstore.h"
 #include "logical_states.h"
 #include "snapproto.h"
+#include "tree/tree.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -110,31 +110,36 @@ static int f_mount(struct backend *b, struct fpriv *p, const char *step)
     return 0;
 }
 
+struct fd_search {
+    const char *path;
+    char dir[300];              /* /proc/PID/fd */
+};
+
+/* 1 (the search ends) when the descriptor name of dir is open on path. */
+static int fd_is_path(void *ctx, const char *name)
+{
+    struct fd_search *s = ctx;
+    char link[PATH_MAX], target[PATH_MAX];
+    snprintf(link, sizeof link, "%s/%s", s->dir, name);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    return n > 0 && (target[n] = 0, strcmp(target, s->path) == 0);
+}
+
+/* 1 (the search ends) when the /proc entry name is another process holding path open. */
+static int proc_uses_path(void *ctx, const char *name)
+{
+    struct fd_search *s = ctx;
+    if (name[0] < '0' || name[0] > '9' || atoi(name) == getpid())
+        return 0;               /* we hold the image open ourselves */
+    snprintf(s->dir, sizeof s->dir, "/proc/%s/fd", name);
+    return tree_dir_names(s->dir, fd_is_path, s) > 0;
+}
+
 /* 1 if another process has path open (a daemonized fs may still be writing its image). */
 static int file_in_use(const char *path)
 {
-    DIR *proc = opendir("/proc");
-    struct dirent *e;
-    int used = 0;
-    if (!proc)
-        return 0;
-    while (!used && (e = readdir(proc))) {
-        char dir[300], link[PATH_MAX], target[PATH_MAX];
-        if (e->d_name[0] < '0' || e->d_name[0] > '9' || atoi(e->d_name) == getpid())
-            continue;           /* we hold the image open ourselves */
-        snprintf(dir, sizeof dir, "/proc/%s/fd", e->d_name);
-        DIR *fds = opendir(dir);
-        struct dirent *f;
-        while (fds && !used && (f = readdir(fds))) {
-            snprintf(link, sizeof link, "%s/%s", dir, f->d_name);
-            ssize_t n = readlink(link, target, sizeof target - 1);
-            used = n > 0 && (target[n] = 0, strcmp(target, path) == 0);
-        }
-        if (fds)
-            closedir(fds);
-    }
-    closedir(proc);
-    return used;
+    struct fd_search s = { .path = path };
+    return tree_dir_names("/proc", proc_uses_path, &s) > 0;
 }
 
 static int wait_image_closed(struct backend *b, double timeout)

@@ -1,6 +1,6 @@
 /* Loop devices for image-backed backends: attach an image to a free device, detach, sweep a run's. */
 #include "common.h"
-#include <dirent.h>
+#include "tree/tree.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/loop.h>
@@ -86,25 +86,25 @@ int bk_loop_detach(int nr)
     return rc;
 }
 
+/* Detaches the /sys/block entry name when it is a loop device backed by a file under prefix. */
+static int loop_sweep_one(void *prefix, const char *name)
+{
+    char path[512], file[4096];
+    int nr;
+    if (sscanf(name, "loop%d", &nr) != 1)
+        return 0;
+    snprintf(path, sizeof path, "/sys/block/%s/loop/backing_file", name);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    int got = fgets(file, sizeof file, f) != NULL;
+    fclose(f);
+    if (got && strncmp(file, prefix, strlen(prefix)) == 0)
+        bk_loop_detach(nr);
+    return 0;
+}
+
 void bk_loop_sweep(const char *prefix)
 {
-    DIR *d = opendir("/sys/block");
-    struct dirent *e;
-    if (!d)
-        return;
-    while ((e = readdir(d))) {
-        char path[512], file[4096];
-        int nr;
-        if (sscanf(e->d_name, "loop%d", &nr) != 1)
-            continue;
-        snprintf(path, sizeof path, "/sys/block/%s/loop/backing_file", e->d_name);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        int got = fgets(file, sizeof file, f) != NULL;
-        fclose(f);
-        if (got && strncmp(file, prefix, strlen(prefix)) == 0)
-            bk_loop_detach(nr);
-    }
-    closedir(d);
+    tree_dir_names("/sys/block", loop_sweep_one, (void *)prefix);
 }

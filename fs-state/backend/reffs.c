@@ -222,7 +222,7 @@ static void r_teardown(struct backend *b)
 
 /* ---- read-back ---- */
 
-/* A planted mutation may sit where only the kernel's view shows it (readdir), so "auto"
+/* A planted mutation may sit where only the kernel's view shows it (its directory listing), so "auto"
  * walks a mutant's mount. */
 static int uses_dump(const struct backend *b)
 {

@@ -94,6 +94,13 @@ struct tree_walk {
 int tree_walk(struct tree_walk *w, int rootfd);
 void tree_walk_free(struct tree_walk *w);
 
+/* The names in the plain directory path (not a mount's walk: /proc, /sys/block, a run
+ * directory), but . and .., in the order the file system returns them. fn may unlink or rename
+ * entries of path, as with readdir (whether a removed entry still shows is unspecified). Stops
+ * at fn's first non-zero return, which it returns; 0 at the end; -1 with errno when path cannot
+ * be opened or read. */
+int tree_dir_names(const char *path, int (*fn)(void *ctx, const char *name), void *ctx);
+
 /* ---- the listing line (tree/line.c) ---- */
 
 /* A hash for the DATA and XATTRS fields: begin, update any number of times, then hex appends

@@ -1,4 +1,4 @@
-/* The one walk of a mounted tree (getdents64, no symlink followed): every listing, digest and recorded tree of Metis and its reproducers is made from it. */
+/* The one walk of a mounted tree (getdents64, no symlink followed): every listing, digest and recorded tree of Metis and its reproducers is made from it; also the one reader of plain directories. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -28,8 +28,11 @@ static int tree_excluded_dir(int dfd, const struct dirent64 *d)
             S_ISDIR(st.st_mode));
 }
 
-/* Pushes every name of dfd onto the name stack; counts the root's excluded directories. */
-static int tree_collect_names(struct tree_walk *w, int dfd, int is_root, long *excluded_dirs)
+typedef int tree_dirent_fn(void *ctx, int dfd, const struct dirent64 *d);
+
+/* Hands every entry of dfd but . and .. to fn until fn returns non-zero (returned); 0 at the
+ * end, -1 with errno when reading fails. */
+static int tree_each_dirent(int dfd, tree_dirent_fn *fn, void *ctx)
 {
     char dbuf[16384] __attribute__((aligned(8)));
     for (;;) {
@@ -39,17 +42,55 @@ static int tree_collect_names(struct tree_walk *w, int dfd, int is_root, long *e
         for (ssize_t off = 0; off < n;) {
             struct dirent64 *d = (struct dirent64 *)(dbuf + off);
             off += d->d_reclen;
-            if (tree_is_dot(d->d_name))
-                continue;
-            if (is_root && tree_excluded(w->exclude, d->d_name)) {
-                *excluded_dirs += tree_excluded_dir(dfd, d);
-                continue;
-            }
-            char t = (char)d->d_type;
-            if (buf_add(&w->names, &t, 1) || buf_add(&w->names, d->d_name, strlen(d->d_name) + 1))
-                return -1;
+            int rc = tree_is_dot(d->d_name) ? 0 : fn(ctx, dfd, d);
+            if (rc)
+                return rc;
         }
     }
+}
+
+struct tree_collect {
+    struct tree_walk *w;
+    int is_root;
+    long excluded_dirs;
+};
+
+/* Pushes one name onto the name stack; counts the root's excluded directories. */
+static int tree_collect_name(void *ctx, int dfd, const struct dirent64 *d)
+{
+    struct tree_collect *c = ctx;
+    if (c->is_root && tree_excluded(c->w->exclude, d->d_name)) {
+        c->excluded_dirs += tree_excluded_dir(dfd, d);
+        return 0;
+    }
+    char t = (char)d->d_type;
+    return buf_add(&c->w->names, &t, 1) || buf_add(&c->w->names, d->d_name, strlen(d->d_name) + 1)
+               ? -1 : 0;
+}
+
+struct tree_names {
+    int (*fn)(void *ctx, const char *name);
+    void *ctx;
+};
+
+static int tree_pass_name(void *ctx, int dfd, const struct dirent64 *d)
+{
+    struct tree_names *t = ctx;
+    (void)dfd;
+    return t->fn(t->ctx, d->d_name);
+}
+
+int tree_dir_names(const char *path, int (*fn)(void *ctx, const char *name), void *ctx)
+{
+    struct tree_names t = { fn, ctx };
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = tree_each_dirent(fd, tree_pass_name, &t);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
 }
 
 static int tree_open_child(int dfd, const char *name, int flags)
@@ -115,9 +156,9 @@ static int tree_visit_root(struct tree_walk *w, int dfd, long excluded_dirs)
 static int tree_walk_dir(struct tree_walk *w, int dfd, size_t plen, int is_root)
 {
     size_t start = w->names.len;
-    long excluded_dirs = 0;
-    if (tree_collect_names(w, dfd, is_root, &excluded_dirs) ||
-        (is_root && tree_visit_root(w, dfd, excluded_dirs)))
+    struct tree_collect c = { w, is_root, 0 };
+    if (tree_each_dirent(dfd, tree_collect_name, &c) ||
+        (is_root && tree_visit_root(w, dfd, c.excluded_dirs)))
         return -1;
     size_t end = w->names.len;
     for (size_t i = start; i < end;) {

@@ -1,5 +1,6 @@
-/* Unit tests of the tree model (fs-state/tree/): the walk's exclusions, and one listing line whether an entry is walked or handed over. */
+/* Unit tests of the tree model (fs-state/tree/): the walk's exclusions, one listing line whether an entry is walked or handed over, and the reader of plain directories. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -166,4 +167,79 @@ Test(tree, a_walked_and_a_handed_over_entry_list_alike)
         cr_assert(strstr(line, " 1:3 - -"), "%s", line);
     }
     tree_lister_free(&s.l);
+}
+
+/* The names tree_dir_names handed over, and what the callback returns for each. */
+struct tt_names {
+    char name[64][32];
+    int n, stop, unlink;
+};
+
+static int tt_name(void *ctx, const char *name)
+{
+    struct tt_names *s = ctx;
+    cr_assert_lt(s->n, 64);
+    snprintf(s->name[s->n++], sizeof s->name[0], "%s", name);
+    if (s->unlink)
+        cr_assert_eq(unlink(tt_path(name)), 0, "%s: %s", name, strerror(errno));
+    return s->stop;
+}
+
+static int tt_has(const struct tt_names *s, const char *name)
+{
+    int k = 0;
+    for (int i = 0; i < s->n; i++)
+        k += strcmp(s->name[i], name) == 0;
+    return k;
+}
+
+static void tt_touch(const char *name)
+{
+    int fd = open(tt_path(name), O_WRONLY | O_CREAT, 0644);
+    cr_assert_geq(fd, 0);
+    close(fd);
+}
+
+Test(tree, dir_names_hands_over_every_name_but_dot_and_dotdot)
+{
+    struct tt_names s = { .n = 0 };
+    tt_touch("a");
+    tt_touch(".hidden");
+    cr_assert_eq(mkdir(tt_path("d"), 0755), 0);
+    cr_assert_eq(tree_dir_names(tt_top, tt_name, &s), 0);
+    cr_assert_eq(s.n, 3);
+    cr_assert(tt_has(&s, "a") == 1 && tt_has(&s, ".hidden") == 1 && tt_has(&s, "d") == 1);
+}
+
+Test(tree, dir_names_stops_at_the_first_non_zero_return_and_returns_it)
+{
+    struct tt_names s = { .stop = 7 };
+    tt_touch("a");
+    tt_touch("b");
+    cr_assert_eq(tree_dir_names(tt_top, tt_name, &s), 7);
+    cr_assert_eq(s.n, 1);
+}
+
+Test(tree, dir_names_of_a_missing_directory_fail_with_errno)
+{
+    struct tt_names s = { .n = 0 };
+    errno = 0;
+    cr_assert_eq(tree_dir_names(tt_path("missing"), tt_name, &s), -1);
+    cr_assert_eq(errno, ENOENT);
+    cr_assert_eq(s.n, 0);
+}
+
+Test(tree, dir_names_callback_may_unlink_the_entries_it_is_handed)
+{
+    struct tt_names s = { .unlink = 1 };
+    char name[16];
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "f%d", i);
+        tt_touch(name);
+    }
+    cr_assert_eq(tree_dir_names(tt_top, tt_name, &s), 0);
+    cr_assert_eq(s.n, 40);
+    struct tt_names after = { .n = 0 };
+    cr_assert_eq(tree_dir_names(tt_top, tt_name, &after), 0);
+    cr_assert_eq(after.n, 0);
 }

@@ -1,6 +1,6 @@
 /* Between two searches of one run: moves the finished search's log, discrepancies and saved states into search-N/. */
 #include "restart.h"
-#include <dirent.h>
+#include "tree/tree.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +24,19 @@ static int move_into(const char *out, const char *dir, const char *name, char *e
     return -1;
 }
 
+struct archive {
+    const char *out, *dir;
+    char *err;
+    size_t errlen;
+};
+
+/* 1 (the archiving stops, err says why) when the search's file name cannot be moved. */
+static int archive_one(void *ctx, const char *name)
+{
+    struct archive *a = ctx;
+    return is_search_file(name) && move_into(a->out, a->dir, name, a->err, a->errlen) ? 1 : 0;
+}
+
 int search_archive(const char *out, int index, char *err, size_t errlen)
 {
     char dir[4200];
@@ -32,16 +45,9 @@ int search_archive(const char *out, int index, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
         return -1;
     }
-    DIR *d = opendir(out);
-    if (!d) {
+    struct archive a = { out, dir, err, errlen };
+    int rc = tree_dir_names(out, archive_one, &a);
+    if (rc < 0)
         snprintf(err, errlen, "%s: %s", out, strerror(errno));
-        return -1;
-    }
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)))
-        if (is_search_file(e->d_name))
-            rc = move_into(out, dir, e->d_name, err, errlen);
-    closedir(d);
-    return rc;
+    return rc ? -1 : 0;
 }

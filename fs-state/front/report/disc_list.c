@@ -2,7 +2,7 @@
 #include "disc_list.h"
 #include "disc_view.h"
 #include "html.h"
-#include <dirent.h>
+#include "tree/tree.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -122,24 +122,34 @@ static int cmp_long(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+struct numbers {
+    long *v;
+    size_t n, max;
+};
+
+/* Keeps N when name is discrepancy-N.txt; 1 (the listing stops) once max are kept. */
+static int detail_number(void *ctx, const char *name)
+{
+    struct numbers *s = ctx;
+    long k;
+    char tail[8];
+    if (s->n >= s->max)
+        return 1;
+    if (sscanf(name, "discrepancy-%ld.%7s", &k, tail) == 2 && !strcmp(tail, "txt"))
+        s->v[s->n++] = k;
+    return 0;
+}
+
 /* The N of every discrepancy-N.txt, sorted; *n is how many (at most max). */
 static long *detail_numbers(const char *dir, size_t max, size_t *n)
 {
-    DIR *d = opendir(dir);
-    long *v = malloc(max * sizeof *v);
-    struct dirent *de;
-    *n = 0;
-    while (d && v && *n < max && (de = readdir(d))) {
-        long k;
-        char tail[8];
-        if (sscanf(de->d_name, "discrepancy-%ld.%7s", &k, tail) == 2 && !strcmp(tail, "txt"))
-            v[(*n)++] = k;
+    struct numbers s = { malloc(max * sizeof(long)), 0, max };
+    if (s.v) {
+        tree_dir_names(dir, detail_number, &s);
+        qsort(s.v, s.n, sizeof *s.v, cmp_long);
     }
-    if (d)
-        closedir(d);
-    if (v)
-        qsort(v, *n, sizeof *v, cmp_long);
-    return v;
+    *n = s.n;
+    return s.v;
 }
 
 static int ends_with(const char *s, const char *tail)
@@ -148,25 +158,31 @@ static int ends_with(const char *s, const char *tail)
     return n >= t && !strcmp(s + n - t, tail);
 }
 
+struct related {
+    char pre[64], pre2[64];     /* discrepancy-N. and discrepancy-N- */
+    struct disc_ref *r;
+};
+
+/* The first reproducer and the first other trace file of discrepancy N go into r. */
+static int related_file(void *ctx, const char *nm)
+{
+    struct related *s = ctx;
+    if ((strncmp(nm, s->pre, strlen(s->pre)) && strncmp(nm, s->pre2, strlen(s->pre2))) ||
+        !strcmp(nm + strlen(s->pre), "txt"))
+        return 0;
+    char *slot = strstr(nm, "repro") || ends_with(nm, ".c") ? s->r->repro : s->r->trace;
+    if (!slot[0])
+        snprintf(slot, PATH_MAX, "%s", nm);
+    return 0;
+}
+
 /* Other files a triage step left beside discrepancy-N.txt: discrepancy-N.* and discrepancy-N-*. */
 static void related_files(const struct run_loc *loc, long k, struct disc_ref *r)
 {
-    char pre[64], pre2[64];
-    snprintf(pre, sizeof pre, "discrepancy-%ld.", k);
-    snprintf(pre2, sizeof pre2, "discrepancy-%ld-", k);
-    DIR *d = opendir(loc->dir);
-    struct dirent *de;
-    while (d && (de = readdir(d))) {
-        const char *nm = de->d_name;
-        if ((strncmp(nm, pre, strlen(pre)) && strncmp(nm, pre2, strlen(pre2))) ||
-            !strcmp(nm + strlen(pre), "txt"))
-            continue;
-        char *slot = strstr(nm, "repro") || ends_with(nm, ".c") ? r->repro : r->trace;
-        if (!slot[0])
-            snprintf(slot, PATH_MAX, "%s", nm);
-    }
-    if (d)
-        closedir(d);
+    struct related s = { .r = r };
+    snprintf(s.pre, sizeof s.pre, "discrepancy-%ld.", k);
+    snprintf(s.pre2, sizeof s.pre2, "discrepancy-%ld-", k);
+    tree_dir_names(loc->dir, related_file, &s);
 }
 
 static void show_files(FILE *f, const struct run_loc *loc, json_object *summary)

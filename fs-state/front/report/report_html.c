@@ -4,7 +4,7 @@
 #include "front/json_reader.h"
 #include "run_page.h"
 #include "swarm_page.h"
-#include <dirent.h>
+#include "tree/tree.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -69,18 +69,18 @@ static int write_atomically(const char *dir, enum dir_kind kind, json_object *su
 static int build_dir(const char *dir, char *err, size_t errlen);
 
 /* A swarm page links every VT's own report: make those that are missing first. */
-static void build_vt_reports(const char *dir)
+static int build_vt_report(void *dir, const char *name)
 {
     char vdir[PATH_MAX + 300], err[256];
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    while (d && (de = readdir(d))) {
-        snprintf(vdir, sizeof vdir, "%s/%s", dir, de->d_name);
-        if (strncmp(de->d_name, "vt-", 3) == 0 && !has_file(vdir, REPORT_HTML_FILE))
-            build_dir(vdir, err, sizeof err);
-    }
-    if (d)
-        closedir(d);
+    snprintf(vdir, sizeof vdir, "%s/%s", (const char *)dir, name);
+    if (strncmp(name, "vt-", 3) == 0 && !has_file(vdir, REPORT_HTML_FILE))
+        build_dir(vdir, err, sizeof err);
+    return 0;
+}
+
+static void build_vt_reports(const char *dir)
+{
+    tree_dir_names(dir, build_vt_report, (void *)dir);
 }
 
 int report_html_build(const char *dir, char *err, size_t errlen)

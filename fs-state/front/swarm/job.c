@@ -8,7 +8,7 @@
 #include "backend/backend.h"
 #include "front/cli/model.h"
 #include "front/cli/runopts.h"
-#include <dirent.h>
+#include "tree/tree.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -269,32 +269,41 @@ struct vt_proc {
     unsigned long long start, wrapper_start;
 };
 
+struct vt_list {
+    const char *dir;
+    struct vt_proc *v;
+    int n, max;
+};
+
+/* Adds the VT directory name (vt-*) with what its vt.json says; 1 (the listing stops) when full. */
+static int list_vt(void *ctx, const char *name)
+{
+    struct vt_list *l = ctx;
+    char path[PATH_MAX + 300];
+    json_object *json;
+    if (l->n >= l->max)
+        return 1;
+    if (strncmp(name, "vt-", 3))
+        return 0;
+    struct vt_proc *p = memset(&l->v[l->n++], 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%.60s", name);
+    snprintf(path, sizeof path, "%s/%s/vt.json", l->dir, name);
+    if ((json = rj_load(path))) {
+        rj_copy(json, "run_id", p->run_id, sizeof p->run_id);
+        p->pid = (pid_t)rj_num(json, "pid", 0);
+        p->start = (unsigned long long)rj_num(json, "pid_start", 0);
+        p->wrapper = (pid_t)rj_num(json, "wrapper_pid", 0);
+        p->wrapper_start = (unsigned long long)rj_num(json, "wrapper_start", 0);
+        json_object_put(json);
+    }
+    return 0;
+}
+
 static int list_vts(const char *dir, struct vt_proc *v, int max)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    while (d && n < max && (e = readdir(d))) {
-        char path[PATH_MAX + 300];
-        json_object *json;
-        if (strncmp(e->d_name, "vt-", 3))
-            continue;
-        memset(&v[n], 0, sizeof v[n]);
-        snprintf(v[n].name, sizeof v[n].name, "%.60s", e->d_name);
-        snprintf(path, sizeof path, "%s/%s/vt.json", dir, e->d_name);
-        if ((json = rj_load(path))) {
-            rj_copy(json, "run_id", v[n].run_id, sizeof v[n].run_id);
-            v[n].pid = (pid_t)rj_num(json, "pid", 0);
-            v[n].start = (unsigned long long)rj_num(json, "pid_start", 0);
-            v[n].wrapper = (pid_t)rj_num(json, "wrapper_pid", 0);
-            v[n].wrapper_start = (unsigned long long)rj_num(json, "wrapper_start", 0);
-            json_object_put(json);
-        }
-        n++;
-    }
-    if (d)
-        closedir(d);
-    return n;
+    struct vt_list l = { dir, v, 0, max };
+    tree_dir_names(dir, list_vt, &l);
+    return l.n;
 }
 
 /* The wrapper too: it writes the VT's final vt.json after metis run has ended. */
@@ -350,23 +359,23 @@ static int ship(const char *dir, const struct vt_proc *v, int n)
     return pid < 0 ? -1 : spawn_wait(pid);
 }
 
+/* The staged config: all VTs of every host sharing this machine have ended. */
+static int remove_staged_file(void *top, const char *name)
+{
+    char path[PATH_MAX + 300];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", (const char *)top, name);
+    if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        unlink(path);
+    return 0;
+}
+
 static void remove_stage(const char *id, const char *dir)
 {
     char top[PATH_MAX];
     snprintf(top, sizeof top, SWARM_TMP "/metis-swarm-%s", id);
     swarm_rm_rf(dir);
-    DIR *d = opendir(top);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        char path[PATH_MAX + 300];
-        struct stat sb;
-        snprintf(path, sizeof path, "%s/%s", top, e->d_name);
-        /* The staged config: all VTs of every host sharing this machine have ended. */
-        if (lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-            unlink(path);
-    }
-    if (d)
-        closedir(d);
+    tree_dir_names(top, remove_staged_file, top);
     rmdir(top);
 }
 
