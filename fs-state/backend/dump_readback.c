@@ -74,22 +74,25 @@ static int dump_digest(struct dumpback *d, struct backend *b, const struct tree_
     return n;
 }
 
+struct listing_job {
+    struct dumpback *d;
+    struct backend *b;
+    const struct tree_opts *o;
+    int walk;
+};
+
+static int list_by_walk_or_dump(void *ctx, FILE *f)
+{
+    struct listing_job *j = ctx;
+    unsigned char dg[TREE_MAX_DIGEST];
+    return j->walk ? bk_walk(j->b, j->o, dg, f, NULL) : dump_digest(j->d, j->b, j->o, dg, f, NULL);
+}
+
 static char *listing_of(struct dumpback *d, struct backend *b, const struct tree_opts *o,
                         int walk)
 {
-    unsigned char dg[TREE_MAX_DIGEST];
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
-    int rc = walk ? bk_walk(b, o, dg, f, NULL) : dump_digest(d, b, o, dg, f, NULL);
-    fclose(f);
-    if (rc < 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
+    struct listing_job j = { d, b, o, walk };
+    return tree_listing_text(list_by_walk_or_dump, &j);
 }
 
 /* The daemon's state and what the kernel shows of it must agree; if they do not, restores

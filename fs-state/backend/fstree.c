@@ -648,21 +648,22 @@ int ft_same_links(const struct ft_tree *a, const struct ft_tree *b)
     return 1;
 }
 
+struct listing_job {
+    struct ft_store *st;
+    const struct ft_tree *t;
+};
+
+static int list_recorded(void *ctx, FILE *f)
+{
+    struct listing_job *j = ctx;
+    unsigned char d[TREE_MAX_DIGEST];
+    return ft_digest(j->st, j->t, NULL, d, f);
+}
+
 static char *listing_of(struct ft_store *st, const struct ft_tree *t)
 {
-    unsigned char d[TREE_MAX_DIGEST];
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
-    int rc = ft_digest(st, t, NULL, d, f);
-    fclose(f);
-    if (rc < 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
+    struct listing_job j = { st, t };
+    return tree_listing_text(list_recorded, &j);
 }
 
 /* The first path whose hard-link group differs, when the listings agree. */

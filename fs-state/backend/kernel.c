@@ -4,7 +4,6 @@
 #include "imgstore.h"
 #include "engine/fsinfo.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/loop.h>

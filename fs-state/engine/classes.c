@@ -19,27 +19,30 @@ static void kinds_text(unsigned d, char *buf, size_t len)
         snprintf(buf, len, "none");
 }
 
-char *classes_read_listing(struct fsgroup *g, int i)
+struct listing_job {
+    struct fsgroup *g;
+    int i;
+};
+
+/* fs i read back between a begin and an end, as the step reads it. */
+static int list_mounted(void *ctx, FILE *f)
 {
-    struct backend *b = g->be[i];
+    struct listing_job *j = ctx;
+    struct backend *b = j->g->be[j->i];
     unsigned char digest[TREE_MAX_DIGEST];
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
     int rc = b->ops->begin(b);
     if (rc == 0) {
-        rc = backend_read_back(b, &g->abs[i], digest, f, NULL) < 0 ? -1 : 0;
+        rc = backend_read_back(b, &j->g->abs[j->i], digest, f, NULL) < 0 ? -1 : 0;
         if (b->ops->end(b) < 0)
             rc = -1;
     }
-    fclose(f);
-    if (rc < 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
+    return rc;
+}
+
+char *classes_read_listing(struct fsgroup *g, int i)
+{
+    struct listing_job j = { g, i };
+    return tree_listing_text(list_mounted, &j);
 }
 
 /* The first difference between the reference's tree and fs i's. */

@@ -322,3 +322,18 @@ int tree_digest(int rootfd, const struct tree_opts *o, unsigned char *out, FILE 
     }
     return tree_digest_end(out, listing, index);
 }
+
+char *tree_listing_text(tree_list_fn *list, void *ctx)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    int rc = list(ctx, f);
+    if (fclose(f) != 0 || rc < 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}

@@ -49,4 +49,9 @@ int tree_digest_end(unsigned char *out, FILE *listing, struct tree_index *index)
 int tree_digest_entry_line(const struct tree_entry *e, char **line);
 int tree_digest_add_line(const char *path, const char *line, size_t len);
 
+/* The listing a digest writes, as text: list(ctx, listing) digests a tree with the listing
+ * going to a memory stream, and returns < 0 on failure. The text (malloc'd), or NULL. */
+typedef int tree_list_fn(void *ctx, FILE *listing);
+char *tree_listing_text(tree_list_fn *list, void *ctx);
+
 #endif

@@ -5,7 +5,6 @@
 #include "front/cli/summary_classes.h"
 #include "front/cli/model.h"
 #include "front/cli/runopts.h"
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
