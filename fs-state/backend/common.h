@@ -101,5 +101,8 @@ int bk_loop_attach(int fd, const char *file);
 int bk_loop_detach(int nr);
 /* Detaches every loop device whose backing file name starts with prefix. */
 void bk_loop_sweep(const char *prefix);
+/* The loop number of the /sys/block entry name and its backing file (newline cut) in file, or
+ * -1 when name is not an attached loop device. */
+int bk_loop_backing_file(const char *name, char *file, size_t len);
 
 #endif

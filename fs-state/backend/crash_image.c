@@ -1,6 +1,7 @@
 /* Crash copies of a kernel fs's device: an instant's copy of its image, recovered on a second loop device, checked by the format's checker. */
 #include "crash_image.h"
 #include "common.h"
+#include "lib/helpers.h"
 #include "engine/fsinfo.h"
 #include "tree/tree.h"
 
@@ -41,17 +42,10 @@ struct loop_search {
 static int loop_backs_image(void *ctx, const char *name)
 {
     struct loop_search *s = ctx;
-    char path[512], file[4096];
-    int nr;
-    if (sscanf(name, "loop%d", &nr) != 1)
-        return 0;
-    snprintf(path, sizeof path, "/sys/block/%s/loop/backing_file", name);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
-    if (fgets(file, sizeof file, f) && (file[strcspn(file, "\n")] = 0, strcmp(file, s->image) == 0))
+    char file[4096];
+    int nr = bk_loop_backing_file(name, file, sizeof file);
+    if (nr >= 0 && strcmp(file, s->image) == 0)
         s->found = nr;
-    fclose(f);
     return s->found >= 0;
 }
 
@@ -96,19 +90,6 @@ static int pread_all(int fd, unsigned char *buf, size_t len, off_t off)
             continue;
         if (n <= 0)
             return n == 0 ? (errno = EIO, -1) : -1;
-        buf += n, len -= (size_t)n, off += n;
-    }
-    return 0;
-}
-
-static int pwrite_all(int fd, const unsigned char *buf, size_t len, off_t off)
-{
-    while (len > 0) {
-        ssize_t n = pwrite(fd, buf, len, off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
         buf += n, len -= (size_t)n, off += n;
     }
     return 0;

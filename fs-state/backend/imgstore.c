@@ -1,5 +1,6 @@
 /* Image store: device images as chunked arrays of refcounted, content-deduplicated blocks. */
 #include "imgstore.h"
+#include "lib/helpers.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -282,21 +283,6 @@ static int open_image(struct imgstore *s, int fd)
     return -1;
 }
 
-static int write_all(int fd, const unsigned char *buf, size_t len, off_t off)
-{
-    while (len > 0) {
-        ssize_t n = pwrite(fd, buf, len, off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        buf += n;
-        len -= (size_t)n;
-        off += n;
-    }
-    return 0;
-}
-
 /* Block i of the buffer, reusing prev's block when its bytes are unchanged. */
 static struct block *save_block(struct imgstore *s, const struct block *prev, size_t i)
 {
@@ -412,7 +398,7 @@ static int write_block(struct imgstore *s, int fd, const struct block *b, size_t
     if (b == s->zero && len == s->bsize &&
         fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)len) == 0)
         return 0;
-    return write_all(fd, b->data, len, off);
+    return pwrite_all(fd, b->data, len, off);
 }
 
 /* Restore when cur is exact: chunk and block pointers tell what differs, no reads needed. */
@@ -497,7 +483,7 @@ int imgstore_write_file(struct imgstore *s, uint64_t id, const char *path)
         return -1;
     for (size_t i = 0; i < s->nblocks; i++) {
         const struct block *b = img->chunk[i / CHUNK_BLOCKS]->blk[i % CHUNK_BLOCKS];
-        if (write_all(fd, b->data, block_len(s, i), (off_t)(i * s->bsize)) < 0) {
+        if (pwrite_all(fd, b->data, block_len(s, i), (off_t)(i * s->bsize)) < 0) {
             int e = errno;
             close(fd);
             errno = e;

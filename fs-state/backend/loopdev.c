@@ -86,20 +86,30 @@ int bk_loop_detach(int nr)
     return rc;
 }
 
-/* Detaches the /sys/block entry name when it is a loop device backed by a file under prefix. */
-static int loop_sweep_one(void *prefix, const char *name)
+int bk_loop_backing_file(const char *name, char *file, size_t len)
 {
-    char path[512], file[4096];
+    char path[512];
     int nr;
     if (sscanf(name, "loop%d", &nr) != 1)
-        return 0;
+        return -1;
     snprintf(path, sizeof path, "/sys/block/%s/loop/backing_file", name);
     FILE *f = fopen(path, "re");
     if (!f)
-        return 0;
-    int got = fgets(file, sizeof file, f) != NULL;
+        return -1;
+    int got = fgets(file, (int)len, f) != NULL;
     fclose(f);
-    if (got && strncmp(file, prefix, strlen(prefix)) == 0)
+    if (!got)
+        return -1;
+    file[strcspn(file, "\n")] = '\0';
+    return nr;
+}
+
+/* Detaches the /sys/block entry name when it is a loop device backed by a file under prefix. */
+static int loop_sweep_one(void *prefix, const char *name)
+{
+    char file[4096];
+    int nr = bk_loop_backing_file(name, file, sizeof file);
+    if (nr >= 0 && strncmp(file, prefix, strlen(prefix)) == 0)
         bk_loop_detach(nr);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int mkdir_p(const char *path)
 {
@@ -82,4 +83,20 @@ char *read_text_file(const char *path, size_t max)
     if (buf)
         buf[n] = '\0';
     return buf;
+}
+
+int pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+    const unsigned char *p = buf;
+    while (len > 0) {
+        ssize_t n = pwrite(fd, p, len, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+        off += n;
+    }
+    return 0;
 }
