@@ -13,7 +13,7 @@ under the rules' `check` folders. Lines of RULES, '#' starting a comment:
   PART... : ALLOWED...          files of PART may include headers of PART and of ALLOWED
 
 A PART (or ALLOWED) names files by path prefix: `fs-state/backend` is the folder and all below
-it, `fs-state/step` is step.c and step.h, `reffs/reffs_ioctl.h` one file, `fs-state/report/`
+it, `fs-state/engine/step` is step.c and step.h, `reffs/reffs_ioctl.h` one file, `fs-state/front/`
 the folder only (not a file of the same name beside it). `*` matches within
 one path component, `{a,b}` either name. A file matched by several rules may use what any of
 them allows; a file matched by none is an error. Exit status 1 on any finding, else 0.

@@ -11,7 +11,7 @@
 #include "engine/hints.h"
 #include "engine/step.h"
 
-/* Listing lines as abstract.c writes them: PATH TYPE MODE NLINK UID GID SIZE DATA XATTRS. */
+/* Listing lines as tree/line.c writes them: PATH TYPE MODE NLINK UID GID SIZE DATA XATTRS. */
 #define ROOT3 "/ d 0755 3 0 0 - - []\n"
 #define D0 "/d0 d 0755 2 0 0 - - []\n"
 #define F0 "/d0/f0 f 0644 1 0 0 5 aaaa []\n"

@@ -1,4 +1,4 @@
-/* Unit tests of the run's time-series writer (fs-state/report/sampler.c). */
+/* Unit tests of the run's time-series writer (fs-state/engine/sampler.c). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
