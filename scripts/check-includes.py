@@ -146,11 +146,12 @@ def main(argv):
     except (OSError, ValueError) as e:
         print("check-includes: %s" % e, file=sys.stderr)
         return 2
-    findings = []
-    for path in source_files(rules, root):
+    findings, files = [], list(source_files(rules, root))
+    for path in files:
         findings += check_file(rules, root, path)
     for line in findings:
         print(line)
+    print("check-includes: %d files, %d findings" % (len(files), len(findings)))
     return 1 if findings else 0
 
 
