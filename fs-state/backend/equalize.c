@@ -244,7 +244,7 @@ static void eq_minimum(struct eq *q)
 int equalize_backends(struct backend **be, int n, struct free_counts *fc,
                       struct free_counts *applied, uint64_t limit)
 {
-    struct eq q = { be, n, fc, applied, { 0, 0, 0 }, 0, limit, 0 };
+    struct eq q = { be, n, fc, applied, { 0 }, 0, limit, 0 };
     memset(applied, 0, (size_t)n * sizeof *applied);
     if (eq_pass(&q, 0) < 0 || n < 2)
         return n < 2 ? 0 : -1;
@@ -334,8 +334,64 @@ int equalize_fill(struct backend **be, int n, uint64_t bytes, uint64_t inodes,
     return 0;
 }
 
+/* chown before chmod: a chown may clear set-id bits the mode then restores. */
+static int set_root(int rootfd, mode_t mode, uid_t uid, gid_t gid)
+{
+    return fchown(rootfd, uid, gid) < 0 || fchmod(rootfd, mode & 07777) < 0 ? -1 : 0;
+}
+
+static int root_stat(struct backend *b, struct stat *st)
+{
+    if (b->ops->begin(b) < 0)
+        return -1;
+    int rc = fstat(b->rootfd, st);
+    if (rc < 0)
+        snprintf(b->err, sizeof b->err, "%s: reading the root's attributes: %s", b->cfg->name,
+                 strerror(errno));
+    return b->ops->end(b) < 0 || rc < 0 ? -1 : 0;
+}
+
+/* fs i's root made like ref; the difference told on stderr, as it is made before any step. */
+static int root_like(struct backend *b, const struct stat *ref, struct free_counts *applied)
+{
+    struct stat st;
+    if (b->ops->begin(b) < 0)
+        return -1;
+    int rc = fstat(b->rootfd, &st);
+    int differs = rc == 0 && ((st.st_mode & 07777) != (ref->st_mode & 07777) ||
+                              st.st_uid != ref->st_uid || st.st_gid != ref->st_gid);
+    if (differs && (rc = set_root(b->rootfd, ref->st_mode, ref->st_uid, ref->st_gid)) == 0) {
+        fprintf(stderr, "metis: %s: root set to the reference's: mode %04o -> %04o, owner "
+                "%u:%u -> %u:%u\n", b->cfg->name, (unsigned)(st.st_mode & 07777),
+                (unsigned)(ref->st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid,
+                (unsigned)ref->st_uid, (unsigned)ref->st_gid);
+        applied->root_set = 1;
+        applied->root_mode = ref->st_mode & 07777;
+        applied->root_uid = ref->st_uid;
+        applied->root_gid = ref->st_gid;
+    }
+    if (rc < 0)
+        snprintf(b->err, sizeof b->err, "%s: setting the root's attributes: %s", b->cfg->name,
+                 strerror(errno));
+    return b->ops->end(b) < 0 || rc < 0 ? -1 : 0;
+}
+
+int equalize_root(struct backend **be, int n, struct free_counts *applied)
+{
+    struct stat ref;
+    if (n < 2 || root_stat(be[0], &ref) < 0)
+        return n < 2 ? 0 : -1;
+    for (int i = 1; i < n; i++)
+        if (root_like(be[i], &ref, &applied[i]) < 0)
+            return -1;
+    return 0;
+}
+
 int equalize_replay(int rootfd, const struct free_counts *applied)
 {
+    if (applied->root_set &&
+        set_root(rootfd, applied->root_mode, applied->root_uid, applied->root_gid) < 0)
+        return -1;
     if (equalize_inodes(rootfd, applied->inodes) < 0 && errno != E2BIG)
         return -1;
     if (equalize_space(rootfd, applied->bytes, NULL) < 0)

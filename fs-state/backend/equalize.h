@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define FILLER_DIR ".metis-filler"
 
@@ -12,6 +13,10 @@ struct free_counts {
     uint64_t inodes;
     uint64_t bytes;
     uint64_t slack;     /* applied only: bytes of the filler's xattr (equalize_fill) */
+    int root_set;       /* applied only: the root's mode and owner were set (equalize_root) */
+    mode_t root_mode;
+    uid_t root_uid;
+    gid_t root_gid;
 };
 
 struct backend;
@@ -33,7 +38,11 @@ int equalize_backends(struct backend **be, int n, struct free_counts *fc,
  * applied as above. */
 int equalize_fill(struct backend **be, int n, uint64_t bytes, uint64_t inodes,
                   struct free_counts *fc, struct free_counts *applied);
-/* Makes the same fillers again on a freshly mounted fs that keeps no image (restore by replay).
+/* Gives the root of every backend (set up, unmounted) the mode, owner and group of be[0]'s, the
+ * reference's, and says so on stderr; applied[i] records what fs i got. -1 with the message in
+ * the failing b->err. */
+int equalize_root(struct backend **be, int n, struct free_counts *applied);
+/* Makes the same fillers and root attributes again on a freshly mounted fs that keeps no image (restore by replay).
  * 0 or -1 with errno. */
 int equalize_replay(int rootfd, const struct free_counts *applied);
 /* Makes the filler directory and its space file, and extra_inodes empty fillers: 0, or -1 with

@@ -82,7 +82,8 @@ static void write_timing_json(const struct engine *e, FILE *f)
     fputs("}", f);
 }
 
-/* How each backend restored states (its stats hook), and what equalization filled and left. */
+/* How each backend restored states (its stats hook), what equalization filled and left, and
+ * whether its root was given the reference's mode and owner. */
 static void write_backends_json(const struct engine *e, FILE *f)
 {
     const struct free_counts *fc = e->g.free_after, *got = e->g.fillers;
@@ -100,6 +101,7 @@ static void write_backends_json(const struct engine *e, FILE *f)
                 (unsigned long long)got[i].bytes, (unsigned long long)got[i].inodes,
                 (unsigned long long)(fc[i].bytes - min_b),
                 (unsigned long long)(fc[i].inodes == UINT64_MAX ? 0 : fc[i].inodes - min_i));
+        fprintf(f, ",\"root_equalized\":%s", got[i].root_set ? "true" : "false");
         if (b && b->ops->stats) {
             fputs(",", f);
             b->ops->stats(b, f);

@@ -244,14 +244,16 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
     for (int i = 0; i < g->nfs; i++)
         if (g->crash[i] && crash_setup(g->crash[i]) < 0)
             return gerr(g, "%s", g->be[i]->err);
-    /* Free space equal on every fs, so ENOSPC falls at the same operation on each. */
+    /* Free space equal on every fs, so ENOSPC falls at the same operation on each; the roots
+     * alike, since a passthrough target's root is a backing directory made by someone else. */
     if (equalize_backends(g->be, g->nfs, g->free_after, g->fillers,
-                          g->cfg->run.equalize_limit) == 0 && fill_varied(g) == 0)
+                          g->cfg->run.equalize_limit) == 0 && fill_varied(g) == 0 &&
+        equalize_root(g->be, g->nfs, g->fillers) == 0)
         return 0;
     for (int i = 0; i < g->nfs; i++)
         if (g->be[i]->err[0])
             return gerr(g, "%s", g->be[i]->err);
-    return gerr(g, "%s", "equalizing free space failed");
+    return gerr(g, "%s", "equalizing free space and roots failed");
 }
 
 /* ---- steps ---- */
