@@ -16,6 +16,7 @@
 #include <openssl/evp.h>
 #include "tree/digest.h"
 #include "config.h"
+#include "config_lines.h"
 #include "crash_modes.h"
 #include "lib/errnos.h"
 #include "lib/numbers.h"
@@ -393,9 +394,10 @@ struct parse_state {
     int err_line;               /* line of the first problem, 0 if none yet */
     bool failed;
     char msg[512];
-    FILE *f;
-    char *buf;
-    size_t cap;
+    struct config_lines in;
+    char *long_value;           /* a continued value too long for inih's line (see read_line) */
+    int *line_of;               /* line_of[k]: the file's line of inih's line k (joined lines) */
+    size_t nlines, lines_cap;
 };
 
 static void fail(struct parse_state *st, int line, const char *fmt, ...)
@@ -1193,29 +1195,72 @@ static void section_line(struct parse_state *st, const char *line)
 
 /* --------------------------------------------------------- inih callbacks */
 
+/* An indented line that reads as a key of the section starts that key instead of continuing
+ * the value above (config_lines.h). */
+static int names_a_key(void *ctx, const char *text)
+{
+    const struct parse_state *st = ctx;
+    char name[64];
+    size_t n = strcspn(text, "=");
+    while (n && isspace((unsigned char)text[n - 1]))
+        n--;
+    if (!text[strcspn(text, "=")] || n >= sizeof name || st->sec == SEC_NONE)
+        return 0;
+    snprintf(name, sizeof name, "%.*s", (int)n, text);
+    return find_key(st->sec, name) != NULL;
+}
+
+/* A continued "key = value" longer than inih's line: inih gets "key = \x01" and on_key the
+ * value kept here, cut as inih cuts values (an inline ";" comment, blanks at either end). */
+static void hand_long_value(struct parse_state *st, const char *text, char *str, int num)
+{
+    const char *eq = strchr(text, '=');
+    const char *v = eq + 1, *end;
+    while (isspace((unsigned char)*v))
+        v++;
+    for (end = v; *end && !(*end == ';' && end > v && isspace((unsigned char)end[-1])); end++)
+        ;
+    while (end > v && isspace((unsigned char)end[-1]))
+        end--;
+    free(st->long_value);
+    st->long_value = strndup(v, (size_t)(end - v));
+    if (!st->long_value || (int)(eq - text) + 5 > num)
+        fail(st, st->line, "out of memory or key too long");
+    snprintf(str, num, "%.*s= \x01\n", (int)(eq - text), text);
+}
+
+/* A physical line longer than inih's: named by its key, with the way to continue it. */
+static void line_too_long(struct parse_state *st, const char *text, int num)
+{
+    size_t n = strcspn(text, "= \t");
+    if (text[strcspn(text, "=")] && n > 0 && n < 64)
+        fail(st, st->line, "%.*s: line too long (at most %d characters): continue the value on "
+             "indented lines", (int)n, text, num - 2);
+    else
+        fail(st, st->line, "line too long (at most %d characters)", num - 2);
+}
+
 /*
  * Line reader for ini_parse_stream: counts lines (this libinih does not pass line numbers),
- * follows section headers (inih does not report a section without keys), and strips leading
- * blanks, since inih would take an indented line as the continuation of the previous value.
+ * follows section headers (inih does not report a section without keys), joins a value's
+ * indented continuation lines (config_lines.c), and hands inih no leading blanks, since inih
+ * would take an indented line as the continuation of the previous value.
  */
 static char *read_line(char *str, int num, void *stream)
 {
     struct parse_state *st = stream;
-    ssize_t n = getline(&st->buf, &st->cap, st->f);
-    if (n < 0)
+    int joined;
+    const char *s = config_lines_next(&st->in, names_a_key, st, &st->line, &joined);
+    if (!s || array_reserve(&st->line_of, &st->lines_cap, st->nlines + 2, sizeof *st->line_of))
         return NULL;
-    st->line++;
-    char *s = st->buf;
-    if (st->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
-        s += 3;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    if (strlen(s) + 1 > (size_t)num) {
-        fail(st, st->line, "line too long (at most %d characters)", num - 2);
+    st->line_of[++st->nlines] = st->line;
+    if (strlen(s) + 1 > (size_t)num && joined)
+        hand_long_value(st, s, str, num);
+    else if (strlen(s) + 1 > (size_t)num) {
+        line_too_long(st, s, num);
         snprintf(str, num, "\n");
-        return str;
-    }
-    snprintf(str, num, "%s", s);
+    } else
+        snprintf(str, num, "%s", s);
     if (*s == '[')
         section_line(st, s);
     return str;
@@ -1233,7 +1278,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
     else if (!k)
         unknown_key(st, name);
     else
-        key_given(st, k, value);
+        key_given(st, k, strcmp(value, "\x01") == 0 && st->long_value ? st->long_value : value);
     return !st->failed;
 }
 
@@ -1523,15 +1568,19 @@ int config_load(const char *path, struct metis_config *cfg, char *err, size_t er
     config_defaults(cfg);
     set_name(cfg, path);
     struct parse_state st = { .cfg = cfg, .path = path, .sec = SEC_NONE };
-    st.f = fopen(path, "r");
-    if (!st.f) {
+    st.in.f = fopen(path, "r");
+    if (!st.in.f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     int syntax = ini_parse_stream(read_line, &st, on_key, &st);
-    bool read_error = ferror(st.f);
-    fclose(st.f);
-    free(st.buf);
+    bool read_error = ferror(st.in.f);
+    fclose(st.in.f);
+    config_lines_free(&st.in);
+    free(st.long_value);
+    if (syntax > 0 && (size_t)syntax <= st.nlines)
+        syntax = st.line_of[syntax];        /* inih counts the lines it was handed */
+    free(st.line_of);
     if (read_error) {
         snprintf(err, errlen, "%s: cannot read: %s", path, strerror(EIO));
         return -1;

@@ -495,3 +495,29 @@ Test(metis_config, fuse_restore_equalize_limit_and_format_exclusions)
     cr_expect_str_eq(c.fs[0].readback, "dump");
     cr_expect_eq(c.fs[0].readback_check, 1);
 }
+
+/* A real mount command is longer than one INI line: its value goes on over indented lines,
+ * joined with one space; an indented key is still a key, a comment or blank line ends it. */
+Test(metis_config, value_continued_on_indented_lines)
+{
+    static struct metis_config c;
+    char err[512], text[2048], want[1024], part[80];
+    memset(part, 'o', 60);
+    part[60] = '\0';
+    snprintf(want, sizeof want, "fuse-overlayfs -o lowerdir=/l/%s -o upperdir=/u/%s "
+             "-o workdir=/w/%s -o allow_other {mnt}", part, part, part);
+    snprintf(text, sizeof text, "[fs r]\ntype = reffs\nsize = 64M\n[fs f]\ntype = fuse\n"
+             "mount_cmd = fuse-overlayfs -o lowerdir=/l/%s\n  -o upperdir=/u/%s\n"
+             "\t-o workdir=/w/%s   \n  -o allow_other {mnt}   ; the daemon\n"
+             "  restore = logical\n; a comment\n  unmount_cmd = umount\n  {mnt}\n\n"
+             "[pool]\n  dirs = 3\n", part, part, part);
+    cr_assert_gt(strlen(want), 200, "longer than one line of inih");
+    cr_assert_eq(cfgt_load(text, &c, err, sizeof err), 0, "%s", err);
+    cr_expect_str_eq(c.fs[1].mount_cmd, want);
+    cr_expect_str_eq(c.fs[1].restore, "logical", "an indented key starts a key of its own");
+    cr_expect_str_eq(c.fs[1].unmount_cmd, "umount {mnt}", "a short continued value");
+    cr_expect_eq(c.pool.dirs, 3);
+    snprintf(text, sizeof text, "[fs f]\ntype = fuse\nmount_cmd = x\n  y\nbogus = 1\n");
+    cr_assert_eq(cfgt_load(text, &c, err, sizeof err), -1);
+    cr_expect(strstr(err, "test.ini:5: "), "the line after a continued value counts: %s", err);
+}

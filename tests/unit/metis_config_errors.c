@@ -97,7 +97,8 @@ Test(metis_config_err, long_line)
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';
     snprintf(text, sizeof text, REF "reffs_opts = %s\n", big);
-    struct cfge_case c = { text, 3, "line too long (at most 198 characters)" };
+    struct cfge_case c = { text, 3, "reffs_opts: line too long (at most 198 characters): "
+                                    "continue the value on indented lines" };
     cfge_check(&c);
 }
 
