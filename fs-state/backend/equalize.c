@@ -207,16 +207,37 @@ static int eq_inodes(struct eq *q, int i)
     return rc;
 }
 
+/* A target that cannot hold a filler at all (a union of branches without the filler's, a
+ * directory it refuses) is left unequal: a warning, not the end of the run. */
+static int eq_give_up(struct eq *q, int i)
+{
+    fprintf(stderr, "metis: warning: fs %s: equalizing free space: cannot make a filler: %s; "
+            "left unequal, so ENOSPC may come at different points\n", q->be[i]->cfg->name,
+            strerror(errno));
+    q->applied[i].fill_failed = 1;
+    return 0;
+}
+
+static int eq_fill(struct eq *q, int i, int pass)
+{
+    if (q->applied[i].fill_failed)
+        return 0;
+    int rc = pass == 1 ? eq_inodes(q, i) : pass == 2 ? eq_space(q, i) : 0;
+    /* Best effort: a fill the fs cannot hold, or too many inodes to fill, leaves a difference
+     * that the summary reports; it is not a reason to give up the run. */
+    if (rc == 0 || errno == E2BIG || errno == ENOSPC || errno == EFBIG)
+        return 0;
+    return eq_give_up(q, i);
+}
+
 static int eq_pass(struct eq *q, int pass)
 {
     for (int i = 0; i < q->n; i++) {
         struct backend *b = q->be[i];
         if (b->ops->begin(b) < 0)
             return -1;
-        int rc = pass == 1 ? eq_inodes(q, i) : pass == 2 ? eq_space(q, i) : 0;
-        /* Best effort: a fill the fs cannot hold, or too many inodes to fill, leaves a difference
-         * that the summary reports; it is not a reason to give up the run. */
-        if (rc == 0 || errno == E2BIG || errno == ENOSPC || errno == EFBIG)
+        int rc = eq_fill(q, i, pass);
+        if (rc == 0)
             rc = free_counts(b->rootfd, &q->fc[i]);
         if (rc < 0)
             snprintf(b->err, sizeof b->err, "%s: equalizing free space: %s", b->cfg->name,
@@ -392,6 +413,8 @@ int equalize_replay(int rootfd, const struct free_counts *applied)
     if (applied->root_set &&
         set_root(rootfd, applied->root_mode, applied->root_uid, applied->root_gid) < 0)
         return -1;
+    if (applied->fill_failed)
+        return 0;
     if (equalize_inodes(rootfd, applied->inodes) < 0 && errno != E2BIG)
         return -1;
     if (equalize_space(rootfd, applied->bytes, NULL) < 0)

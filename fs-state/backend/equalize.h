@@ -13,6 +13,7 @@ struct free_counts {
     uint64_t inodes;
     uint64_t bytes;
     uint64_t slack;     /* applied only: bytes of the filler's xattr (equalize_fill) */
+    int fill_failed;    /* applied only: a filler could not be made, so the fs was left as is */
     int root_set;       /* applied only: the root's mode and owner were set (equalize_root) */
     mode_t root_mode;
     uid_t root_uid;
