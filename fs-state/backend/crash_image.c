@@ -82,19 +82,6 @@ static int io_count(int nr, struct io_count *c)
 
 /* ---- reading and writing the copy ---- */
 
-static int pread_all(int fd, unsigned char *buf, size_t len, off_t off)
-{
-    while (len > 0) {
-        ssize_t n = pread(fd, buf, len, off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n == 0 ? (errno = EIO, -1) : -1;
-        buf += n, len -= (size_t)n, off += n;
-    }
-    return 0;
-}
-
 /* Reads the image's data regions into buf; its holes (never written) are only marked, so a
  * large sparse image costs what its data costs. */
 static int read_image(struct crash_image *c)

@@ -324,6 +324,8 @@ static int fill_space(int rootfd, uint64_t free, uint64_t left, struct free_coun
 static int fill_one(struct backend *b, uint64_t bytes, uint64_t inodes, struct free_counts *fc,
                     struct free_counts *applied)
 {
+    if (applied->fill_failed)       /* it refused the filler at set-up (eq_give_up) */
+        return 0;
     if (b->ops->begin(b) < 0)
         return -1;
     int rc = equalize_inodes(b->rootfd, 0);

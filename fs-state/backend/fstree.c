@@ -44,13 +44,7 @@ int ft_store_init(struct ft_store *st, const char *hash, const char *exclude, un
     snprintf(st->exclude, sizeof st->exclude, "%s", exclude);
     st->opts = (struct tree_opts){ st->hash, st->exclude, ignore, 0 };   /* no mtimes: a restore cannot set them back */
     st->s = calloc(1, sizeof *st->s);
-    if (!st->s)
-        return -1;
-    /* Never NULL, even for entries without any: the abstraction sorts and copies them. */
-    if (array_reserve(&st->s->ax, &st->s->axcap, 1, sizeof *st->s->ax) < 0 ||
-        array_reserve(&st->s->aext, &st->s->aextcap, 1, sizeof *st->s->aext) < 0)
-        return -1;
-    return 0;
+    return st->s ? 0 : -1;
 }
 
 void ft_store_free(struct ft_store *st)
@@ -608,7 +602,7 @@ static int add_to_digest(struct ft_store *st, struct ft_entry *e, long adj, int 
     return tree_digest_add_line(e->path, e->line, e->line_len);
 }
 
-static int same_opts(const struct tree_opts *a, const struct tree_opts *b)
+int ft_same_opts(const struct tree_opts *a, const struct tree_opts *b)
 {
     return strcmp(a->hash ? a->hash : "md5", b->hash) == 0 &&
            strcmp(a->exclude ? a->exclude : "", b->exclude) == 0 && a->ignore == b->ignore;
@@ -617,7 +611,7 @@ static int same_opts(const struct tree_opts *a, const struct tree_opts *b)
 int ft_digest(struct ft_store *st, const struct ft_tree *t, const struct tree_opts *o,
               unsigned char *out, FILE *listing)
 {
-    int cache = !o || same_opts(o, &st->opts);
+    int cache = !o || ft_same_opts(o, &st->opts);
     int rc = tree_digest_begin(o ? o : &st->opts);
     for (size_t i = 0; rc == 0 && i < t->n; i++)
         rc = add_to_digest(st, t->ents[i],

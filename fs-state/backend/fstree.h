@@ -9,7 +9,7 @@
 #include <uthash.h>
 #include "tree/digest.h"
 
-#define FT_BLOCK 4096
+#define FT_BLOCK TREE_BLOCK        /* extents a digest takes are aligned to it */
 
 /* 4096 bytes of file data (zero-padded past EOF), stored once however many files and states
  * hold them; pointer equality means equal bytes. */
@@ -82,6 +82,8 @@ void ft_store_free(struct ft_store *st);
 struct ft_tree *ft_record(struct ft_store *st, int rootfd, const struct ft_tree *prev);
 /* The digest of t with options o (NULL: the store's), the one tree_digest makes of the
  * same tree; its length or -1 with errno. listing, if not NULL, gets one line per entry. */
+/* 1 if a digest with options a is the one the store's (b) makes, which recorded trees cache. */
+int ft_same_opts(const struct tree_opts *a, const struct tree_opts *b);
 int ft_digest(struct ft_store *st, const struct ft_tree *t, const struct tree_opts *o,
               unsigned char *out, FILE *listing);
 /* t's entries into index (what the input driver draws paths from); 0, or -1 with errno. */

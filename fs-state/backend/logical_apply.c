@@ -1,5 +1,6 @@
 /* Logical restore: the difference of two recorded trees applied to a mount, so a restore costs what changed, not the search depth. */
 #include "logical_apply.h"
+#include "lib/helpers.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,16 +91,9 @@ static void make_plan(struct apply *ap)
 static int write_block(struct apply *ap, int fd, const struct ft_entry *e, size_t k, off_t *cur)
 {
     uint64_t off = e->blocks[k].idx * FT_BLOCK, left = (uint64_t)e->size - off;
-    size_t len = left < FT_BLOCK ? (size_t)left : FT_BLOCK, done = 0;
-    while (done < len) {
-        ssize_t w = pwrite(fd, e->blocks[k].blk->data + done, len - done, (off_t)(off + done));
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return fail(ap, "write", e->path);
-        }
-        done += (size_t)w;
-    }
+    size_t len = left < FT_BLOCK ? (size_t)left : FT_BLOCK;
+    if (pwrite_all(fd, e->blocks[k].blk->data, len, (off_t)off) < 0)
+        return fail(ap, "write", e->path);
     if ((off_t)(off + len) > *cur)
         *cur = (off_t)(off + len);
     return 0;

@@ -77,13 +77,6 @@ static int record(struct lrestore *lr, struct backend *b, int rootfd, const stru
     return 0;
 }
 
-/* The same options give the digest recorded with the tree; others are computed. */
-static int same_opts(const struct tree_opts *a, const struct tree_opts *b)
-{
-    return strcmp(a->hash ? a->hash : "md5", b->hash) == 0 &&
-           strcmp(a->exclude ? a->exclude : "", b->exclude) == 0 && a->ignore == b->ignore;
-}
-
 int lr_read_back(struct lrestore *lr, struct backend *b, const struct tree_opts *o,
                  unsigned char *out, FILE *listing, struct tree_index *index)
 {
@@ -91,7 +84,7 @@ int lr_read_back(struct lrestore *lr, struct backend *b, const struct tree_opts 
         return -1;
     if (index && ft_index(lr->last, index) < 0)
         return bk_err(b, "read-back", "indexing the tree: %s", strerror(errno));
-    if (!listing && same_opts(o, &lr->st.opts)) {
+    if (!listing && ft_same_opts(o, &lr->st.opts)) {
         memcpy(out, lr->last->digest, (size_t)lr->last->dlen);
         return lr->last->dlen;
     }

@@ -1,4 +1,4 @@
-/* RefFS tree dumps: parses reffs_dump's format (reffs/reffs.h) and feeds each entry to the abstraction. */
+/* RefFS tree dumps: parses reffs_dump's format (reffs/reffs.h) and feeds each entry to the tree model's digest. */
 #include "reffs_dump.h"
 #include "lib/buf.h"
 #include "reffs.h"

@@ -1200,11 +1200,12 @@ static void section_line(struct parse_state *st, const char *line)
 static int names_a_key(void *ctx, const char *text)
 {
     const struct parse_state *st = ctx;
-    char name[64];
-    size_t n = strcspn(text, "=");
+    const char *eq = strchr(text, '=');
+    size_t n = eq ? (size_t)(eq - text) : 0;
     while (n && isspace((unsigned char)text[n - 1]))
         n--;
-    if (!text[strcspn(text, "=")] || n >= sizeof name || st->sec == SEC_NONE)
+    char name[64];
+    if (!eq || n >= sizeof name || st->sec == SEC_NONE)
         return 0;
     snprintf(name, sizeof name, "%.*s", (int)n, text);
     return find_key(st->sec, name) != NULL;
@@ -1224,8 +1225,8 @@ static void hand_long_value(struct parse_state *st, const char *text, char *str,
         end--;
     free(st->long_value);
     st->long_value = strndup(v, (size_t)(end - v));
-    if (!st->long_value || (int)(eq - text) + 5 > num)
-        fail(st, st->line, "out of memory or key too long");
+    if (!st->long_value)
+        fail(st, st->line, "out of memory");
     snprintf(str, num, "%.*s= \x01\n", (int)(eq - text), text);
 }
 
@@ -1249,17 +1250,20 @@ static void line_too_long(struct parse_state *st, const char *text, int num)
 static char *read_line(char *str, int num, void *stream)
 {
     struct parse_state *st = stream;
-    int joined;
-    const char *s = config_lines_next(&st->in, names_a_key, st, &st->line, &joined);
-    if (!s || array_reserve(&st->line_of, &st->lines_cap, st->nlines + 2, sizeof *st->line_of))
+    const char *s = config_lines_next(&st->in, names_a_key, st, &st->line);
+    if (!s || array_reserve(&st->line_of, &st->lines_cap, st->nlines + 2, sizeof *st->line_of)) {
+        if (!feof(st->in.f) && !ferror(st->in.f))
+            fail(st, st->line, "out of memory");
         return NULL;
+    }
     st->line_of[++st->nlines] = st->line;
-    if (strlen(s) + 1 > (size_t)num && joined)
-        hand_long_value(st, s, str, num);
-    else if (strlen(s) + 1 > (size_t)num) {
+    /* Every physical line fits inih's; only a value joined from several may not. */
+    if (st->in.longest + 1 > (size_t)num) {
         line_too_long(st, s, num);
         snprintf(str, num, "\n");
-    } else
+    } else if (strlen(s) + 1 > (size_t)num)
+        hand_long_value(st, s, str, num);
+    else
         snprintf(str, num, "%s", s);
     if (*s == '[')
         section_line(st, s);
@@ -1279,6 +1283,8 @@ static int on_key(void *user, const char *section, const char *name, const char 
         unknown_key(st, name);
     else
         key_given(st, k, strcmp(value, "\x01") == 0 && st->long_value ? st->long_value : value);
+    free(st->long_value);
+    st->long_value = NULL;
     return !st->failed;
 }
 

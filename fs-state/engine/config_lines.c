@@ -39,6 +39,11 @@ static int continues(const char *raw, config_is_key_fn *is_key, void *ctx)
     return !is_key(ctx, s);
 }
 
+static int has_inline_comment(const char *s)
+{
+    return strstr(s, " ;") || strstr(s, "\t;");
+}
+
 /* Drops the line's end (newline, carriage return, trailing blanks) before a continuation. */
 static void cut_end(struct buf *b)
 {
@@ -47,12 +52,11 @@ static void cut_end(struct buf *b)
 }
 
 const char *config_lines_next(struct config_lines *r, config_is_key_fn *is_key, void *ctx,
-                              int *first, int *joined)
+                              int *first)
 {
     if (!read_raw(r))
         return NULL;
     *first = r->phys;
-    *joined = 0;
     const char *s = r->raw;
     if (r->phys == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
         s += 3;
@@ -61,15 +65,18 @@ const char *config_lines_next(struct config_lines *r, config_is_key_fn *is_key, 
     if (buf_add(&r->line, s, strlen(s) + 1))
         return NULL;
     r->line.len--;
-    while (is_key_line(r->line.p) && read_raw(r)) {
+    r->longest = r->line.len;
+    while (is_key_line(r->line.p) && !has_inline_comment(r->line.p) && read_raw(r)) {
         if (!continues(r->raw, is_key, ctx)) {
             r->held = 1;
             break;
         }
         cut_end(&r->line);
-        if (buf_printf(&r->line, " %s", skip_blanks(r->raw)))
+        const char *more = skip_blanks(r->raw);
+        if (strlen(more) > r->longest)
+            r->longest = strlen(more);
+        if (buf_printf(&r->line, " %s", more))
             return NULL;
-        ++*joined;
     }
     return r->line.p;
 }

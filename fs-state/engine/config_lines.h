@@ -12,6 +12,7 @@ struct config_lines {
     size_t rawcap;
     int held;                   /* raw holds a line read ahead, not yet handed out */
     struct buf line;            /* the logical line handed out last */
+    size_t longest;             /* its longest physical line, blanks before it left out */
 };
 
 /* 1 if the stripped line text reads as "NAME = ..." with NAME a key of the current section: such
@@ -20,11 +21,12 @@ typedef int config_is_key_fn(void *ctx, const char *text);
 
 /* The next logical line, leading blanks and a first line's UTF-8 BOM gone, the newline kept:
  * one physical line, or a key's line with every indented line after it that is not blank, not a
- * comment, not a section and not a key (is_key) appended with one space between. *first gets its
- * first physical line's number, *joined how many lines were appended. NULL at the end of the
- * file or on a read error (ferror tells), or with errno ENOMEM. */
+ * comment, not a section and not a key (is_key) appended with one space between. A line with an
+ * inline comment (" ;") ends the value: what came after it would vanish with the comment.
+ * *first gets its first physical line's number. NULL at the end of the file or on a read error
+ * (ferror tells), or with errno ENOMEM. */
 const char *config_lines_next(struct config_lines *r, config_is_key_fn *is_key, void *ctx,
-                              int *first, int *joined);
+                              int *first);
 void config_lines_free(struct config_lines *r);
 
 #endif

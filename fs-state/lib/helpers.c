@@ -72,17 +72,45 @@ int strv_push(char ***v, int *n, int *cap, const char *s)
     return 0;
 }
 
+/* Grows with what the file holds: max is a bound (a summary.json may be allowed 64 MiB),
+ * not what is allocated. */
 char *read_text_file(const char *path, size_t max)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;
-    char *buf = malloc(max + 1);
-    size_t n = buf ? fread(buf, 1, max, f) : 0;
+    struct buf b = { 0 };
+    char chunk[8192];
+    size_t n = 1;
+    while (b.len < max && n > 0) {
+        size_t want = max - b.len < sizeof chunk ? max - b.len : sizeof chunk;
+        n = fread(chunk, 1, want, f);
+        if (buf_add(&b, chunk, n))
+            break;
+    }
+    int ok = !ferror(f) && buf_add(&b, "", 1) == 0;
     fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
+    if (!ok)
+        buf_free(&b);
+    return b.p;
+}
+
+int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+    unsigned char *p = buf;
+    while (len > 0) {
+        ssize_t n = pread(fd, p, len, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0)
+            errno = EIO;
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+        off += n;
+    }
+    return 0;
 }
 
 int pwrite_all(int fd, const void *buf, size_t len, off_t off)
@@ -92,6 +120,8 @@ int pwrite_all(int fd, const void *buf, size_t len, off_t off)
         ssize_t n = pwrite(fd, p, len, off);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n == 0)
+            errno = EIO;
         if (n <= 0)
             return -1;
         p += n;

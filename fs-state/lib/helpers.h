@@ -9,6 +9,9 @@ int mkdir_p(const char *path);                 /* like mkdir -p; 0 or -1 with er
 int copy_file(const char *from, const char *to);
 /* The first max bytes of a file, NUL-terminated (malloc'd); NULL if it cannot be read. */
 char *read_text_file(const char *path, size_t max);
+/* Reads all len bytes at off, again after EINTR or a short read; 0, or -1 with errno (EIO: the
+ * file ended first). */
+int pread_all(int fd, void *buf, size_t len, off_t off);
 /* Writes all len bytes at off, again after EINTR or a short write; 0, or -1 with errno. */
 int pwrite_all(int fd, const void *buf, size_t len, off_t off);
 /* s as the inside of a JSON string (quotes, backslashes and control characters escaped). */

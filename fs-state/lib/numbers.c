@@ -22,7 +22,7 @@ int parse_u64_any_base(const char *s, uint64_t *v)
     char *end;
     errno = 0;
     unsigned long long x = strtoull(s, &end, 0);
-    if (errno || end == s || *end || *s == '-')
+    if (errno || !isdigit((unsigned char)s[0]) || *end)
         return -1;
     *v = x;
     return 0;

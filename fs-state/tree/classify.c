@@ -32,7 +32,7 @@ static int cut_lines(const char *text, struct lines *l, struct state_diff *d)
     for (const char *p = text; *p;) {
         int n = (int)strcspn(p, "\n");
         struct tree_fields f;
-        if (n && tree_fields_split(p, &tree_listing_layout, &f) < 0)
+        if (n && tree_fields_split(p, &f) < 0)
             return refuse(p, n, d);
         if (n)
             l->v[l->n++] = p;
@@ -73,7 +73,7 @@ int classify_listings(const char *ref, const char *other, struct state_diff *d)
     if (rc == 0) {
         qsort(a.v, a.n, sizeof *a.v, cmp_path);
         qsort(b.v, b.n, sizeof *b.v, cmp_path);
-        d->nentries = tree_diff_listings(a.v, a.n, b.v, b.n, &tree_listing_layout, 0, note, d);
+        d->nentries = tree_diff_listings(a.v, a.n, b.v, b.n, 0, note, d);
     }
     free(a.v);
     free(b.v);

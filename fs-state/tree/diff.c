@@ -14,11 +14,6 @@ static const char *const td_names[TREE_DIFF_COUNT] = {
     "xattr-names", "xattr-value",
 };
 
-const struct tree_layout tree_listing_layout = {
-    ' ', { TREE_F_PATH, TREE_F_TYPE, TREE_F_MODE, TREE_F_NLINK, TREE_F_UID, TREE_F_GID,
-           TREE_F_SIZE, TREE_F_DATA, TREE_F_XATTRS },
-};
-
 const char *tree_diff_name(enum tree_diff k)
 {
     return k >= 0 && k < TREE_DIFF_COUNT ? td_names[k] : "?";
@@ -43,18 +38,18 @@ static size_t td_field_len(const char *p, char sep)
     return n;
 }
 
-int tree_fields_split(const char *line, const struct tree_layout *lay, struct tree_fields *e)
+int tree_fields_split(const char *line, struct tree_fields *e)
 {
     const char *p = line;
     int rc = 0;
     for (int k = 0; k < TREE_F_COUNT; k++) {
         int last = k == TREE_F_COUNT - 1;
-        size_t n = td_field_len(p, last ? 0 : lay->sep);
-        e->s[lay->order[k]] = p;
-        e->len[lay->order[k]] = (int)n;
-        if (n == 0 || (!last && p[n] != lay->sep))
+        size_t n = td_field_len(p, last ? 0 : ' ');
+        e->s[k] = p;
+        e->len[k] = (int)n;
+        if (n == 0 || (!last && p[n] != ' '))
             rc = -1;
-        p += n + (!last && p[n] == lay->sep);
+        p += n + (!last && p[n] == ' ');
     }
     return rc;
 }
@@ -103,8 +98,10 @@ static enum tree_diff td_xattr_kind(const struct tree_fields *a, const struct tr
     return strcmp(na, nb) ? TREE_DIFF_XATTR_NAMES : TREE_DIFF_XATTR_VALUE;
 }
 
-enum tree_diff tree_diff_entry(const struct tree_fields *a, const struct tree_fields *b,
-                               unsigned ignore)
+/* The most telling kind in which entry b differs from entry a (same path), leaving out the
+ * attributes ignore names (TREE_IGNORE_*); TREE_DIFF_NONE if none. */
+static enum tree_diff tree_diff_entry(const struct tree_fields *a, const struct tree_fields *b,
+                                      unsigned ignore)
 {
     int dir = td_first_char(a, TREE_F_TYPE) == 'd';
     if (!td_same(a, b, TREE_F_TYPE))
@@ -156,17 +153,16 @@ static int td_path_cmp(const struct tree_fields *a, const struct tree_fields *b)
 }
 
 int tree_diff_listings(const char *const *ref, size_t nref, const char *const *got, size_t ngot,
-                       const struct tree_layout *lay, unsigned ignore, tree_diff_fn *fn,
-                       void *ctx)
+                       unsigned ignore, tree_diff_fn *fn, void *ctx)
 {
     struct tree_fields a, b;
     enum tree_diff best = TREE_DIFF_NONE;
     int count = 0;
     for (size_t i = 0, j = 0; i < nref || j < ngot;) {
         if (i < nref)
-            tree_fields_split(ref[i], lay, &a);
+            tree_fields_split(ref[i], &a);
         if (j < ngot)
-            tree_fields_split(got[j], lay, &b);
+            tree_fields_split(got[j], &b);
         int c = i == nref ? 1 : j == ngot ? -1 : td_path_cmp(&a, &b);
         enum tree_diff k = c < 0 ? TREE_DIFF_MISSING : c > 0 ? TREE_DIFF_EXTRA
                                                              : tree_diff_entry(&a, &b, ignore);

@@ -23,14 +23,6 @@ const char *tree_diff_name(enum tree_diff k);
 /* The kind called name, or -1. */
 int tree_diff_by_name(const char *name);
 
-/* Where each field sits in a listing's lines: the byte between fields and the field at each
- * position. The path comes first; the last field runs to the end of the line. */
-struct tree_layout {
-    char sep;
-    enum tree_field order[TREE_F_COUNT];
-};
-/* tree.h's listing format. */
-extern const struct tree_layout tree_listing_layout;
 
 /* One listing line cut into fields; each points into the line, which is not copied. A line ends
  * at '\n' or '\0'. With compare_mtime the m= field takes DATA's place and DATA joins XATTRS:
@@ -42,12 +34,7 @@ struct tree_fields {
 
 /* Cuts line into e. Returns 0, or -1 when a field is empty or missing (missing ones are then
  * empty, so a caller may still compare what there is). */
-int tree_fields_split(const char *line, const struct tree_layout *lay, struct tree_fields *e);
-
-/* The most telling kind in which entry got differs from entry ref (same path), leaving out the
- * attributes ignore names (TREE_IGNORE_*); TREE_DIFF_NONE if none. */
-enum tree_diff tree_diff_entry(const struct tree_fields *ref, const struct tree_fields *got,
-                               unsigned ignore);
+int tree_fields_split(const char *line, struct tree_fields *e);
 
 /* The attribute of kind k of e as messages show it: the owner as "uid:gid", xattr names without
  * their values for xattr-names, a content digest or target cut to data_chars, any other field to
@@ -63,7 +50,6 @@ typedef void tree_diff_fn(void *ctx, enum tree_diff k, const struct tree_fields 
 /* Compares two listings sorted by path (lines as tree_fields_split takes them) and calls fn for
  * every entry that differs; returns how many do. */
 int tree_diff_listings(const char *const *ref, size_t nref, const char *const *got, size_t ngot,
-                       const struct tree_layout *lay, unsigned ignore, tree_diff_fn *fn,
-                       void *ctx);
+                       unsigned ignore, tree_diff_fn *fn, void *ctx);
 
 #endif

@@ -14,7 +14,6 @@
 /* Libc only: this text (with buf.c, tree/walk.c and tree/line.c) is compiled into programs
  * that need nothing of Metis. */
 
-#define RT_LINE_MAX 65536
 #define RT_REPORT_MAX 20
 #define RT_VALUE_SHOWN 200      /* characters of a digest or target a message shows */
 
@@ -106,7 +105,7 @@ int rt_compare(const char *const *ref, size_t nref, const struct rt_tree *got, u
 {
     struct rt_report r = { 0, first, len };
     first[0] = '\0';
-    tree_diff_listings(ref, nref, (const char *const *)got->v, got->n, &tree_listing_layout, ignore,
+    tree_diff_listings(ref, nref, (const char *const *)got->v, got->n, ignore,
                        rt_note, &r);
     if (r.count > RT_REPORT_MAX)
         printf("tree: ... %d differing entries in all\n", r.count);

@@ -126,14 +126,15 @@ static int tree_visit(struct tree_walk *w, int dfd, const char *name, unsigned c
 {
     struct tree_entry e = { .path = w->path, .fd = -1 };
     char target[TREE_PATH_MAX];
-    if (dtype == DT_UNKNOWN) {
+    int statted = dtype == DT_UNKNOWN;  /* a file system that gives no type: stat once here */
+    if (statted) {
         if (fstatat(dfd, name, &e.st, AT_SYMLINK_NOFOLLOW))
             return -1;
         dtype = S_ISREG(e.st.st_mode) ? DT_REG : S_ISDIR(e.st.st_mode) ? DT_DIR : DT_LNK;
     }
     if (dtype == DT_REG || dtype == DT_DIR)
         return tree_visit_open(w, dfd, name, dtype == DT_DIR, plen);
-    if (fstatat(dfd, name, &e.st, AT_SYMLINK_NOFOLLOW))
+    if (!statted && fstatat(dfd, name, &e.st, AT_SYMLINK_NOFOLLOW))
         return -1;
     if (S_ISLNK(e.st.st_mode)) {
         ssize_t n = readlinkat(dfd, name, target, sizeof target);

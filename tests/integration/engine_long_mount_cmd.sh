@@ -2,7 +2,7 @@
 # A mount command longer than one INI line (300 characters) runs when its value goes on over
 # indented lines; the same command on one line is refused, naming the key and how to continue.
 . "$(dirname "$0")/../lib/common.sh"
-pad=$(printf 'p%.0s' $(seq 1 230))
+pad=$(printf 'p%.0s' $(seq 1 120))
 cat > "$T/long.ini" <<INI
 [run]
 ops = 200
@@ -12,6 +12,7 @@ size = 64M
 [fs other]
 type = fuse
 mount_cmd = test -n "$pad" &&
+    test -n "$pad" &&
     {bin}/reffs -o noopen,nosnapshots,capacity=64M {mnt}
     && test -d {mnt}   ; the daemon forks, so the command returns once it is mounted
 [pool]

@@ -521,3 +521,19 @@ Test(metis_config, value_continued_on_indented_lines)
     cr_assert_eq(cfgt_load(text, &c, err, sizeof err), -1);
     cr_expect(strstr(err, "test.ini:5: "), "the line after a continued value counts: %s", err);
 }
+
+/* An inline comment ends a continued value (what followed would vanish with it), and every
+ * physical line keeps inih's limit, continued or not. */
+Test(metis_config, continuation_ends_at_inline_comment_and_keeps_line_limit)
+{
+    static struct metis_config c;
+    char err[512], text[1024], big[240];
+    cr_assert_eq(cfgt_load("[fs f]\ntype = fuse\nmount_cmd = a ; note\n  b\n", &c, err,
+                           sizeof err), -1);
+    cr_expect(strstr(err, "test.ini:4: syntax error"), "b is not joined after a comment: %s", err);
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    snprintf(text, sizeof text, "[fs f]\ntype = fuse\nmount_cmd = %s\n  {mnt}\n", big);
+    cr_assert_eq(cfgt_load(text, &c, err, sizeof err), -1);
+    cr_expect(strstr(err, "test.ini:3: mount_cmd: line too long"), "%s", err);
+}

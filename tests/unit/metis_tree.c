@@ -169,6 +169,30 @@ Test(tree, a_walked_and_a_handed_over_entry_list_alike)
     tree_lister_free(&s.l);
 }
 
+/* Past TREE_SMALL_FILE a walk hashes per block and skips holes (SEEK_DATA): a sparse file
+ * handed over as its data extents must list the same. */
+Test(tree, a_sparse_file_past_the_small_size_lists_alike_walked_or_handed_over)
+{
+    struct tt_seen s;
+    char line[1024];
+    static unsigned char a[TREE_BLOCK], b[TREE_BLOCK];
+    memset(a, 'a', sizeof a);
+    memset(b, 'b', sizeof b);
+    uint64_t far = 2 * (uint64_t)TREE_SMALL_FILE;
+    int fd = open(tt_path("big"), O_WRONLY | O_CREAT, 0644);
+    cr_assert_eq(pwrite(fd, a, sizeof a, 0), (ssize_t)sizeof a);
+    cr_assert_eq(pwrite(fd, b, sizeof b, (off_t)far), (ssize_t)sizeof b);
+    close(fd);
+    tt_walk(&s);
+    struct tree_extent ext[] = { { 0, a, sizeof a }, { far, b, sizeof b } };
+    tt_handed_over(&s, "big", ext, 2, NULL, 0, line);
+    cr_assert_str_eq(line, s.line[tt_find(&s, "/big")]);
+    struct tree_extent other[] = { { 0, a, sizeof a }, { far, a, sizeof a } };
+    tt_handed_over(&s, "big", other, 2, NULL, 0, line);
+    cr_assert_str_neq(line, s.line[tt_find(&s, "/big")], "the far block's bytes count");
+    tree_lister_free(&s.l);
+}
+
 /* The names tree_dir_names handed over, and what the callback returns for each. */
 struct tt_names {
     char name[64][32];

@@ -27,13 +27,13 @@ static void parse_outcome(struct disc_file *d, const char *line)
 static int split_entry(char *line, struct disc_entry *e)
 {
     struct tree_fields f;
-    if (tree_fields_split(line, &tree_listing_layout, &f) < 0)
+    if (tree_fields_split(line, &f) < 0)
         return -1;
     for (int k = 0; k < TREE_F_COUNT; k++)
         line[f.s[k] - line + f.len[k]] = '\0';
     e->path = line;
     for (int k = 1; k < TREE_F_COUNT; k++)
-        e->field[k - 1] = f.s[tree_listing_layout.order[k]];
+        e->field[k - 1] = f.s[k];
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "html.h"
 #include "series.h"
 #include "svg.h"
+#include "lib/helpers.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,13 +242,10 @@ static void time_table(FILE *f, json_object *s)
 
 static void config_text(FILE *f, const char *dir)
 {
-    char path[PATH_MAX + 16], *buf = malloc(CONFIG_SHOWN_BYTES + 1);
+    char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/config.ini", dir);
-    FILE *c = buf ? fopen(path, "r") : NULL;
-    if (c) {
-        size_t n = fread(buf, 1, CONFIG_SHOWN_BYTES, c);
-        buf[n] = '\0';
-        fclose(c);
+    char *buf = read_text_file(path, CONFIG_SHOWN_BYTES);
+    if (buf) {
         fputs("<h2 id=\"config\">Config as run</h2>\n<details><summary>config.ini</summary><pre>", f);
         html_esc(f, buf);
         fputs("</pre></details>\n", f);
