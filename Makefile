@@ -3,6 +3,7 @@
 VERSION    := 0.2.0
 PREFIX     ?= /usr/local
 MANDIR     ?= $(PREFIX)/share/man
+CAMPAIGN_S ?= 600
 CC         ?= cc
 BUILD      := build
 BIN        := bin
@@ -31,6 +32,7 @@ endif
 export METIS_BIN := $(abspath $(BIN))
 export SANITIZE
 
+.PHONY: targets-deps campaign
 .PHONY: all deps run check check-symbols check-cycles check-includes unit integration bench install clean mutations
 all:
 
@@ -46,6 +48,15 @@ include tests/rules.mk
 
 deps:
 	@scripts/deps.sh
+
+# The FUSE file systems the target profiles test (configs/targets/); make run does not need them.
+targets-deps:
+	@scripts/deps.sh --targets
+
+# Every installed target profile for CAMPAIGN_S seconds (default 600), then FINDINGS.md.
+campaign: deps
+	@$(MAKE) --no-print-directory all
+	@CAMPAIGN_S=$(CAMPAIGN_S) scripts/campaign.sh $(PROFILES)
 
 run: deps
 	@$(MAKE) --no-print-directory all

@@ -29,7 +29,8 @@ const char *fs_type_list(void)
 /* Smallest devices the tools make here: mkfs.ext3 adds a journal from 2 MiB (ext3 cannot
  * mount without one), mkfs.ext4 drops its journal below that, mkfs.xfs needs the fstests
  * variables below 300 MiB, mkfs.btrfs needs -M below 109 MiB, mkfs.f2fs 1.15 refuses 50 MiB
- * and crashes below. */
+ * and crashes below; mkfs.ntfs (ntfs-3g 2022.10.3) refuses 1 MiB, mkfs.exfat (exfatprogs 1.2.0)
+ * refuses 2 MiB. The last two have no kernel driver here: they are images for FUSE targets. */
 static const struct fs_format formats[] = {
     { "ext2", 256 * KiB, "-q -F", "", "lost+found", "" },
     { "ext3", 2 * MiB, "-q -F", "", "lost+found", "" },
@@ -38,6 +39,8 @@ static const struct fs_format formats[] = {
     { "btrfs", 16 * MiB, "-q -f", "", "",
       "directories have st_nlink 1: set ignore = dir_nlink on every fs of the run" },
     { "f2fs", 52 * MiB, "-q -f", "", "", "" },
+    { "ntfs", 1100 * KiB, "-q -F -f", "", "", "" },
+    { "exfat", 3 * MiB, "", "", "", "" },
 };
 
 const struct fs_format *fs_format_of(const char *fstype)

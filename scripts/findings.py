@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Writes FINDINGS.md from a campaign's runs and the target profiles' verdict files (scripts/campaign.sh calls it)."""
+import json
+import os
+import re
+import sys
+
+VERDICTS = {"bug": "bug", "design": "documented design difference",
+            "false-positive": "Metis false positive"}
+
+
+def header(profile, key):
+    """The value of the profile's '; key: value' header line, or ''."""
+    with open(profile) as f:
+        for line in f:
+            m = re.match(r";\s*%s:\s*(.*)" % re.escape(key), line)
+            if m:
+                return m.group(1).strip()
+    return ""
+
+
+def read_known(path):
+    """{signature: {'note':..., 'link':...}} from a known-classes file (class:/note:/link: lines)."""
+    known, cur = {}, None
+    if not os.path.exists(path):
+        return known
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = re.match(r"(class|note|link):\s*(.*)", line)
+            if not m:
+                continue
+            key, val = m.group(1), m.group(2).strip()
+            if key == "class":
+                cur = known.setdefault(val, {"note": "", "link": ""})
+            elif cur is not None:
+                cur[key] = (cur[key] + " " + val).strip()
+    return known
+
+
+def verdict_of(note):
+    word = note.split(":", 1)[0].strip().lower() if ":" in note else ""
+    return VERDICTS.get(word), note.split(":", 1)[1].strip() if word in VERDICTS else note
+
+
+def read_file(path, default=""):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return default
+
+
+def class_rows(summary, known):
+    """Markdown rows for the run's classes, and how many lack a verdict."""
+    rows, missing = [], 0
+    for c in summary.get("classes", []):
+        entry = known.get(c["signature"])
+        verdict, text = verdict_of(entry["note"]) if entry else (None, "")
+        if not verdict:
+            missing += 1
+        link = " (%s)" % entry["link"] if entry and entry["link"] else ""
+        shrunk = "%s ops" % c["trace_ops"] if c.get("trace_ops") else "not shrunk"
+        rows.append("| `%s` | %d | %s | %s | %s%s |" % (
+            c["signature"], c.get("hits", 0), shrunk, verdict or "**NO VERDICT**",
+            text.replace("|", "\\|"), link))
+    return rows, missing
+
+
+def unseen_rows(summary, known):
+    seen = {c["signature"] for c in summary.get("classes", [])}
+    return ["| `%s` | 0 (not met this time) | | %s | %s%s |" % (
+        sig, verdict_of(e["note"])[0] or "**NO VERDICT**", verdict_of(e["note"])[1].replace("|", "\\|"),
+        " (%s)" % e["link"] if e["link"] else "") for sig, e in known.items() if sig not in seen]
+
+
+def target_section(out_dir, profile):
+    name = os.path.basename(profile)[:-4]
+    run = os.path.join(out_dir, name)
+    status = read_file(os.path.join(run, "campaign-status"), "not run")
+    lines = ["## %s" % name, ""]
+    pkg = header(profile, "package")
+    lines.append("- Target: %s %s; reference: %s" % (
+        pkg or name, read_file(os.path.join(run, "campaign-version"), "(version unknown)"),
+        header(profile, "reference") or "(see the profile)"))
+    lines.append("- Profile: `configs/targets/%s.ini`; verdicts: `configs/targets/%s.known`" % (name, name))
+    if status == "not installed":
+        return lines + ["- Not installed on the campaign machine: not run.", ""], 0
+    try:
+        with open(os.path.join(run, "summary.json")) as f:
+            summary = json.load(f)
+    except (OSError, ValueError):
+        return lines + ["- Run: %s, no summary.json (see %s)." % (status, run), ""], 1
+    lines.append("- Run: %s, %s s, %d operations, %.1f ops/s, %d searches, %d classes" % (
+        status, summary.get("seconds"), summary.get("ops", 0), summary.get("ops_per_s", 0.0),
+        summary.get("searches", 0), len(summary.get("classes", []))))
+    known = read_known(profile[:-4] + ".known")
+    rows, missing = class_rows(summary, known)
+    lines += ["", "| class | hits | shrunk trace | verdict | why |", "|---|---|---|---|---|"]
+    lines += rows + unseen_rows(summary, known) + [""]
+    return lines, missing + (0 if status in ("exit 0", "exit 1") else 1)
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit("usage: findings.py CAMPAIGN_DIR FINDINGS.md PROFILE...")
+    out_dir, dest, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
+    body, problems = [], 0
+    for p in profiles:
+        lines, n = target_section(out_dir, p)
+        body += lines
+        problems += n
+    head = ["# Findings on file systems nobody here wrote", "",
+            "Written by `make campaign` (scripts/campaign.sh) from the runs in `%s` and the verdicts "
+            "in `configs/targets/*.known`. A **bug** names its upstream fix or issue, or says "
+            "\"not found upstream\"; a **documented design difference** is declared in the profile "
+            "or kept as a known class; a **Metis false positive** was fixed in Metis." %
+            os.path.relpath(out_dir, os.path.dirname(os.path.abspath(dest))), ""]
+    with open(dest, "w") as f:
+        f.write("\n".join(head + body))
+    print("campaign: wrote %s (%d problem%s: classes without a verdict or runs that failed)" % (
+        dest, problems, "" if problems == 1 else "s"))
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
