@@ -476,7 +476,8 @@ static int fu_export(struct backend *b, uint64_t id, const char *dir, char *out,
     if (!p || !p->set_up)
         return bk_err(b, "export", "not set up");
     if (!p->has_image)
-        return bk_err(b, "export", "no image: this fs keeps its state in its daemon (set size)");
+        return bk_err(b, "export", p->dirs.n ? "no image: this fs keeps its state in its {dir} "
+                      "directories" : "no image: this fs keeps its state in its daemon (set size)");
     return bimage_export(b, &p->im, id, dir, out, outlen);
 }
 

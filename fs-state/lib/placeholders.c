@@ -6,7 +6,8 @@
 
 static int ph_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == ':';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == ':' || c == '-';
 }
 
 /* The next placeholder at or after s (tmpl is the template's start, to look behind):

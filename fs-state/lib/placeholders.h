@@ -5,8 +5,8 @@
 #include <stddef.h>
 
 /*
- * A placeholder is '{', one or more of [a-z0-9_:], '}', not preceded by '$' (so the shell's
- * ${VAR}, brace lists {a,b}, find's {} and function bodies { ...; } are left alone). The known
+ * A placeholder is '{', one or more of [A-Za-z0-9_:-], '}', not preceded by '$' (so the shell's
+ * ${VAR}, brace lists {a,b} and {1..3}, find's {} and function bodies { ...; } are left alone). The known
  * ones are {mnt}, {img}, {bin}, {dir} (the directory named "dir") and {dir:NAME} with NAME of
  * [a-z0-9_], at most PH_NAME_MAX - 1 characters.
  */
