@@ -8,7 +8,7 @@ need_tools bindfs fusermount3
 FAIL_LOG=$T/err
 
 # Every mount records what its directory held before the daemon started: nothing, each time.
-config() {  # RESTORE
+config() {  # RESTORE [COMMAND before the mount]
   cat <<INI
 [run]
 seed = 3
@@ -23,7 +23,7 @@ size = 256K
 type = fuse
 size = 256K
 restore = $1
-mount_cmd = echo mount >>$T/mounts; ls -A {dir} >>$T/seen; bindfs {dir} {mnt}
+mount_cmd = echo mount >>$T/mounts; ls -A {dir} >>$T/seen; ${2:-true}; bindfs {dir} {mnt}
 [pool]
 dirs = 2
 files = 3
@@ -36,9 +36,9 @@ falloc_len = uniform:10
 INI
 }
 
-# run RESTORE OUT: one run, exit 0 or 1 (1 here: bindfs refuses fallocate's modes)
+# run RESTORE OUT [COMMAND]: one run, exit 0 or 1 (1 here: bindfs refuses fallocate's modes)
 run() {
-  config "$1" >"$T/$1.ini"
+  config "$1" "${3:-}" >"$T/$1.ini"
   : >"$T/mounts"; : >"$T/seen"
   "$METIS_BIN/metis" run "$T/$1.ini" --out "$T/$2" 2>"$T/err"
   local rc=$?
@@ -58,8 +58,10 @@ assert b["bind"]["restore"] == "logical" and b["bind"]["logical_restores"] > 50,
 PY
 
 # restore = replay: every restore mounts afresh; a directory left as it was would hold the
-# previous mount's files (seen, and the replay would not reach its state: exit 3).
-run replay replay
+# previous mount's files (seen, and the replay would not reach its state: exit 3). Each fresh
+# directory is made 0777 here: its root is set to the reference's 0755 after each mount.
+run replay replay 'chmod 0777 {dir}'
+grep -q "bind: root set to the reference's: mode 0777 -> 0755" "$T/err" || fail "root not equalized"
 n=$(wc -l <"$T/mounts")
 [ "$n" -gt 50 ] || fail "restore = replay mounted $n times"
 [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["backends"]["bind"]["replays"])' \
@@ -79,6 +81,7 @@ grep -q 'shrink: [0-9]* -> [0-9]* operations' "$T/err" || fail "shrink did not s
 grep -q 'mktemp -d "$work/dir-dir' "$T/emit/run.sh" || fail "run.sh makes no directory of its own"
 "$T/emit/run.sh" >"$T/err" 2>&1
 rc=$?; [ $rc -eq 1 ] || fail "run.sh on bindfs: exit status $rc, want 1"
+grep -q '^repro: the defect shows: first difference: step ' "$T/err" || fail "run.sh: not a step's difference"
 "$T/emit/run.sh" ref >"$T/err" 2>&1
 rc=$?; [ $rc -eq 0 ] || fail "run.sh on the reference: exit status $rc, want 0"
 
