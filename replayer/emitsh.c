@@ -1,6 +1,7 @@
 /* emit-c's run.sh: makes a file system of the trace's config from scratch, runs the program on it, removes everything. */
 #include "emit.h"
 #include "emitc_crash.h"
+#include "lib/placeholders.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -131,19 +132,42 @@ static void emit_reffs(FILE *f, const struct emit *e, const struct fs_config *c)
     fprintf(f, "  repro; [ $rc = 0 ] || true\n");
 }
 
+/* {dir} and {dir:NAME}: a fresh directory of the work dir each, as the backend gives a fresh
+ * one on its tmpfs (mode 0755 like it); their sed expressions for the mount command in sed. */
+static void emit_dirs(FILE *f, const struct fs_config *c, char *sed, size_t len)
+{
+    struct ph_dirs d = { 0 };
+    char why[200];
+    size_t used = 0;
+    sed[0] = 0;
+    if (ph_scan(c->mount_cmd, &d, why, sizeof why) < 0 || d.n == 0)
+        return;
+    fprintf(f, "  # Its data lives in directories of its own, fresh and empty like Metis's.\n");
+    for (int i = 0; i < d.n; i++) {
+        const char *n = d.name[i];
+        fprintf(f, "  d_%s=$(mktemp -d \"$work/dir-%s.XXXXXX\") && chmod 0755 \"$d_%s\" || exit 2\n",
+                n, n, n);
+        used += (size_t)snprintf(sed + used, used < len ? len - used : 0, "; s|{dir:%s}|$d_%s|g%s",
+                                 n, n, strcmp(n, "dir") == 0 ? "; s|{dir}|$d_dir|g" : "");
+    }
+}
+
 static void emit_fuse(FILE *f, const struct emit *e, const struct fs_config *c)
 {
-    if (c->size) {
+    char dir_sed[PH_MAX_DIRS * 80];
+    emit_dirs(f, c, dir_sed, sizeof dir_sed);
+    if (c->size && !c->dir_backed) {
         fprintf(f, "  truncate -s %" PRIu64 " \"$img\" || exit 2\n", c->size);
         if (c->fstype[0])
             mkfs_line(f, c, c->size);
     }
-    fprintf(f, "  # The config's mount command, with {mnt}, {img} and {bin} (the Metis that wrote "
+    fprintf(f, "  # The config's mount command, with {mnt}, {img}, {dir} and {bin} (the Metis that wrote "
             "this, or $METIS_BIN) filled in.\n  bindir=${METIS_BIN:-");
     shq(f, e->bindir);
     fprintf(f, "}\n  cmd=");
     shq(f, c->mount_cmd);
-    fprintf(f, "\n  cmd=$(printf '%%s' \"$cmd\" | sed \"s|{mnt}|$mnt|g; s|{img}|$img|g; s|{bin}|$bindir|g\")\n");
+    fprintf(f, "\n  cmd=$(printf '%%s' \"$cmd\" | sed \"s|{mnt}|$mnt|g; s|{img}|$img|g; "
+            "s|{bin}|$bindir|g%s\")\n", dir_sed);
     fprintf(f, "  sh -c \"$cmd\" >\"$work/daemon.log\" 2>&1 &\n  pid=$!\n  wait_mounted\n");
     fprintf(f, "  repro\n");
 }

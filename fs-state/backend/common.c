@@ -1,4 +1,4 @@
-/* Helpers every backend type shares: error text, mount points and mount waits, the root fd, {mnt} substitution. */
+/* Helpers every backend type shares: error text, mount points and mount waits, the root fd, {mnt} substitution (lib/placeholders.h). */
 #include "backend.h"
 #include "common.h"
 #include <errno.h>
@@ -185,29 +185,37 @@ void bk_bin_dir(char *out, size_t outlen)
     }
 }
 
+struct subst_ctx {
+    const struct backend *b;
+    ph_lookup_fn more;
+    void *more_ctx;
+    char bin[PATH_MAX];
+};
+
+static const char *subst_lookup(void *ctx, const char *name)
+{
+    struct subst_ctx *c = ctx;
+    const char *v = c->more ? c->more(c->more_ctx, name) : NULL;
+    if (v)
+        return v;
+    if (strcmp(name, "mnt") == 0)
+        return c->b->mnt;
+    if (strcmp(name, "img") == 0)
+        return c->b->image;
+    return strcmp(name, "bin") == 0 ? c->bin : NULL;
+}
+
+int bk_subst_with(const struct backend *b, const char *tmpl, ph_lookup_fn more, void *ctx,
+                  char *out, size_t outlen)
+{
+    struct subst_ctx c = { .b = b, .more = more, .more_ctx = ctx };
+    bk_bin_dir(c.bin, sizeof c.bin);
+    return ph_expand(tmpl, subst_lookup, &c, out, outlen);
+}
+
 int bk_subst(const struct backend *b, const char *tmpl, char *out, size_t outlen)
 {
-    char bin[PATH_MAX];
-    size_t used = 0;
-    bk_bin_dir(bin, sizeof bin);
-    for (const char *p = tmpl; *p; ) {
-        const char *val = NULL;
-        size_t skip = 0;
-        if (strncmp(p, "{mnt}", 5) == 0)
-            val = b->mnt, skip = 5;
-        else if (strncmp(p, "{img}", 5) == 0)
-            val = b->image, skip = 5;
-        else if (strncmp(p, "{bin}", 5) == 0)
-            val = bin, skip = 5;
-        size_t len = val ? strlen(val) : 1;
-        if (used + len + 1 > outlen)
-            return -1;
-        memcpy(out + used, val ? val : p, len);
-        used += len;
-        p += val ? skip : 1;
-    }
-    out[used] = 0;
-    return 0;
+    return bk_subst_with(b, tmpl, NULL, NULL, out, outlen);
 }
 
 /* ---- root fd ---- */

@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "lib/spawner.h"
 #include "lib/helpers.h"
+#include "lib/placeholders.h"
 
 struct imgstore;
 
@@ -66,8 +67,11 @@ int bk_unmount(const char *path, double timeout);
  * stdout+stderr to logfd (or /dev/null if logfd < 0); its pid or -1 (spawner.h's spawn_start). */
 pid_t bk_spawn(char *const argv[], int logfd);
 
-/* Replaces {mnt}, {img} and {bin} in tmpl. -1 if the result does not fit. */
+/* Replaces {mnt}, {img} and {bin} in tmpl (lib/placeholders.h). -1 if the result does not fit. */
 int bk_subst(const struct backend *b, const char *tmpl, char *out, size_t outlen);
+/* The same, asking more(ctx, name) first (fuse.c's {dir} and {dir:NAME}). */
+int bk_subst_with(const struct backend *b, const char *tmpl, ph_lookup_fn more, void *ctx,
+                  char *out, size_t outlen);
 /* The directory of the running binary's sibling tools: $METIS_BIN, else dirname(/proc/self/exe). */
 void bk_bin_dir(char *out, size_t outlen);
 /* tree_digest of b->rootfd, a failure put in b->err: the digest length or -1. */

@@ -4,6 +4,7 @@
 #include "dump_readback.h"
 #include "imgstore.h"
 #include "logical_states.h"
+#include "scratch.h"
 #include "snapproto.h"
 #include "tree/tree.h"
 
@@ -25,6 +26,9 @@
  *   logical   saved states are recorded trees, restore applies the difference (logical_states.h);
  *   replay    remount it empty and let the engine replay the search path;
  *   auto      snapshot if the daemon answers the probe at setup, else logical.
+ * A fs whose commands name {dir} or {dir:NAME} keeps its data in those directories, on a
+ * run-owned tmpfs of cfg->size (scratch.h) made empty for every mount that starts afresh (the
+ * first, and each replay's): it has no image, whatever its size.
  */
 enum fu_mode { FM_IMAGE, FM_SNAPSHOT, FM_LOGICAL, FM_REPLAY };
 static const char *const mode_names[] = { "image", "snapshot", "logical", "replay" };
@@ -48,6 +52,9 @@ struct fpriv {
     int daemonizes;             /* -1 unknown; 1 if the mount command exits once mounted */
     char log[1100];
     int set_up;
+    struct ph_dirs dirs;        /* the {dir} names of mount_cmd and unmount_cmd */
+    struct scratch scratch;     /* where they are, if there are any */
+    char dir_path[PH_MAX_DIRS][1100];
 };
 
 static struct fpriv *fuse_priv_get_or_make(struct backend *b)
@@ -79,10 +86,56 @@ static void classify(struct fpriv *p)
     }
 }
 
+static const char *dir_lookup(void *ctx, const char *name)
+{
+    struct fpriv *p = ctx;
+    const char *dir = ph_dir_name(name);
+    for (int i = 0; dir && i < p->dirs.n; i++)
+        if (strcmp(p->dirs.name[i], dir) == 0)
+            return p->dir_path[i];
+    return NULL;
+}
+
+/* {mnt}, {img}, {bin} and the fs's directories filled in. */
+static int f_subst(struct backend *b, struct fpriv *p, const char *tmpl, char *out, size_t len)
+{
+    return bk_subst_with(b, tmpl, dir_lookup, p, out, len);
+}
+
+/* Inodes of a {dir} tmpfs with a size: RefFS's default count, so that against the usual
+ * reference the difference stays within what equalization fills (the kernel's default, half
+ * the RAM's pages, would not be); without a size the kernel's default. */
+#define DIR_TMPFS_INODES 65536
+
+static uint64_t scratch_inodes(uint64_t size)
+{
+    return size ? DIR_TMPFS_INODES : 0;
+}
+
+static int make_dirs(struct backend *b, struct fpriv *p)
+{
+    for (int i = 0; i < p->dirs.n; i++)
+        if (scratch_subdir(b, &p->scratch, p->dirs.name[i], p->dir_path[i],
+                           sizeof p->dir_path[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* The directories of a mount that starts empty: made on the first, renewed after. */
+static int fresh_dirs(struct backend *b, struct fpriv *p)
+{
+    if (p->dirs.n == 0)
+        return 0;
+    int rc = p->scratch.path[0] ? scratch_fresh(b, &p->scratch)
+                                : scratch_mount(b, &p->scratch, "dir", b->cfg->size,
+                                                scratch_inodes(b->cfg->size));
+    return rc < 0 ? -1 : make_dirs(b, p);
+}
+
 static int f_mount(struct backend *b, struct fpriv *p, const char *step)
 {
     char cmd[4096], tail[512];
-    if (bk_subst(b, b->cfg->mount_cmd, cmd, sizeof cmd) < 0)
+    if (f_subst(b, p, b->cfg->mount_cmd, cmd, sizeof cmd) < 0)
         return bk_err(b, step, "mount_cmd too long");
     char *argv[] = { "/bin/sh", "-c", cmd, NULL };
     int logfd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -163,7 +216,7 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
     if (p->ctlfd >= 0)
         close(p->ctlfd);
     p->ctlfd = -1;
-    if (bk_subst(b, tmpl, cmd, sizeof cmd) < 0)
+    if (f_subst(b, p, tmpl, cmd, sizeof cmd) < 0)
         return bk_err(b, step, "unmount_cmd too long");
     int rc = run_cmd(timeout, out, sizeof out, "%s", cmd);
     if (rc != 0 && bk_is_mounted(b->mnt))
@@ -221,6 +274,19 @@ static int choose_mode(struct backend *b, struct fpriv *p)
     return choose_readback(b, p);
 }
 
+/* The directories the commands name (config.c has refused what is wrong already). */
+static int scan_dirs(struct backend *b, struct fpriv *p)
+{
+    char why[200];
+    memset(&p->dirs, 0, sizeof p->dirs);
+    if (ph_scan(b->cfg->mount_cmd, &p->dirs, why, sizeof why) < 0 ||
+        ph_scan(b->cfg->unmount_cmd, &p->dirs, why, sizeof why) < 0)
+        return bk_err(b, "setup", "%s", why);
+    if (p->dirs.n && p->dirs.uses_img)
+        return bk_err(b, "setup", "{img} and {dir} together: a fs keeps its data in one or the other");
+    return 0;
+}
+
 static int fu_setup_steps(struct backend *b, struct fpriv *p)
 {
     const struct fs_config *c = b->cfg;
@@ -229,14 +295,16 @@ static int fu_setup_steps(struct backend *b, struct fpriv *p)
     if (bk_make_mnt(b) < 0)
         return -1;
     snprintf(p->log, sizeof p->log, "%s.log", b->mnt);
-    p->has_image = c->size > 0;
+    if (scan_dirs(b, p) < 0)
+        return -1;
+    p->has_image = c->size > 0 && p->dirs.n == 0;
     p->mode = FM_IMAGE;
     if (p->has_image && (bimage_create(b, &p->im, c->size) < 0 ||
                          (c->fstype[0] && bimage_mkfs(b, c->fstype, c->size) < 0)))
         return -1;
     if (!p->has_image)
         bk_pin_cpu();           /* every step is FUSE round trips to the daemon it starts */
-    if (f_mount(b, p, "setup: first mount") < 0)
+    if (fresh_dirs(b, p) < 0 || f_mount(b, p, "setup: first mount") < 0)
         return -1;
     return p->has_image ? 0 : choose_mode(b, p);
 }
@@ -343,7 +411,7 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
     if (!b->replay_fn)
         return bk_err(b, "restore", "state %llu: no image to restore and no replay hook",
                       (unsigned long long)id);
-    if ((b->mounted && f_unmount(b, p, "restore: unmount") < 0) ||
+    if ((b->mounted && f_unmount(b, p, "restore: unmount") < 0) || fresh_dirs(b, p) < 0 ||
         f_mount(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
         return -1;
     p->replays++;
@@ -408,7 +476,8 @@ static int fu_export(struct backend *b, uint64_t id, const char *dir, char *out,
     if (!p || !p->set_up)
         return bk_err(b, "export", "not set up");
     if (!p->has_image)
-        return bk_err(b, "export", "no image: this fs keeps its state in its daemon (set size)");
+        return bk_err(b, "export", p->dirs.n ? "no image: this fs keeps its state in its {dir} "
+                      "directories" : "no image: this fs keeps its state in its daemon (set size)");
     return bimage_export(b, &p->im, id, dir, out, outlen);
 }
 
@@ -430,6 +499,7 @@ static void fu_teardown(struct backend *b)
     p->pid = 0;
     if (p->has_image)
         bimage_destroy(b, &p->im);
+    scratch_unmount(&p->scratch);       /* after the daemon: it held the directories */
     forget(p, UINT64_MAX);
     lr_close(p->lr);
     p->lr = NULL;

@@ -20,6 +20,7 @@
 #include "crash_modes.h"
 #include "lib/errnos.h"
 #include "lib/numbers.h"
+#include "lib/placeholders.h"
 #include "opnames.h"
 #include "lib/spawner.h"
 
@@ -1292,6 +1293,26 @@ static int on_key(void *user, const char *section, const char *name, const char 
 
 static const char *const type_nouns[] = { "a kernel", "a reffs", "a fuse" };
 
+/* mount_cmd's and unmount_cmd's placeholders (lib/placeholders.h): known, {dir:NAME} with a
+ * good NAME, and not {img} with {dir} (a fs keeps its data in an image or in directories). */
+static void check_placeholders(struct parse_state *st, struct fs_config *fs, const int *lines)
+{
+    static const int keys[] = { FSK_MOUNT_CMD, FSK_UNMOUNT_CMD };
+    struct ph_dirs dirs = { 0 };
+    char why[200];
+    for (int k = 0; k < 2; k++) {
+        const struct config_key *key = &fs_keys[keys[k]];
+        const char *value = (const char *)fs + key->off;
+        int line = lines[keys[k]] ? lines[keys[k]] : fs->line;
+        if (ph_scan(value, &dirs, why, sizeof why) < 0)
+            fail(st, line, "[fs %s]: %s: %s", fs->name, key->name, why);
+        else if (dirs.n && dirs.uses_img)
+            fail(st, line, "[fs %s]: %s: {img} and {dir} together: a fs keeps its data in an "
+                 "image or in run-owned directories, not both", fs->name, key->name);
+    }
+    fs->dir_backed = dirs.n > 0;
+}
+
 static void finish_fs(struct parse_state *st, int i)
 {
     struct fs_config *fs = &st->cfg->fs[i];
@@ -1322,7 +1343,10 @@ static void finish_fs(struct parse_state *st, int i)
     const struct fs_format *fmt = fs->fstype[0] ? fs_format_of(fs->fstype) : NULL;
     if (fs->type != FS_REFFS && !lines[FSK_EXCLUDE] && fmt)
         snprintf(fs->exclude, sizeof fs->exclude, "%s", fmt->exclude);
-    if (fs->type == FS_FUSE && fs->size && lines[FSK_RESTORE] && strcmp(fs->restore, "auto"))
+    if (fs->type == FS_FUSE)
+        check_placeholders(st, fs, lines);
+    if (fs->type == FS_FUSE && fs->size && !fs->dir_backed && lines[FSK_RESTORE] &&
+        strcmp(fs->restore, "auto"))
         fail(st, lines[FSK_RESTORE], "[fs %s]: restore applies to a fuse file system without "
              "size (with a size its states are images)", fs->name);
     for (int k = 0; k < FSK_COUNT; k++)

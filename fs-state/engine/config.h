@@ -24,8 +24,10 @@ struct fs_config {
     uint64_t size;              /* device / image / capacity bytes; 0 = smallest the fstype accepts */
     char mkfs_opts[256];
     char mount_opts[256];
-    char mount_cmd[1024];       /* fuse: {mnt} and {img} are substituted */
+    char mount_cmd[1024];       /* fuse: {mnt}, {img}, {bin}, {dir}, {dir:NAME} are substituted */
     char unmount_cmd[1024];     /* fuse: default "fusermount3 -u {mnt}" */
+    int dir_backed;             /* fuse: its commands name {dir} or {dir:NAME}, so its data is
+                                   kept on a run-owned tmpfs of size bytes (no image) */
     char reffs_opts[256];       /* reffs: extra -o options (e.g. mutation=NAME) */
     char exclude[512];          /* comma-separated entries at the root left out of the abstraction */
     char ignore[256];           /* comma-separated attributes left out: dir_nlink, xattrs, mode, ... */

@@ -73,7 +73,7 @@ int crash_applies(const struct metis_config *cfg, const struct fs_config *fs)
 /* A fs the mode cannot check, and why. */
 static const char *fs_problem(enum crash_mode mode, const struct fs_config *fs)
 {
-    if (fs->type == FS_FUSE && fs->size && fs->crash)
+    if (fs->type == FS_FUSE && fs->size && !fs->dir_backed && fs->crash)
         return "crash checks of fuse file systems are not implemented: set crash = 0 here";
     if (!crash_applies_mode(mode, fs))
         return NULL;

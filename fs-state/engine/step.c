@@ -187,7 +187,7 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
             return gerr(g, "out of memory for the crash check of fs %s", fs->name);
         g->be[i]->replay_fn = replay_to_state;
         g->be[i]->replay_ctx = g;
-        g->needs_history |= fs->type == FS_FUSE && fs->size == 0;
+        g->needs_history |= fs->type == FS_FUSE && (fs->size == 0 || fs->dir_backed);
         if (fs->op_timeout > g->timeout)
             g->timeout = fs->op_timeout;
     }
