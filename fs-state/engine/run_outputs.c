@@ -42,11 +42,17 @@ static struct report_sample counters(const struct engine *e, double now)
                                    e->discrepancies };
 }
 
-/* " classes=N" only once there is a discrepancy: a clean run's lines stay as they were. */
+/* " classes=N" only once there is a discrepancy: a clean run's lines stay as they were; with
+ * a known file, " new=N known=M" splits them. */
 static void print_classes_count(const struct engine *e)
 {
+    int known = 0;
+    for (int k = 0; k < e->classes.n; k++)
+        known += engine_class_known(e, k);
     if (e->discrepancies)
         fprintf(stderr, " classes=%d", e->classes.n);
+    if (e->discrepancies && e->have_known)
+        fprintf(stderr, " new=%d known=%d", e->classes.n - known, known);
     fputc('\n', stderr);
 }
 
