@@ -123,7 +123,12 @@ static void suite(FILE *f, const struct junit_suite *s, const char *stamp)
     fprintf(f, " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\"",
             n + 1, n - skipped, s->error ? 1 : 0, skipped, seconds);
     attr(f, "timestamp", stamp);
-    attr(f, "hostname", s->host && s->host[0] ? s->host : "localhost");
+    char host[256] = "localhost";
+    if (s->host && s->host[0])
+        snprintf(host, sizeof host, "%s", s->host);
+    else
+        gethostname(host, sizeof host - 1);
+    attr(f, "hostname", host);
     fputs(">\n", f);
     properties(f, sum);
     run_case(f, s, seconds);
