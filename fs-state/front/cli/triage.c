@@ -97,6 +97,15 @@ static void shrink_class(const struct triage *t, struct run_class *c, struct cla
         unlink(p->trace);
 }
 
+/* The class a reproducer stands for, beside it: metis-replay recheck finds it by its
+ * signature in a copied run, swarm or reproducer directory. */
+static void keep_signature(const char *repro_dir, const char *signature)
+{
+    char text[sizeof ((struct run_class *)0)->signature + 2];
+    snprintf(text, sizeof text, "%s\n", signature);
+    triage_write_text(repro_dir, "signature", text);
+}
+
 static void emit_class(const struct triage *t, struct run_class *c, struct class_paths *p)
 {
     char *emit[] = { p->replay, "emit-c", p->trace, "--config", p->cfg, "--fs", c->fs, "-o",
@@ -108,6 +117,7 @@ static void emit_class(const struct triage *t, struct run_class *c, struct class
     c->trace_ops = count_ops(p->trace);
     if (run_child(t, emit, p->log, now_seconds() + EMIT_SECONDS) == 0) {
         snprintf(c->repro, sizeof c->repro, "class-%d-repro/run.sh", c->id);
+        keep_signature(p->repro, c->signature);
         return;
     }
     last_line(p->log, NULL, said, sizeof said);
