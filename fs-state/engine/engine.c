@@ -282,11 +282,6 @@ static int classify_step(struct engine *e, const struct op_args *a, int *idx, in
     return fresh_classes;
 }
 
-int engine_class_known(const struct engine *e, int k)
-{
-    return e->have_known && known_find(&e->known, e->classes.v[k].signature) >= 0;
-}
-
 /* The classes of the step in its detail file; new ones are named on stderr. */
 static void describe_classes(struct engine *e, FILE *f, const int *idx, int n, const char *path)
 {

@@ -30,7 +30,6 @@
 
 static volatile sig_atomic_t forwarded_signal;
 static volatile pid_t engine_pid;   /* pan, then each replay of the triage */
-static int engine_rc;               /* how the engine's run ended */
 
 static void usage(FILE *f)
 {
@@ -263,11 +262,11 @@ static int apply_known(const struct run_opts *ro, const struct known_list *k, co
     return rc == METIS_EXIT_DISCREPANCY && fresh == 0 && !ro->strict_known ? METIS_EXIT_OK : rc;
 }
 
-/* The triage, classes.txt, report.html and JUnit of a run that has ended with rc. */
+/* The triage, classes.txt, report.html and JUnit of a run whose engine ended with rc; the
+ * run's exit status. */
 static int after_run(struct run_opts *ro, const struct known_list *k, const char *out,
-                     const char *bindir, const char *run_id)
+                     const char *bindir, const char *run_id, int rc)
 {
-    int rc = engine_rc;
     int ended = rc == METIS_EXIT_OK || rc == METIS_EXIT_DISCREPANCY;
     int exit_rc = apply_known(ro, k, out, rc);
     if ((rc == METIS_EXIT_DISCREPANCY || (ro->known && ended)) && !forwarded_signal) {
@@ -314,10 +313,10 @@ static int cmd_run(struct run_opts *ro, const struct known_list *known)
         fprintf(stderr, "metis: interrupted before the engine started\n");
         return METIS_EXIT_INTERRUPTED;
     }
-    engine_rc = run_searches(pan_args(&ro->cfg, &ro->search, pan), out, run_id);
+    int rc = run_searches(pan_args(&ro->cfg, &ro->search, pan), out, run_id);
     backend_sweep(run_id);
     alarm(0);
-    return after_run(ro, known, out, bindir, run_id);
+    return after_run(ro, known, out, bindir, run_id, rc);
 }
 
 static int cmd_check(struct run_opts *ro)
