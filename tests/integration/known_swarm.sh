@@ -48,5 +48,6 @@ swarm both "$CFG" --hosts "$SW/hosts" --vts 2 --seconds "$S" --keep-going --swar
 [ "$rc" = 0 ] || fail "both known: swarm exit $rc, want 0"
 [ "$(split "$SW/out2/summary.json")" = "0 2 mkdir_bad_state_mode=known removexattr_bad_errno_-=known" ] ||
     fail "both known: $(split "$SW/out2/summary.json")"
+[ "$(json_field "$SW/out2/summary.json" status)" = ok ] || fail "both known: the swarm's status is not ok"
 assert_clean "$SW/out2"
 echo "PASS: $(grep '^known file' "$SW/out1/summary.txt")"
