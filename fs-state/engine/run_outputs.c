@@ -43,7 +43,7 @@ static struct report_sample counters(const struct engine *e, double now)
 }
 
 /* " classes=N" only once there is a discrepancy: a clean run's lines stay as they were; with
- * a known file, " new=N known=M" splits them. */
+ * a known file, " new=N known=M not_seen=K" splits them and counts the known ones not found. */
 static void print_classes_count(const struct engine *e)
 {
     int known = 0;
@@ -51,8 +51,9 @@ static void print_classes_count(const struct engine *e)
         known += engine_class_known(e, k);
     if (e->discrepancies)
         fprintf(stderr, " classes=%d", e->classes.n);
-    if (e->discrepancies && e->have_known)
-        fprintf(stderr, " new=%d known=%d", e->classes.n - known, known);
+    if (e->have_known)
+        fprintf(stderr, " new=%d known=%d not_seen=%d", e->classes.n - known, known,
+                e->known.n - known);
     fputc('\n', stderr);
 }
 

@@ -5,7 +5,7 @@
 # known classes not seen; a known class does not stop a run that does not keep going;
 # --strict-known keeps exit 1); metis-replay recheck (both fixed on plain RefFS, both still
 # failing on the mutant); the JUnit files validate against tests/junit.xsd with the expected
-# failures and skips.
+# failures and skips, and an infrastructure failure is the error of the test case "run".
 . "$(dirname "$0")/../lib/common.sh"
 B=$METIS_BIN
 for b in metis metis-replay reffs reffs-mutant; do [ -x "$B/$b" ] || skip "$B/$b is not built"; done
@@ -58,7 +58,7 @@ printf '# test\nclass: chmod bad state mode\nnote: an old one\n' >"$T/none.known
 # 1. Neither known: exit 1, two new classes, one known class not seen.
 run r1 1 --known "$T/none.known" --junit "$T/r1.xml"
 [ "$(split "$T/r1")" = "2 0 1 ${MKDIR// /_}=new ${RMX// /_}=new" ] || fail "r1: split $(split "$T/r1")"
-grep -q 'classes=2 new=2 known=0$' "$T/r1.out" || fail "r1: the summary line has no new/known split"
+grep -q 'classes=2 new=2 known=0 not_seen=1$' "$T/r1.out" || fail "r1: the summary line has no new/known split"
 grep -q '^  not seen: chmod bad state mode: an old one$' "$T/r1/classes.txt" || fail "r1: classes.txt lacks the class not seen"
 [ "$(junit "$T/r1.xml")" = "3 2 0 0" ] || fail "r1: junit $(junit "$T/r1.xml")"
 
@@ -93,6 +93,14 @@ CFG=$T/stop.ini run r3 0 --known "$T/both.known" --junit "$T/r3.xml"
 [ "$(json_field "$T/r3/summary.json" reason)" = "time limit" ] || fail "r3: a known class stopped the run"
 [ "$(junit "$T/r3.xml")" = "3 0 2 0" ] || fail "r3: junit $(junit "$T/r3.xml")"
 S=2 CFG=$T/stop.ini run r4 1 --known "$T/both.known" --strict-known
+
+# An infrastructure failure is the error of the test case "run", with the last lines of its log.
+printf '[run]\nseconds = 5\n[fs ref]\ntype = reffs\nsize = 256K\n[fs bad]\ntype = fuse\nmount_cmd = /bin/false {mnt}\nrestore = logical\n' >"$T/infra.ini"
+"$B/metis" run "$T/infra.ini" --out "$T/infra" --junit "$T/infra.xml" >"$T/infra.out" 2>&1
+rc=$?
+[ $rc = 3 ] || { cat "$T/infra.out"; fail "the failing mount: exit $rc, want 3"; }
+[ "$(junit "$T/infra.xml")" = "1 0 0 1" ] || fail "infra: junit $(junit "$T/infra.xml")"
+grep -q '^infra fs bad: setup: first mount: .*did not mount' "$T/infra.xml" || fail "infra: the error does not carry the log's last lines"
 
 # 4. recheck with r1's reproducers: fixed on plain RefFS, still failing on the mutant.
 "$B/metis-replay" recheck "$T/both.known" "$T/r1" --target ref >"$T/fixed.out" 2>&1
