@@ -269,8 +269,10 @@ static int classify_step(struct engine *e, const struct op_args *a, int *idx, in
             continue;
         classes_classify(&e->g, i, a, &c);
         int k = classes_add(&e->classes, &c, e->ops, &fresh);
-        if (k < 0)
+        if (k < 0) {
+            e->step_unknown++;     /* not counted, so not known either */
             continue;
+        }
         const struct dclass *cl = &e->classes.v[k];
         log_line("class %llu fs=%s id=%d new=%d hits=%llu signature=%s",
                  (unsigned long long)e->ops, e->cfg.fs[i].name, cl->id, fresh,
