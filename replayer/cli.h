@@ -60,5 +60,6 @@ int cmd_repro(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);
 int cmd_emit_c(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_recheck(int argc, char **argv);
 
 #endif

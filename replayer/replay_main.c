@@ -14,7 +14,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         { "trace", cmd_trace }, { "check", cmd_check }, { "run", cmd_run },
         { "repro", cmd_repro }, { "shrink", cmd_shrink }, { "emit-c", cmd_emit_c },
-        { "record", cmd_record },
+        { "record", cmd_record }, { "recheck", cmd_recheck },
     };
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         cli_usage_all(argc < 2 ? stderr : stdout);

@@ -136,7 +136,8 @@ static int report_if_differs(const struct op_args *a)
     if (!fsgroup_compare(&E.g, a == NULL))
         return 0;
     engine_report_discrepancy(&E, a);
-    if (!E.cfg.run.keep_going)
+    /* A hit of a known class is no reason to stop: the search goes on for new ones. */
+    if (!E.cfg.run.keep_going && (E.step_unknown || !a))
         finish(METIS_EXIT_DISCREPANCY, "discrepancy");
     if (!a) {
         fprintf(stderr, "metis: the initial states differ, so would every state below them: "

@@ -76,6 +76,10 @@ int engine_init(struct engine *e)
         fprintf(stderr, "metis: search %d (seed %llu) varies: %s\n", e->search.index,
                 (unsigned long long)e->cfg.run.seed, vary_describe(&e->cfg, err, sizeof err));
     snprintf(e->run_id, sizeof e->run_id, "%s", env_or("METIS_RUN_ID", "manual"));
+    /* The front end checked the file already; a hit of a class in it does not stop the run. */
+    e->have_known = getenv("METIS_KNOWN") && *getenv("METIS_KNOWN");
+    if (e->have_known && known_load(getenv("METIS_KNOWN"), &e->known, err, sizeof err) < 0)
+        return fail(e, err);
     if (tree_digest_len(e->cfg.run.hash) <= 0)
         return fail(e, "unknown hash");
     if (input_init(&e->in, &e->cfg, e->cfg.run.seed) < 0)
@@ -256,6 +260,7 @@ static int classify_step(struct engine *e, const struct op_args *a, int *idx, in
 {
     int fresh_classes = 0;
     *n = 0;
+    e->step_unknown = 0;
     /* From fs 0: a crash check holds the reference to its own promise too. */
     for (int i = 0; i < e->g.nfs; i++) {
         struct dclass c;
@@ -264,14 +269,17 @@ static int classify_step(struct engine *e, const struct op_args *a, int *idx, in
             continue;
         classes_classify(&e->g, i, a, &c);
         int k = classes_add(&e->classes, &c, e->ops, &fresh);
-        if (k < 0)
+        if (k < 0) {
+            e->step_unknown++;     /* not counted, so not known either */
             continue;
+        }
         const struct dclass *cl = &e->classes.v[k];
         log_line("class %llu fs=%s id=%d new=%d hits=%llu signature=%s",
                  (unsigned long long)e->ops, e->cfg.fs[i].name, cl->id, fresh,
                  (unsigned long long)cl->hits, cl->signature);
         idx[(*n)++] = fresh ? k : -1 - k;
         fresh_classes += fresh;
+        e->step_unknown += !engine_class_known(e, k);
     }
     return fresh_classes;
 }
@@ -290,8 +298,9 @@ static void describe_classes(struct engine *e, FILE *f, const int *idx, int n, c
         if (c->hint[0])
             fprintf(f, "hint: %s\n", c->hint);
         if (fresh)
-            fprintf(stderr, "metis: discrepancy at operation %llu (details in %s): %s\n",
-                    (unsigned long long)e->ops, path, line);
+            fprintf(stderr, "metis: discrepancy at operation %llu (details in %s): %s%s\n",
+                    (unsigned long long)e->ops, path, line,
+                    engine_class_known(e, idx[j]) ? " [known]" : "");
     }
 }
 

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "exits.h"   /* how a run ends: enum metis_exit */
 #include "input.h"
+#include "known_file.h"
 #include "ops.h"
 #include "reach.h"
 #include "sampler.h"
@@ -39,6 +40,9 @@ struct engine {
     int finished;
     struct search_run search;    /* which search of the run this is, and the ones before */
     struct view_stack views;     /* the reference's tree at each state of the search path */
+    struct known_list known;     /* classes of the known file (METIS_KNOWN); n 0 without one */
+    int have_known;
+    int step_unknown;            /* the last discrepancy's classes not in the known file */
 };
 
 /* Error convention: 0 or -1 with e->err (engine_init) or e->g.err (the steps); nothing below
@@ -54,6 +58,12 @@ void engine_close(struct engine *e, enum metis_exit st, const char *reason);
  * it as a hit of its class (classes.h); the first example of a new class also gets a detail file
  * with both trees and the saved states of the search path. */
 void engine_report_discrepancy(struct engine *e, const struct op_args *a);
+/* Whether class k of e's table is in the known file (inline: run_outputs.c and engine.c both
+ * ask, and engine.c calls run_outputs.c). */
+static inline int engine_class_known(const struct engine *e, int k)
+{
+    return e->have_known && known_find(&e->known, e->classes.v[k].signature) >= 0;
+}
 /* Search path: push the state a step made, or unwind to a state SPIN went back to. */
 int engine_path_push(struct engine *e, uint64_t sid, uint64_t seq);
 int engine_path_unwind_to(struct engine *e, uint64_t sid);

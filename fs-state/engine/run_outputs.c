@@ -42,11 +42,18 @@ static struct report_sample counters(const struct engine *e, double now)
                                    e->discrepancies };
 }
 
-/* " classes=N" only once there is a discrepancy: a clean run's lines stay as they were. */
+/* " classes=N" only once there is a discrepancy: a clean run's lines stay as they were; with
+ * a known file, " new=N known=M not_seen=K" splits them and counts the known ones not found. */
 static void print_classes_count(const struct engine *e)
 {
+    int known = 0;
+    for (int k = 0; k < e->classes.n; k++)
+        known += engine_class_known(e, k);
     if (e->discrepancies)
         fprintf(stderr, " classes=%d", e->classes.n);
+    if (e->have_known)
+        fprintf(stderr, " new=%d known=%d not_seen=%d", e->classes.n - known, known,
+                e->known.n - known);
     fputc('\n', stderr);
 }
 

@@ -30,11 +30,11 @@ options_in_page() {  # PAGE HELP-TEXT-FILE
 }
 "$METIS_BIN/metis" --help >"$T/metis-help"
 options_in_page man/metis.1 "$T/metis-help"
-for c in run check swarm; do
+for c in run check swarm known; do
   "$METIS_BIN/metis" $c --help >"$T/metis-$c" || fail "metis $c --help failed"
   options_in_page man/metis.1 "$T/metis-$c"
 done
-for c in trace check run repro shrink emit-c record; do
+for c in trace check run repro shrink emit-c record recheck; do
   "$METIS_BIN/metis-replay" $c --help >"$T/replay-$c" || fail "metis-replay $c --help failed"
   options_in_page man/metis-replay.1 "$T/replay-$c"
   grep -q "^\.B $(sed 's/-/\\\\-/g' <<<"$c")\$" man/metis-replay.1 || fail "man/metis-replay.1 has no entry for $c"

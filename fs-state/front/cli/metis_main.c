@@ -11,6 +11,8 @@
 #include "lib/spawner.h"
 #include "front/swarm/swarm.h"
 #include "triage.h"
+#include "known.h"
+#include "junit.h"
 #include "lib/helpers.h"
 #include <errno.h>
 #include <getopt.h>
@@ -34,14 +36,16 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: metis run CONFIG [--ops N] [--seconds S] [--seed N] [--depth N] [--out DIR]\n"
             "                        [--keep-going] [--vt I --swarm-seed S]\n"
+            "                        [--known FILE [--strict-known]] [--junit FILE]\n"
             "       metis check CONFIG\n"
             "       metis swarm CONFIG --hosts HOSTS [--vts N] [--seconds S] [--ops N] [--out DIR]\n"
             "                          [--swarm-seed S] [--stop-on-discrepancy] [--vt-timeout S]\n"
             "       metis swarm --check --hosts HOSTS [CONFIG]\n"
             "       metis report RUN_DIR|SWARM_DIR      # writes DIR/report.html\n"
+            "       metis known add RUN_DIR|SWARM_DIR [--note TEXT] [--link URL] --to FILE\n"
             "       metis --version\n"
-            "exit status: 0 no discrepancy, 1 discrepancy, 2 bad usage or config,\n"
-            "             3 infrastructure failure, 130 interrupted\n"
+            "exit status: 0 no discrepancy, 1 discrepancy (with --known: a new class),\n"
+            "             2 bad usage or config, 3 infrastructure failure, 130 interrupted\n"
             "`metis COMMAND --help` tells more of one command; see also metis(1), metis.ini(5)\n");
 }
 
@@ -65,9 +69,13 @@ static void command_usage(const char *cmd)
            "  --keep-going     go on after a discrepancy ([run] keep_going)\n"
            "  --vt I --swarm-seed S\n"
            "                   search as VT I of the swarm of seed S does, alone\n"
+           "  --known FILE     classes listed in FILE (metis known add) are known: their hits\n"
+           "                   neither stop the run nor make it fail\n"
+           "  --strict-known   with --known, exit 1 on any class all the same\n"
+           "  --junit FILE     write the run as JUnit XML (a test case per class)\n"
            "Options override the config's keys named in brackets.\n"
-           "exit status: 0 no discrepancy, 1 discrepancy, 2 bad usage or config,\n"
-           "             3 infrastructure failure, 130 interrupted\n");
+           "exit status: 0 no discrepancy (with --known: no new class), 1 discrepancy,\n"
+           "             2 bad usage or config, 3 infrastructure failure, 130 interrupted\n");
 }
 
 static void exe_dir(char *out, size_t len)
@@ -220,7 +228,63 @@ static int run_searches(char **argv, const char *out, const char *run_id)
     }
 }
 
-static int cmd_run(struct run_opts *ro)
+static const char *run_error(int rc)
+{
+    return rc == METIS_EXIT_INFRA ? "infrastructure failure" :
+           rc == METIS_EXIT_BAD_INPUT ? "bad config or input" :
+           rc == METIS_EXIT_INTERRUPTED ? "interrupted" :
+           rc == METIS_EXIT_OK || rc == METIS_EXIT_DISCREPANCY ? NULL : "unexpected exit status";
+}
+
+static void write_junit(const struct run_opts *ro, const char *out, int rc)
+{
+    char log[PATH_MAX + 16], err[PATH_MAX + 256];
+    snprintf(log, sizeof log, "%s/log.txt", out);
+    struct junit_suite s = { ro->cfg.name, ro->cfg.name, out, run_error(rc), log, "" };
+    if (junit_write(ro->junit, &s, 1, err, sizeof err) < 0)
+        fprintf(stderr, "metis: --junit: %s\n", err);
+}
+
+/* With --known: the classes marked in summary.json, and the exit rule (only a new class fails
+ * the run, unless --strict-known). */
+static int apply_known(const struct run_opts *ro, const struct known_list *k, const char *out,
+                       int rc)
+{
+    int fresh = 0;
+    if (!ro->known || (rc != METIS_EXIT_OK && rc != METIS_EXIT_DISCREPANCY))
+        return rc;
+    if (known_apply_summary(out, ro->known, k, &fresh) < 0) {
+        fprintf(stderr, "metis: %s/summary.json: cannot mark the known classes\n", out);
+        return rc;
+    }
+    fprintf(stderr, "metis: %d new class%s (known file %s)\n", fresh, fresh == 1 ? "" : "es",
+            ro->known);
+    return rc == METIS_EXIT_DISCREPANCY && fresh == 0 && !ro->strict_known ? METIS_EXIT_OK : rc;
+}
+
+/* The triage, classes.txt, report.html and JUnit of a run whose engine ended with rc; the
+ * run's exit status. */
+static int after_run(struct run_opts *ro, const struct known_list *k, const char *out,
+                     const char *bindir, const char *run_id, int rc)
+{
+    int ended = rc == METIS_EXIT_OK || rc == METIS_EXIT_DISCREPANCY;
+    int exit_rc = apply_known(ro, k, out, rc);
+    if ((rc == METIS_EXIT_DISCREPANCY || (ro->known && ended)) && !forwarded_signal) {
+        /* Shrinking is part of carrying on (keep_going); a stopped run's class is shrunk by hand. */
+        struct triage t = { out, bindir, run_id,
+                            ro->cfg.run.keep_going && rc == METIS_EXIT_DISCREPANCY ?
+                            ro->cfg.run.shrink_seconds : 0,
+                            &forwarded_signal, &engine_pid, ro->known != NULL };
+        if (triage_run(&t) < 0)
+            fprintf(stderr, "metis: triage interrupted\n");
+    }
+    write_report_html(out);   /* after the triage, so the page links its traces and reproducers */
+    if (ro->junit)
+        write_junit(ro, out, rc);
+    return exit_rc;
+}
+
+static int cmd_run(struct run_opts *ro, const struct known_list *known)
 {
     char out[PATH_MAX], work[PATH_MAX + 8], cfg_copy[PATH_MAX + 16], pan[PATH_MAX + 8];
     char bindir[PATH_MAX], libdir[PATH_MAX + 16], err[8192], run_id[64];
@@ -252,16 +316,7 @@ static int cmd_run(struct run_opts *ro)
     int rc = run_searches(pan_args(&ro->cfg, &ro->search, pan), out, run_id);
     backend_sweep(run_id);
     alarm(0);
-    if (rc == METIS_EXIT_DISCREPANCY && !forwarded_signal) {
-        /* Shrinking is part of carrying on (keep_going); a stopped run's class is shrunk by hand. */
-        struct triage t = { out, bindir, run_id,
-                            ro->cfg.run.keep_going ? ro->cfg.run.shrink_seconds : 0,
-                            &forwarded_signal, &engine_pid };
-        if (triage_run(&t) < 0)
-            fprintf(stderr, "metis: triage interrupted\n");
-    }
-    write_report_html(out);   /* after the triage, so the page links its traces and reproducers */
-    return rc;
+    return after_run(ro, known, out, bindir, run_id, rc);
 }
 
 static int cmd_check(struct run_opts *ro)
@@ -271,6 +326,21 @@ static int cmd_check(struct run_opts *ro)
         ops += ro->cfg.op_weight[i] > 0;
     printf("%s: ok (%d file systems, %d operations)\n", ro->cfg.path, ro->cfg.nfs, ops);
     return METIS_EXIT_OK;
+}
+
+/* A --known file is read (and refused, exit 2) before anything is made; pan reads it again. */
+static int run_or_check(struct run_opts *ro, int is_run)
+{
+    static struct known_list known;
+    char abs[PATH_MAX];
+    unsetenv("METIS_KNOWN");
+    if (ro->known && known_open(ro->known, &known) < 0)
+        return METIS_EXIT_BAD_INPUT;
+    if (ro->known && realpath(ro->known, abs))
+        setenv("METIS_KNOWN", abs, 1);
+    int rc = is_run ? cmd_run(ro, &known) : cmd_check(ro);
+    known_free(&known);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -285,6 +355,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "report"))
         return cmd_report(argc, argv);
+    if (!strcmp(argv[1], "known"))
+        return known_main(argc - 1, argv + 1);
     /* Hidden: config.c's key table, for tests/integration/man_config_keys.sh. */
     if (!strcmp(argv[1], "config-keys"))
         return config_keys_print(stdout), 0;
@@ -305,5 +377,5 @@ int main(int argc, char **argv)
     }
     if (parsed < 0)
         return METIS_EXIT_BAD_INPUT;
-    return is_run ? cmd_run(&ro) : cmd_check(&ro);
+    return run_or_check(&ro, is_run);
 }

@@ -29,7 +29,8 @@ static int parse_seconds(const char *s, double *out)
     return 0;
 }
 
-enum { O_OPS = 1, O_SECONDS, O_SEED, O_DEPTH, O_OUT, O_KEEP, O_VT, O_SWARM_SEED };
+enum { O_OPS = 1, O_SECONDS, O_SEED, O_DEPTH, O_OUT, O_KEEP, O_VT, O_SWARM_SEED, O_KNOWN,
+       O_STRICT_KNOWN, O_JUNIT };
 
 static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_vt, int *have_ss)
 {
@@ -54,6 +55,9 @@ static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_v
         *have_vt = 1;
         return 0;
     case O_SWARM_SEED: *have_ss = 1; return u64_option("--swarm-seed", arg, &ro->swarm_seed);
+    case O_KNOWN: ro->known = arg; return 0;
+    case O_STRICT_KNOWN: ro->strict_known = 1; return 0;
+    case O_JUNIT: ro->junit = arg; return 0;
     }
     fprintf(stderr, "metis: unknown option (see metis --help)\n");
     return -1;
@@ -75,6 +79,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
         {"seed", required_argument, 0, O_SEED},       {"depth", required_argument, 0, O_DEPTH},
         {"out", required_argument, 0, O_OUT},         {"keep-going", no_argument, 0, O_KEEP},
         {"vt", required_argument, 0, O_VT},           {"swarm-seed", required_argument, 0, O_SWARM_SEED},
+        {"known", required_argument, 0, O_KNOWN},     {"strict-known", no_argument, 0, O_STRICT_KNOWN},
+        {"junit", required_argument, 0, O_JUNIT},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     char err[1200];
     struct { int c; const char *arg; } given[32];
@@ -107,6 +113,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
             return -1;
     if (have_vt != have_ss) {
         fprintf(stderr, "metis: --vt and --swarm-seed go together\n");
+        return -1;
+    }
+    if (ro->strict_known && !ro->known) {
+        fprintf(stderr, "metis: --strict-known needs --known FILE\n");
         return -1;
     }
     if (have_vt)

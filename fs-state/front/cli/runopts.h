@@ -11,6 +11,9 @@ struct run_opts {
     struct search_opts search;
     int vt;                     /* swarm verification task index, -1 outside a swarm */
     uint64_t swarm_seed;
+    const char *known;          /* --known FILE: classes in it do not fail the run */
+    int strict_known;           /* --strict-known: exit 1 on any class, known or not */
+    const char *junit;          /* --junit FILE: the run as a JUnit XML test suite */
 };
 
 /* argv[0] is the command ("run"/"check"). Loads and validates the config; prints errors and

@@ -20,6 +20,9 @@ static void fill(struct run_class *c, json_object *obj)
     rj_copy(obj, "repro", c->repro, sizeof c->repro);
     rj_copy(obj, "triage", c->triage, sizeof c->triage);
     rj_num_at(obj, "trace_ops", &c->trace_ops);
+    c->known = rj_true(obj, "known");
+    rj_copy(obj, "note", c->note, sizeof c->note);
+    rj_copy(obj, "link", c->link, sizeof c->link);
 }
 
 /* The classes up to the first element that is not an object, as the engine writes only objects. */
@@ -37,10 +40,10 @@ static int fill_all(json_object *arr, struct run_class **out)
     return (int)n;
 }
 
-int classfile_listed(const char *json, struct run_class **out)
+static int listed_under(const char *json, const char *key, struct run_class **out)
 {
     json_object *root = rj_parse(json);
-    json_object *arr = rj_get(root, "classes");
+    json_object *arr = rj_get(root, key);
     *out = NULL;
     int n = arr && json_object_is_type(arr, json_type_array) ? fill_all(arr, out) : -2;
     json_object_put(root);
@@ -49,6 +52,17 @@ int classfile_listed(const char *json, struct run_class **out)
         *out = NULL;
     }
     return n;
+}
+
+int classfile_listed(const char *json, struct run_class **out)
+{
+    return listed_under(json, "classes", out);
+}
+
+int classfile_not_seen(const char *json, struct run_class **out)
+{
+    int n = listed_under(json, "known_not_seen", out);
+    return n == -2 ? 0 : n;
 }
 
 int classfile_parse(const char *json, struct run_class **out)

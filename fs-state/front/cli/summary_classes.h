@@ -10,6 +10,8 @@ struct run_class {
     double hits, first_op;
     char trace[64], repro[80], triage[300];   /* what the triage wrote; "" before it ran */
     double trace_ops;
+    int known;                  /* in the known file (--known); 0 without one */
+    char note[512], link[512];  /* the known file's note and link */
 };
 
 /* The classes of a summary.json's text ("classes" array): their count (0 when there is none)
@@ -18,6 +20,9 @@ int classfile_parse(const char *json, struct run_class **out);
 /* classfile_parse, but -2 (*out NULL) when the text (NULL, or not JSON) lists no "classes"
  * array at all: written by a metis without classes. */
 int classfile_listed(const char *json, struct run_class **out);
+/* The "known_not_seen" array (signature, note, link of known classes a run did not find): their
+ * count, 0 when there is none, -1 when out of memory. */
+int classfile_not_seen(const char *json, struct run_class **out);
 /* Adds text after the first field of class id's object ({"class":ID,...); returns a new
  * string, or NULL when the class is not there or out of memory. */
 char *classfile_insert(const char *json, int id, const char *text);

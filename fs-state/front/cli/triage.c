@@ -97,6 +97,15 @@ static void shrink_class(const struct triage *t, struct run_class *c, struct cla
         unlink(p->trace);
 }
 
+/* The class a reproducer stands for, beside it: metis-replay recheck finds it by its
+ * signature in a copied run, swarm or reproducer directory. */
+static void keep_signature(const char *repro_dir, const char *signature)
+{
+    char text[sizeof ((struct run_class *)0)->signature + 2];
+    snprintf(text, sizeof text, "%s\n", signature);
+    triage_write_text(repro_dir, "signature", text);
+}
+
 static void emit_class(const struct triage *t, struct run_class *c, struct class_paths *p)
 {
     char *emit[] = { p->replay, "emit-c", p->trace, "--config", p->cfg, "--fs", c->fs, "-o",
@@ -108,6 +117,7 @@ static void emit_class(const struct triage *t, struct run_class *c, struct class
     c->trace_ops = count_ops(p->trace);
     if (run_child(t, emit, p->log, now_seconds() + EMIT_SECONDS) == 0) {
         snprintf(c->repro, sizeof c->repro, "class-%d-repro/run.sh", c->id);
+        keep_signature(p->repro, c->signature);
         return;
     }
     last_line(p->log, NULL, said, sizeof said);
@@ -150,25 +160,36 @@ static void add_keys(char **json, const struct run_class *c)
     }
 }
 
-static void write_file(const char *dir, const char *name, const char *text)
+int triage_write_text(const char *dir, const char *name, const char *text)
 {
     char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     if (!f)
-        return;
+        return -1;
     fputs(text, f);
-    if (fclose(f) == 0)
-        rename(tmp, path);
-    else
-        unlink(tmp);
+    if (fclose(f) == 0 && rename(tmp, path) == 0)
+        return 0;
+    unlink(tmp);
+    return -1;
 }
 
-static void describe(FILE *f, const struct run_class *c)
+/* " [new]", " [known: NOTE]" after a class's line when the run had a known file. */
+static void known_mark(FILE *f, const struct triage *t, const struct run_class *c)
 {
-    fprintf(f, "class %d: %s: %.0f hit%s, first at operation %.0f (%s)\n", c->id, c->signature,
+    if (t->have_known && !c->known)
+        fputs(" [new]", f);
+    else if (t->have_known)
+        fprintf(f, " [known%s%.300s]", c->note[0] ? ": " : "", c->note);
+}
+
+static void describe(FILE *f, const struct triage *t, const struct run_class *c)
+{
+    fprintf(f, "class %d: %s: %.0f hit%s, first at operation %.0f (%s)", c->id, c->signature,
             c->hits, c->hits == 1 ? "" : "s", c->first_op, c->detail);
+    known_mark(f, t, c);
+    fputc('\n', f);
     if (c->trace[0])
         fprintf(f, "  trace: %s (%.0f operations)\n", c->trace, c->trace_ops);
     if (c->triage[0])
@@ -179,7 +200,24 @@ static void describe(FILE *f, const struct run_class *c)
         fprintf(f, "  hint: %s\n", c->hint);
 }
 
-static void write_classes_txt(const struct triage *t, const struct run_class *v, int n)
+/* With a known file: how the classes split, and the known ones this run did not find. */
+static void known_summary(FILE *f, const struct run_class *v, int n, const char *json)
+{
+    struct run_class *gone;
+    int known = 0, ngone = classfile_not_seen(json, &gone);
+    for (int k = 0; k < n; k++)
+        known += v[k].known;
+    fprintf(f, "%d class%s: %d new, %d known; %d known class%s not seen%s\n", n, n == 1 ? "" : "es",
+            n - known, known, ngone > 0 ? ngone : 0, ngone == 1 ? "" : "es", ngone > 0 ? ":" : "");
+    for (int k = 0; k < ngone; k++)
+        fprintf(f, "  not seen: %s%s%.300s\n", gone[k].signature, gone[k].note[0] ? ": " : "",
+                gone[k].note);
+    if (ngone > 0)
+        free(gone);
+}
+
+static void write_classes_txt(const struct triage *t, const struct run_class *v, int n,
+                              const char *json)
 {
     char *text = NULL;
     size_t len = 0;
@@ -187,9 +225,11 @@ static void write_classes_txt(const struct triage *t, const struct run_class *v,
     if (!f)
         return;
     for (int k = 0; k < n; k++)
-        describe(f, &v[k]);
+        describe(f, t, &v[k]);
+    if (t->have_known)
+        known_summary(f, v, n, json);
     fclose(f);
-    write_file(t->out, "classes.txt", text);
+    triage_write_text(t->out, "classes.txt", text);
     fputs(text, stderr);
     free(text);
 }
@@ -216,9 +256,9 @@ int triage_run(const struct triage *t)
     for (int k = 0; k < n && t->seconds > 0; k++)
         add_keys(&json, &v[k]);
     if (n > 0 && t->seconds > 0)
-        write_file(t->out, "summary.json", json);
-    if (n > 0)
-        write_classes_txt(t, v, n);
+        triage_write_text(t->out, "summary.json", json);
+    if (n > 0 || t->have_known)
+        write_classes_txt(t, v, n, json);
     free(json);
     free(v);
     return *t->stop ? -1 : 0;

@@ -12,12 +12,15 @@ struct triage {
     double seconds;             /* shrink_seconds: 0 writes classes.txt only */
     volatile sig_atomic_t *stop;/* set by the front end's signal handler */
     volatile pid_t *child;      /* the replay running now, for the handler to stop */
+    int have_known;             /* --known: classes.txt marks each class new or known */
 };
 
 /* Shrinks the classes of out/summary.json in the order found, sharing t->seconds among them,
  * writes each one's trace (class-K.trace) and reproducer (class-K-repro/) beside its detail
- * file, adds what it made to summary.json and writes and prints classes.txt. 0, or -1 when
- * interrupted. */
+ * file, adds what it made to summary.json and writes and prints classes.txt (with a known
+ * file, also when no class was found: its known classes not seen). 0, or -1 when interrupted. */
 int triage_run(const struct triage *t);
+/* Writes text to dir/name through a temporary file renamed over it: 0, or -1. */
+int triage_write_text(const char *dir, const char *name, const char *text);
 
 #endif

@@ -75,6 +75,11 @@ void disc_ref_show(FILE *f, const struct run_loc *loc, const struct disc_ref *r,
         html_esc(f, r->signature);
         fputs("</span></p>\n", f);
     }
+    if (r->known[0]) {
+        fprintf(f, "<p class=\"%s\">", strcmp(r->known, "new") ? "note" : "status-bad");
+        html_esc(f, strcmp(r->known, "new") ? r->known : "new: not in the known file");
+        fputs("</p>\n", f);
+    }
     if (r->hits >= 0 || r->first_op >= 0) {
         fputs("<p>", f);
         if (r->hits >= 0)
@@ -103,6 +108,47 @@ void disc_ref_from_class(json_object *cls, int index, struct disc_ref *r)
     snprintf(r->detail, sizeof r->detail, "%s", rj_str(cls, "detail", ""));
     snprintf(r->trace, sizeof r->trace, "%s", rj_str(cls, "trace", ""));
     snprintf(r->repro, sizeof r->repro, "%s", rj_str(cls, "repro", ""));
+    disc_ref_known(cls, r);
+}
+
+void disc_ref_known(json_object *cls, struct disc_ref *r)
+{
+    const char *note = rj_str(cls, "note", ""), *link = rj_str(cls, "link", "");
+    if (!rj_get(cls, "known"))
+        r->known[0] = '\0';
+    else if (!rj_true(cls, "known"))
+        snprintf(r->known, sizeof r->known, "new");
+    else
+        snprintf(r->known, sizeof r->known, "known%s%.500s%s%.500s%s", note[0] ? ": " : "", note,
+                 link[0] ? " (" : "", link, link[0] ? ")" : "");
+}
+
+void disc_known_split(FILE *f, json_object *summary)
+{
+    json_object *gone = rj_get(summary, "known_not_seen");
+    if (!rj_get(summary, "known_file"))
+        return;
+    fputs("<p>Known file <span class=\"mono\">", f);
+    html_esc(f, rj_str(summary, "known_file", ""));
+    fputs("</span>", f);
+    html_escf(f, ": %.0f new class%s, %.0f known; %zu known class%s not seen%s",
+              rj_num(summary, "new_classes", 0), rj_num(summary, "new_classes", 0) == 1 ? "" : "es",
+              rj_num(summary, "known_classes", 0), rj_len(summary, "known_not_seen"),
+              rj_len(summary, "known_not_seen") == 1 ? "" : "es",
+              rj_len(summary, "known_not_seen") ? ":" : ".");
+    fputs("</p>\n", f);
+    if (!rj_len(summary, "known_not_seen"))
+        return;
+    fputs("<ul>\n", f);
+    for (size_t i = 0; i < rj_len(summary, "known_not_seen"); i++) {
+        json_object *c = json_object_array_get_idx(gone, i);
+        fputs("<li><span class=\"mono\">", f);
+        html_esc(f, rj_str(c, "signature", ""));
+        fputs("</span> ", f);
+        html_esc(f, rj_str(c, "note", ""));
+        fputs("</li>\n", f);
+    }
+    fputs("</ul>\n", f);
 }
 
 static void show_classes(FILE *f, const struct run_loc *loc, json_object *classes)
@@ -214,6 +260,7 @@ void disc_section(FILE *f, const struct run_loc *loc, json_object *summary)
 {
     json_object *classes = rj_get(summary, "classes");
     fputs("<h2 id=\"discrepancies\">Discrepancies</h2>\n", f);
+    disc_known_split(f, summary);
     if (classes && json_object_is_type(classes, json_type_array) &&
         json_object_array_length(classes) > 0)
         show_classes(f, loc, classes);

@@ -19,6 +19,7 @@ struct disc_ref {
     char title[256], signature[1024];
     double hits, first_op;       /* < 0: unknown */
     char detail[PATH_MAX], trace[PATH_MAX], repro[PATH_MAX];
+    char known[1100];            /* "" without a known file, "new", or "known: NOTE (LINK)" */
 };
 
 /* The href from report.html to path (resolved inside loc's directory), or "" if it is outside. */
@@ -29,5 +30,9 @@ void disc_ref_show(FILE *f, const struct run_loc *loc, const struct disc_ref *r,
 void disc_section(FILE *f, const struct run_loc *loc, json_object *summary);
 /* Fills r from one element of a "classes" array. */
 void disc_ref_from_class(json_object *cls, int index, struct disc_ref *r);
+/* r->known from a class's "known", "note" and "link" (written with --known). */
+void disc_ref_known(json_object *cls, struct disc_ref *r);
+/* With --known: the known file, the new/known split and the known classes not seen. */
+void disc_known_split(FILE *f, json_object *summary);
 
 #endif

@@ -215,6 +215,7 @@ static size_t swarm_classes(json_object *classes, struct merged *m)
         disc_ref_from_class(first ? first : c, 0, &m[n].ref);
         snprintf(m[n].ref.signature, sizeof m[n].ref.signature, "%s", rj_str(c, "signature", ""));
         m[n].ref.hits = rj_num(c, "hits", -1);
+        disc_ref_known(c, &m[n].ref);
         if (first)
             m[n].ref.first_op = rj_num(first, "op", -1);
         m[n].vt = (int)rj_num(first ? first : c, "vt", -1);
@@ -289,6 +290,7 @@ void swarm_page(FILE *f, const char *dir, json_object *summary)
     hosts_table(f, summary);
     vt_table(f, dir, summary);
     fputs("<h2 id=\"discrepancies\">Discrepancies</h2>\n", f);
+    disc_known_split(f, summary);
     struct merged *m = calloc(MAX_MERGED, sizeof *m);
     size_t n = m ? gather_classes(dir, summary, m) : 0;
     if (n)

@@ -22,7 +22,7 @@
 #define FINISH_GRACE 60
 
 struct vt_job {
-    char id[64], config[PATH_MAX], dir[PATH_MAX], login[512], hostname[256];
+    char id[64], config[PATH_MAX], dir[PATH_MAX], login[512], hostname[256], known[PATH_MAX];
     char options[256], run_id[64];
     uint64_t swarm_seed, input_seed, ops;
     int vt, have_seconds, have_ops, keep_going, halt_mode;
@@ -96,7 +96,7 @@ static void write_vt_json(const struct vt_job *j)
         rename(tmp, path);
 }
 
-enum { J_ID = 1, J_CONFIG, J_SEED, J_VT, J_SECONDS, J_OPS, J_KEEP, J_HALT };
+enum { J_ID = 1, J_CONFIG, J_SEED, J_VT, J_SECONDS, J_OPS, J_KEEP, J_HALT, J_KNOWN };
 
 /* One option of --vt-job (written by the swarm's primary, so seeds are plain decimal). */
 static int job_option(struct vt_job *j, int c, const char *a)
@@ -110,6 +110,7 @@ static int job_option(struct vt_job *j, int c, const char *a)
     case J_OPS: j->have_ops = 1; return parse_decimal_u64(a, &j->ops);
     case J_KEEP: j->keep_going = 1; return 0;
     case J_HALT: j->halt_mode = 1; return 0;
+    case J_KNOWN: snprintf(j->known, sizeof j->known, "%s", a); return 0;
     default: return -1;
     }
 }
@@ -121,6 +122,7 @@ static int parse_job(int argc, char **argv, struct vt_job *j)
         {"swarm-seed", required_argument, 0, J_SEED}, {"vt", required_argument, 0, J_VT},
         {"seconds", required_argument, 0, J_SECONDS}, {"ops", required_argument, 0, J_OPS},
         {"keep-going", no_argument, 0, J_KEEP},      {"halt-mode", no_argument, 0, J_HALT},
+        {"known", required_argument, 0, J_KNOWN},
         {0, 0, 0, 0}};
     int c;
     memset(j, 0, sizeof *j);
@@ -176,6 +178,10 @@ static void exec_run(struct vt_job *j)
     }
     if (j->keep_going)
         argv[n++] = "--keep-going";
+    if (j->known[0]) {
+        argv[n++] = "--known";
+        argv[n++] = j->known;
+    }
     argv[n++] = "--out";
     argv[n++] = j->dir;
     argv[n] = NULL;

@@ -34,7 +34,7 @@ static void worker_prefix(const struct swarm *s, char *out, size_t len)
 
 static void vt_command(const struct swarm *s, char *out, size_t len)
 {
-    char pre[PATH_MAX + 128], qc[PATH_MAX + 64], extra[128] = "";
+    char pre[PATH_MAX + 128], qc[PATH_MAX + 64], extra[PATH_MAX + 256] = "", qk[PATH_MAX + 64];
     worker_prefix(s, pre, sizeof pre);
     swarm_shell_quote(s->stage_cfg, qc, sizeof qc);
     if (s->o.have_seconds)
@@ -42,6 +42,10 @@ static void vt_command(const struct swarm *s, char *out, size_t len)
     if (s->o.have_ops)
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --ops %llu",
                  (unsigned long long)s->o.ops);
+    if (s->stage_known[0]) {
+        swarm_shell_quote(s->stage_known, qk, sizeof qk);
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --known %s", qk);
+    }
     snprintf(out, len, "%s --vt-job --id %s --config %s --swarm-seed %llu%s%s%s --vt {}", pre,
              s->id, qc, (unsigned long long)s->o.swarm_seed, extra,
              s->o.keep_going ? " --keep-going" : "", s->o.stop_on_discrepancy ? " --halt-mode" : "");
@@ -82,6 +86,10 @@ int swarm_run_vts(struct swarm *s)
     if (any_remote(s)) {   /* parallel warns about a --basefile with only ':' */
         argv[n++] = "--basefile";
         argv[n++] = s->stage_cfg;
+    }
+    if (any_remote(s) && s->stage_known[0]) {
+        argv[n++] = "--basefile";
+        argv[n++] = s->stage_known;
     }
     argv[n++] = "--termseq";
     argv[n++] = SWARM_TERMSEQ;
@@ -156,5 +164,7 @@ void swarm_collect(struct swarm *s)
         unlink(tarfile[k]);
     }
     unlink(s->stage_cfg);
+    if (s->stage_known[0])
+        unlink(s->stage_known);
     rmdir(s->stage_dir);
 }

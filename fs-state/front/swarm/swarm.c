@@ -2,6 +2,7 @@
 #include "swarm.h"
 #include "engine/exits.h"
 #include "lib/numbers.h"
+#include "front/cli/known.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,9 +19,13 @@ static void swarm_usage(FILE *f)
             "usage: metis swarm CONFIG --hosts HOSTS [--vts N] [--seconds S] [--ops N] [--out DIR]\n"
             "                   [--swarm-seed S] [--stop-on-discrepancy] [--keep-going]\n"
             "                   [--vt-timeout S] [--metis PATH]\n"
+            "                   [--known FILE [--strict-known]] [--junit FILE]\n"
             "       metis swarm [CONFIG] --check --hosts HOSTS\n"
             "HOSTS is a GNU parallel sshloginfile: one [N/]sshlogin per line, ':' is this machine;\n"
             "N VTs run on that host at once (default: its number of cores).\n"
+            "--known FILE: classes in FILE are known (each VT gets it as metis run --known);\n"
+            "only a new class makes the exit status 1, unless --strict-known.\n"
+            "--junit FILE: one JUnit test suite per VT.\n"
             "exit status: 1 a discrepancy, else 130 interrupted, else 3 a VT failed, else 0;\n"
             "             2 bad usage or config; --check: 0 every host is ready, else 3\n");
 }
@@ -48,7 +53,7 @@ static int u64_arg(const char *opt, const char *s, uint64_t *out)
 }
 
 enum { S_HOSTS = 1, S_VTS, S_SECONDS, S_OPS, S_OUT, S_SEED, S_STOP, S_CHECK, S_KEEP, S_TIMEOUT,
-       S_METIS, S_HELP };
+       S_METIS, S_HELP, S_KNOWN, S_STRICT_KNOWN, S_JUNIT };
 
 static int apply(struct swarm_opts *o, int c, const char *a)
 {
@@ -69,6 +74,9 @@ static int apply(struct swarm_opts *o, int c, const char *a)
     case S_KEEP: o->keep_going = 1; return 0;
     case S_TIMEOUT: o->have_timeout = 1; return num_arg("--vt-timeout", a, 1, 1e9, &o->vt_timeout);
     case S_METIS: o->metis = a; return 0;
+    case S_KNOWN: o->known = a; return 0;
+    case S_STRICT_KNOWN: o->strict_known = 1; return 0;
+    case S_JUNIT: o->junit = a; return 0;
     }
     return -1;
 }
@@ -86,7 +94,8 @@ static int parse(int argc, char **argv, struct swarm_opts *o)
         {"stop-on-discrepancy", no_argument, 0, S_STOP}, {"check", no_argument, 0, S_CHECK},
         {"keep-going", no_argument, 0, S_KEEP},       {"vt-timeout", required_argument, 0, S_TIMEOUT},
         {"metis", required_argument, 0, S_METIS},     {"help", no_argument, 0, S_HELP},
-        {0, 0, 0, 0}};
+        {"known", required_argument, 0, S_KNOWN},     {"strict-known", no_argument, 0, S_STRICT_KNOWN},
+        {"junit", required_argument, 0, S_JUNIT},     {0, 0, 0, 0}};
     int c;
     memset(o, 0, sizeof *o);
     optind = 1;
@@ -105,6 +114,10 @@ static int parse(int argc, char **argv, struct swarm_opts *o)
     }
     if (optind < argc)
         o->config = argv[optind++];
+    if (o->strict_known && !o->known) {
+        fprintf(stderr, "metis swarm: --strict-known needs --known FILE\n");
+        return -1;
+    }
     if (optind < argc || (!o->config && !o->check) || !o->hosts) {
         fprintf(stderr, "metis swarm: %s\n", !o->hosts ? "--hosts HOSTS is required" :
                 optind < argc ? "expected exactly one CONFIG" : "expected a CONFIG");
@@ -186,15 +199,18 @@ static int make_out(struct swarm *s)
     return 0;
 }
 
-/* The config goes to the same path on every worker (parallel --basefile). */
+/* The config (and the known file) go to the same path on every worker (parallel --basefile). */
 static int stage_config(struct swarm *s)
 {
     char path[PATH_MAX + 32];
     snprintf(s->stage_dir, sizeof s->stage_dir, SWARM_TMP "/metis-swarm-%s", s->id);
     snprintf(s->stage_cfg, sizeof s->stage_cfg, "%s/%.200s.ini", s->stage_dir, s->cfg->name);
+    if (s->o.known)
+        snprintf(s->stage_known, sizeof s->stage_known, "%s/known.txt", s->stage_dir);
     snprintf(path, sizeof path, "%s/config.ini", s->out);
     if (mkdir_p(s->stage_dir) < 0 || copy_file(s->cfg->path, s->stage_cfg) < 0 ||
-        copy_file(s->cfg->path, path) < 0) {
+        copy_file(s->cfg->path, path) < 0 ||
+        (s->o.known && copy_file(s->o.known, s->stage_known) < 0)) {
         fprintf(stderr, "metis swarm: cannot stage the config in %s: %s\n", s->stage_dir,
                 strerror(errno));
         return -1;
@@ -289,6 +305,8 @@ int swarm_main(int argc, char **argv)
     if (parsed == SWARM_HELP)
         return METIS_EXIT_OK;
     if (parsed < 0 || load_config(&s) < 0 || swarm_hosts_load(&s, s.o.hosts) < 0)
+        return METIS_EXIT_BAD_INPUT;
+    if (s.o.known && known_open(s.o.known, &s.known) < 0)
         return METIS_EXIT_BAD_INPUT;
     if (s.o.metis)
         snprintf(s.metis, sizeof s.metis, "%s", s.o.metis);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "engine/config.h"
+#include "engine/known_file.h"
 #include "lib/helpers.h"
 
 #define SWARM_MAX_HOSTS 256
@@ -41,6 +42,8 @@ struct swarm_host {
 
 struct swarm_opts {
     const char *config, *hosts, *out, *metis;
+    const char *known, *junit;  /* --known FILE, --junit FILE */
+    int strict_known;
     int vts, stop_on_discrepancy, check, keep_going;
     double seconds, vt_timeout;
     uint64_t ops, swarm_seed;
@@ -54,6 +57,8 @@ struct swarm {
     char out[PATH_MAX];
     char stage_dir[128];        /* SWARM_TMP/metis-swarm-<id> on this machine */
     char stage_cfg[PATH_MAX];   /* the config as the workers read it */
+    char stage_known[PATH_MAX]; /* the known file as the workers read it; "" without one */
+    struct known_list known;    /* --known's classes */
     char metis[PATH_MAX];       /* metis on the workers: this binary's path, else PATH */
     int nhosts;
     struct swarm_host host[SWARM_MAX_HOSTS];
@@ -105,6 +110,10 @@ int swarm_classes_add_vt(const char *summary_json, int vt,
 int swarm_classes_count(void);
 void swarm_classes_json(const struct swarm *s, FILE *f);
 void swarm_classes_text(const struct swarm *s, FILE *f);
+/* Merged classes not in the known file (all of them without one). */
+int swarm_classes_new(const struct swarm *s);
+/* With --known: the split and the known classes no VT found (known_json_split). */
+void swarm_classes_known_json(const struct swarm *s, FILE *f);
 
 /* `metis swarm ...`: argv[0] is "swarm". Returns the exit status. */
 int swarm_main(int argc, char **argv);

@@ -2,6 +2,7 @@
 #include "swarm.h"
 #include "lib/buf.h"
 #include "front/cli/summary_classes.h"
+#include "front/cli/known.h"
 #include "lib/helpers.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,49 @@ static void json_vts(const struct merged *m, FILE *f)
     fputc(']', f);
 }
 
+/* The known file's record of m, or NULL when m is new (or there is no known file). */
+static const struct known_class *known_of(const struct swarm *s, const struct merged *m)
+{
+    int i = s->o.known ? known_find(&s->known, m->first.signature) : -1;
+    return i >= 0 ? &s->known.v[i] : NULL;
+}
+
+int swarm_classes_new(const struct swarm *s)
+{
+    int n = 0;
+    for (int k = 0; k < nclasses; k++)
+        n += known_of(s, &classes[k]) == NULL;
+    return n;
+}
+
+void swarm_classes_known_json(const struct swarm *s, FILE *f)
+{
+    int *seen = calloc((size_t)s->known.n + 1, sizeof *seen);
+    if (!s->o.known || !seen) {
+        free(seen);
+        return;
+    }
+    for (int k = 0; k < nclasses; k++) {
+        int i = known_find(&s->known, classes[k].first.signature);
+        if (i >= 0)
+            seen[i] = 1;
+    }
+    int fresh = swarm_classes_new(s);
+    known_json_split(f, s->o.known, &s->known, seen, fresh, nclasses - fresh);
+    free(seen);
+}
+
+static void json_known(const struct swarm *s, const struct merged *m, FILE *f)
+{
+    const struct known_class *kc = known_of(s, m);
+    char note[2 * KNOWN_TEXT_MAX], link[2 * KNOWN_TEXT_MAX];
+    json_escape(kc ? kc->note : "", note, sizeof note);
+    json_escape(kc ? kc->link : "", link, sizeof link);
+    if (s->o.known)
+        fprintf(f, ",\"known\":%s,\"note\":\"%s\",\"link\":\"%s\"", kc ? "true" : "false",
+                note, link);
+}
+
 static void json_one(const struct swarm *s, const struct merged *m, FILE *f)
 {
     char sig[400], hint[2300], dir[PATH_MAX + 32], qd[2 * PATH_MAX + 64], triage[700];
@@ -92,8 +136,10 @@ static void json_one(const struct swarm *s, const struct merged *m, FILE *f)
     json_vts(m, f);
     fprintf(f, ",\"first\":{\"vt\":%d,\"run_dir\":\"%s\",\"op\":%.0f,\"detail\":\"%s\","
             "\"trace\":\"%s\",\"trace_ops\":%.0f,\"repro\":\"%s\",\"triage\":\"%s\"},"
-            "\"hint\":\"%s\"}", m->first_vt, qd, m->first.first_op, m->first.detail,
+            "\"hint\":\"%s\"", m->first_vt, qd, m->first.first_op, m->first.detail,
             m->first.trace, m->first.trace_ops, m->first.repro, triage, hint);
+    json_known(s, m, f);
+    fputc('}', f);
 }
 
 void swarm_classes_json(const struct swarm *s, FILE *f)
@@ -115,6 +161,31 @@ static void text_vts(const struct merged *m, char *out, size_t len)
         n += (size_t)snprintf(out + n, len - n, "%s%d", i ? "," : "", m->vts[i]);
 }
 
+/* With --known: the split, and the known classes no VT found. */
+static void text_known(const struct swarm *s, FILE *f)
+{
+    int fresh = swarm_classes_new(s), gone = 0;
+    for (int i = 0; i < s->known.n; i++)
+        for (int k = 0; k <= nclasses; k++)
+            if (k == nclasses) {
+                fprintf(f, "  not seen: %s%s%.300s\n", s->known.v[i].signature,
+                        s->known.v[i].note[0] ? ": " : "", s->known.v[i].note);
+                gone++;
+            } else if (!strcmp(classes[k].first.signature, s->known.v[i].signature)) {
+                break;
+            }
+    fprintf(f, "known file %s: %d new, %d known, %d known not seen\n", s->o.known, fresh,
+            nclasses - fresh, gone);
+}
+
+static void text_mark(const struct swarm *s, const struct merged *m, FILE *f)
+{
+    const struct known_class *kc = known_of(s, m);
+    if (s->o.known)
+        fprintf(f, "  %-40s %s%s%.300s\n", "", kc ? "known" : "NEW", kc && kc->note[0] ? ": " : "",
+                kc ? kc->note : "");
+}
+
 void swarm_classes_text(const struct swarm *s, FILE *f)
 {
     char vts[256];
@@ -132,5 +203,8 @@ void swarm_classes_text(const struct swarm *s, FILE *f)
                     m->first.repro);
         if (m->first.hint[0])
             fprintf(f, "  %-40s hint: %.300s\n", "", m->first.hint);
+        text_mark(s, m, f);
     }
+    if (s->o.known)
+        text_known(s, f);
 }

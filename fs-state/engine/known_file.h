@@ -1,0 +1,40 @@
+/* The known-classes file: discrepancy classes a team already knows, one record per signature, with a note and a link. */
+#ifndef METIS_KNOWN_FILE_H
+#define METIS_KNOWN_FILE_H
+
+#include <stddef.h>
+
+/* The format, plain text a team keeps in its own repository (`metis known add` appends):
+ *
+ *   # comment lines and blank lines are ignored
+ *   class: mkdir bad state mode        <- a class signature, exactly as classes.txt shows it
+ *   note: setgid dropped on subdirs     <- optional, free text (later note: lines append)
+ *   link: https://bugs.example/123      <- optional
+ *
+ * Signatures are compared exactly: a Metis whose signatures read differently (other
+ * operation, fs or attribute names, or another ranking of differences) makes the file stale. */
+
+#define KNOWN_SIG_MAX 160        /* as struct dclass's signature */
+#define KNOWN_TEXT_MAX 512
+
+struct known_class {
+    char signature[KNOWN_SIG_MAX];
+    char note[KNOWN_TEXT_MAX];
+    char link[KNOWN_TEXT_MAX];
+};
+
+struct known_list {
+    struct known_class *v;
+    int n;
+    size_t cap;
+};
+
+/* Reads path into k (empty first): 0, or -1 with "FILE:LINE: why" in err (k then empty). */
+int known_load(const char *path, struct known_list *k, char *err, size_t errlen);
+/* The index of signature in k, or -1. */
+int known_find(const struct known_list *k, const char *signature);
+/* Appends one record to path (made, with a header, when missing): 0, or -1 with err. */
+int known_append(const char *path, const struct known_class *c, char *err, size_t errlen);
+void known_free(struct known_list *k);
+
+#endif

@@ -1,0 +1,76 @@
+/* Unit tests of the known-classes file: records, notes and links, comments, appending, and each refusal naming its line. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/known_file.h"
+
+static char path[64];
+
+static void write_known(const char *text)
+{
+    snprintf(path, sizeof path, "/tmp/metis-known-unit.%d", (int)getpid());
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void drop(void)
+{
+    unlink(path);
+}
+
+Test(known_file, reads_records_notes_links_and_comments, .fini = drop)
+{
+    struct known_list k;
+    char err[256];
+    write_known("# a comment\n\nclass: mkdir bad state mode  \nnote: setgid\nnote: again\n"
+                "link: https://example.org/1\n\nclass: removexattr bad errno -\n");
+    cr_assert_eq(known_load(path, &k, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(k.n, 2);
+    cr_expect_str_eq(k.v[0].signature, "mkdir bad state mode");
+    cr_expect_str_eq(k.v[0].note, "setgid; again");
+    cr_expect_str_eq(k.v[0].link, "https://example.org/1");
+    cr_expect_str_eq(k.v[1].note, "");
+    cr_expect_eq(known_find(&k, "removexattr bad errno -"), 1);
+    cr_expect_eq(known_find(&k, "removexattr bad errno"), -1);   /* exact, not a prefix */
+    known_free(&k);
+}
+
+Test(known_file, refusals_name_the_line, .fini = drop)
+{
+    static const struct { const char *text, *want; } bad[] = {
+        { "class: a\nwhat: b\n", ":2: expected 'class: SIGNATURE'" },
+        { "note: early\n", ":1: a note or link before the first 'class:' line" },
+        { "class: a\nclass: a\n", ":2: signature listed twice" },
+        { "class:\n", ":1: empty signature" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct known_list k;
+        char err[256];
+        write_known(bad[i].text);
+        cr_expect_eq(known_load(path, &k, err, sizeof err), -1, "%s", bad[i].text);
+        cr_expect(strstr(err, bad[i].want) != NULL, "'%s' for %s", err, bad[i].want);
+        cr_expect_eq(k.n, 0);
+    }
+}
+
+Test(known_file, append_makes_the_file_and_reads_back, .fini = drop)
+{
+    struct known_list k;
+    struct known_class c = { "chmod bad state mode", "a note", "" };
+    char err[256];
+    snprintf(path, sizeof path, "/tmp/metis-known-unit.%d", (int)getpid());
+    unlink(path);
+    cr_assert_eq(known_append(path, &c, err, sizeof err), 0, "%s", err);
+    snprintf(c.signature, sizeof c.signature, "link bad ret,errno -");
+    cr_assert_eq(known_append(path, &c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(known_load(path, &k, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(k.n, 2);
+    cr_expect_str_eq(k.v[1].signature, "link bad ret,errno -");
+    cr_expect_str_eq(k.v[1].note, "a note");
+    known_free(&k);
+}
