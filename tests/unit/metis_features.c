@@ -280,6 +280,7 @@ Test(features, a_refusal_where_the_reference_succeeded_names_the_declaration)
     cr_expect(strstr(h, "lacks = rename:exchange"), "%s", h);
     cr_assert_eq(ft_hint(OP_setxattr, 0, ENOSYS, 0, h), 1);
     cr_expect(strstr(h, "lacks = xattrs"), "%s", h);
+    cr_expect_eq(ft_hint(OP_setxattr, 0, EINVAL, 0, h), 0, "EINVAL names variants only: %s", h);
     cr_expect_eq(ft_hint(OP_fallocate_file, FALLOC_FL_ZERO_RANGE, ENOSPC, 0, h), 0,
                  "ENOSPC is no refusal: %s", h);
     cr_expect_eq(ft_hint(OP_fallocate_file, FALLOC_FL_ZERO_RANGE, EINVAL, EINVAL, h), 0,
