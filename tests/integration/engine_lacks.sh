@@ -2,6 +2,7 @@
 # [fs] lacks: fuse2fs (libfuse 2: no ZERO_RANGE, no renameat2 flags) against kernel ext4 gives fallocate and rename classes whose hints name the declaration; with `lacks = fallocate:zero_range,...` none of them, reach.txt shows the variants never drawn, `metis check` prints the declarations, a bad word is refused (exit 2, one line), and metis-replay refuses a trace step the config lacks.
 . "$(dirname "$0")/../lib/common.sh"
 command -v fuse2fs >/dev/null || skip "fuse2fs not installed (Debian package fuse2fs)"
+command -v bindfs >/dev/null || skip "bindfs not installed (Debian package bindfs)"
 PATH=$PATH:/sbin:/usr/sbin command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4"
 [ "$(id -u)" -eq 0 ] || skip "needs root (loop devices)"
 
@@ -105,6 +106,68 @@ print(s['lacks'], s['lacks_never_drawn'])
 sys.exit(0 if ok else 1)
 PY
 unset FAIL_LOG
+
+# bindfs (every fallocate mode EOPNOTSUPP; S_ISGID of a new file dropped) against RefFS, over a
+# backing directory of the test's own: fallocate draws punch_hole only, so lacking it leaves
+# fallocate out altogether; setid takes the set-id bits out of the draws and the state.
+bindfs_config() {   # $1 = the lacks line of bindfs (or nothing)
+  cat <<INI
+[run]
+ops = 1500
+keep_going = 1
+shrink_seconds = 0
+[fs reffs]
+type = reffs
+[fs bindfs]
+type = fuse
+mount_cmd = bindfs $T/backing {mnt}
+$1
+[pool]
+dirs = 0
+files = 2
+depth = 0
+xattr_names = 0
+[ops]
+truncate = 1
+fallocate_file = 4
+chmod = 0
+chown_file = 0
+chgrp_file = 0
+mkdir = 0
+rmdir = 0
+link = 0
+symlink = 0
+setxattr = 0
+removexattr = 0
+mknod = 0
+copy_range = 0
+open_unlink = 0
+[bits]
+falloc_mode = punch_hole:1
+mode = suid:0.2 sgid:0.2 ur:1 uw:1 ux:0.5 gr:0.5 gw:0.5 gx:0.5 or:0.5 ox:0.5
+INI
+}
+bindfs_run() {   # $1 = name, $2 = the lacks line
+  rm -rf "$T/backing" && mkdir "$T/backing"
+  bindfs_config "$2" >"$T/$1.ini"
+  "$METIS_BIN/metis" run "$T/$1.ini" --seed 1 --out "$T/$1" >"$T/$1.out" 2>&1
+  rc=$?
+  assert_no_leftovers "$(run_id_of "$T/$1.out")"
+}
+bindfs_run bindfs-without ''
+[ $rc = 1 ] || fail "bindfs without lacks: metis run exited $rc, want 1"
+python3 - "$T/bindfs-without/summary.json" <<'PY' || fail "bindfs without lacks: no punch_hole class hinting lacks = fallocate:punch_hole"
+import json, sys
+classes = json.load(open(sys.argv[1]))['classes']
+punch = [c for c in classes if c['signature'].startswith('fallocate_file bindfs')]
+sys.exit(0 if punch and all('lacks = fallocate:punch_hole' in c.get('hint', '') for c in punch) else 1)
+PY
+bindfs_run bindfs-with 'lacks = fallocate:punch_hole, setid, rename:noreplace, rename:exchange'
+[ $rc = 0 ] || { tail -3 "$T/bindfs-with.out"; fail "bindfs with lacks: metis run exited $rc, want 0"; }
+grep -Eq '^fallocate_file +0 +0  never drawn' "$T/bindfs-with/reach.txt" ||
+  fail "bindfs: fallocate, every drawn mode lacked, is not shown never drawn"
+grep -q '^never drawn on any fs of the run: fallocate_file' <("$METIS_BIN/metis" check "$T/bindfs-with.ini") ||
+  fail "bindfs: metis check does not say fallocate is never drawn"
 
 # metis check: one line per fs and word, then the run's totals.
 "$METIS_BIN/metis" check "$T/with.ini" >"$T/check.out" 2>&1 || fail "metis check exited $?"
