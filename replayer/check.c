@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/features.h"
 #include "engine/input.h"
 #include "engine/vary.h"
 
@@ -237,8 +238,36 @@ static const char *op_problem(const struct pool_set *ps, const struct op_args *a
     return NULL;
 }
 
+/* The word of a's operation or variant when the config's lacks keep it out of every draw
+ * (config.c), else NULL: a run of this config never made such a step. */
+static const char *lacked_step(const struct metis_config *cfg, const struct op_args *a)
+{
+    int v = op_variant_of(a);
+    if (!((cfg->lacked_ops >> a->op) & 1) && !(v >= 0 && ((cfg->lacked_variants >> v) & 1)))
+        return NULL;
+    const char *w = features_word_for(a->op, v);
+    return w ? w : op_name(a->op);
+}
+
+/* 0, or -1 naming the first step the config's lacks never draw. */
+static int check_lacks(const struct trace *t, const struct metis_config *cfg, char *err,
+                       size_t errlen)
+{
+    for (size_t k = 0; k < t->nops; k++) {
+        const char *w = lacked_step(cfg, &t->ops[k].args);
+        if (w)
+            return snprintf(err, errlen, "%s:%d: op %llu: %s is never drawn with config %s "
+                            "(lacks = %s): the trace is not of a run of it", t->file,
+                            t->ops[k].line, (unsigned long long)t->ops[k].seq,
+                            op_name(t->ops[k].args.op), cfg->path, w), -1;
+    }
+    return 0;
+}
+
 int trace_check_pool(const struct trace *t, const struct metis_config *cfg, char *err, size_t errlen)
 {
+    if (check_lacks(t, cfg, err, errlen) < 0)
+        return -1;
     struct pool_set ps;
     if (pool_build(&ps, cfg) < 0) {
         free(ps.paths);

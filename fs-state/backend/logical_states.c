@@ -41,6 +41,7 @@ struct lrestore *lr_open(const struct backend *b)
              FILLER_DIR);
     if (tree_parse_ignore(b->cfg->ignore, &lr->ignore, msg, sizeof msg) < 0)
         lr->ignore = 0;         /* config_load has refused it already */
+    lr->ignore |= b->cfg->lacks_ignore;     /* as the engine's digest of this fs (step.c) */
     if (ft_store_init(&lr->st, "md5", exclude, lr->ignore) < 0) {
         lr_close(lr);
         return NULL;

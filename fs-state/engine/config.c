@@ -17,6 +17,7 @@
 #include "tree/digest.h"
 #include "config.h"
 #include "config_lines.h"
+#include "features.h"
 #include "crash_modes.h"
 #include "lib/errnos.h"
 #include "lib/numbers.h"
@@ -182,7 +183,8 @@ static const struct config_key run_keys[] = {
 enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
        FSK_UNSUPPORTED,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
-       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_RESTORE, FSK_COUNT };
+       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_RESTORE,
+       FSK_LACKS, FSK_COUNT };
 /* No default of their own: type and fstype and mount_cmd are required where they apply,
  * exclude follows fstype (fsinfo.c); a reffs size is REFFS_DEFAULT_SIZE (finish_fs). */
 static const struct config_key fs_keys[FSK_COUNT] = {
@@ -208,6 +210,7 @@ static const struct config_key fs_keys[FSK_COUNT] = {
     [FSK_READBACK_CHECK] = FSK(readback_check, CK_INT, RANGE(0, 1e9), T(FS_REFFS) | T(FS_FUSE), "64"),
     [FSK_CRASH] = FSK(crash, CK_BOOL, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), "1"),
     [FSK_RESTORE] = FSK(restore, CK_STR, NO_RANGE, T(FS_FUSE), "auto"),
+    [FSK_LACKS] = FSK(lacks, CK_STR, NO_RANGE, ALL_TYPES, ""),
 };
 
 static const struct config_key pool_keys[] = {
@@ -394,7 +397,7 @@ struct parse_state {
     bool part_given[ARG_NKINDS], mode_given[ARG_NKINDS];   /* [sizes] keys seen */
     int err_line;               /* line of the first problem, 0 if none yet */
     bool failed;
-    char msg[512];
+    char msg[1024];
     struct config_lines in;
     char *long_value;           /* a continued value too long for inih's line (see read_line) */
     int *line_of;               /* line_of[k]: the file's line of inih's line k (joined lines) */
@@ -1010,6 +1013,14 @@ static bool add_unsupported(struct parse_state *st, const char *key, const char 
     return true;
 }
 
+/* "fallocate:punch_hole,xattrs": the words of the one vocabulary (features.c). */
+static void lacks_key(struct parse_state *st, struct fs_config *fs, const char *value)
+{
+    char msg[sizeof st->msg];
+    if (features_parse(value, &fs->lacks_words, msg, sizeof msg) < 0)
+        fail(st, st->line, "lacks: %s", msg);
+}
+
 /* Stores value as k says: into base (its section's struct) for set_field's kinds, else into
  * the config's drawing tables. */
 static void set_key(struct parse_state *st, const struct config_key *k, void *base,
@@ -1045,6 +1056,8 @@ static void fs_key(struct parse_state *st, const struct config_key *k, const cha
         fs->unsup_ops = fs->unsup_variants = 0;
         for_each_item(st, "unsupported", value, add_unsupported, fs);
     }
+    if (i == FSK_LACKS && !st->failed)
+        lacks_key(st, fs, value);
     if (i == FSK_ERRNO_EQUIV && !st->failed) {
         fs->nequiv = 0;
         for_each_item(st, "errno_equiv", value, add_errno_pair, fs);
@@ -1531,6 +1544,46 @@ static void finish_readback(struct parse_state *st, int i)
         snprintf(fs->readback, sizeof fs->readback, "vfs");
 }
 
+/* A choice with every weighted item lacked draws nothing: its operation is never drawn. */
+static void lack_choice(struct metis_config *cfg, enum choice_kind k)
+{
+    struct choice *c = &cfg->choice[k];
+    double sum = 0;
+    for (int i = 0; i < c->n; i++) {
+        if ((cfg->lacked_variants >> c->variant[i]) & 1)
+            c->weight[i] = 0;
+        sum += c->weight[i];
+    }
+    if (sum <= 0)
+        cfg->lacked_ops |= 1ULL << choice_op[k];
+}
+
+/* What the lacks of every fs take out, for the whole run (features.c): the ignores on every
+ * fs, the operations and variants out of the draw, and the set-id bits out of the modes. */
+static void finish_lacks(struct parse_state *st)
+{
+    struct metis_config *cfg = st->cfg;
+    uint64_t all = 0;
+    struct lack_effect fx;
+    for (int i = 0; i < cfg->nfs; i++)
+        all |= cfg->fs[i].lacks_words;
+    features_effect(all, &fx);
+    cfg->lacked_ignore = fx.ignore;
+    cfg->lacked_ops = fx.ops;
+    cfg->lacked_variants = fx.variants;
+    for (int k = 0; k < CH_NKINDS; k++)
+        lack_choice(cfg, k);
+    for (int op = 0; op < OP_COUNT; op++)
+        if ((cfg->lacked_ops >> op) & 1)
+            cfg->op_weight[op] = 0;
+    struct bitmap *mode = &cfg->bits[BM_MODE];
+    for (int b = 0; b < mode->nbits && fx.no_setid_draws; b++)
+        if (mode->value[b] & (S_ISUID | S_ISGID))
+            mode->prob[b] = 0;
+    for (int i = 0; i < cfg->nfs; i++)
+        cfg->fs[i].lacks_ignore = fx.ignore;
+}
+
 static void finish(struct parse_state *st)
 {
     struct metis_config *cfg = st->cfg;
@@ -1539,13 +1592,16 @@ static void finish(struct parse_state *st)
         fail(st, 0, "no [fs NAME] section: at least one file system is needed");
     for (int i = 0; i < cfg->nfs && !st->failed; i++)
         finish_fs(st, i);
+    if (!st->failed)
+        finish_lacks(st);
     for (int i = 0; i < cfg->nfs && !st->failed; i++)
         finish_readback(st, i);
     int sum = 0;
     for (int i = 0; i < OP_COUNT; i++)
         sum += cfg->op_weight[i];
     if (!st->failed && sum == 0)
-        fail(st, st->ops_line, "[ops]: every weight is 0; at least one operation needs one");
+        fail(st, st->ops_line, "[ops]: every weight is 0%s; at least one operation needs one",
+             cfg->lacked_ops ? " (lacks leaves out the rest)" : "");
     if (!st->failed)
         finish_pool(st);
     if (!st->failed)

@@ -48,6 +48,10 @@ struct fs_config {
     int nequiv;
     int equiv[16][2];           /* parsed errno_equiv: {this fs's errno, the reference's} */
     int fstype_line, size_line; /* lines of those keys (0 = not given), for config_validate */
+    char lacks[512];            /* "fallocate:punch_hole,xattrs,...": what this fs lacks by design */
+    uint64_t lacks_words;       /* parsed: bit word id (features.h) */
+    unsigned lacks_ignore;      /* TREE_IGNORE_* every fs's lacks take out of the state: the
+                                   same on every fs of the run, beside its own ignore */
 };
 
 /* Weighted partitions of a size/offset argument. */
@@ -140,6 +144,10 @@ struct metis_config {
     struct choice choice[CH_NKINDS];
     uint64_t falloc_align;      /* [sizes] falloc_align UNIT:PROB: the unit ... */
     double falloc_align_prob;   /* ... and how often a new mode's range is aligned to it */
+    /* What the run's lacks declarations ([fs] lacks, every fs together) take out of it. */
+    unsigned lacked_ignore;     /* TREE_IGNORE_* */
+    uint64_t lacked_ops;        /* bit op_id: never drawn (their [ops] weight made 0) */
+    uint64_t lacked_variants;   /* bit variant id: never drawn */
 };
 
 /* What a key's value is, and so how the parser reads it. */

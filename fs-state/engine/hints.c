@@ -1,6 +1,7 @@
 /* Known kernel and FUSE behaviours as hint rules: each matches a discrepancy's operation, kinds and first difference. */
 #include "hints.h"
 #include "differs.h"
+#include "features.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,11 +119,32 @@ static const char *tmpfs_root_mode(const struct hint_case *c)
            "mode=0755.";
 }
 
+/* The fs under test refused what the reference did, with an errno that says "not here":
+ * EOPNOTSUPP, ENOSYS, or EINVAL for a flag or mode it does not know (a variant: fallocate's
+ * mode, rename's flag, mknod's type; EINVAL of setxattr says nothing of xattrs as such). If that is by design, the
+ * declaration in the one vocabulary (features.c) says so once. */
+static const char *lacks_declaration(const struct hint_case *c)
+{
+    static _Thread_local char text[320];
+    int e = c->res.err;
+    if (!c->a || c->ref.err != 0 || !(e == EOPNOTSUPP || e == ENOSYS || e == EINVAL))
+        return NULL;
+    const char *word = features_word_for(c->a->op, op_variant_find(c->a->op, (unsigned)c->a->flags));
+    if (!word || (e == EINVAL && !strchr(word, ':')))
+        return NULL;            /* EINVAL says "not this flag or mode": a variant's word */
+    snprintf(text, sizeof text, "The file system refused with %s what the reference did; if it "
+             "lacks this by design, declare it in [fs %s]: lacks = %s (configs/README.md, "
+             "\"Declared feature sets\"), so that it is never drawn.",
+             e == EOPNOTSUPP ? "EOPNOTSUPP" : e == ENOSYS ? "ENOSYS" : "EINVAL",
+             c->cfg->fs[c->fs].name, word);
+    return text;
+}
+
 int hints_find(const struct hint_case *c, char *out, size_t len)
 {
     static const char *(*const rules[])(const struct hint_case *) = {
         sticky_on_chown, chown_clears_suid, mkdir_setgid_argument, fuse_mkdir_write_bits,
-        removexattr_absent, posix_errno_choice, tmpfs_root_mode,
+        removexattr_absent, posix_errno_choice, tmpfs_root_mode, lacks_declaration,
     };
     size_t used = 0;
     int n = 0;

@@ -1,6 +1,7 @@
 /* Operation and variant names, spelled once (METIS_OPS, the variant table) so enums, configs and reports cannot drift. */
 #include "opnames.h"
 #include <linux/falloc.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -24,7 +25,7 @@ int op_lookup(const char *name)
 }
 
 /* Each variant's operation, name and the value its draw gives (fallocate mode, S_IF* type,
- * open_unlink action). PUNCH_HOLE is drawn with KEEP_SIZE only: Linux refuses it alone. */
+ * open_unlink action, rename flags). PUNCH_HOLE is drawn with KEEP_SIZE only: Linux refuses it alone. */
 static const struct {
     enum op_id op;
     const char *name;
@@ -43,6 +44,9 @@ static const struct {
     { OP_mknod, "blk", S_IFBLK },
     { OP_open_unlink, "fd_write", OU_WRITE },
     { OP_open_unlink, "fd_truncate", OU_TRUNCATE },
+    { OP_rename, "plain", 0 },
+    { OP_rename, "noreplace", RENAME_NOREPLACE },
+    { OP_rename, "exchange", RENAME_EXCHANGE },
 };
 #define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
 

@@ -40,7 +40,8 @@ const char *op_name(enum op_id op);         /* "?" when out of range */
 int op_lookup(const char *name);            /* -1 if unknown */
 
 /* Variants: the kinds of one operation that file systems support apart and the reach table
- * counts apart: a fallocate mode, a mknod file type, what open_unlink does through its fd.
+ * counts apart: a fallocate mode, a mknod file type, what open_unlink does through its fd,
+ * rename's flags (plain, noreplace, exchange).
  * Ids are 0 .. op_variant_count()-1, in the order of the config's choices; a name is unique
  * among variants and operations, so `unsupported = collapse,mknod` can mix both. */
 int op_variant_count(void);

@@ -423,6 +423,10 @@ static void draw_rename(struct input *in, struct op_args *a)
     draw_path(a->path2, in, PW_RENAME_DST, input_any_path, 0);
     uint64_t r = rng_below(&in->rng, 10);
     a->flags = r == 8 ? RENAME_NOREPLACE : r == 9 ? RENAME_EXCHANGE : 0;
+    /* A flag a fs of the run lacks ([fs] lacks) is never drawn: a plain rename takes its
+     * share, and the flag's draw is made as before, so a run without lacks draws the same. */
+    if ((in->cfg->lacked_variants >> op_variant_find(OP_rename, (unsigned)a->flags)) & 1)
+        a->flags = 0;
     const char *dst = choose_rename_dst(in, a->path, a->path2, a->flags == RENAME_EXCHANGE);
     if (dst != a->path2)
         set_path(a->path2, dst);

@@ -118,7 +118,23 @@ static void text_row(const struct reach_row *c, int row, FILE *f)
     fputc('\n', f);
 }
 
-/* One table per file system: every enabled operation, and each variant it tried. */
+/* 1 when row's operation or variant is never drawn because a fs of the run lacks it. */
+static int lacked_row(const struct reach *r, int row)
+{
+    if (row < OP_COUNT)
+        return (r->lacked_ops >> row) & 1;
+    return ((r->lacked_variants >> (row - OP_COUNT)) & 1) && !((r->lacked_ops >> row_op(row)) & 1);
+}
+
+static void lacked_text_row(int row, FILE *f)
+{
+    char name[64];
+    fprintf(f, "%-26s %10d %10d  never drawn: lacked ([fs] lacks)\n",
+            row_name(row, name, sizeof name), 0, 0);
+}
+
+/* One table per file system: every enabled operation, each variant it tried, and what lacks
+ * declarations keep out of the draw. */
 static void text_table(const struct reach *r, int fs, const int *weights, FILE *f)
 {
     if (r->nfs > 1)
@@ -128,6 +144,8 @@ static void text_table(const struct reach *r, int fs, const int *weights, FILE *
             "never returned of RefFS's errno table");
     for (int row = 0; row < nrows(); row++) {
         const struct reach_row *c = &r->row[fs][row];
+        if (lacked_row(r, row) && !c->tried)
+            lacked_text_row(row, f);
         if (!weights[row_op(row)] || (row >= OP_COUNT && !c->tried))
             continue;
         text_row(c, row, f);

@@ -9,7 +9,7 @@
 
 #define REACH_MAX_ERRNO ERRNO_MAX
 #define REACH_MAX_FS 8
-#define REACH_MAX_VARIANTS 16
+#define REACH_MAX_VARIANTS 32
 #define REACH_ROWS (OP_COUNT + REACH_MAX_VARIANTS)  /* operations, then their variants */
 
 struct reach_row {
@@ -20,6 +20,7 @@ struct reach_row {
 
 struct reach {
     int nfs;                     /* file systems counted so far; fs 0 is the reference */
+    uint64_t lacked_ops, lacked_variants;   /* never drawn ([fs] lacks): rows saying so */
     const char *fsname[REACH_MAX_FS];
     struct reach_row row[REACH_MAX_FS][REACH_ROWS];
 };

@@ -2,6 +2,7 @@
 #include "run_outputs.h"
 #include "lib/helpers.h"
 #include "step.h"
+#include "features.h"
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -118,6 +119,32 @@ static void write_backends_json(const struct engine *e, FILE *f)
     fputs("}", f);
 }
 
+/* The run's declarations: "lacks" per fs (its words), then what they leave out of every fs's
+ * state and draws. */
+static void write_lacks_json(const struct metis_config *cfg, FILE *f)
+{
+    char ignored[200];
+    fputs(",\"lacks\":{", f);
+    for (int i = 0; i < cfg->nfs; i++) {
+        fprintf(f, "%s\"%s\":[", i ? "," : "", cfg->fs[i].name);
+        for (int w = 0, n = 0; w < features_count(); w++)
+            if ((cfg->fs[i].lacks_words >> w) & 1)
+                fprintf(f, "%s\"%s\"", n++ ? "," : "", feature_word(w));
+        fputs("]", f);
+    }
+    features_ignore_text(cfg->lacked_ignore, ignored, sizeof ignored);
+    fprintf(f, "},\"lacks_not_compared\":\"%s\",\"lacks_never_drawn\":[", ignored);
+    int n = 0;
+    for (int op = 0; op < OP_COUNT; op++)
+        if ((cfg->lacked_ops >> op) & 1)
+            fprintf(f, "%s\"%s\"", n++ ? "," : "", op_name(op));
+    for (int v = 0; v < op_variant_count(); v++)
+        if ((cfg->lacked_variants >> v) & 1)
+            fprintf(f, "%s\"%s/%s\"", n++ ? "," : "", op_name(op_variant_op(v)),
+                    op_variant_name(v));
+    fputs("]", f);
+}
+
 static void write_summary_json(struct engine *e, enum metis_exit st, const char *why,
                                double now, FILE *f)
 {
@@ -139,7 +166,9 @@ static void write_summary_json(struct engine *e, enum metis_exit st, const char 
     fputs(",\"fs\":[", f);
     for (int i = 0; i < e->g.nfs; i++)
         fprintf(f, "%s\"%s\"", i ? "," : "", e->cfg.fs[i].name);
-    fputs("],", f);
+    fputs("]", f);
+    write_lacks_json(&e->cfg, f);
+    fputs(",", f);
     write_timing_json(e, f);
     write_backends_json(e, f);
     fputs(",\"reach\":", f);
@@ -168,6 +197,8 @@ void report_write(struct engine *e, enum metis_exit st, const char *reason)
         write_summary_json(e, st, reason, now, f);
         fclose(f);
     }
+    e->reach.lacked_ops = e->cfg.lacked_ops;
+    e->reach.lacked_variants = e->cfg.lacked_variants;
     if ((f = open_out(e, "reach.txt"))) {
         reach_write_text(&e->reach, e->cfg.op_weight, f);
         fputc('\n', f);

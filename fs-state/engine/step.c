@@ -160,6 +160,7 @@ static int init_abstraction(struct fsgroup *g)
         o->exclude = g->exclude[i];
         if (tree_parse_ignore(fs->ignore, &o->ignore, msg, sizeof msg) < 0)
             return gerr(g, "%s", msg);
+        o->ignore |= fs->lacks_ignore;      /* the run's lacks: alike on every fs */
     }
     return 0;
 }

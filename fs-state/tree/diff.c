@@ -1,5 +1,6 @@
 /* The ranking of differences between two tree listings: kinds and their names, a line's fields, an entry against another, the values messages show, the comparison of two listings. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
@@ -98,20 +99,43 @@ static enum tree_diff td_xattr_kind(const struct tree_fields *a, const struct tr
     return strcmp(na, nb) ? TREE_DIFF_XATTR_NAMES : TREE_DIFF_XATTR_VALUE;
 }
 
+/* Two mode fields alike; with TREE_IGNORE_SETID, S_ISUID and S_ISGID left out (a listing
+ * written with nothing ignored, as a reproducer's, still has them). */
+static int td_same_mode(const struct tree_fields *a, const struct tree_fields *b, unsigned ignore)
+{
+    if (td_same(a, b, TREE_F_MODE))
+        return 1;
+    if (!(ignore & TREE_IGNORE_SETID) || a->len[TREE_F_MODE] > 8 || b->len[TREE_F_MODE] > 8)
+        return 0;
+    char ma[9], mb[9], *ea, *eb;
+    snprintf(ma, sizeof ma, "%.*s", a->len[TREE_F_MODE], a->s[TREE_F_MODE]);
+    snprintf(mb, sizeof mb, "%.*s", b->len[TREE_F_MODE], b->s[TREE_F_MODE]);
+    unsigned long x = strtoul(ma, &ea, 8), y = strtoul(mb, &eb, 8);
+    return *ea == '\0' && *eb == '\0' && ea != ma && eb != mb && ((x ^ y) & ~06000ul) == 0;
+}
+
+/* The link counts compare, unless ignore leaves them out: a directory's (DIR_NLINK), the
+ * root's (ROOT_NLINK). */
+static int td_nlink_counts(const struct tree_fields *a, unsigned ignore)
+{
+    int dir = td_first_char(a, TREE_F_TYPE) == 'd';
+    int root = a->len[TREE_F_PATH] == 1 && a->s[TREE_F_PATH][0] == '/';
+    return !(dir && (ignore & TREE_IGNORE_DIR_NLINK)) && !(root && (ignore & TREE_IGNORE_ROOT_NLINK));
+}
+
 /* The most telling kind in which entry b differs from entry a (same path), leaving out the
  * attributes ignore names (TREE_IGNORE_*); TREE_DIFF_NONE if none. */
 static enum tree_diff tree_diff_entry(const struct tree_fields *a, const struct tree_fields *b,
                                       unsigned ignore)
 {
-    int dir = td_first_char(a, TREE_F_TYPE) == 'd';
     if (!td_same(a, b, TREE_F_TYPE))
         return TREE_DIFF_TYPE;
-    if (!(ignore & TREE_IGNORE_MODE) && !td_same(a, b, TREE_F_MODE))
+    if (!(ignore & TREE_IGNORE_MODE) && !td_same_mode(a, b, ignore))
         return TREE_DIFF_MODE;
     if (!(ignore & TREE_IGNORE_OWNER) &&
         (!td_same(a, b, TREE_F_UID) || !td_same(a, b, TREE_F_GID)))
         return TREE_DIFF_OWNER;
-    if (!(dir && (ignore & TREE_IGNORE_DIR_NLINK)) && !td_same(a, b, TREE_F_NLINK))
+    if (td_nlink_counts(a, ignore) && !td_same(a, b, TREE_F_NLINK))
         return TREE_DIFF_NLINK;
     if (!td_same(a, b, TREE_F_SIZE))
         return TREE_DIFF_SIZE;

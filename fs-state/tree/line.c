@@ -356,9 +356,12 @@ int tree_line_head(struct tree_lister *l, const struct tree_entry *e, struct buf
     const struct stat *st = &e->st;
     unsigned ig = l->o->ignore;
     int rc = tree_path_text(b, e->path) || buf_printf(b, " %c ", tree_type_char(st->st_mode));
+    unsigned mode_bits = (ig & TREE_IGNORE_SETID) ? 01777 : 07777;
+    int root = e->path[0] == '/' && e->path[1] == '\0';
     rc = rc || ((ig & TREE_IGNORE_MODE) ? buf_add(b, "-", 1)
-                                        : buf_printf(b, "%04o", (unsigned)(st->st_mode & 07777)));
-    rc = rc || ((S_ISDIR(st->st_mode) && (ig & TREE_IGNORE_DIR_NLINK))
+                                        : buf_printf(b, "%04o", (unsigned)(st->st_mode & mode_bits)));
+    rc = rc || ((S_ISDIR(st->st_mode) && (ig & TREE_IGNORE_DIR_NLINK)) ||
+                (root && (ig & TREE_IGNORE_ROOT_NLINK))
                     ? buf_add(b, " -", 2) : buf_printf(b, " %ld", (long)st->st_nlink - e->nlink_adj));
     rc = rc || ((ig & TREE_IGNORE_OWNER) ? buf_add(b, " - -", 4)
                 : buf_printf(b, " %u %u", (unsigned)st->st_uid, (unsigned)st->st_gid));

@@ -17,6 +17,8 @@ enum {
     TREE_IGNORE_XATTRS    = 1 << 1,
     TREE_IGNORE_MODE      = 1 << 2,
     TREE_IGNORE_OWNER     = 1 << 3,
+    TREE_IGNORE_ROOT_NLINK = 1 << 4,    /* the root directory's link count only ([fs] lacks) */
+    TREE_IGNORE_SETID     = 1 << 5,     /* S_ISUID and S_ISGID of every mode ([fs] lacks) */
 };
 
 /* The one listing format: one line per entry, sorted by path, fields separated by one space:

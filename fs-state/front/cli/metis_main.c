@@ -2,6 +2,7 @@
 #include "backend/backend.h"
 #include "engine/config.h"
 #include "engine/exits.h"
+#include "check_lacks.h"
 #include "model.h"
 #include "front/report/report_html.h"
 #include "restart.h"
@@ -325,6 +326,7 @@ static int cmd_check(struct run_opts *ro)
     for (int i = 0; i < OP_COUNT; i++)
         ops += ro->cfg.op_weight[i] > 0;
     printf("%s: ok (%d file systems, %d operations)\n", ro->cfg.path, ro->cfg.nfs, ops);
+    check_print_lacks(&ro->cfg, stdout);
     return METIS_EXIT_OK;
 }
 
