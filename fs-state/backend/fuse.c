@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,6 +442,15 @@ static void fu_teardown(struct backend *b)
     bk_remove_mnt(b);
 }
 
+/* A daemon that daemonized (p->pid 0) is out of reach here: backend_abort's connection abort
+ * makes its reads of /dev/fuse fail, which ends a daemon that is not stopped. */
+static void fu_kill_daemon(struct backend *b)
+{
+    struct fpriv *p = b->priv;
+    if (p && p->pid > 0)
+        kill(-p->pid, SIGKILL);
+}
+
 static uint64_t fu_held_bytes(struct backend *b)
 {
     struct fpriv *p = b->priv;
@@ -500,4 +510,5 @@ const struct backend_ops backend_fuse_ops = {
     .held_bytes = fu_held_bytes,
     .read_back = fu_read_back,
     .stats = fu_stats,
+    .kill_daemon = fu_kill_daemon,
 };

@@ -37,6 +37,7 @@ struct engine {
     char out_dir[1024], run_id[64];
     char err[1400];              /* why engine_init failed */
     int finished;
+    int set_up;                  /* every fs was set up: a failure since may be a target's */
     struct search_run search;    /* which search of the run this is, and the ones before */
     struct view_stack views;     /* the reference's tree at each state of the search path */
 };
@@ -54,6 +55,12 @@ void engine_close(struct engine *e, enum metis_exit st, const char *reason);
  * it as a hit of its class (classes.h); the first example of a new class also gets a detail file
  * with both trees and the saved states of the search path. */
 void engine_report_discrepancy(struct engine *e, const struct op_args *a);
+/* A target (fs i) that died, hung or could not bring a state back (k) during the step from
+ * state (a: the operation in progress, NULL at the initial state): a hit of its own class
+ * (classes_target_failure), logged (`target` line), told on stderr, and for a new class a
+ * detail file naming the state, the operation and what failed. Counts as a discrepancy. */
+void engine_report_target_failure(struct engine *e, int i, enum target_failure k,
+                                  const struct op_args *a, uint64_t state);
 /* Search path: push the state a step made, or unwind to a state SPIN went back to. */
 int engine_path_push(struct engine *e, uint64_t sid, uint64_t seq);
 int engine_path_unwind_to(struct engine *e, uint64_t sid);

@@ -62,7 +62,7 @@ static int all_finished(void)
     return 1;
 }
 
-int fsset_run(fsset_job job, void *ctx, double timeout, int *late)
+static struct timespec deadline_in(double timeout)
 {
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
@@ -72,6 +72,12 @@ int fsset_run(fsset_job job, void *ctx, double timeout, int *late)
         deadline.tv_sec++;
         deadline.tv_nsec -= 1000000000L;
     }
+    return deadline;
+}
+
+int fsset_run(fsset_job job, void *ctx, double timeout, int *late)
+{
+    struct timespec deadline = deadline_in(timeout);
     pthread_mutex_lock(&mu);
     for (int i = 0; i < nworkers; i++)
         finished[i] = 0;
@@ -84,7 +90,7 @@ int fsset_run(fsset_job job, void *ctx, double timeout, int *late)
         rc = pthread_cond_timedwait(&done_cv, &mu, &deadline);
     int out = 0;
     if (!all_finished()) {
-        for (int i = 0; i < nworkers; i++)
+        for (int i = nworkers - 1; i >= 0; i--)   /* the first: the reference before a target */
             if (!finished[i] && late)
                 *late = i;
         out = -1;
@@ -95,6 +101,18 @@ int fsset_run(fsset_job job, void *ctx, double timeout, int *late)
     }
     pthread_mutex_unlock(&mu);
     return out;
+}
+
+int fsset_wait(double timeout)
+{
+    struct timespec deadline = deadline_in(timeout);
+    int rc = 0;
+    pthread_mutex_lock(&mu);
+    while (!all_finished() && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&done_cv, &mu, &deadline);
+    int done = all_finished();
+    pthread_mutex_unlock(&mu);
+    return done ? 0 : -1;
 }
 
 int fsset_join_cpu(int i)

@@ -9,6 +9,9 @@ int fsset_start(int n);
 /* Runs job(i, ctx) for every i in parallel; returns 0 when all returned 0, the first failing
  * index + 1 otherwise, or -1 when the time limit passed (*late is set to a slow index). */
 int fsset_run(fsset_job job, void *ctx, double timeout, int *late);
+/* After a time limit passed: waits up to timeout seconds for the late workers to return from
+ * that job (their calls unblocked, e.g. by aborting a hung mount); 0 once all are idle. */
+int fsset_wait(double timeout);
 void fsset_stop(void);
 /* Moves the calling thread onto worker i's CPU if that worker is pinned to exactly one;
  * returns 1 if it did. */

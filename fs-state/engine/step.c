@@ -31,6 +31,8 @@ int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, cons
 {
     int late = -1;
     int rc = fsset_run(job, ctx, g->timeout, &late);
+    g->timed_out = rc < 0;
+    g->failed_fs = rc < 0 ? late : rc - 1;
     if (rc == 0)
         return 0;
     if (rc < 0)
@@ -306,6 +308,12 @@ static int crash_verify_step(struct step_job *j, int i)
     return rc;
 }
 
+static int step_fail(struct backend *b, const char *why)
+{
+    snprintf(b->err, sizeof b->err, "fs %s: %s", b->cfg->name, why);
+    return -1;
+}
+
 static int step_one(int i, void *ctx)
 {
     struct step_job *j = ctx;
@@ -325,6 +333,12 @@ static int step_one(int i, void *ctx)
         op_exec(b->rootfd, j->args, &o->res);
     else
         prepopulate_run(b->rootfd, j->g->plan, j->g->nplan);
+    /* No file-system call answers ENOTCONN but a FUSE mount whose daemon is gone: a finding
+     * of its own (fsgroup_target_failure), not an errno to compare. */
+    if (o->res.err == ENOTCONN && backend_daemon_gone(b)) {
+        b->ops->end(b);
+        return step_fail(b, "the daemon is gone: the mount answers ENOTCONN");
+    }
     double t_abs = now_seconds();
     if (crash_capture_step(j, i) < 0)
         return -1;
@@ -428,6 +442,79 @@ int fsgroup_compare(struct fsgroup *g, int initial)
         g->out[i].differs |= DIFF_OF_CRASH(g->out[i].crash.kinds);
     }
     return n;
+}
+
+/* ---- a target that failed a step ---- */
+
+/* The file systems whose failures are findings: a daemon Metis runs, serving a target. A kernel
+ * fs, or any reference, failing is Metis's own failure. */
+static int is_target_daemon(const struct fsgroup *g, int i)
+{
+    return i > 0 && i < g->nfs &&
+           (g->cfg->fs[i].type == FS_FUSE || g->cfg->fs[i].type == FS_REFFS);
+}
+
+struct probe_job {
+    struct fsgroup *g;
+    int fs, gone;
+};
+
+static int probe_one(int i, void *ctx)
+{
+    struct probe_job *p = ctx;
+    if (i == p->fs)
+        p->gone = backend_daemon_gone(p->g->be[i]);
+    return 0;
+}
+
+/* Asked from a worker, within the time limit: a mount that hangs there is a hang. */
+static enum target_failure probe_daemon(struct fsgroup *g, int i)
+{
+    char err[sizeof g->err];
+    struct probe_job p = { g, i, 0 };
+    snprintf(err, sizeof err, "%s", g->err);
+    if (g->be[i]->daemon_died)
+        return TF_DAEMON_DIED;
+    if (fsgroup_run(g, probe_one, &p, "the daemon probe after a failed step") < 0) {
+        g->failed_fs = i;
+        return TF_HANG;
+    }
+    snprintf(g->err, sizeof g->err, "%s", err);
+    g->failed_fs = i;
+    return p.gone ? TF_DAEMON_DIED : TF_NONE;
+}
+
+enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs)
+{
+    int i = *fs = g->failed_fs;
+    if (!is_target_daemon(g, i))
+        return TF_NONE;
+    if (g->timed_out)
+        return TF_HANG;
+    enum target_failure k = probe_daemon(g, i);
+    if (k != TF_NONE)
+        return k;
+    return g->be[i]->restore_unreachable ? TF_RESTORE_UNREACHABLE : TF_NONE;
+}
+
+const char *target_failure_name(enum target_failure k)
+{
+    static const char *const names[] = { "none", "daemon-died", "hang", "restore-unreachable" };
+    return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
+}
+
+int fsgroup_recover(struct fsgroup *g, int i, enum target_failure k)
+{
+    const double grace = 10;
+    if (k != TF_DAEMON_DIED && k != TF_HANG)
+        return 0;
+    backend_abort(g->be[i]);
+    if (fsset_wait(grace) == 0)
+        return 0;
+    snprintf(g->err, sizeof g->err, "fs %s: still blocked %.0f s after its daemon was killed and "
+             "its FUSE connection aborted (is fusectl mounted on /sys/fs/fuse/connections?)",
+             g->cfg->fs[i].name, grace);
+    return -1;
 }
 
 struct discard_job {
