@@ -22,7 +22,7 @@ restore = logical
 open_unlink = 0
 INI
 # The target's daemon: the process whose command line names this run's target mount point.
-daemon_of() { pgrep -f -- "metis-$1/mnt-tgt" | head -n1; }
+daemon_of() { pgrep -f -- "^[^ ]*/reffs .*metis-$1/mnt-tgt" | head -n1; }
 
 "$METIS_BIN/metis" run "$T/died.ini" --seconds "$secs" --out "$T/run" 2>"$T/err" &
 metis_pid=$!
