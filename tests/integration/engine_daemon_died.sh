@@ -27,11 +27,12 @@ daemon_of() { pgrep -f -- "^[^ ]*/reffs .*metis-$1/mnt-tgt" | head -n1; }
 "$METIS_BIN/metis" run "$T/died.ini" --seconds "$secs" --out "$T/run" 2>"$T/err" &
 metis_pid=$!
 on_exit "kill $metis_pid 2>/dev/null"
-for _ in $(seq 50); do id=$(run_id_of "$T/err"); [ -n "$id" ] && break; sleep 0.1; done
+# pan is built first (slow on a busy machine); then the target is mounted and steps begin.
+for _ in $(seq 600); do id=$(run_id_of "$T/err"); [ -n "$id" ] && break; sleep 0.1; done
 [ -n "$id" ] || fail "the run did not start"
-sleep 4
-victim=$(daemon_of "$id")
+for _ in $(seq 300); do victim=$(daemon_of "$id"); [ -n "$victim" ] && break; sleep 0.1; done
 [ -n "$victim" ] || fail "no daemon of run $id's target"
+sleep 3
 kill -KILL "$victim"
 wait "$metis_pid"
 rc=$?
