@@ -39,8 +39,9 @@ struct backend_ops {
     /* Optional: members of a JSON object on how this backend restored states, for
      * summary.json (e.g. "restore":"logical","logical_restores":12); NULL says nothing. */
     void (*stats)(struct backend *b, FILE *json);
-    /* Optional: kills the daemon's process group at once (SIGKILL), so that nothing it serves
-     * can block; callable while another thread is stuck in a call on the mount. */
+    /* Optional: kills the daemon at once (SIGKILL: the process group Metis started, or the
+     * daemon it became, found by its mount point), which ends its FUSE connection, so nothing
+     * it serves can block; callable while another thread is stuck in a call on the mount. */
     void (*kill_daemon)(struct backend *b);
 };
 
