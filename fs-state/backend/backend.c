@@ -84,12 +84,18 @@ void backend_close(struct backend *b)
 
 /* ---- a target that died or hangs ---- */
 
+int backend_errno_of_dead_daemon(int err)
+{
+    return err == ENOTCONN || err == ECONNABORTED || err == ECONNREFUSED;
+}
+
 int backend_daemon_gone(struct backend *b)
 {
     struct statfs st;
     if (!b->mounted)
         return b->daemon_died;
-    if ((statfs(b->mnt, &st) < 0 && errno == ENOTCONN) || !bk_is_mounted(b->mnt))
+    if ((statfs(b->mnt, &st) < 0 && backend_errno_of_dead_daemon(errno)) ||
+        !bk_is_mounted(b->mnt))
         b->daemon_died = 1;
     return b->daemon_died;
 }

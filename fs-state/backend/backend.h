@@ -72,8 +72,12 @@ struct backend {
 int backend_read_back(struct backend *b, const struct tree_opts *o, unsigned char *out,
                       FILE *listing, struct tree_index *index);
 
+/* 1 for the errnos a FUSE mount without its daemon answers: ENOTCONN (the daemon exited),
+ * ECONNABORTED (its connection was aborted), ECONNREFUSED (it died before its INIT reply). No
+ * file-system call answers them otherwise. */
+int backend_errno_of_dead_daemon(int err);
 /* 1 (and b->daemon_died set) when b should be mounted but its daemon is gone: the mount
- * answers ENOTCONN (a killed FUSE daemon leaves it so) or has disappeared. Only for a mount
+ * answers an errno of a dead daemon (a killed FUSE daemon leaves it so) or has disappeared. Only for a mount
  * that does not hang: call it after a call on it failed, or from a thread that may block. */
 int backend_daemon_gone(struct backend *b);
 /* A target that hangs: kills its daemon (kill_daemon) and aborts its FUSE connection

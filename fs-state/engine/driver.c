@@ -83,6 +83,10 @@ static void __attribute__((noreturn)) survive(int fs, enum target_failure k,
     if (fsgroup_recover(&E.g, fs, k) < 0)
         infra_failure(E.g.err);
     stop_if_target_keeps_failing(fs, k, ops_done);
+    if (E.t_start == 0) {        /* failed before the search began: its budget starts now */
+        E.t_start = now_seconds();
+        search_begin(&E);
+    }
     if (stop_signal)
         finish(METIS_EXIT_STOPPED, strsignal(stop_signal));
     if (!E.cfg.run.keep_going || !search_should_restart(&E, now_seconds()))
@@ -254,11 +258,10 @@ void metis_start(void)
         exit(METIS_EXIT_BAD_INPUT);
     }
     atexit(finish_at_exit);
-    if (engine_start(&E) < 0) {
-        if (!E.set_up)
-            infra_failure(E.g.err);
-        step_failed(NULL, 0, 0);    /* making the initial state: a target's failure survives */
-    }
+    /* A target whose daemon died or hung while set up or making the initial state survives
+     * too; a mount that could not be made, or anything else, is Metis's own failure. */
+    if (engine_start(&E) < 0)
+        step_failed(NULL, 0, 0);
     track_view();
     track_state(0, 0);
     E.t_start = now_seconds();

@@ -123,7 +123,6 @@ int engine_start(struct engine *e)
     char hex[2 * TREE_MAX_DIGEST + 1];
     if (fsgroup_setup(&e->g, e->g.timeout) < 0)
         return -1;
-    e->set_up = 1;
     join_reffs_cpu(e);
     log_free_space(e);
     if (fsgroup_initial(&e->g) < 0 || engine_path_push(e, 0, 0) < 0)

@@ -37,7 +37,6 @@ struct engine {
     char out_dir[1024], run_id[64];
     char err[1400];              /* why engine_init failed */
     int finished;
-    int set_up;                  /* every fs was set up: a failure since may be a target's */
     struct search_run search;    /* which search of the run this is, and the ones before */
     struct view_stack views;     /* the reference's tree at each state of the search path */
 };

@@ -1,6 +1,7 @@
 /* The step core: what the engine and the replayer both do to run, restore, read back and compare one operation. */
 #include "step.h"
 #include "lib/buf.h"
+#include "lib/errnos.h"
 #include "fsset.h"
 #include "input.h"
 #include "prepopulate.h"
@@ -243,6 +244,7 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
     g->timeout = step_timeout;
     if (rc < 0)
         return -1;
+    g->failed_fs = -1;
     for (int i = 0; i < g->nfs; i++)
         if (g->crash[i] && crash_setup(g->crash[i]) < 0)
             return gerr(g, "%s", g->be[i]->err);
@@ -253,8 +255,10 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
         equalize_root(g->be, g->nfs, g->fillers) == 0)
         return 0;
     for (int i = 0; i < g->nfs; i++)
-        if (g->be[i]->err[0])
+        if (g->be[i]->err[0]) {
+            g->failed_fs = i;    /* a target's daemon may have died meanwhile */
             return gerr(g, "%s", g->be[i]->err);
+        }
     return gerr(g, "%s", "equalizing free space and roots failed");
 }
 
@@ -308,12 +312,6 @@ static int crash_verify_step(struct step_job *j, int i)
     return rc;
 }
 
-static int step_fail(struct backend *b, const char *why)
-{
-    snprintf(b->err, sizeof b->err, "fs %s: %s", b->cfg->name, why);
-    return -1;
-}
-
 static int step_one(int i, void *ctx)
 {
     struct step_job *j = ctx;
@@ -333,11 +331,13 @@ static int step_one(int i, void *ctx)
         op_exec(b->rootfd, j->args, &o->res);
     else
         prepopulate_run(b->rootfd, j->g->plan, j->g->nplan);
-    /* No file-system call answers ENOTCONN but a FUSE mount whose daemon is gone: a finding
-     * of its own (fsgroup_target_failure), not an errno to compare. */
-    if (o->res.err == ENOTCONN && backend_daemon_gone(b)) {
+    /* Only a FUSE mount whose daemon is gone answers these: a finding of its own
+     * (fsgroup_target_failure), not an errno to compare. */
+    if (backend_errno_of_dead_daemon(o->res.err) && backend_daemon_gone(b)) {
         b->ops->end(b);
-        return step_fail(b, "the daemon is gone: the mount answers ENOTCONN");
+        snprintf(b->err, sizeof b->err, "fs %s: the daemon is gone: the mount answers %s",
+                 b->cfg->name, errno_name(o->res.err));
+        return -1;
     }
     double t_abs = now_seconds();
     if (crash_capture_step(j, i) < 0)
