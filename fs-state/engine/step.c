@@ -31,14 +31,19 @@ static int gerr(struct fsgroup *g, const char *fmt, const char *detail)
 int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, const char *step)
 {
     int late = -1;
-    int rc = fsset_run(job, ctx, g->timeout, &late);
+    double limit[METIS_MAX_FS];
+    /* A step's limit on each fs is its own op_timeout; set-up's is one for all. */
+    for (int i = 0; i < METIS_MAX_FS; i++)
+        limit[i] = g->setting_up || i >= g->nfs || g->limit[i] <= 0 ? g->timeout : g->limit[i];
+    int rc = fsset_run(job, ctx, limit, &late);
     g->timed_out = rc < 0;
     g->failed_fs = rc < 0 ? late : rc - 1;
     if (rc == 0)
         return 0;
     if (rc < 0)
-        snprintf(g->err, sizeof g->err, "%s: %s timed out after %.0f s",
-                 late >= 0 && late < g->nfs ? g->cfg->fs[late].name : "?", step, g->timeout);
+        snprintf(g->err, sizeof g->err, "%s: %s timed out after %g s",
+                 late >= 0 && late < g->nfs ? g->cfg->fs[late].name : "?", step,
+                 late >= 0 && late < METIS_MAX_FS ? limit[late] : g->timeout);
     else
         snprintf(g->err, sizeof g->err, "%s", g->be[rc - 1]->err[0] ? g->be[rc - 1]->err : step);
     return -1;
@@ -191,6 +196,7 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
         g->be[i]->replay_fn = replay_to_state;
         g->be[i]->replay_ctx = g;
         g->needs_history |= fs->type == FS_FUSE && fs->size == 0;
+        g->limit[i] = fs->op_timeout;
         if (fs->op_timeout > g->timeout)
             g->timeout = fs->op_timeout;
     }
@@ -240,7 +246,9 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
 {
     double step_timeout = g->timeout;
     g->timeout = setup_timeout;
+    g->setting_up = 1;
     int rc = fsgroup_run(g, setup_one, g, "setup");
+    g->setting_up = 0;
     g->timeout = step_timeout;
     if (rc < 0)
         return -1;

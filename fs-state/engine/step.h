@@ -49,7 +49,9 @@ struct fsgroup {
     struct fs_outcome out[METIS_MAX_FS];
     struct op_args *plan;        /* prepopulation of the initial state */
     size_t nplan;
-    double timeout;              /* the longest op_timeout: one step's time limit */
+    double timeout;              /* the longest op_timeout (set-up's limit, and the default) */
+    double limit[METIS_MAX_FS];  /* each fs's op_timeout: a step's time limit on it */
+    int setting_up;              /* fsgroup_setup is running: one limit (timeout) for all */
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
@@ -91,7 +93,8 @@ const char *target_failure_name(enum target_failure k);
 int fsgroup_recover(struct fsgroup *g, int i, enum target_failure k);
 /* Forgets saved state sid on every fs (-1 only when one did not answer in time). */
 int fsgroup_discard(struct fsgroup *g, uint64_t sid);
-/* Runs job(i, ctx) on every fs at once within g->timeout; step names the work in g->err. */
+/* Runs job(i, ctx) on every fs at once, each within its op_timeout (within g->timeout while
+ * setting up); step names the work in g->err. */
 int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, const char *step);
 /* Reads fs i's tree (mounted, between begin and end) into out[i]; -1 ends the mount. */
 int fsgroup_read_state(struct fsgroup *g, int i);
