@@ -5,7 +5,7 @@ pkgs=(build-essential pkg-config spin fuse3 libfuse3-dev libcriterion-dev libini
       libzstd-dev libssl-dev uthash-dev e2fsprogs xfsprogs btrfs-progs f2fs-tools
       parallel bc python3 fuse2fs openssh-server openssh-client rsync util-linux kmod iproute2
       groff-base man-db libjson-c-dev chromium)
-pkgs+=(bindfs)   # a real target whose saved state cannot come back: engine_restore_unreachable.sh
+pkgs+=(bindfs procps)   # bindfs: engine_restore_unreachable.sh; pgrep, ps: engine_hang.sh, engine_daemon_died.sh
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
