@@ -6,6 +6,7 @@ pkgs=(build-essential pkg-config spin fuse3 libfuse3-dev libcriterion-dev libini
       parallel bc python3 fuse2fs openssh-server openssh-client rsync util-linux kmod iproute2
       groff-base man-db libjson-c-dev chromium)
 pkgs+=(bindfs)   # tests/integration/fuse_dir_backed.sh: a target over a {dir}, engine_lacks.sh: one without fallocate
+pkgs+=(procps)   # pgrep, ps: engine_hang.sh, engine_daemon_died.sh; bindfs also engine_restore_unreachable.sh
 pkgs+=(libxml2-utils)   # xmllint: tests validate --junit output against tests/junit.xsd
 # --targets: the FUSE file systems of the target profiles (configs/targets/), for make campaign.
 if [ "${1:-}" = "--targets" ]; then

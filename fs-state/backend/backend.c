@@ -3,12 +3,14 @@
 #include "common.h"
 #include "tree/tree.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 /* Run ids and fs names become path components: only [A-Za-z0-9._-], not "." or "..". */
@@ -78,6 +80,48 @@ void backend_close(struct backend *b)
     b->ops->teardown(b);
     free(b->priv);
     free(b);
+}
+
+/* ---- a target that died or hangs ---- */
+
+int backend_errno_of_dead_daemon(int err)
+{
+    return err == ENOTCONN || err == ECONNABORTED || err == ECONNREFUSED;
+}
+
+int backend_daemon_gone(struct backend *b)
+{
+    struct statfs st;
+    if (!b->mounted)
+        return b->daemon_died;
+    if ((statfs(b->mnt, &st) < 0 && backend_errno_of_dead_daemon(errno)) ||
+        !bk_is_mounted(b->mnt))
+        b->daemon_died = 1;
+    return b->daemon_died;
+}
+
+/* fusectl names a connection by the mount's device number in the kernel's own encoding
+ * (major << 20 | minor); FUSE mounts have major 0, so it is the minor in practice. */
+static void abort_fuse_connection(const char *mnt)
+{
+    unsigned major, minor;
+    char path[128];
+    if (bk_mount_dev(mnt, &major, &minor) < 0 || major != 0)
+        return;
+    snprintf(path, sizeof path, "/sys/fs/fuse/connections/%u/abort", minor);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (write(fd, "1", 1) < 0)
+        fprintf(stderr, "metis: %s: %s\n", path, strerror(errno));
+    close(fd);
+}
+
+void backend_abort(struct backend *b)
+{
+    if (b->ops->kill_daemon)
+        b->ops->kill_daemon(b);
+    abort_fuse_connection(b->mnt);
 }
 
 /* ---- sweep ---- */

@@ -39,6 +39,10 @@ struct backend_ops {
     /* Optional: members of a JSON object on how this backend restored states, for
      * summary.json (e.g. "restore":"logical","logical_restores":12); NULL says nothing. */
     void (*stats)(struct backend *b, FILE *json);
+    /* Optional: kills the daemon at once (SIGKILL: the process group Metis started, or the
+     * daemon it became, found by its mount point), which ends its FUSE connection, so nothing
+     * it serves can block; callable while another thread is stuck in a call on the mount. */
+    void (*kill_daemon)(struct backend *b);
 };
 
 /* Brings a freshly mounted, empty file system to state id by replaying the operations of the
@@ -56,6 +60,8 @@ struct backend {
     int mounted;
     char err[1024];
     void *priv;
+    int daemon_died;            /* the mount answered ENOTCONN or was gone (backend_daemon_gone) */
+    int restore_unreachable;    /* the last restore failed: no way brought the state back */
     backend_replay_fn replay_fn;   /* set by the engine; needed only where snapshots are not */
     void *replay_ctx;
 };
@@ -65,6 +71,19 @@ struct backend {
  * NULL, gets the tree's entries sorted by path. */
 int backend_read_back(struct backend *b, const struct tree_opts *o, unsigned char *out,
                       FILE *listing, struct tree_index *index);
+
+/* 1 for the errnos a FUSE mount without its daemon answers: ENOTCONN (the daemon exited),
+ * ECONNABORTED (its connection was aborted), ECONNREFUSED (it died before its INIT reply). No
+ * file-system call answers them otherwise. */
+int backend_errno_of_dead_daemon(int err);
+/* 1 (and b->daemon_died set) when b should be mounted but its daemon is gone: the mount
+ * answers an errno of a dead daemon (a killed FUSE daemon leaves it so) or has disappeared. Only for a mount
+ * that does not hang: call it after a call on it failed, or from a thread that may block. */
+int backend_daemon_gone(struct backend *b);
+/* A target that hangs: kills its daemon (kill_daemon) and aborts its FUSE connection
+ * (/sys/fs/fuse/connections/N/abort, when fusectl is mounted), so that every call blocked on
+ * the mount returns (ENOTCONN) and the teardown can unmount it. Never blocks on the mount. */
+void backend_abort(struct backend *b);
 
 /* Makes the backend for cfg; nothing is created on disk until setup. */
 struct backend *backend_open(const struct fs_config *cfg, const char *run_id, const char *workdir);

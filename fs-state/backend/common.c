@@ -122,6 +122,22 @@ int bk_each_mount(int (*fn)(const char *mp, void *ctx), void *ctx)
     return rc;
 }
 
+int bk_mount_dev(const char *path, unsigned *major, unsigned *minor)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    char line[8192], mp[4096];
+    int found = 0;
+    if (!f)
+        return -1;
+    while (!found && fgets(line, sizeof line, f))
+        if (sscanf(line, "%*s %*s %u:%u %*s %4095s", major, minor, mp) == 3) {
+            unescape_mountinfo(mp);
+            found = strcmp(mp, path) == 0;
+        }
+    fclose(f);
+    return found ? 0 : -1;
+}
+
 static int is_path(const char *mp, void *ctx)
 {
     return strcmp(mp, ctx) == 0;

@@ -56,6 +56,9 @@ void bk_close_root(struct backend *b);
 
 /* 1 when something is mounted on path (its device differs from its parent's). */
 int bk_is_mounted(const char *path);
+/* The device number (major:minor) of the mount on path, from mountinfo (a stat could hang on
+ * a hung FUSE daemon); 0, or -1 when nothing is mounted there. */
+int bk_mount_dev(const char *path, unsigned *major, unsigned *minor);
 /* Polls until path is mounted (want=1) or not (want=0); 0 on success, -1 on timeout.
  * If *pid > 0 exits meanwhile, it is reaped: *pid becomes 0, *status its exit code, and the
  * wait ends (0 if path is then as wanted, else -1). */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -511,6 +512,59 @@ static void fu_teardown(struct backend *b)
     bk_remove_mnt(b);
 }
 
+/* 1 when the NUL-separated arguments in buf (n bytes) include arg. */
+static int has_arg(const char *buf, size_t n, const char *arg)
+{
+    for (size_t k = 0; k < n; k += strlen(buf + k) + 1)
+        if (strcmp(buf + k, arg) == 0)
+            return 1;
+    return 0;
+}
+
+struct daemon_search {
+    const char *mnt;
+    pid_t found;
+};
+
+/* 1 (the search ends) when /proc entry name is a FUSE daemon serving mnt: it holds /dev/fuse
+ * and was given mnt, a path of this run and fs alone, as an argument. */
+static int serves_mount(void *ctx, const char *name)
+{
+    struct daemon_search *d = ctx;
+    struct fd_search s = { .path = "/dev/fuse" };
+    char path[300], args[8192];
+    if (name[0] < '0' || name[0] > '9' || atoi(name) == getpid())
+        return 0;
+    snprintf(path, sizeof path, "/proc/%s/cmdline", name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, args, sizeof args - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0 || (args[n] = 0, !has_arg(args, (size_t)n, d->mnt)))
+        return 0;
+    snprintf(s.dir, sizeof s.dir, "/proc/%s/fd", name);
+    if (tree_dir_names(s.dir, fd_is_path, &s) <= 0)
+        return 0;
+    d->found = atoi(name);
+    return 1;
+}
+
+/* A daemon that daemonized is not the mount command Metis started (p->pid 0): it is found by
+ * its mount point and /dev/fuse. Killing it ends its FUSE connection, so calls blocked on the
+ * mount return ENOTCONN. */
+static void fu_kill_daemon(struct backend *b)
+{
+    struct fpriv *p = b->priv;
+    struct daemon_search d = { b->mnt, 0 };
+    if (p && p->pid > 0)
+        kill(-p->pid, SIGKILL);
+    /* Found again until it is gone (not our child: nothing to wait on); 1 s at most. */
+    for (int tries = 0; tries < 200 && tree_dir_names("/proc", serves_mount, &d) > 0; tries++) {
+        kill(d.found, SIGKILL);
+        bk_sleep(0.005);
+    }
+}
+
 static uint64_t fu_held_bytes(struct backend *b)
 {
     struct fpriv *p = b->priv;
@@ -570,4 +624,5 @@ const struct backend_ops backend_fuse_ops = {
     .held_bytes = fu_held_bytes,
     .read_back = fu_read_back,
     .stats = fu_stats,
+    .kill_daemon = fu_kill_daemon,
 };

@@ -176,6 +176,7 @@ static int fall_back(struct lrestore *lr, struct backend *b, uint64_t id, struct
     }
     ft_first_difference(&lr->st, want, "the saved state has", lr->last, "the fs has", diff,
                         sizeof diff);
+    b->restore_unreachable = 1;
     return bk_err(b, "restore", "state %llu: neither logical restore nor replay reach it: %s",
                   (unsigned long long)id, diff);
 }
@@ -184,6 +185,7 @@ int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn
 {
     struct saved *s;
     char why[700];
+    b->restore_unreachable = 0;
     HASH_FIND(hh, lr->states, &id, sizeof id, s);
     if (!s)
         return bk_err(b, "restore", "state %llu was never saved (or was discarded)",

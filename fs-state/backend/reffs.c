@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,13 @@ static uint64_t r_held_bytes(struct backend *b)
     return st.bytes;
 }
 
+static void r_kill_daemon(struct backend *b)
+{
+    struct rpriv *p = b->priv;
+    if (p && p->pid > 0)
+        kill(-p->pid, SIGKILL);
+}
+
 const struct backend_ops backend_reffs_ops = {
     .setup = r_setup,
     .begin = r_begin,
@@ -265,4 +273,5 @@ const struct backend_ops backend_reffs_ops = {
     .teardown = r_teardown,
     .held_bytes = r_held_bytes,
     .read_back = r_read_back,
+    .kill_daemon = r_kill_daemon,
 };

@@ -9,9 +9,12 @@
 
 static void kinds_text(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "", d & DIFF_ERRNO ? "errno," : "",
-             d & DIFF_STATE ? "state," : "", d & DIFF_CRASH ? "crash," : "",
-             d & DIFF_CRASH_MOUNT ? "crash-mount," : "", d & DIFF_CRASH_FSCK ? "crash-fsck," : "");
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
+             d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
+             d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
+             d & DIFF_CRASH_FSCK ? "crash-fsck," : "",
+             d & DIFF_DAEMON_DIED ? "daemon-died," : "", d & DIFF_HANG ? "hang," : "",
+             d & DIFF_RESTORE_UNREACHABLE ? "restore-unreachable," : "");
     size_t n = strlen(buf);
     if (n)
         buf[n - 1] = '\0';
@@ -65,8 +68,12 @@ static void state_difference(struct fsgroup *g, int i, struct state_diff *d)
 
 static void sign(struct dclass *c, const struct metis_config *cfg)
 {
-    char kinds[64];
+    char kinds[128];
     kinds_text(c->kinds, kinds, sizeof kinds);
+    if (c->kinds & DIFF_TARGET) {   /* whatever the operation: "daemon-died bindfs" */
+        snprintf(c->signature, sizeof c->signature, "%s %s", kinds, cfg->fs[c->fs].name);
+        return;
+    }
     snprintf(c->signature, sizeof c->signature, "%s %s %s %s",
              c->op < 0 ? "initial" : op_name((enum op_id)c->op), cfg->fs[c->fs].name, kinds,
              tree_diff_name(c->attr));
@@ -87,6 +94,20 @@ void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct 
     struct hint_case h = { g->cfg, i, a, c->kinds, c->ref, c->res,
                            c->kinds & DIFF_STATE ? &c->d : NULL };
     hints_find(&h, c->hint, sizeof c->hint);
+}
+
+void classes_target_failure(struct fsgroup *g, int i, unsigned kind, const struct op_args *a,
+                            struct dclass *c)
+{
+    memset(c, 0, sizeof *c);
+    c->op = a ? (int)a->op : -1;
+    c->fs = i;
+    c->kinds = kind & DIFF_TARGET;
+    c->ref = g->out[0].res;
+    c->res = g->out[i].res;
+    c->attr = TREE_DIFF_NONE;
+    snprintf(c->d.entry, sizeof c->d.entry, "%.500s", g->err);
+    sign(c, g->cfg);
 }
 
 int classes_add(struct dclass_table *t, const struct dclass *c, uint64_t seq, int *fresh)
@@ -116,6 +137,10 @@ static void evidence(const struct dclass *c, const struct metis_config *cfg, cha
 {
     size_t n = 0;
     out[0] = '\0';
+    if (c->kinds & DIFF_TARGET) {
+        snprintf(out, len, "%s", c->d.entry);
+        return;
+    }
     if (c->kinds & (DIFF_RET | DIFF_ERRNO))
         n += (size_t)snprintf(out, len, "ret=%ld errno=%s, reference ret=%ld errno=%s",
                               c->res.ret, errno_name(c->res.err), c->ref.ret,
@@ -130,9 +155,14 @@ static void evidence(const struct dclass *c, const struct metis_config *cfg, cha
 void classes_describe(const struct dclass *c, const struct metis_config *cfg, char *out,
                       size_t len)
 {
-    char kinds[64], ev[1200];
+    char kinds[128], ev[1200];
     kinds_text(c->kinds, kinds, sizeof kinds);
     evidence(c, cfg, ev, sizeof ev);
+    if (c->kinds & DIFF_TARGET) {
+        snprintf(out, len, "class %d: %s on %s at %s (%s)", c->id, kinds, cfg->fs[c->fs].name,
+                 c->op < 0 ? "the initial state" : op_name((enum op_id)c->op), ev);
+        return;
+    }
     snprintf(out, len, "class %d: %s on %s: %s differ%s (%s)", c->id,
              c->op < 0 ? "initial state" : op_name((enum op_id)c->op), cfg->fs[c->fs].name,
              kinds, strchr(kinds, ',') ? "" : "s", ev);
@@ -140,7 +170,7 @@ void classes_describe(const struct dclass *c, const struct metis_config *cfg, ch
 
 static void json_class(const struct dclass *c, const struct metis_config *cfg, FILE *f)
 {
-    char kinds[64], entry[1100], ref[300], other[300], hint[2100], sig[400];
+    char kinds[128], entry[1100], ref[300], other[300], hint[2100], sig[400];
     kinds_text(c->kinds, kinds, sizeof kinds);
     json_escape(c->d.entry, entry, sizeof entry);
     json_escape(c->d.ref, ref, sizeof ref);

@@ -34,6 +34,11 @@ struct dclass_table {
  * initial state). With a state difference both trees are read back (mounted for the purpose)
  * and compared; a tree that cannot be read leaves attr TREE_DIFF_NONE and says so in d.entry. */
 void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct dclass *c);
+/* The class of a target that failed a step (kind: one DIFF_TARGET bit) on fs i: signed by the
+ * kind and the fs alone ("daemon-died bindfs"), its evidence g->err (the state, the step, and
+ * for restore-unreachable the first differing entry). a: the operation in progress, if any. */
+void classes_target_failure(struct fsgroup *g, int i, unsigned kind, const struct op_args *a,
+                            struct dclass *c);
 /* Counts a hit of c's class at operation seq; adds the class when it is new. Returns the
  * class's index in t and sets *fresh to 1 for a new class, or -1 when out of memory. */
 int classes_add(struct dclass_table *t, const struct dclass *c, uint64_t seq, int *fresh);

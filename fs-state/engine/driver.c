@@ -45,11 +45,72 @@ static void __attribute__((noreturn)) finish(enum metis_exit st, const char *rea
     _exit(st);
 }
 
+/* Exit 1 when any search of the run found a discrepancy, not only this one. */
+static enum metis_exit verdict(void)
+{
+    return E.discrepancies || E.search.prior.discrepancies ? METIS_EXIT_DISCREPANCY
+                                                           : METIS_EXIT_OK;
+}
+
 static void __attribute__((noreturn)) infra_failure(const char *what)
 {
     fprintf(stderr, "metis: infrastructure failure: %s\n", what);
     log_line("infra %s", what);
     finish(METIS_EXIT_INFRA, what);
+}
+
+/* The rule that keeps a run whose target keeps failing from spinning (searches.h). */
+static void stop_if_target_keeps_failing(int fs, enum target_failure k, uint64_t ops_done)
+{
+    char sig[160];
+    snprintf(sig, sizeof sig, "%s %s", target_failure_name(k), E.cfg.fs[fs].name);
+    if (!search_note_failure(&E.search, sig, ops_done))
+        return;
+    fprintf(stderr, "metis: fs %s: %s %d times in a row, set up afresh each time and failing "
+            "again before any operation was done: the run stops\n", E.cfg.fs[fs].name,
+            target_failure_name(k), SEARCH_FAIL_LIMIT);
+    finish(METIS_EXIT_DISCREPANCY, "the target keeps failing");
+}
+
+/* A target failed (died, hung, or could not bring a state back): a finding, recorded as a
+ * class of its own. The run goes on as a new search, in which every fs is set up afresh: the
+ * simplest sound way back to a target that works and a reference at the initial state. */
+static void __attribute__((noreturn)) survive(int fs, enum target_failure k,
+                                              const struct op_args *a, uint64_t state,
+                                              uint64_t ops_done)
+{
+    engine_report_target_failure(&E, fs, k, a, state);
+    if (fsgroup_recover(&E.g, fs, k) < 0)
+        infra_failure(E.g.err);
+    stop_if_target_keeps_failing(fs, k, ops_done);
+    if (E.t_start == 0) {        /* failed before the search began: its budget starts now */
+        E.t_start = now_seconds();
+        search_begin(&E);
+    }
+    if (stop_signal)
+        finish(METIS_EXIT_STOPPED, strsignal(stop_signal));
+    if (!E.cfg.run.keep_going || !search_should_restart(&E, now_seconds()))
+        finish(METIS_EXIT_DISCREPANCY, "target failure");
+    fprintf(stderr, "metis: search %d ends after %llu operations (fs %s: %s); every fs is set "
+            "up afresh and search %d follows with seed %llu\n", E.search.index,
+            (unsigned long long)E.ops, E.cfg.fs[fs].name, target_failure_name(k),
+            E.search.index + 1,
+            (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
+    E.search.restarting = 1;
+    engine_close(&E, METIS_EXIT_DISCREPANCY, "target failure");
+    _exit(METIS_EXIT_RESTART);
+}
+
+/* A step, restore or discard failed from state: a target's failure survives (survive),
+ * anything else is Metis's own. ops_done: this search's operations that completed. */
+static void __attribute__((noreturn)) step_failed(const struct op_args *a, uint64_t state,
+                                                  uint64_t ops_done)
+{
+    int fs;
+    enum target_failure k = fsgroup_target_failure(&E.g, &fs);
+    if (k == TF_NONE)
+        infra_failure(E.g.err);
+    survive(fs, k, a, state, ops_done);
 }
 
 /* pan exits when SPIN has explored every state it could reach: with budget left, the front
@@ -58,7 +119,7 @@ static void finish_at_exit(void)
 {
     if (E.finished)
         return;
-    enum metis_exit st = E.discrepancies ? METIS_EXIT_DISCREPANCY : METIS_EXIT_OK;
+    enum metis_exit st = verdict();
     E.search.completed = 1;
     if (E.search.index == 1 && E.ops < 100)
         search_warn(&E, stderr);
@@ -83,9 +144,9 @@ static void stop_if_done(double now)
     if (stop_signal)
         finish(METIS_EXIT_STOPPED, strsignal(stop_signal));
     if (E.cfg.run.ops && E.ops >= E.cfg.run.ops)
-        finish(E.discrepancies ? METIS_EXIT_DISCREPANCY : METIS_EXIT_OK, "operation limit");
+        finish(verdict(), "operation limit");
     if (E.cfg.run.seconds > 0 && now - E.t_start >= E.cfg.run.seconds)
-        finish(E.discrepancies ? METIS_EXIT_DISCREPANCY : METIS_EXIT_OK, "time limit");
+        finish(verdict(), "time limit");
 }
 
 static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long depth)
@@ -162,7 +223,7 @@ void metis_step(int op, double stored, double matched, long depth)
     uint64_t from = metis_sid != E.live_sid ? metis_sid : STEP_NO_STATE;
     if (from != STEP_NO_STATE) {
         if (engine_path_unwind_to(&E, metis_sid) < 0)
-            infra_failure(E.g.err);
+            step_failed(NULL, metis_sid, E.ops);
         view_stack_truncate(&E.views, E.depth);
         E.restores++;
         log_line("restore sid=%llu", (unsigned long long)metis_sid);
@@ -174,7 +235,7 @@ void metis_step(int op, double stored, double matched, long depth)
     E.ops++;
     E.g.live = E.cur_sid;
     if (fsgroup_step(&E.g, &E.args, from, to) < 0)
-        infra_failure(E.g.err);
+        step_failed(&E.args, E.cur_sid, E.ops - 1);
     for (int i = 0; i < E.g.nfs; i++)
         reach_count(&E.reach, i, E.cfg.fs[i].name, &E.args, &E.g.out[i].res, E.g.out[i].skipped);
     input_count_result(&E.in, E.g.out[0].res.err);
@@ -198,8 +259,10 @@ void metis_start(void)
         exit(METIS_EXIT_BAD_INPUT);
     }
     atexit(finish_at_exit);
+    /* A target whose daemon died or hung while set up or making the initial state survives
+     * too; a mount that could not be made, or anything else, is Metis's own failure. */
     if (engine_start(&E) < 0)
-        infra_failure(E.g.err);
+        step_failed(NULL, 0, 0);
     track_view();
     track_state(0, 0);
     E.t_start = now_seconds();

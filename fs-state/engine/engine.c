@@ -334,3 +334,58 @@ void engine_report_discrepancy(struct engine *e, const struct op_args *a)
         fclose(f);
     log_flush();
 }
+
+/* ---- a target that failed ---- */
+
+static void describe_target_failure(struct engine *e, FILE *f, int i, enum target_failure k,
+                                    const struct op_args *a, uint64_t state, const char *cls)
+{
+    char text[2 * METIS_PATH_MAX + 512];
+    if (a) {
+        op_format(a, text, sizeof text);
+        fprintf(f, "operation %llu: %s\n", (unsigned long long)e->ops, text);
+    } else {
+        fprintf(f, "initial state (before any operation)\n");
+    }
+    fprintf(f, "%s\n", cls);
+    fprintf(f, "target failure: fs %s: %s while %s state %llu\n", e->cfg.fs[i].name,
+            target_failure_name(k), k == TF_RESTORE_UNREACHABLE ? "restoring" : "stepping from",
+            (unsigned long long)state);
+    fprintf(f, "what failed: %s\n", e->g.err);
+    fprintf(f, "the run goes on: every fs is set up afresh and a new search starts from the "
+            "initial state (unless the budget is spent or the target keeps failing)\n");
+}
+
+void engine_report_target_failure(struct engine *e, int i, enum target_failure k,
+                                  const struct op_args *a, uint64_t state)
+{
+    static const unsigned bits[] = { 0, DIFF_DAEMON_DIED, DIFF_HANG, DIFF_RESTORE_UNREACHABLE };
+    char path[1200], line[2000];
+    struct dclass c;
+    int fresh;
+    e->discrepancies++;
+    classes_target_failure(&e->g, i, bits[k], a, &c);
+    int idx = classes_add(&e->classes, &c, e->ops, &fresh);
+    log_line("target %llu fs=%s failure=%s state=%llu op=%s message=%s",
+             (unsigned long long)e->ops, e->cfg.fs[i].name, target_failure_name(k),
+             (unsigned long long)state, a ? op_name(a->op) : "initial", e->g.err);
+    if (idx < 0)
+        return log_flush();
+    struct dclass *cl = &e->classes.v[idx];
+    log_line("class %llu fs=%s id=%d new=%d hits=%llu signature=%s", (unsigned long long)e->ops,
+             e->cfg.fs[i].name, cl->id, fresh, (unsigned long long)cl->hits, cl->signature);
+    if (fresh) {
+        snprintf(path, sizeof path, "%s/discrepancy-%u.txt", e->out_dir, ++e->classes.details);
+        snprintf(cl->detail, sizeof cl->detail, "%s", strrchr(path, '/') + 1);
+    }
+    classes_describe(cl, &e->cfg, line, sizeof line);
+    fprintf(stderr, "metis: target failure at operation %llu%s%s%s: %s\n",
+            (unsigned long long)e->ops, fresh ? " (details in " : "", fresh ? path : "",
+            fresh ? ")" : "", line);
+    FILE *f = fresh ? fopen(path, "w") : NULL;
+    if (f) {
+        describe_target_failure(e, f, i, k, a, state, line);
+        fclose(f);
+    }
+    log_flush();
+}

@@ -64,6 +64,12 @@ static inline int engine_class_known(const struct engine *e, int k)
 {
     return e->have_known && known_find(&e->known, e->classes.v[k].signature) >= 0;
 }
+/* A target (fs i) that died, hung or could not bring a state back (k) during the step from
+ * state (a: the operation in progress, NULL at the initial state): a hit of its own class
+ * (classes_target_failure), logged (`target` line), told on stderr, and for a new class a
+ * detail file naming the state, the operation and what failed. Counts as a discrepancy. */
+void engine_report_target_failure(struct engine *e, int i, enum target_failure k,
+                                  const struct op_args *a, uint64_t state);
 /* Search path: push the state a step made, or unwind to a state SPIN went back to. */
 int engine_path_push(struct engine *e, uint64_t sid, uint64_t seq);
 int engine_path_unwind_to(struct engine *e, uint64_t sid);

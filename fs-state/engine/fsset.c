@@ -62,9 +62,11 @@ static int all_finished(void)
     return 1;
 }
 
-int fsset_run(fsset_job job, void *ctx, double timeout, int *late)
+static struct timespec deadline_in(double timeout)
 {
     struct timespec deadline;
+    if (timeout < 0)
+        timeout = 0;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += (time_t)timeout;
     deadline.tv_nsec += (long)((timeout - (long)timeout) * 1e9);
@@ -72,6 +74,39 @@ int fsset_run(fsset_job job, void *ctx, double timeout, int *late)
         deadline.tv_sec++;
         deadline.tv_nsec -= 1000000000L;
     }
+    return deadline;
+}
+
+/* The first unfinished worker past its own time limit (seconds since start), or -1. */
+static int first_late(const double *timeouts, double elapsed)
+{
+    for (int i = 0; i < nworkers; i++)
+        if (!finished[i] && elapsed >= timeouts[i])
+            return i;
+    return -1;
+}
+
+/* Seconds from start until the next unfinished worker's time limit. */
+static double next_limit(const double *timeouts)
+{
+    double next = -1;
+    for (int i = 0; i < nworkers; i++)
+        if (!finished[i] && (next < 0 || timeouts[i] < next))
+            next = timeouts[i];
+    return next;
+}
+
+static double real_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int fsset_run(fsset_job job, void *ctx, const double *timeouts, int *late)
+{
+    double start = real_seconds();
+    int over = -1;
     pthread_mutex_lock(&mu);
     for (int i = 0; i < nworkers; i++)
         finished[i] = 0;
@@ -79,14 +114,14 @@ int fsset_run(fsset_job job, void *ctx, double timeout, int *late)
     cur_ctx = ctx;
     generation++;
     pthread_cond_broadcast(&job_cv);
-    int rc = 0;
-    while (!all_finished() && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&done_cv, &mu, &deadline);
+    while (!all_finished() && (over = first_late(timeouts, real_seconds() - start)) < 0) {
+        struct timespec deadline = deadline_in(start + next_limit(timeouts) - real_seconds());
+        pthread_cond_timedwait(&done_cv, &mu, &deadline);
+    }
     int out = 0;
-    if (!all_finished()) {
-        for (int i = 0; i < nworkers; i++)
-            if (!finished[i] && late)
-                *late = i;
+    if (over >= 0) {
+        if (late)
+            *late = over;
         out = -1;
     } else {
         for (int i = 0; i < nworkers && !out; i++)
@@ -95,6 +130,18 @@ int fsset_run(fsset_job job, void *ctx, double timeout, int *late)
     }
     pthread_mutex_unlock(&mu);
     return out;
+}
+
+int fsset_wait(double timeout)
+{
+    struct timespec deadline = deadline_in(timeout);
+    int rc = 0;
+    pthread_mutex_lock(&mu);
+    while (!all_finished() && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&done_cv, &mu, &deadline);
+    int done = all_finished();
+    pthread_mutex_unlock(&mu);
+    return done ? 0 : -1;
 }
 
 int fsset_join_cpu(int i)

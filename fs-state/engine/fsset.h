@@ -6,9 +6,13 @@ typedef int (*fsset_job)(int fs_index, void *ctx);
 
 /* Starts n workers; even one gets its own thread, so a hung file system cannot hang Metis. */
 int fsset_start(int n);
-/* Runs job(i, ctx) for every i in parallel; returns 0 when all returned 0, the first failing
- * index + 1 otherwise, or -1 when the time limit passed (*late is set to a slow index). */
-int fsset_run(fsset_job job, void *ctx, double timeout, int *late);
+/* Runs job(i, ctx) for every i in parallel, worker i within timeouts[i] seconds; returns 0
+ * when all returned 0, the first failing index + 1 otherwise, or -1 as soon as a worker passed
+ * its time limit (*late is set to it, the lowest index when several did). */
+int fsset_run(fsset_job job, void *ctx, const double *timeouts, int *late);
+/* After a time limit passed: waits up to timeout seconds for the late workers to return from
+ * that job (their calls unblocked, e.g. by aborting a hung mount); 0 once all are idle. */
+int fsset_wait(double timeout);
 void fsset_stop(void);
 /* Moves the calling thread onto worker i's CPU if that worker is pinned to exactly one;
  * returns 1 if it did. */

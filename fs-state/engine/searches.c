@@ -111,6 +111,15 @@ void search_note(struct search_run *s, uint64_t from_sid, int err)
         s->init_err[err]++;
 }
 
+int search_note_failure(struct search_run *s, const char *signature, uint64_t ops_done)
+{
+    int again = ops_done == 0 && s->prior.fail_streak > 0 &&
+                strcmp(s->prior.fail_signature, signature) == 0;
+    s->fail_streak = again ? s->prior.fail_streak + 1 : 1;
+    snprintf(s->fail_signature, sizeof s->fail_signature, "%s", signature);
+    return s->fail_streak >= SEARCH_FAIL_LIMIT;
+}
+
 int search_should_restart(const struct engine *e, double now)
 {
     const struct run_config *r = &e->cfg.run;
@@ -221,6 +230,8 @@ int search_save(const struct engine *e)
         c.t[i][0] = o->t_prepare, c.t[i][1] = o->t_op;
         c.t[i][2] = o->t_abstract, c.t[i][3] = o->t_finish;
     }
+    c.fail_streak = e->search.fail_streak;
+    memcpy(c.fail_signature, e->search.fail_signature, sizeof c.fail_signature);
     carry_path(e, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "wb");

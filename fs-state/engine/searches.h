@@ -25,7 +25,13 @@ struct search_carry {
     struct reach reach;
     struct coverage cov;
     double t[METIS_MAX_FS][4];   /* each fs's prepare, operation, abstract, finish seconds */
+    int fail_streak;             /* the search ended on a target failure: how many in a row */
+    char fail_signature[160];    /* ... of this class, with no operation done in between */
 };
+
+/* A target that fails this many times in a row, the same class each time and no operation done
+ * in between, ends the run (exit 1): set up afresh, it fails again at once. */
+#define SEARCH_FAIL_LIMIT 3
 
 struct search_run {
     int index;                   /* this search, from 1 */
@@ -33,6 +39,8 @@ struct search_run {
     int completed;               /* ended because SPIN had explored every state */
     int restarting;              /* ... and another search follows (no summary line yet) */
     struct search_carry prior;   /* totals of the searches before this one (zero for the first) */
+    int fail_streak;             /* this search ended on a target failure: prior's streak + 1 */
+    char fail_signature[160];
     uint64_t init_draws, init_ok;            /* operations drawn at the initial state */
     uint64_t init_err[ERRNO_MAX];            /* ... their errnos on the reference */
 };
@@ -52,6 +60,9 @@ void search_note(struct search_run *s, uint64_t from_sid, int err);
 int search_should_restart(const struct engine *e, double now);
 /* The one-line warning of a first search that ended early, naming its likely cause. */
 void search_warn(const struct engine *e, FILE *f);
+/* A target failed (its class's signature) after ops_done operations of this search: 1 when
+ * that makes SEARCH_FAIL_LIMIT failures of the class in a row without an operation between. */
+int search_note_failure(struct search_run *s, const char *signature, uint64_t ops_done);
 /* At engine_close, before the report: the previous searches' totals added in. */
 void search_fold(struct engine *e);
 /* ... after the report: the totals for the next search. -1 on a write error. */

@@ -1,6 +1,7 @@
 /* The step core: what the engine and the replayer both do to run, restore, read back and compare one operation. */
 #include "step.h"
 #include "lib/buf.h"
+#include "lib/errnos.h"
 #include "fsset.h"
 #include "input.h"
 #include "prepopulate.h"
@@ -30,12 +31,19 @@ static int gerr(struct fsgroup *g, const char *fmt, const char *detail)
 int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, const char *step)
 {
     int late = -1;
-    int rc = fsset_run(job, ctx, g->timeout, &late);
+    double limit[METIS_MAX_FS];
+    /* A step's limit on each fs is its own op_timeout; set-up's is one for all. */
+    for (int i = 0; i < METIS_MAX_FS; i++)
+        limit[i] = g->setting_up || i >= g->nfs || g->limit[i] <= 0 ? g->timeout : g->limit[i];
+    int rc = fsset_run(job, ctx, limit, &late);
+    g->timed_out = rc < 0;
+    g->failed_fs = rc < 0 ? late : rc - 1;
     if (rc == 0)
         return 0;
     if (rc < 0)
-        snprintf(g->err, sizeof g->err, "%s: %s timed out after %.0f s",
-                 late >= 0 && late < g->nfs ? g->cfg->fs[late].name : "?", step, g->timeout);
+        snprintf(g->err, sizeof g->err, "%s: %s timed out after %g s",
+                 late >= 0 && late < g->nfs ? g->cfg->fs[late].name : "?", step,
+                 late >= 0 && late < METIS_MAX_FS ? limit[late] : g->timeout);
     else
         snprintf(g->err, sizeof g->err, "%s", g->be[rc - 1]->err[0] ? g->be[rc - 1]->err : step);
     return -1;
@@ -189,6 +197,7 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
         g->be[i]->replay_fn = replay_to_state;
         g->be[i]->replay_ctx = g;
         g->needs_history |= fs->type == FS_FUSE && (fs->size == 0 || fs->dir_backed);
+        g->limit[i] = fs->op_timeout;
         if (fs->op_timeout > g->timeout)
             g->timeout = fs->op_timeout;
     }
@@ -238,10 +247,13 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
 {
     double step_timeout = g->timeout;
     g->timeout = setup_timeout;
+    g->setting_up = 1;
     int rc = fsgroup_run(g, setup_one, g, "setup");
+    g->setting_up = 0;
     g->timeout = step_timeout;
     if (rc < 0)
         return -1;
+    g->failed_fs = -1;
     for (int i = 0; i < g->nfs; i++)
         if (g->crash[i] && crash_setup(g->crash[i]) < 0)
             return gerr(g, "%s", g->be[i]->err);
@@ -252,8 +264,10 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
         equalize_root(g->be, g->nfs, g->fillers) == 0)
         return 0;
     for (int i = 0; i < g->nfs; i++)
-        if (g->be[i]->err[0])
+        if (g->be[i]->err[0]) {
+            g->failed_fs = i;    /* a target's daemon may have died meanwhile */
             return gerr(g, "%s", g->be[i]->err);
+        }
     return gerr(g, "%s", "equalizing free space and roots failed");
 }
 
@@ -326,6 +340,14 @@ static int step_one(int i, void *ctx)
         op_exec(b->rootfd, j->args, &o->res);
     else
         prepopulate_run(b->rootfd, j->g->plan, j->g->nplan);
+    /* Only a FUSE mount whose daemon is gone answers these: a finding of its own
+     * (fsgroup_target_failure), not an errno to compare. */
+    if (backend_errno_of_dead_daemon(o->res.err) && backend_daemon_gone(b)) {
+        b->ops->end(b);
+        snprintf(b->err, sizeof b->err, "fs %s: the daemon is gone: the mount answers %s",
+                 b->cfg->name, errno_name(o->res.err));
+        return -1;
+    }
     double t_abs = now_seconds();
     if (crash_capture_step(j, i) < 0)
         return -1;
@@ -429,6 +451,79 @@ int fsgroup_compare(struct fsgroup *g, int initial)
         g->out[i].differs |= DIFF_OF_CRASH(g->out[i].crash.kinds);
     }
     return n;
+}
+
+/* ---- a target that failed a step ---- */
+
+/* The file systems whose failures are findings: a daemon Metis runs, serving a target. A kernel
+ * fs, or any reference, failing is Metis's own failure. */
+static int is_target_daemon(const struct fsgroup *g, int i)
+{
+    return i > 0 && i < g->nfs &&
+           (g->cfg->fs[i].type == FS_FUSE || g->cfg->fs[i].type == FS_REFFS);
+}
+
+struct probe_job {
+    struct fsgroup *g;
+    int fs, gone;
+};
+
+static int probe_one(int i, void *ctx)
+{
+    struct probe_job *p = ctx;
+    if (i == p->fs)
+        p->gone = backend_daemon_gone(p->g->be[i]);
+    return 0;
+}
+
+/* Asked from a worker, within the time limit: a mount that hangs there is a hang. */
+static enum target_failure probe_daemon(struct fsgroup *g, int i)
+{
+    char err[sizeof g->err];
+    struct probe_job p = { g, i, 0 };
+    snprintf(err, sizeof err, "%s", g->err);
+    if (g->be[i]->daemon_died)
+        return TF_DAEMON_DIED;
+    if (fsgroup_run(g, probe_one, &p, "the daemon probe after a failed step") < 0) {
+        g->failed_fs = i;
+        return TF_HANG;
+    }
+    snprintf(g->err, sizeof g->err, "%s", err);
+    g->failed_fs = i;
+    return p.gone ? TF_DAEMON_DIED : TF_NONE;
+}
+
+enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs)
+{
+    int i = *fs = g->failed_fs;
+    if (!is_target_daemon(g, i))
+        return TF_NONE;
+    if (g->timed_out)
+        return TF_HANG;
+    enum target_failure k = probe_daemon(g, i);
+    if (k != TF_NONE)
+        return k;
+    return g->be[i]->restore_unreachable ? TF_RESTORE_UNREACHABLE : TF_NONE;
+}
+
+const char *target_failure_name(enum target_failure k)
+{
+    static const char *const names[] = { "none", "daemon-died", "hang", "restore-unreachable" };
+    return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
+}
+
+int fsgroup_recover(struct fsgroup *g, int i, enum target_failure k)
+{
+    const double grace = 10;
+    if (k != TF_DAEMON_DIED && k != TF_HANG)
+        return 0;
+    backend_abort(g->be[i]);
+    if (fsset_wait(grace) == 0)
+        return 0;
+    snprintf(g->err, sizeof g->err, "fs %s: still blocked %.0f s after its daemon was killed and "
+             "its FUSE connection aborted (is fusectl mounted on /sys/fs/fuse/connections?)",
+             g->cfg->fs[i].name, grace);
+    return -1;
 }
 
 struct discard_job {

@@ -28,6 +28,15 @@ struct fs_outcome {
 
 struct step_history;
 
+/* How a target (a FUSE or RefFS daemon other than the reference) failed a step: a finding of
+ * its own, not an infrastructure failure (fsgroup_target_failure). */
+enum target_failure {
+    TF_NONE,                     /* not a target's failure: Metis's own (exit 3) */
+    TF_DAEMON_DIED,              /* its daemon exited: the mount answers ENOTCONN or is gone */
+    TF_HANG,                     /* a call on it outlasted the step's time limit */
+    TF_RESTORE_UNREACHABLE,      /* neither logical restore nor replay brought a state back */
+};
+
 /* The file systems a run steps together; fs 0 is the reference. */
 struct fsgroup {
     const struct metis_config *cfg;  /* the caller's, alive as long as the group */
@@ -40,12 +49,15 @@ struct fsgroup {
     struct fs_outcome out[METIS_MAX_FS];
     struct op_args *plan;        /* prepopulation of the initial state */
     size_t nplan;
-    double timeout;              /* the longest op_timeout: one step's time limit */
+    double timeout;              /* the longest op_timeout (set-up's limit, and the default) */
+    double limit[METIS_MAX_FS];  /* each fs's op_timeout: a step's time limit on it */
+    int setting_up;              /* fsgroup_setup is running: one limit (timeout) for all */
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
     uint64_t live;               /* the state the file systems hold (STEP_NO_STATE: unsaved) */
     struct tree_index tree;        /* the reference's entries at its last read-back (input driver) */
+    int failed_fs, timed_out;    /* the last fsgroup_run: the fs that failed or was late (-1) */
     int unsupported_step;        /* the last step was refused as `unsupported`: no ret/errno compare */
     char err[1400];              /* why the last call failed: one line */
 };
@@ -70,9 +82,19 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint
 /* Compares every fs's outcome with the reference's (initial, or a step refused as unsupported:
  * states only); sets out[].differs and returns how many differ. */
 int fsgroup_compare(struct fsgroup *g, int initial);
+/* After a step, restore or discard failed: whether the fs that failed (*fs) is a target whose
+ * daemon died, hung or could not bring a state back (probing it from a worker, within the time
+ * limit), or TF_NONE for an infrastructure failure. g->err keeps the failure's message. */
+enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs);
+/* "daemon-died", "hang", "restore-unreachable": the class names. */
+const char *target_failure_name(enum target_failure k);
+/* A target that died or hangs: its daemon killed and its connection aborted, then waits for
+ * the workers blocked on it; 0 when none is left blocked, so the teardown can proceed. */
+int fsgroup_recover(struct fsgroup *g, int i, enum target_failure k);
 /* Forgets saved state sid on every fs (-1 only when one did not answer in time). */
 int fsgroup_discard(struct fsgroup *g, uint64_t sid);
-/* Runs job(i, ctx) on every fs at once within g->timeout; step names the work in g->err. */
+/* Runs job(i, ctx) on every fs at once, each within its op_timeout (within g->timeout while
+ * setting up); step names the work in g->err. */
 int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, const char *step);
 /* Reads fs i's tree (mounted, between begin and end) into out[i]; -1 ends the mount. */
 int fsgroup_read_state(struct fsgroup *g, int i);

@@ -234,6 +234,14 @@ static void write_classes_txt(const struct triage *t, const struct run_class *v,
     free(text);
 }
 
+/* A target that died, hung or could not bring a state back is no difference of outcomes that
+ * a shorter trace shows: its detail file names the state and the operation instead. */
+static int is_target_failure(const struct run_class *c)
+{
+    return !strncmp(c->signature, "daemon-died ", 12) || !strncmp(c->signature, "hang ", 5) ||
+           !strncmp(c->signature, "restore-unreachable ", 20);
+}
+
 int triage_run(const struct triage *t)
 {
     char path[PATH_MAX + 32];
@@ -244,6 +252,11 @@ int triage_run(const struct triage *t)
     double end = now_seconds() + t->seconds;
     for (int k = 0; k < n && t->seconds > 0 && !*t->stop; k++) {
         double limit = (end - now_seconds()) / (n - k);
+        if (is_target_failure(&v[k])) {
+            snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: the target failed (%s); "
+                     "its detail file names the state and the operation", v[k].detail);
+            continue;
+        }
         if (limit < 1) {
             snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: shrink_seconds (%g) used up "
                      "(metis-replay shrink %s)", t->seconds, v[k].detail);

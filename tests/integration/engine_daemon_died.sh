@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# A target whose FUSE daemon is killed mid-run is a finding, not the end of the run: a
+# `daemon-died` class, every fs set up afresh, a new search, exit 1 (not 3), nothing left over.
+. "$(dirname "$0")/../lib/common.sh"
+secs=${DAEMON_DIED_SECONDS:-16}
+cat >"$T/died.ini" <<'INI'
+[run]
+seed = 3
+keep_going = 1
+shrink_seconds = 0
+
+[fs ref]
+type = reffs
+size = 1M
+
+[fs tgt]
+type = fuse
+mount_cmd = {bin}/reffs -o noopen,nosnapshots,capacity=1M {mnt}
+restore = logical
+
+[ops]
+open_unlink = 0
+INI
+# The target's daemon: the process whose command line names this run's target mount point.
+daemon_of() { pgrep -f -- "^[^ ]*/reffs .*metis-$1/mnt-tgt" | head -n1; }
+
+"$METIS_BIN/metis" run "$T/died.ini" --seconds "$secs" --out "$T/run" 2>"$T/err" &
+metis_pid=$!
+on_exit "kill $metis_pid 2>/dev/null"
+# pan is built first (slow on a busy machine); then the target is mounted and steps begin.
+for _ in $(seq 600); do id=$(run_id_of "$T/err"); [ -n "$id" ] && break; sleep 0.1; done
+[ -n "$id" ] || fail "the run did not start"
+for _ in $(seq 300); do victim=$(daemon_of "$id"); [ -n "$victim" ] && break; sleep 0.1; done
+[ -n "$victim" ] || fail "no daemon of run $id's target"
+sleep 3
+kill -KILL "$victim"
+wait "$metis_pid"
+rc=$?
+cat "$T/err"
+FAIL_LOG="$T/err"
+[ $rc -eq 1 ] || fail "exit status $rc, expected 1 (a discrepancy), never 3"
+grep -q "metis: target failure at operation [0-9]* (details in .*): class [0-9]*: daemon-died on tgt" \
+  "$T/err" || fail "no daemon-died finding on stderr"
+grep -q "search 2 follows with seed" "$T/err" || fail "no new search after the daemon died"
+python3 - "$T/run" <<'PY' || fail "summary.json, classes.txt or the logs do not show the run going on"
+import json, os, re, sys
+run = sys.argv[1]
+s = json.load(open(os.path.join(run, "summary.json")))
+died = [c for c in s["classes"] if c["signature"] == "daemon-died tgt"]
+assert died, [c["signature"] for c in s["classes"]]
+c = died[0]
+assert c["kinds"] == "daemon-died", c
+assert "ENOTCONN" in c["entry"] or "not connected" in c["entry"] or "gone" in c["entry"], c
+assert s["searches"] >= 2, s["searches"]
+assert s["reason"] == "time limit", s["reason"]
+# Operations after the kill: the searches after the one the daemon died in did some.
+logs = sorted(d for d in os.listdir(run) if d.startswith("search-"))
+first = open(os.path.join(run, "search-1", "log.txt")).read()
+assert "\ntarget " in first and "failure=daemon-died" in first, "no target line in search 1's log"
+later = open(os.path.join(run, "log.txt")).read()
+after = int(re.findall(r"^end status=\d+ reason=.* ops=(\d+)$", later, re.M)[-1])
+before = int(re.findall(r"^end status=\d+ reason=.* ops=(\d+)$", first, re.M)[-1])
+assert after - before > 50, (before, after)
+detail = open(os.path.join(run, c["detail"])).read()
+assert "target failure: fs tgt: daemon-died" in detail, detail
+classes = open(os.path.join(run, "classes.txt")).read()
+assert "daemon-died tgt" in classes, classes
+PY
+assert_no_leftovers "$id"
+pgrep -f -- "metis-$id/" >/dev/null && fail "a daemon of run $id is still running"
+exit 0
