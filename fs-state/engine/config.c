@@ -181,7 +181,8 @@ static const struct config_key run_keys[] = {
 enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_CMD,
        FSK_UNSUPPORTED,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
-       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_RESTORE, FSK_COUNT };
+       FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_RESTORE,
+       FSK_INODES, FSK_POPULATE_LOWER, FSK_COUNT };
 /* No default of their own: type and fstype and mount_cmd are required where they apply,
  * exclude follows fstype (fsinfo.c); a reffs size is REFFS_DEFAULT_SIZE (finish_fs). */
 static const struct config_key fs_keys[FSK_COUNT] = {
@@ -207,6 +208,9 @@ static const struct config_key fs_keys[FSK_COUNT] = {
     [FSK_READBACK_CHECK] = FSK(readback_check, CK_INT, RANGE(0, 1e9), T(FS_REFFS) | T(FS_FUSE), "64"),
     [FSK_CRASH] = FSK(crash, CK_BOOL, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), "1"),
     [FSK_RESTORE] = FSK(restore, CK_STR, NO_RANGE, T(FS_FUSE), "auto"),
+    /* Kernel file systems without a device only, so far (finish_devless). */
+    [FSK_INODES] = FSK(inodes, CK_U64, NO_RANGE, T(FS_KERNEL), "0"),
+    [FSK_POPULATE_LOWER] = FSK(populate_lower, CK_BOOL, NO_RANGE, T(FS_KERNEL), "0"),
 };
 
 static const struct config_key pool_keys[] = {
@@ -1292,6 +1296,28 @@ static int on_key(void *user, const char *section, const char *name, const char 
 
 static const char *const type_nouns[] = { "a kernel", "a reffs", "a fuse" };
 
+/* tmpfs and overlay have no device: no mkfs; tmpfs's data lives in its mount, so it stays
+ * mounted (remount 0); inodes and populate_lower mean something only here. */
+static void finish_devless(struct parse_state *st, struct fs_config *fs, const int *lines)
+{
+    int devless = fs->type == FS_KERNEL && fs_format_devless(fs->fstype);
+    int tmpfs = devless && strcmp(fs->fstype, "tmpfs") == 0;
+    if (lines[FSK_INODES] && !devless)
+        fail(st, lines[FSK_INODES], "[fs %s]: inodes applies to tmpfs and overlay only",
+             fs->name);
+    else if (lines[FSK_POPULATE_LOWER] && !(devless && !tmpfs))
+        fail(st, lines[FSK_POPULATE_LOWER], "[fs %s]: populate_lower applies to overlay only",
+             fs->name);
+    else if (devless && lines[FSK_MKFS_OPTS])
+        fail(st, lines[FSK_MKFS_OPTS], "[fs %s]: %s has no device and no mkfs: mkfs_opts does "
+             "not apply", fs->name, fs->fstype);
+    else if (tmpfs && lines[FSK_REMOUNT] && fs->remount)
+        fail(st, lines[FSK_REMOUNT], "[fs %s]: a tmpfs keeps its data only while mounted: "
+             "remount must be 0 (its default)", fs->name);
+    if (tmpfs)
+        fs->remount = 0;
+}
+
 static void finish_fs(struct parse_state *st, int i)
 {
     struct fs_config *fs = &st->cfg->fs[i];
@@ -1322,6 +1348,7 @@ static void finish_fs(struct parse_state *st, int i)
     const struct fs_format *fmt = fs->fstype[0] ? fs_format_of(fs->fstype) : NULL;
     if (fs->type != FS_REFFS && !lines[FSK_EXCLUDE] && fmt)
         snprintf(fs->exclude, sizeof fs->exclude, "%s", fmt->exclude);
+    finish_devless(st, fs, lines);
     if (fs->type == FS_FUSE && fs->size && lines[FSK_RESTORE] && strcmp(fs->restore, "auto"))
         fail(st, lines[FSK_RESTORE], "[fs %s]: restore applies to a fuse file system without "
              "size (with a size its states are images)", fs->name);
@@ -1670,7 +1697,7 @@ static int validate_kernel_fs(const struct metis_config *cfg, const struct fs_co
     int tline = fs->fstype_line ? fs->fstype_line : fs->line;
     int sline = fs->size_line ? fs->size_line : fs->line;
     snprintf(mkfs, sizeof mkfs, "mkfs.%s", fs->fstype);
-    if (!find_program(mkfs))
+    if (!fs_format_devless(fs->fstype) && !find_program(mkfs))
         return snprintf(err, errlen, "%s:%d: [fs %s]: %s is not in PATH, /sbin or /usr/sbin",
                         cfg->path, tline, fs->name, mkfs), -1;
     if (!kernel_knows(fs->fstype))

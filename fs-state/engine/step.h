@@ -40,6 +40,7 @@ struct fsgroup {
     struct fs_outcome out[METIS_MAX_FS];
     struct op_args *plan;        /* prepopulation of the initial state */
     size_t nplan;
+    int plan_made_early;         /* the plan ran at set-up, before equalization (below) */
     double timeout;              /* the longest op_timeout: one step's time limit */
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
