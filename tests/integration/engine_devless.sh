@@ -2,7 +2,8 @@
 # Kernel file systems without a device serve as references: tmpfs against RefFS and ext4, and
 # overlay (lower layer populated) against tmpfs, each restored logically with no discrepancy;
 # an overlay run changes entries of the lower layer (copy-up); nothing is left, even after
-# SIGINT; a crash check or remount on them is refused.
+# SIGINT; a class found on them is shrunk and reproduced; a crash check or remount on them is
+# refused.
 . "$(dirname "$0")/../lib/common.sh"
 
 # summary.json: no discrepancy, and fs NAME restored logically (verified, no replay needed).
@@ -77,7 +78,22 @@ rc=$?
 [ $rc -eq 130 ] || fail "interrupted overlay run: exit status $rc, want 130"
 assert_no_leftovers "$(run_id_of "$T/c.err")"
 
-# (d) what cannot apply is refused with the key named (exit 2).
+# (d) a class found on them is shrunk and reproduced through the backend, and its run.sh makes
+# the overlay (mktemp'd layers, lower populated) and the tmpfs itself.
+FAIL_LOG=$T/e.err
+"$METIS_BIN/metis" run tests/fixtures/devless-overlay-exdev.ini --out "$T/e" 2>"$T/e.err"
+rc=$?
+[ $rc -eq 1 ] || fail "overlay without redirect_dir: exit status $rc, want 1"
+grep -q "EXDEV" "$T/e/discrepancy-1.txt" || fail "the first class is not overlay's EXDEV"
+[ -x "$T/e/class-1-repro/run.sh" ] || fail "no reproducer for class 1"
+"$T/e/class-1-repro/run.sh" tmpfs >"$T/e.tmpfs" 2>&1
+[ $? -eq 1 ] || fail "run.sh tmpfs does not show the difference: $(tail -3 "$T/e.tmpfs")"
+"$T/e/class-1-repro/run.sh" overlay >"$T/e.overlay" 2>&1
+[ $? -eq 0 ] || fail "run.sh overlay differs from itself: $(tail -3 "$T/e.overlay")"
+assert_no_leftovers "$(run_id_of "$T/e.err")"
+findmnt -rn -o TARGET | grep -q metis-repro && fail "run.sh left a mount"
+
+# (e) what cannot apply is refused with the key named (exit 2).
 cat > "$T/crash.ini" <<'EOF'
 [run]
 crash = fsync
