@@ -1314,6 +1314,9 @@ static void finish_devless(struct parse_state *st, struct fs_config *fs, const i
     else if (tmpfs && lines[FSK_REMOUNT] && fs->remount)
         fail(st, lines[FSK_REMOUNT], "[fs %s]: a tmpfs keeps its data only while mounted: "
              "remount must be 0 (its default)", fs->name);
+    else if (devless && st->cfg->run.compare_mtime)
+        fail(st, fs->line, "[fs %s]: %s is restored logically and recorded trees hold no "
+             "mtimes: compare_mtime cannot be used with it", fs->name, fs->fstype);
     if (tmpfs)
         fs->remount = 0;
 }

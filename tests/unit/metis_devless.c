@@ -83,6 +83,8 @@ Test(metis_devless, refusals)
                "[fs o]: overlay has no device and no mkfs: mkfs_opts does not apply");
     dv_refused("[fs e]\ntype = kernel\nfstype = ext4\ninodes = 5\n", 4,
                "[fs e]: inodes applies to tmpfs and overlay only");
+    dv_refused("[run]\ncompare_mtime = 1\n" TMPFS, 3, "[fs t]: tmpfs is restored logically and "
+               "recorded trees hold no mtimes: compare_mtime cannot be used with it");
     dv_refused("[fs r]\ntype = reffs\ninodes = 5\n", 3,
                "[fs r]: inodes does not apply to a reffs file system");
 }
