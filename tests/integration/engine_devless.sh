@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Kernel file systems without a device serve as references: tmpfs against RefFS and ext4, and
+# Kernel file systems without a device serve as references and targets: tmpfs against RefFS and
+# ext4, both as targets of RefFS (free space and root equalized), and
 # overlay (lower layer populated) against tmpfs, each restored logically with no discrepancy;
 # an overlay run changes entries of the lower layer (copy-up); nothing is left, even after
 # SIGINT; a class found on them is shrunk and reproduced; a crash check or remount on them is
@@ -28,6 +29,25 @@ rc=$?
 [ $rc -eq 0 ] || fail "tmpfs against RefFS and ext4: exit status $rc"
 check_logical "$T/a" tmpfs || fail "tmpfs: no verified logical restores, or discrepancies"
 assert_no_leftovers "$(run_id_of "$T/a.err")"
+
+# (a') both as targets of RefFS: their free space and roots made the reference's.
+FAIL_LOG=$T/t.err
+"$METIS_BIN/metis" run tests/fixtures/devless-targets.ini --out "$T/t" 2>"$T/t.err"
+rc=$?
+[ $rc -eq 0 ] || fail "RefFS against tmpfs and overlay: exit status $rc"
+grep -q "tmpfs: root set to the reference's: mode 0777 -> 0755" "$T/t.err" ||
+  fail "the tmpfs root (0777) was not set to RefFS's"
+python3 - "$T/t/summary.json" <<'PY' || fail "free space not equalized on tmpfs and overlay"
+import json, sys
+s = json.load(open(sys.argv[1]))
+b = s["backends"]
+print({k: (v["equalized_bytes"], v["equalized_inodes"], v["unequal_bytes"]) for k, v in b.items()})
+assert s["discrepancies"] == 0 and b["tmpfs"]["root_equalized"]
+for k in ("tmpfs", "ovl"):
+    assert b[k]["equalized_bytes"] > 0 and b[k]["equalized_inodes"] > 0, k
+    assert b[k]["unequal_bytes"] == 0 and b[k]["unequal_inodes"] == 0, k
+PY
+assert_no_leftovers "$(run_id_of "$T/t.err")"
 
 # (b) overlay over a populated lower layer as the reference against tmpfs. SPIN's depth-first
 # search spends a deep search below the first state it reaches; a shallow one (depth 4: two
