@@ -30,12 +30,13 @@ static const char script_head[] =
     "cc -O1 -g -o \"$here/repro\" \"$here/repro.c\" || { echo \"run.sh: cannot build repro.c\" >&2; exit 2; }\n"
     "# REPRO_TMP: where the image and mount point go (default /dev/shm).\n"
     "work=$(mktemp -d \"${REPRO_TMP:-/dev/shm}/metis-repro.XXXXXX\") || exit 2\n"
-    "mnt=$work/mnt img=$work/fs.img loop= pid=\n"
+    "mnt=$work/mnt img=$work/fs.img loop= pid= layers=\n"
     "mkdir -p \"$mnt\"\n"
     "cleanup() {\n"
     "  if mountpoint -q \"$mnt\" 2>/dev/null; then umount \"$mnt\" 2>/dev/null || fusermount3 -u \"$mnt\" 2>/dev/null || umount -l \"$mnt\"; fi\n"
     "  [ -n \"$pid\" ] && { kill \"$pid\" 2>/dev/null; wait \"$pid\" 2>/dev/null; }\n"
     "  [ -n \"$loop\" ] && losetup -d \"$loop\" 2>/dev/null\n"
+    "  [ -n \"$layers\" ] && { umount \"$layers\" 2>/dev/null || umount -l \"$layers\"; }\n"
     "  rm -rf \"$work\"\n"
     "}\n"
     "trap cleanup EXIT\ntrap 'exit 130' INT TERM HUP\n"
@@ -99,6 +100,59 @@ static void emit_kernel(FILE *f, const struct fs_config *c, int crash)
                 "  verdict\n");
     else
         fprintf(f, "  do_mount; repro; do_umount\n");
+}
+
+/* tmpfs: "mode=0755,size=N[,nr_inodes=M]" as the backend mounts it (devless.c). */
+static void tmpfs_opts(FILE *f, const struct fs_config *c)
+{
+    fprintf(f, "mode=0755,size=%" PRIu64, image_size(c));
+    if (c->inodes)
+        fprintf(f, ",nr_inodes=%" PRIu64, c->inodes);
+}
+
+/* overlay: mktemp'd lower, upper and work directories on a tmpfs of the fs's size; the lower
+ * one gets the initial state before the first mount when the config populates it. */
+static void emit_overlay_layers(FILE *f, const struct fs_config *c)
+{
+    fprintf(f, "  layers=$work/layers; mkdir -p \"$layers\"\n"
+            "  mount -t tmpfs -o ");
+    tmpfs_opts(f, c);
+    fprintf(f, " metis-layers \"$layers\" || { layers=; exit 2; }\n"
+            "  lower=$(mktemp -d \"$layers/lower.XXXXXX\") && upper=$(mktemp -d "
+            "\"$layers/upper.XXXXXX\") &&\n    wdir=$(mktemp -d \"$layers/work.XXXXXX\") "
+            "|| exit 2\n  chmod 0755 \"$lower\" \"$upper\"\n");
+    if (c->populate_lower)
+        fprintf(f, "  # The initial state is in the lower layer before the first mount, as "
+                "Metis made it.\n  \"$here/repro\" \"$lower\" pre >/dev/null || exit 2\n");
+    fprintf(f, "  opts=\"lowerdir=$lower,upperdir=$upper,workdir=$wdir%s%s\"\n",
+            c->mount_opts[0] ? "," : "", c->mount_opts);
+}
+
+/* A kernel fs without a device (tmpfs, overlay): mount -t, no image or loop device. */
+static void emit_devless(FILE *f, const struct fs_config *c)
+{
+    int overlay = strcmp(c->fstype, "overlay") == 0;
+    fprintf(f, "  as_root 'mounts'\n");
+    if (overlay) {
+        emit_overlay_layers(f, c);
+    } else {
+        fprintf(f, "  opts=");
+        tmpfs_opts(f, c);
+        fprintf(f, "%s%s\n", c->mount_opts[0] ? "," : "", c->mount_opts);
+    }
+    fprintf(f, "  do_mount() { mount -t %s -o \"$opts\" metis \"$mnt\" || exit 2; }\n"
+            "  do_umount() { umount \"$mnt\" || exit 2; }\n", c->fstype);
+    const char *pre = overlay && c->populate_lower ? "" : "repro pre; ";
+    if (c->remount && overlay)
+        fprintf(f, "  # Metis unmounts and mounts again around every operation: so does this.\n"
+                "  do_mount; %sdo_umount\n"
+                "  for k in $(seq 1 \"$nsteps\"); do do_mount; repro step \"$k\"; do_umount; done\n"
+                "  do_mount; repro tree; do_umount\n  verdict\n", pre);
+    else if (*pre)
+        fprintf(f, "  do_mount; repro; do_umount\n");
+    else
+        fprintf(f, "  do_mount\n  for k in $(seq 1 \"$nsteps\"); do repro step \"$k\"; done\n"
+                "  repro tree; do_umount\n  verdict\n");
 }
 
 /* RefFS is looked for next to the metis-replay that wrote this script, then in PATH. */
@@ -177,7 +231,9 @@ static void emit_cases(FILE *f, const struct emit *e)
     for (int i = 0; i < e->cfg->nfs; i++) {
         const struct fs_config *c = &e->cfg->fs[i];
         fprintf(f, "%s)\n", c->name);
-        if (c->type == FS_KERNEL)
+        if (c->type == FS_KERNEL && fs_format_devless(c->fstype))
+            emit_devless(f, c);
+        else if (c->type == FS_KERNEL)
             emit_kernel(f, c, emitc_crash_mode(e->cfg, c));
         else if (c->type == FS_REFFS)
             emit_reffs(f, e, c);

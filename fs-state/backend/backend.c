@@ -2,6 +2,7 @@
 #include "backend.h"
 #include "common.h"
 #include "tree/tree.h"
+#include "engine/fsinfo.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -32,9 +33,13 @@ static const struct backend_ops *const backend_types[FS_NTYPES] = {
     [FS_FUSE] = &backend_fuse_ops,
 };
 
-static const struct backend_ops *ops_for(enum fs_type t)
+/* A kernel fs without a device (tmpfs, overlay) is a module of its own: kernel.c is about
+ * loop devices. */
+static const struct backend_ops *ops_for(const struct fs_config *cfg)
 {
-    return (unsigned)t < FS_NTYPES ? backend_types[t] : NULL;
+    if (cfg->type == FS_KERNEL && fs_format_devless(cfg->fstype))
+        return &backend_devless_ops;
+    return (unsigned)cfg->type < FS_NTYPES ? backend_types[cfg->type] : NULL;
 }
 
 int backend_read_back(struct backend *b, const struct tree_opts *o, unsigned char *out,
@@ -49,7 +54,7 @@ int backend_read_back(struct backend *b, const struct tree_opts *o, unsigned cha
 struct backend *backend_open(const struct fs_config *cfg, const char *run_id, const char *workdir)
 {
     char base[PATH_MAX] = "/tmp";
-    if (!cfg || !run_id || !safe_name(run_id) || !safe_name(cfg->name) || !ops_for(cfg->type)) {
+    if (!cfg || !run_id || !safe_name(run_id) || !safe_name(cfg->name) || !ops_for(cfg)) {
         fprintf(stderr, "metis: backend: bad run id or fs name (%s / %s): use [A-Za-z0-9._-]\n",
                 run_id ? run_id : "(null)", cfg ? cfg->name : "(null)");
         return NULL;
@@ -59,7 +64,7 @@ struct backend *backend_open(const struct fs_config *cfg, const char *run_id, co
     struct backend *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
-    b->ops = ops_for(cfg->type);
+    b->ops = ops_for(cfg);
     b->cfg = cfg;
     b->rootfd = -1;
     snprintf(b->run_id, sizeof b->run_id, "%s", run_id);

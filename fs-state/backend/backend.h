@@ -50,6 +50,11 @@ struct backend_ops {
  * that cannot snapshot (type=fuse without an image); 0 or -1 (message in b->err). */
 typedef int (*backend_replay_fn)(void *ctx, struct backend *b, uint64_t id);
 
+/* Makes the initial state's entries (the run's prepopulation) below the directory dirfd, as the
+ * first step would through a mount: for a backend whose entries must exist before its first
+ * mount (an overlay's lower layer). The engine provides it; 0 or -1. */
+typedef int (*backend_populate_fn)(void *ctx, int dirfd);
+
 struct backend {
     const struct backend_ops *ops;
     const struct fs_config *cfg;
@@ -63,7 +68,10 @@ struct backend {
     int daemon_died;            /* the mount answered ENOTCONN or was gone (backend_daemon_gone) */
     int restore_unreachable;    /* the last restore failed: no way brought the state back */
     backend_replay_fn replay_fn;   /* set by the engine; needed only where snapshots are not */
-    void *replay_ctx;
+    void *replay_ctx;              /* ... and the context of populate_fn too */
+    backend_populate_fn populate_fn;  /* set by the engine */
+    int populated;              /* set by the backend: its mounts show the initial state's
+                                   entries already, so the engine does not make them */
 };
 
 /* The abstract state of b's tree (mounted: between begin and end) by its own read_back or

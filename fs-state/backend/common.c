@@ -253,6 +253,22 @@ void bk_close_root(struct backend *b)
     b->rootfd = -1;
 }
 
+int bk_populate_dir(struct backend *b, const char *dir)
+{
+    if (!b->populate_fn)
+        return bk_err(b, "setup", "nothing provides the initial state's entries to put in %s",
+                      dir);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return bk_err(b, "setup", "cannot open %s: %s", dir, strerror(errno));
+    int rc = b->populate_fn(b->replay_ctx, fd);
+    close(fd);
+    if (rc < 0)
+        return bk_err(b, "setup", "making the initial state's entries in %s failed", dir);
+    b->populated = 1;
+    return 0;
+}
+
 int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *))
 {
     char err[sizeof b->err];

@@ -15,6 +15,7 @@ struct imgstore;
 extern const struct backend_ops backend_kernel_ops;
 extern const struct backend_ops backend_reffs_ops;
 extern const struct backend_ops backend_fuse_ops;
+extern const struct backend_ops backend_devless_ops;
 
 /* Formats "fs NAME: STEP: message" into b->err; returns -1 so callers can return it. */
 int bk_err(struct backend *b, const char *step, const char *fmt, ...)
@@ -86,6 +87,10 @@ void bk_first_difference(const char *a, const char *a_label, const char *b, cons
                          char *out, size_t outlen);
 /* A setup step failed: tears down what setup made, keeping the step's message; returns -1. */
 int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *));
+/* Fills the directory dir (a layer or backing directory the fs will show, e.g. an overlay's
+ * lower layer) with the run's initial entries through b->populate_fn, and marks b populated so
+ * the engine does not make them again; 0 or -1 (b->err). */
+int bk_populate_dir(struct backend *b, const char *dir);
 /* Where images live: a RAM-backed directory, as brd is often absent. */
 #define BK_SHM_DIR "/dev/shm"
 

@@ -587,18 +587,6 @@ static int fu_read_back(struct backend *b, const struct tree_opts *o, unsigned c
     return bk_walk(b, o, out, listing, index);
 }
 
-static void logical_stats(const struct lr_counts *n, FILE *json)
-{
-    fprintf(json, ",\"logical_restores\":%llu,\"verified\":%llu,\"fallbacks\":%llu,"
-            "\"already_there\":%llu", (unsigned long long)n->logical,
-            (unsigned long long)n->verified, (unsigned long long)n->fallbacks,
-            (unsigned long long)n->unchanged);
-    fprintf(json, ",\"logical_calls\":{\"removed\":%llu,\"created\":%llu,\"rewritten\":%llu,"
-            "\"attributes\":%llu}", (unsigned long long)n->removed,
-            (unsigned long long)n->created, (unsigned long long)n->rewritten,
-            (unsigned long long)n->meta);
-}
-
 static void fu_stats(struct backend *b, FILE *json)
 {
     struct fpriv *p = b->priv;
@@ -609,7 +597,7 @@ static void fu_stats(struct backend *b, FILE *json)
     if (p->mode == FM_SNAPSHOT)
         fprintf(json, ",\"snapshot_restores\":%llu", (unsigned long long)p->snapshot_restores);
     if (p->lr)
-        logical_stats(lr_counts(p->lr), json);
+        lr_print_stats(p->lr, json);
 }
 
 const struct backend_ops backend_fuse_ops = {

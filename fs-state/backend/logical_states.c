@@ -240,3 +240,28 @@ const struct lr_counts *lr_counts(const struct lrestore *lr)
 {
     return &lr->n;
 }
+
+int lr_current(const struct lrestore *lr)
+{
+    return lr->last_valid;
+}
+
+int lr_holds(struct lrestore *lr, uint64_t id)
+{
+    struct saved *s;
+    HASH_FIND(hh, lr->states, &id, sizeof id, s);
+    return s && lr->last_valid && reaches(lr->last, s->tree);
+}
+
+void lr_print_stats(const struct lrestore *lr, FILE *json)
+{
+    const struct lr_counts *n = &lr->n;
+    fprintf(json, ",\"logical_restores\":%llu,\"verified\":%llu,\"fallbacks\":%llu,"
+            "\"already_there\":%llu", (unsigned long long)n->logical,
+            (unsigned long long)n->verified, (unsigned long long)n->fallbacks,
+            (unsigned long long)n->unchanged);
+    fprintf(json, ",\"logical_calls\":{\"removed\":%llu,\"created\":%llu,\"rewritten\":%llu,"
+            "\"attributes\":%llu}", (unsigned long long)n->removed,
+            (unsigned long long)n->created, (unsigned long long)n->rewritten,
+            (unsigned long long)n->meta);
+}

@@ -36,6 +36,13 @@ int lr_save(struct lrestore *lr, struct backend *b, uint64_t id);
 int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn replay);
 void lr_discard(struct lrestore *lr, uint64_t id);
 uint64_t lr_held_bytes(const struct lrestore *lr);
+/* 1 when the tree last recorded is what the mount holds (no operation since): save needs no
+ * mount then. */
+int lr_current(const struct lrestore *lr);
+/* 1 when the mount is known to hold saved state id (read back since its last change). */
+int lr_holds(struct lrestore *lr, uint64_t id);
+/* summary.json's members on these restores (",\"logical_restores\":N,..."). */
+void lr_print_stats(const struct lrestore *lr, FILE *json);
 const struct lr_counts *lr_counts(const struct lrestore *lr);
 
 #endif

@@ -184,7 +184,7 @@ enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_
        FSK_UNSUPPORTED,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
        FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_RESTORE,
-       FSK_LACKS, FSK_COUNT };
+       FSK_LACKS, FSK_INODES, FSK_POPULATE_LOWER, FSK_COUNT };
 /* No default of their own: type and fstype and mount_cmd are required where they apply,
  * exclude follows fstype (fsinfo.c); a reffs size is REFFS_DEFAULT_SIZE (finish_fs). */
 static const struct config_key fs_keys[FSK_COUNT] = {
@@ -211,6 +211,9 @@ static const struct config_key fs_keys[FSK_COUNT] = {
     [FSK_CRASH] = FSK(crash, CK_BOOL, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), "1"),
     [FSK_RESTORE] = FSK(restore, CK_STR, NO_RANGE, T(FS_FUSE), "auto"),
     [FSK_LACKS] = FSK(lacks, CK_STR, NO_RANGE, ALL_TYPES, ""),
+    /* Kernel file systems without a device only, so far (finish_devless). */
+    [FSK_INODES] = FSK(inodes, CK_U64, NO_RANGE, T(FS_KERNEL), "0"),
+    [FSK_POPULATE_LOWER] = FSK(populate_lower, CK_BOOL, NO_RANGE, T(FS_KERNEL), "0"),
 };
 
 static const struct config_key pool_keys[] = {
@@ -1326,6 +1329,31 @@ static void check_placeholders(struct parse_state *st, struct fs_config *fs, con
     fs->dir_backed = dirs.n > 0;
 }
 
+/* tmpfs and overlay have no device: no mkfs; tmpfs's data lives in its mount, so it stays
+ * mounted (remount 0); inodes and populate_lower mean something only here. */
+static void finish_devless(struct parse_state *st, struct fs_config *fs, const int *lines)
+{
+    int devless = fs->type == FS_KERNEL && fs_format_devless(fs->fstype);
+    int tmpfs = devless && strcmp(fs->fstype, "tmpfs") == 0;
+    if (lines[FSK_INODES] && !devless)
+        fail(st, lines[FSK_INODES], "[fs %s]: inodes applies to tmpfs and overlay only",
+             fs->name);
+    else if (lines[FSK_POPULATE_LOWER] && !(devless && !tmpfs))
+        fail(st, lines[FSK_POPULATE_LOWER], "[fs %s]: populate_lower applies to overlay only",
+             fs->name);
+    else if (devless && lines[FSK_MKFS_OPTS])
+        fail(st, lines[FSK_MKFS_OPTS], "[fs %s]: %s has no device and no mkfs: mkfs_opts does "
+             "not apply", fs->name, fs->fstype);
+    else if (tmpfs && lines[FSK_REMOUNT] && fs->remount)
+        fail(st, lines[FSK_REMOUNT], "[fs %s]: a tmpfs keeps its data only while mounted: "
+             "remount must be 0 (its default)", fs->name);
+    else if (devless && st->cfg->run.compare_mtime)
+        fail(st, fs->line, "[fs %s]: %s is restored logically and recorded trees hold no "
+             "mtimes: compare_mtime cannot be used with it", fs->name, fs->fstype);
+    if (tmpfs)
+        fs->remount = 0;
+}
+
 static void finish_fs(struct parse_state *st, int i)
 {
     struct fs_config *fs = &st->cfg->fs[i];
@@ -1358,6 +1386,7 @@ static void finish_fs(struct parse_state *st, int i)
         snprintf(fs->exclude, sizeof fs->exclude, "%s", fmt->exclude);
     if (fs->type == FS_FUSE)
         check_placeholders(st, fs, lines);
+    finish_devless(st, fs, lines);
     if (fs->type == FS_FUSE && fs->size && !fs->dir_backed && lines[FSK_RESTORE] &&
         strcmp(fs->restore, "auto"))
         fail(st, lines[FSK_RESTORE], "[fs %s]: restore applies to a fuse file system without "
@@ -1750,7 +1779,7 @@ static int validate_kernel_fs(const struct metis_config *cfg, const struct fs_co
     int tline = fs->fstype_line ? fs->fstype_line : fs->line;
     int sline = fs->size_line ? fs->size_line : fs->line;
     snprintf(mkfs, sizeof mkfs, "mkfs.%s", fs->fstype);
-    if (!find_program(mkfs))
+    if (!fs_format_devless(fs->fstype) && !find_program(mkfs))
         return snprintf(err, errlen, "%s:%d: [fs %s]: %s is not in PATH, /sbin or /usr/sbin",
                         cfg->path, tline, fs->name, mkfs), -1;
     if (!kernel_knows(fs->fstype))

@@ -38,6 +38,8 @@ struct fs_config {
     int crash;                  /* 1 (default): crash-check this fs when [run] crash is on */
     char restore[12];           /* fuse without size: "auto" (default), "snapshot", "logical" or
                                    "replay" (fs-state/backend/README.md) */
+    uint64_t inodes;            /* tmpfs, overlay: nr_inodes of the tmpfs (0: the kernel's default) */
+    int populate_lower;         /* overlay: the initial state's entries made in the lower layer */
     double op_timeout;          /* seconds one step may take on this fs before it is infrastructure failure */
     char errno_equiv[256];      /* "EEXIST:ENOTEMPTY,...": this fs's errno counts as the reference's */
     char unsupported[256];      /* "collapse,insert,...": operations and variants this fs refuses */

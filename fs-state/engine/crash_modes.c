@@ -62,7 +62,8 @@ int crash_format_journals(const char *fstype, uint64_t size)
 
 static int crash_applies_mode(int mode, const struct fs_config *fs)
 {
-    return mode > CRASH_OFF && fs->crash && fs->type == FS_KERNEL;
+    return mode > CRASH_OFF && fs->crash && fs->type == FS_KERNEL &&
+           !fs_format_devless(fs->fstype);
 }
 
 int crash_applies(const struct metis_config *cfg, const struct fs_config *fs)
@@ -75,6 +76,9 @@ static const char *fs_problem(enum crash_mode mode, const struct fs_config *fs)
 {
     if (fs->type == FS_FUSE && fs->size && !fs->dir_backed && fs->crash)
         return "crash checks of fuse file systems are not implemented: set crash = 0 here";
+    if (fs->type == FS_KERNEL && fs_format_devless(fs->fstype) && fs->crash)
+        return "tmpfs and overlay have no device, so nothing of them survives a crash to be "
+               "checked: set crash = 0 here";
     if (!crash_applies_mode(mode, fs))
         return NULL;
     if (!fs->remount)

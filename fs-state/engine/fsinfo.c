@@ -32,15 +32,21 @@ const char *fs_type_list(void)
  * and crashes below; mkfs.ntfs (ntfs-3g 2022.10.3) refuses 1 MiB, mkfs.exfat (exfatprogs 1.2.0)
  * refuses 2 MiB. The last two have no kernel driver here: they are images for FUSE targets. */
 static const struct fs_format formats[] = {
-    { "ext2", 256 * KiB, "-q -F", "", "lost+found", "" },
-    { "ext3", 2 * MiB, "-q -F", "", "lost+found", "" },
-    { "ext4", 256 * KiB, "-q -F", "", "lost+found", "" },
-    { "xfs", 16 * MiB, "-q -f", "TEST_DIR=/tmp TEST_DEV=/dev/null QA_CHECK_FS=xfs ", "", "" },
+    { "ext2", 256 * KiB, "-q -F", "", "lost+found", "", 0 },
+    { "ext3", 2 * MiB, "-q -F", "", "lost+found", "", 0 },
+    { "ext4", 256 * KiB, "-q -F", "", "lost+found", "", 0 },
+    { "xfs", 16 * MiB, "-q -f", "TEST_DIR=/tmp TEST_DEV=/dev/null QA_CHECK_FS=xfs ", "", "", 0 },
     { "btrfs", 16 * MiB, "-q -f", "", "",
-      "directories have st_nlink 1: set ignore = dir_nlink on every fs of the run" },
-    { "f2fs", 52 * MiB, "-q -f", "", "", "" },
-    { "ntfs", 1100 * KiB, "-q -F -f", "", "", "" },
-    { "exfat", 3 * MiB, "", "", "", "" },
+      "directories have st_nlink 1: set ignore = dir_nlink on every fs of the run", 0 },
+    { "f2fs", 52 * MiB, "-q -f", "", "", "", 0 },
+    /* No device: the size is the tmpfs's (overlay: that of the tmpfs its layers live on); the
+     * default is RefFS's, any size mounts. */
+    { "tmpfs", 256 * KiB, "", "", "", "", 1 },
+    { "overlay", 256 * KiB, "", "", "",
+      "a merged directory (the root among them) has st_nlink 1: set ignore = dir_nlink on "
+      "every fs of the run", 1 },
+    { "ntfs", 1100 * KiB, "-q -F -f", "", "", "", 0 },
+    { "exfat", 3 * MiB, "", "", "", "", 0 },
 };
 
 const struct fs_format *fs_format_of(const char *fstype)
@@ -55,6 +61,12 @@ uint64_t fs_format_default_size(const char *fstype)
 {
     const struct fs_format *f = fs_format_of(fstype);
     return f ? f->min_size : 16 * MiB;
+}
+
+int fs_format_devless(const char *fstype)
+{
+    const struct fs_format *f = fs_format_of(fstype);
+    return f && f->devless;
 }
 
 static int has_word(const char *s, const char *w)

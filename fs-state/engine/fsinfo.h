@@ -21,12 +21,16 @@ struct fs_format {
     const char *mkfs_env;       /* environment mkfs needs for small devices */
     const char *exclude;        /* root entries the format makes itself (default exclusions) */
     const char *quirks;         /* known differences from POSIX that configs must allow for */
+    int devless;                /* 1: a kernel fs without a device (tmpfs, overlay): no mkfs,
+                                   no loop device, no image (backend/devless.c) */
 };
 
 /* The format's facts; NULL for a format Metis has no facts for. */
 const struct fs_format *fs_format_of(const char *fstype);
 /* Default size of an fstype: its smallest device, 16 MiB for an unknown format. */
 uint64_t fs_format_default_size(const char *fstype);
+/* 1 when fstype is a kernel file system without a device (tmpfs, overlay). */
+int fs_format_devless(const char *fstype);
 /* btrfs: below this a device needs mixed block groups (mkfs -M). */
 #define FS_BTRFS_UNMIXED_MIN (109ULL << 20)
 /* "mkfs.FSTYPE FLAGS OPTS IMAGE" with its environment prefix; btrfs gets -M when the size

@@ -134,7 +134,7 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t sid)
         return -1;
     }
     int rc = equalize_replay(b->rootfd, &g->fillers[fs_index(g, b)]);
-    if (rc == 0)
+    if (rc == 0 && !b->populated)
         prepopulate_run(b->rootfd, g->plan, g->nplan);
     for (long k = n - 1; rc == 0 && k >= 0; k--) {
         if (!ops[k])
@@ -148,6 +148,15 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t sid)
     }
     free(ops);
     return rc;
+}
+
+/* The initial state's entries in a directory a backend shows at its first mount (an overlay's
+ * lower layer; later a FUSE target's backing directory): the prepopulation, made there. */
+static int populate_dir(void *ctx, int dirfd)
+{
+    const struct fsgroup *g = ctx;
+    prepopulate_run(dirfd, g->plan, g->nplan);
+    return 0;
 }
 
 /* ---- opening and setting up ---- */
@@ -196,8 +205,11 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
             return gerr(g, "out of memory for the crash check of fs %s", fs->name);
         g->be[i]->replay_fn = replay_to_state;
         g->be[i]->replay_ctx = g;
-        g->needs_history |= fs->type == FS_FUSE && (fs->size == 0 || fs->dir_backed);
+        g->be[i]->populate_fn = populate_dir;
         g->limit[i] = fs->op_timeout;
+        /* Logically restored file systems replay when a restore misses. */
+        g->needs_history |= (fs->type == FS_FUSE && (fs->size == 0 || fs->dir_backed)) ||
+                            (fs->type == FS_KERNEL && fs_format_devless(fs->fstype));
         if (fs->op_timeout > g->timeout)
             g->timeout = fs->op_timeout;
     }
@@ -243,6 +255,32 @@ static int fill_varied(struct fsgroup *g)
                          g->fillers);
 }
 
+static int prepopulate_one(int i, void *ctx)
+{
+    struct fsgroup *g = ctx;
+    struct backend *b = i < g->nfs ? g->be[i] : NULL;
+    if (!b || b->populated)
+        return 0;
+    if (b->ops->begin(b) < 0)
+        return -1;
+    prepopulate_run(b->rootfd, g->plan, g->nplan);
+    return b->ops->end(b);
+}
+
+/* A backend whose layer held the initial state's entries before its first mount (overlay's
+ * populate_lower) has them on its device when free space is equalized: the others get them
+ * then too, through their mounts, so that all start with equal free space. */
+static int prepopulate_early(struct fsgroup *g)
+{
+    int any = 0;
+    for (int i = 0; i < g->nfs; i++)
+        any |= g->be[i]->populated;
+    if (!any || g->nplan == 0)
+        return 0;
+    g->plan_made_early = 1;
+    return fsgroup_run(g, prepopulate_one, g, "prepopulation");
+}
+
 int fsgroup_setup(struct fsgroup *g, double setup_timeout)
 {
     double step_timeout = g->timeout;
@@ -257,6 +295,8 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
     for (int i = 0; i < g->nfs; i++)
         if (g->crash[i] && crash_setup(g->crash[i]) < 0)
             return gerr(g, "%s", g->be[i]->err);
+    if (prepopulate_early(g) < 0)
+        return -1;
     /* Free space equal on every fs, so ENOSPC falls at the same operation on each; the roots
      * alike, since a passthrough target's root is a backing directory made by someone else. */
     if (equalize_backends(g->be, g->nfs, g->free_after, g->fillers,
@@ -338,7 +378,7 @@ static int step_one(int i, void *ctx)
         o->res = *j->skip;
     else if (j->args)
         op_exec(b->rootfd, j->args, &o->res);
-    else
+    else if (!b->populated && !j->g->plan_made_early)   /* else they are there already */
         prepopulate_run(b->rootfd, j->g->plan, j->g->nplan);
     /* Only a FUSE mount whose daemon is gone answers these: a finding of its own
      * (fsgroup_target_failure), not an errno to compare. */

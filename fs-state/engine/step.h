@@ -49,6 +49,7 @@ struct fsgroup {
     struct fs_outcome out[METIS_MAX_FS];
     struct op_args *plan;        /* prepopulation of the initial state */
     size_t nplan;
+    int plan_made_early;         /* the plan ran at set-up, before equalization (below) */
     double timeout;              /* the longest op_timeout (set-up's limit, and the default) */
     double limit[METIS_MAX_FS];  /* each fs's op_timeout: a step's time limit on it */
     int setting_up;              /* fsgroup_setup is running: one limit (timeout) for all */

@@ -267,6 +267,14 @@ static void scribble(int r)
         die("scribble");
 }
 
+static void scribble_lower(int r)
+{
+    int fd = openat(r, "lowerfile", O_WRONLY | O_APPEND);
+    if (fd < 0 || write(fd, "0123456789012345678901234567890123456789012345678901234567890", 50) != 50)
+        die("appending to lowerfile");
+    close(fd);
+}
+
 static int drv_bad_replay;                 /* --bad-replay: replay reaches the wrong state */
 static int drv_fallback;                   /* --fallback-check: logical_checks */
 
@@ -399,7 +407,8 @@ static void roundtrip(int nbench, int no_restore_check)
     if (!no_restore_check && drv_b->ops->restore(drv_b, 2) == 0)
         die("restore of a discarded state succeeded");
     char out[2048];
-    if (drv_cfg.type == FS_FUSE && drv_cfg.size == 0) {
+    if ((drv_cfg.type == FS_FUSE && drv_cfg.size == 0) ||
+        (drv_cfg.type == FS_KERNEL && fs_format_devless(drv_cfg.fstype))) {
         if (drv_b->ops->export_state(drv_b, 1, drv_dir, out, sizeof out) == 0)
             die("export without an image succeeded");
         printf("ok export refused: %s\n", drv_b->err);
@@ -420,14 +429,55 @@ static void roundtrip(int nbench, int no_restore_check)
         bench(nbench);
 }
 
+/* The engine's prepopulation, for a backend that makes it in a layer before its first mount. */
+static int drv_populate(void *ctx, int dirfd)
+{
+    put_file(dirfd, "lowerfile", 'l', 100);
+    return 0;
+}
+
+/* 1 when path holds a file of size bytes. */
+static int file_of_size(const char *path, off_t size)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == size;
+}
+
+/* overlay with populate_lower: the lower layer's file shows, a change copies it up (the lower
+ * one stays), and a restore of the initial state starts from fresh layers. */
+static void copyup(void)
+{
+    char lower[1200], upper[1200];
+    snprintf(lower, sizeof lower, "%s.layers/lower/lowerfile", drv_b->mnt);
+    snprintf(upper, sizeof upper, "%s.layers/upper/lowerfile", drv_b->mnt);
+    check(drv_b->ops->setup(drv_b), "setup");
+    char *s0 = change(NULL);
+    check(drv_b->ops->save(drv_b, 0), "save 0");
+    if (!strstr(s0, "lowerfile") || !drv_b->populated || !file_of_size(lower, 100) ||
+        file_of_size(upper, 100))
+        die("the lower layer's file is not what the mount shows");
+    free(change(scribble_lower));
+    check(drv_b->ops->save(drv_b, 1), "save 1");
+    if (!file_of_size(upper, 150) || !file_of_size(lower, 100))
+        die("no copy-up: the upper layer has no changed copy, or the lower one changed");
+    printf("ok copy-up: upper has the changed file, lower the original\n");
+    check(drv_b->ops->restore(drv_b, 0), "restore 0");
+    expect_state("restore 0", s0);
+    if (file_of_size(upper, 150) || access(upper, F_OK) == 0)
+        die("restore 0 kept the copied-up file: not fresh layers");
+    printf("ok restore 0: fresh layers\n");
+    print_stats();
+    free(s0);
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: backend-driver [--type kernel|reffs|fuse] [--fstype T] [--size N]\n"
                     "  [--mkfs-opts S] [--mount-opts S] [--mount-cmd S] [--unmount-cmd S]\n"
                     "  [--reffs-opts S] [--remount 0|1] [--run-id ID] [--name N] [--bench N]\n"
                     "  [--workdir DIR] [--restore auto|snapshot|logical|replay] [--fallback-check]\n"
-                    "  [--bad-replay] [--readback auto|dump|vfs]\n"
-                    "  roundtrip | setup-fail | crash | sweep\n");
+                    "  [--bad-replay] [--readback auto|dump|vfs] [--populate-lower] [--inodes N]\n"
+                    "  roundtrip | copyup | setup-fail | crash | sweep\n");
     exit(2);
 }
 
@@ -440,6 +490,7 @@ int main(int argc, char **argv)
         { "run-id", 1, 0, 'i' }, { "name", 1, 0, 'n' }, { "bench", 1, 0, 'b' },
         { "workdir", 1, 0, 'w' }, { "restore", 1, 0, 'x' }, { "bad-replay", 0, 0, 'B' },
         { "fallback-check", 0, 0, 'F' }, { "readback", 1, 0, 'D' },
+        { "populate-lower", 0, 0, 'P' }, { "inodes", 1, 0, 'I' },
         { 0, 0, 0, 0 },
     };
     int c, nbench = 0;
@@ -468,6 +519,8 @@ int main(int argc, char **argv)
         case 'D': snprintf(drv_cfg.readback, sizeof drv_cfg.readback, "%s", optarg); break;
         case 'B': drv_bad_replay = 1; break;
         case 'F': drv_fallback = 1; break;
+        case 'P': drv_cfg.populate_lower = 1; break;
+        case 'I': drv_cfg.inodes = strtoull(optarg, NULL, 0); break;
         default: usage();
         }
     }
@@ -485,11 +538,14 @@ int main(int argc, char **argv)
     if (!drv_b)
         die("backend_open");
     drv_b->replay_fn = drv_replay;
+    drv_b->populate_fn = drv_populate;
     snprintf(drv_dir, sizeof drv_dir, "/tmp/backend-driver-%d", (int)getpid());
     if (mkdir(drv_dir, 0700) < 0)
         die(drv_dir);
     if (!strcmp(cmd, "roundtrip")) {
         roundtrip(nbench, 0);
+    } else if (!strcmp(cmd, "copyup")) {
+        copyup();
     } else if (!strcmp(cmd, "setup-fail")) {
         if (drv_b->ops->setup(drv_b) == 0)
             die("setup succeeded although it should fail");

@@ -113,7 +113,9 @@ void swarm_tools_for(struct swarm *s)
     add_tool(s, "rsync");
     for (int i = 0; s->cfg && i < s->cfg->nfs; i++) {
         const struct fs_config *fs = &s->cfg->fs[i];
-        if (fs->type == FS_KERNEL) {
+        if (fs->type == FS_KERNEL && fs_format_devless(fs->fstype)) {
+            continue;           /* tmpfs, overlay: mount(2) alone */
+        } else if (fs->type == FS_KERNEL) {
             snprintf(t, sizeof t, "mkfs.%.50s", fs->fstype);
             add_tool(s, t);
             s->need_loop = 1;
