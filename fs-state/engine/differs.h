@@ -8,9 +8,9 @@ enum { DIFF_RET = 1, DIFF_ERRNO = 2, DIFF_STATE = 4 };
  * what the sync promised, did not mount, or its checker found damage. */
 enum { DIFF_CRASH = 8, DIFF_CRASH_MOUNT = 16, DIFF_CRASH_FSCK = 32 };
 /* A target that failed a step instead of answering it (step.h's enum target_failure): its daemon
- * died, it hung, or a saved state could not be brought back. Each is a class of its own per fs. */
-enum { DIFF_DAEMON_DIED = 64, DIFF_HANG = 128, DIFF_RESTORE_UNREACHABLE = 256 };
-#define DIFF_TARGET (DIFF_DAEMON_DIED | DIFF_HANG | DIFF_RESTORE_UNREACHABLE)
+ * died, it hung, a saved state could not be brought back, or its tree could not be read. Each is a class of its own per fs. */
+enum { DIFF_DAEMON_DIED = 64, DIFF_HANG = 128, DIFF_RESTORE_UNREACHABLE = 256, DIFF_UNREADABLE = 512 };
+#define DIFF_TARGET (DIFF_DAEMON_DIED | DIFF_HANG | DIFF_RESTORE_UNREACHABLE | DIFF_UNREADABLE)
 #define DIFF_OF_CRASH(kinds) ((unsigned)(kinds) << 3)     /* CRASH_* to DIFF_CRASH* */
 #define CRASH_OF_DIFF(differs) (((unsigned)(differs) >> 3) & 7u)
 

@@ -349,7 +349,7 @@ static void describe_target_failure(struct engine *e, FILE *f, int i, enum targe
     }
     fprintf(f, "%s\n", cls);
     fprintf(f, "target failure: fs %s: %s while %s state %llu\n", e->cfg.fs[i].name,
-            target_failure_name(k), k == TF_RESTORE_UNREACHABLE ? "restoring" : "stepping from",
+            target_failure_name(k), k == TF_RESTORE_UNREACHABLE ? "restoring" : k == TF_UNREADABLE ? "reading the tree after stepping from" : "stepping from",
             (unsigned long long)state);
     fprintf(f, "what failed: %s\n", e->g.err);
     fprintf(f, "the run goes on: every fs is set up afresh and a new search starts from the "
@@ -359,7 +359,8 @@ static void describe_target_failure(struct engine *e, FILE *f, int i, enum targe
 void engine_report_target_failure(struct engine *e, int i, enum target_failure k,
                                   const struct op_args *a, uint64_t state)
 {
-    static const unsigned bits[] = { 0, DIFF_DAEMON_DIED, DIFF_HANG, DIFF_RESTORE_UNREACHABLE };
+    static const unsigned bits[] = { 0, DIFF_DAEMON_DIED, DIFF_HANG, DIFF_RESTORE_UNREACHABLE,
+                                     DIFF_UNREADABLE };
     char path[1200], line[2000];
     struct dclass c;
     int fresh;

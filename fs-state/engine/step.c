@@ -328,6 +328,7 @@ int fsgroup_read_state(struct fsgroup *g, int i)
     /* The reference's entries come with its digest, for state-aware path draws. */
     o->dlen = backend_read_back(b, &g->abs[i], o->digest, crash_live_listing(g->crash[i]),
                                 i == 0 ? &g->tree : NULL);
+    o->unreadable = o->dlen < 0;
     if (o->dlen >= 0)
         return 0;
     b->ops->end(b);
@@ -369,6 +370,7 @@ static int step_one(int i, void *ctx)
     struct backend *b = j->g->be[i];
     struct fs_outcome *o = &j->g->out[i];
     double t = now_seconds();
+    o->unreadable = 0;
     if ((j->from != STEP_NO_STATE && b->ops->restore(b, j->from) < 0) || b->ops->begin(b) < 0)
         return -1;
     double t_op = now_seconds();
@@ -543,12 +545,15 @@ enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs)
     enum target_failure k = probe_daemon(g, i);
     if (k != TF_NONE)
         return k;
-    return g->be[i]->restore_unreachable ? TF_RESTORE_UNREACHABLE : TF_NONE;
+    if (g->be[i]->restore_unreachable)
+        return TF_RESTORE_UNREACHABLE;
+    return g->out[i].unreadable ? TF_UNREADABLE : TF_NONE;
 }
 
 const char *target_failure_name(enum target_failure k)
 {
-    static const char *const names[] = { "none", "daemon-died", "hang", "restore-unreachable" };
+    static const char *const names[] = { "none", "daemon-died", "hang", "restore-unreachable",
+                                         "unreadable" };
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 

@@ -21,6 +21,7 @@ struct fs_outcome {
                                     `unsupported` refused it (res is that refusal) */
     unsigned char digest[TREE_MAX_DIGEST];
     int dlen;
+    int unreadable;              /* the last read-back of this fs failed (a target's finding) */
     unsigned differs;            /* DIFF_* against the reference, after fsgroup_compare */
     struct crash_result crash;   /* the step's crash check, when [run] crash is on */
     double t_prepare, t_op, t_abstract, t_finish, t_crash;
@@ -35,6 +36,8 @@ enum target_failure {
     TF_DAEMON_DIED,              /* its daemon exited: the mount answers ENOTCONN or is gone */
     TF_HANG,                     /* a call on it outlasted the step's time limit */
     TF_RESTORE_UNREACHABLE,      /* neither logical restore nor replay brought a state back */
+    TF_UNREADABLE,               /* its tree could not be read back (an entry readdir listed
+                                    could not be looked up, EIO): a broken tree, not a state */
 };
 
 /* The file systems a run steps together; fs 0 is the reference. */
