@@ -49,6 +49,7 @@ struct fpriv {
     int by_dump;
     struct lrestore *lr;        /* logical */
     uint64_t replays, snapshot_restores;
+    uint64_t fresh_restores;    /* returns to the initial state of a populated fs (fresh_initial) */
     pid_t pid;                  /* the mount command while it runs (a daemon in the foreground) */
     int daemonizes;             /* -1 unknown; 1 if the mount command exits once mounted */
     char log[1100];
@@ -108,9 +109,19 @@ static int f_subst(struct backend *b, struct fpriv *p, const char *tmpl, char *o
  * the RAM's pages, would not be); without a size the kernel's default. */
 #define DIR_TMPFS_INODES 65536
 
-static uint64_t scratch_inodes(uint64_t size)
+static uint64_t scratch_inodes(const struct fs_config *c)
 {
-    return size ? DIR_TMPFS_INODES : 0;
+    return c->inodes ? c->inodes : c->size ? DIR_TMPFS_INODES : 0;
+}
+
+/* populate_dir: the initial state's entries made in that directory before the mount (a union
+ * fs's lower layer), so that changing them goes through the target's copy-up. */
+static int populate(struct backend *b, struct fpriv *p)
+{
+    for (int i = 0; b->cfg->populate_dir[0] && i < p->dirs.n; i++)
+        if (strcmp(p->dirs.name[i], b->cfg->populate_dir) == 0)
+            return bk_populate_dir(b, p->dir_path[i]);
+    return 0;
 }
 
 static int make_dirs(struct backend *b, struct fpriv *p)
@@ -129,8 +140,8 @@ static int fresh_dirs(struct backend *b, struct fpriv *p)
         return 0;
     int rc = p->scratch.path[0] ? scratch_fresh(b, &p->scratch)
                                 : scratch_mount(b, &p->scratch, "dir", b->cfg->size,
-                                                scratch_inodes(b->cfg->size));
-    return rc < 0 ? -1 : make_dirs(b, p);
+                                                scratch_inodes(b->cfg));
+    return rc < 0 || make_dirs(b, p) < 0 ? -1 : populate(b, p);
 }
 
 static int f_mount(struct backend *b, struct fpriv *p, const char *step)
@@ -430,6 +441,18 @@ static int replay_fallback(struct backend *b, uint64_t id)
     return replay(b, b->priv, id);
 }
 
+/* A logical restore brings the tree back, not the layer that held an entry (what it remakes
+ * lands in the upper layer): a populated fs goes back to its initial state on fresh
+ * directories instead, so every search path from there meets the lower entries' copy-up. */
+static int fresh_initial(struct backend *b, struct fpriv *p)
+{
+    if (replay(b, p, 0) < 0)
+        return -1;
+    p->fresh_restores++;
+    lr_begin(p->lr);            /* the next read-back records what the fresh mount holds */
+    return 0;
+}
+
 static int snapshot_restore(struct backend *b, struct fpriv *p, uint64_t id)
 {
     p->snapshot_restores++;
@@ -446,6 +469,8 @@ static int fu_restore(struct backend *b, uint64_t id)
         return bk_err(b, "restore", "not set up");
     if (p->mode == FM_SNAPSHOT)
         return snapshot_restore(b, p, id);
+    if (p->mode == FM_LOGICAL && b->populated && id == 0 && !lr_holds(p->lr, id))
+        return fresh_initial(b, p);
     if (p->mode == FM_LOGICAL)
         return lr_restore(p->lr, b, id, replay_fallback);
     if (!p->has_image)
@@ -596,6 +621,8 @@ static void fu_stats(struct backend *b, FILE *json)
             mode_names[p->mode], p->by_dump ? "dump" : "vfs", (unsigned long long)p->replays);
     if (p->mode == FM_SNAPSHOT)
         fprintf(json, ",\"snapshot_restores\":%llu", (unsigned long long)p->snapshot_restores);
+    if (b->populated)
+        fprintf(json, ",\"fresh_initial\":%llu", (unsigned long long)p->fresh_restores);
     if (p->lr)
         lr_print_stats(p->lr, json);
 }

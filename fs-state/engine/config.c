@@ -184,7 +184,7 @@ enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_
        FSK_UNSUPPORTED,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
        FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_RESTORE,
-       FSK_LACKS, FSK_INODES, FSK_POPULATE_LOWER, FSK_COUNT };
+       FSK_LACKS, FSK_INODES, FSK_POPULATE_LOWER, FSK_POPULATE_DIR, FSK_COUNT };
 /* No default of their own: type and fstype and mount_cmd are required where they apply,
  * exclude follows fstype (fsinfo.c); a reffs size is REFFS_DEFAULT_SIZE (finish_fs). */
 static const struct config_key fs_keys[FSK_COUNT] = {
@@ -212,8 +212,10 @@ static const struct config_key fs_keys[FSK_COUNT] = {
     [FSK_RESTORE] = FSK(restore, CK_STR, NO_RANGE, T(FS_FUSE), "auto"),
     [FSK_LACKS] = FSK(lacks, CK_STR, NO_RANGE, ALL_TYPES, ""),
     /* Kernel file systems without a device only, so far (finish_devless). */
-    [FSK_INODES] = FSK(inodes, CK_U64, NO_RANGE, T(FS_KERNEL), "0"),
+    [FSK_INODES] = FSK(inodes, CK_U64, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), "0"),
     [FSK_POPULATE_LOWER] = FSK(populate_lower, CK_BOOL, NO_RANGE, T(FS_KERNEL), "0"),
+    /* A {dir}-backed fuse fs only (check_placeholders). */
+    [FSK_POPULATE_DIR] = FSK(populate_dir, CK_STR, NO_RANGE, T(FS_FUSE), ""),
 };
 
 static const struct config_key pool_keys[] = {
@@ -1311,6 +1313,19 @@ static const char *const type_nouns[] = { "a kernel", "a reffs", "a fuse" };
 
 /* mount_cmd's and unmount_cmd's placeholders (lib/placeholders.h): known, {dir:NAME} with a
  * good NAME, and not {img} with {dir} (a fs keeps its data in an image or in directories). */
+/* populate_dir names one of the directories the mount command is given. */
+static void check_populate_dir(struct parse_state *st, const struct fs_config *fs,
+                               const struct ph_dirs *dirs, int line)
+{
+    if (!fs->populate_dir[0])
+        return;
+    for (int i = 0; i < dirs->n; i++)
+        if (strcmp(dirs->name[i], fs->populate_dir) == 0)
+            return;
+    fail(st, line, "[fs %s]: populate_dir = %s: mount_cmd names no {dir:%s}", fs->name,
+         fs->populate_dir, fs->populate_dir);
+}
+
 static void check_placeholders(struct parse_state *st, struct fs_config *fs, const int *lines)
 {
     static const int keys[] = { FSK_MOUNT_CMD, FSK_UNMOUNT_CMD };
@@ -1327,6 +1342,7 @@ static void check_placeholders(struct parse_state *st, struct fs_config *fs, con
                  "image or in run-owned directories, not both", fs->name, key->name);
     }
     fs->dir_backed = dirs.n > 0;
+    check_populate_dir(st, fs, &dirs, lines[FSK_POPULATE_DIR]);
 }
 
 /* tmpfs and overlay have no device: no mkfs; tmpfs's data lives in its mount, so it stays
@@ -1335,8 +1351,9 @@ static void finish_devless(struct parse_state *st, struct fs_config *fs, const i
 {
     int devless = fs->type == FS_KERNEL && fs_format_devless(fs->fstype);
     int tmpfs = devless && strcmp(fs->fstype, "tmpfs") == 0;
-    if (lines[FSK_INODES] && !devless)
-        fail(st, lines[FSK_INODES], "[fs %s]: inodes applies to tmpfs and overlay only",
+    if (lines[FSK_INODES] && !devless && !fs->dir_backed)
+        fail(st, lines[FSK_INODES], "[fs %s]: inodes applies to tmpfs, overlay and a fuse fs "
+             "whose mount_cmd names a {dir} only",
              fs->name);
     else if (lines[FSK_POPULATE_LOWER] && !(devless && !tmpfs))
         fail(st, lines[FSK_POPULATE_LOWER], "[fs %s]: populate_lower applies to overlay only",

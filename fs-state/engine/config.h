@@ -40,6 +40,7 @@ struct fs_config {
                                    "replay" (fs-state/backend/README.md) */
     uint64_t inodes;            /* tmpfs, overlay: nr_inodes of the tmpfs (0: the kernel's default) */
     int populate_lower;         /* overlay: the initial state's entries made in the lower layer */
+    char populate_dir[32];      /* fuse: the {dir:NAME} the initial state's entries are made in */
     double op_timeout;          /* seconds one step may take on this fs before it is infrastructure failure */
     char errno_equiv[256];      /* "EEXIST:ENOTEMPTY,...": this fs's errno counts as the reference's */
     char unsupported[256];      /* "collapse,insert,...": operations and variants this fs refuses */
