@@ -10,6 +10,8 @@ static void visit(json_object *o, const char *key, int depth)
     char text[64];
     double d;
     rj_num(o, key, 0);
+    rj_int(o, key, 0);
+    rj_u64(o, key, 0);
     rj_num_at(o, key, &d);
     rj_copy(o, key, text, sizeof text);
     rj_true(o, key);

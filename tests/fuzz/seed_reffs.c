@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <zstd.h>
 
 static void must(int ok, const char *what)
 {
@@ -48,6 +49,23 @@ static void write_pickle(struct reffs *fs, int all, uint64_t key, const char *pa
     must(fd >= 0 && reffs_pickle(fs, all, key, fd) == 0 && close(fd) == 0, path);
 }
 
+/* The pickle at path as the pickle harness's body form: the snapshot count's byte, then the
+ * uncompressed body (the header's fixed part is 40 bytes, then two 32-byte sums). */
+static void write_body(const char *path, const char *out)
+{
+    static unsigned char file[1 << 16], body[1 << 20];
+    FILE *f = fopen(path, "rb");
+    must(f != NULL, path);
+    size_t n = fread(file, 1, sizeof file, f);
+    fclose(f);
+    must(n > 104, "a pickle's header");
+    size_t raw = ZSTD_decompress(body + 1, sizeof body - 1, file + 104, n - 104);
+    must(!ZSTD_isError(raw), "decompressing a pickle");
+    body[0] = file[16];
+    f = fopen(out, "wb");
+    must(f && fwrite(body, 1, raw + 1, f) == raw + 1 && fclose(f) == 0, out);
+}
+
 int main(int argc, char **argv)
 {
     char path[4096];
@@ -69,5 +87,12 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/pool.pickle", argv[1]);
     write_pickle(fs, 1, 0, path);
     reffs_destroy(fs);
+    static const char *const names[] = { "empty", "tree", "pool" };
+    for (int i = 0; i < 3; i++) {
+        char body[4096];
+        snprintf(path, sizeof path, "%s/%s.pickle", argv[1], names[i]);
+        snprintf(body, sizeof body, "%s/%s.body", argv[1], names[i]);
+        write_body(path, body);
+    }
     return 0;
 }
