@@ -29,6 +29,8 @@ static int replay_file(const char *path)
         abort();
     memcpy(exact, data, size);
     free(data);
+    /* Named first, so that a crash's report follows the name of its input. */
+    fprintf(stderr, "replay: %s\n", path);
     LLVMFuzzerTestOneInput(exact, size);
     free(exact);
     return 0;

@@ -8,7 +8,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 start=$(date +%s.%N)
 for h in "$@"; do
   out=$("$bin/replay_$h" "tests/fuzz/corpus/$h" 2>&1 >/dev/null) || {
-    printf '%s\n' "$out" | tail -n 40 >&2
+    printf '%s\n' "$out" | grep -v '^replay: ' | grep -m1 -A14 -E 'ERROR|runtime error|^fuzz:' >&2
+    printf '%s\n' "$out" | grep '^replay: ' | tail -n1 | sed 's/^replay: /fuzz-replay: the last input replayed: /' >&2
     echo "fuzz-replay: FAIL $h (a corpus file crashed, leaked or was refused without a one-line message)" >&2
     exit 1
   }
