@@ -12,7 +12,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct runlog rl;
     char err[1024] = "";
-    fuzz_write("config.ini", (const uint8_t *)config_ini, strlen(config_ini));
+    static int config_written;
+    if (!config_written++)
+        fuzz_write("config.ini", (const uint8_t *)config_ini, strlen(config_ini));
     fuzz_write("log.txt", data, size);
     if (runlog_read(fuzz_dir(), &rl, err, sizeof err) < 0)
         fuzz_one_line("runlog_read", err);
