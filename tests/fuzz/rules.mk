@@ -9,7 +9,7 @@ FUZZ_FZ        := build/fuzz
 FUZZ_LIB_SRC   := $(METIS_SRC) $(CLI_SRC) $(addprefix replayer/,trace.c runlog.c cli.c check.c)
 # UBSan stops at the first report, so that a replay or the fuzzer sees it as a crash.
 FUZZ_SAN       := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS     = $(filter-out -Werror -fsanitize%,$(CFLAGS)) $(REPORT_CFLAGS) -Itests/fuzz -O1
+FUZZ_CFLAGS     = $(filter-out -Werror -fsanitize%,$(CFLAGS)) $(REPORT_CFLAGS) -Itests/fuzz
 
 $(FUZZ_RP)/%.o: %.c
 	@mkdir -p $(dir $@)
