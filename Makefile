@@ -45,6 +45,7 @@ include reffs/rules.mk
 include fs-state/rules.mk
 include replayer/rules.mk
 include tests/rules.mk
+include tests/fuzz/rules.mk
 
 deps:
 	@scripts/deps.sh
@@ -64,7 +65,7 @@ run: deps
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory check-symbols check-cycles check-includes unit integration
+	@$(MAKE) --no-print-directory check-symbols check-cycles check-includes unit fuzz-replay integration
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/metis $(DESTDIR)$(PREFIX)/share/metis

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- repro.c: "sync K" does what the crash check did after step K ---- */
 
@@ -34,10 +35,17 @@ static void rel_parent(const char *path, char *out, size_t len)
         snprintf(out, len, "%.*s", (int)(slash - path - 1), path + 1);
 }
 
-/* The same objects as crash_check.c's sync_touched (on a journal-less format a symlink gets a
- * syncfs there: see syncfs_instead in crash_check.c). */
+/* A new symlink, FIFO, socket or device node: on a journal-less format crash_check.c gives
+ * it a syncfs instead of its directory's fsync (see syncfs_instead there), and so does this. */
+static int unsyncable_new_inode(const struct op_args *a)
+{
+    return a->op == OP_symlink || (a->op == OP_mknod && (a->flags & S_IFMT) != S_IFREG);
+}
+
+/* The same objects as crash_check.c's sync_touched. */
 static void emit_fsync_step(FILE *f, const struct op_args *a, int skip, int journal)
 {
+    int whole = unsyncable_new_inode(a) && !journal;
     char p1[METIS_PATH_MAX], p2[METIS_PATH_MAX];
     int two = a->op == OP_rename || a->op == OP_link;
     const char *obj = two ? a->path2
@@ -47,11 +55,11 @@ static void emit_fsync_step(FILE *f, const struct op_args *a, int skip, int jour
     if (a->op == OP_rename && (a->flags & RENAME_EXCHANGE))
         fprintf(f, "        crash_fsync(\"%s\", 0, %d);\n", a->path + 1, skip);
     rel_parent(a->path, p1, sizeof p1);
-    fprintf(f, "        crash_fsync(\"%s\", 1, %d);\n", p1, skip || (a->op == OP_symlink && !journal));
+    fprintf(f, "        crash_fsync(\"%s\", 1, %d);\n", p1, skip || whole);
     rel_parent(a->path2, p2, sizeof p2);
     if (two)
         fprintf(f, "        crash_fsync(\"%s\", 1, %d);\n", p2, skip);
-    if (a->op == OP_symlink && !journal && !skip)
+    if (whole && !skip)
         fprintf(f, "        { int fd = open(\".\", O_RDONLY | O_DIRECTORY); if (fd >= 0) { syncfs(fd); close(fd); } }\n");
 }
 

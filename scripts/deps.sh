@@ -13,6 +13,10 @@ if [ "${1:-}" = "--targets" ]; then
   pkgs=(fuse2fs ntfs-3g exfat-fuse exfatprogs fuse-overlayfs unionfs-fuse mergerfs bindfs gocryptfs
         sshfs openssh-server openssh-client)
 fi
+# --fuzz: clang and its libFuzzer runtime, for make fuzz (make check replays the corpora with gcc).
+if [ "${1:-}" = "--fuzz" ]; then
+  pkgs+=(clang libclang-rt-14-dev)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

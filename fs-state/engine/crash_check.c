@@ -209,13 +209,20 @@ static int open_live_listing(struct crash_check *c)
     return c->live ? 0 : cerr(c, "out of memory for the live listing");
 }
 
-/* A new symlink cannot be fsynced (an O_PATH fd refuses it). With a journal the fsync of its
- * directory commits its creation too; without one (ext2) that fsync writes the entry but not
- * the symlink's inode, so the copy would hold a name for an unwritten inode: there the only
- * sync an application has for a symlink, syncfs, is what the check makes. */
+/* A new symlink, FIFO, socket or device node cannot be fsynced (an O_PATH fd refuses a
+ * symlink, fsync refuses the others with EINVAL). With a journal the fsync of its directory
+ * commits its creation too; without one (ext2, ext4 below 2 MiB) that fsync writes the entry
+ * but not the new inode, so the copy would hold a name for an unwritten inode (seen: a FIFO's
+ * read gave "Structure needs cleaning"): there the only sync an application has for such an
+ * inode, syncfs, is what the check makes. */
+static int creates_unsyncable_inode(const struct op_args *a)
+{
+    return a->op == OP_symlink || (a->op == OP_mknod && (a->flags & S_IFMT) != S_IFREG);
+}
+
 static int syncfs_instead(const struct crash_check *c, const struct op_args *a)
 {
-    return c->mode == CRASH_FSYNC && a->op == OP_symlink && !c->journal;
+    return c->mode == CRASH_FSYNC && !c->journal && creates_unsyncable_inode(a);
 }
 
 int crash_capture(struct crash_check *c, int rootfd, const struct op_args *a,

@@ -1,5 +1,6 @@
 /* The one JSON reader of bin/metis: json-c, with defaults, for report.html, the triage and the swarm. */
 #include "json_reader.h"
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +51,21 @@ double rj_num(json_object *o, const char *key, double dflt)
 {
     json_object *v = rj_get(o, key);
     return is_number(v) ? json_object_get_double(v) : dflt;
+}
+
+/* Converting a double outside an integer type's range is undefined: such a value, as NaN or a
+ * fraction, is no count or id a Metis wrote, so it reads as absent. */
+int rj_int(json_object *o, const char *key, int dflt)
+{
+    double d = rj_num(o, key, dflt);
+    return d >= INT_MIN && d <= INT_MAX && d == (int)d ? (int)d : dflt;
+}
+
+unsigned long long rj_u64(json_object *o, const char *key, unsigned long long dflt)
+{
+    double d = rj_num(o, key, (double)dflt);
+    /* 2^64 itself is out of range; every double below it converts. */
+    return d >= 0 && d < 18446744073709551616.0 ? (unsigned long long)d : dflt;
 }
 
 int rj_num_at(json_object *o, const char *key, double *out)

@@ -13,6 +13,11 @@ json_object *rj_parse(const char *text);
 json_object *rj_get(json_object *o, const char *key);
 /* A number member, or dflt when absent or not a number. */
 double rj_num(json_object *o, const char *key, double dflt);
+/* A whole number member within int's range, else dflt (absent, not a number, a fraction,
+ * out of range). */
+int rj_int(json_object *o, const char *key, int dflt);
+/* A number member within [0, 2^64) truncated to an integer, else dflt. */
+unsigned long long rj_u64(json_object *o, const char *key, unsigned long long dflt);
 /* A number member into *out: 0, or -1 (*out untouched) when absent or not a number. */
 int rj_num_at(json_object *o, const char *key, double *out);
 /* A string member copied into out (cut to len - 1 bytes): 0, or -1 (out untouched) when

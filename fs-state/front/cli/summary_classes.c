@@ -9,7 +9,7 @@
 static void fill(struct run_class *c, json_object *obj)
 {
     memset(c, 0, sizeof *c);
-    c->id = (int)rj_num(obj, "class", 0);
+    c->id = rj_int(obj, "class", 0);
     rj_copy(obj, "signature", c->signature, sizeof c->signature);
     rj_copy(obj, "fs", c->fs, sizeof c->fs);
     rj_copy(obj, "detail", c->detail, sizeof c->detail);

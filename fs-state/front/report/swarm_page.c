@@ -138,7 +138,7 @@ static void vt_report_link(FILE *f, const char *dir, int vt)
 
 static void vt_row(FILE *f, const char *dir, json_object *v)
 {
-    int vt = (int)rj_num(v, "vt", -1);
+    int vt = rj_int(v, "vt", -1);
     const char *st = rj_str(v, "status", "?");
     fprintf(f, "<tr><td class=\"n\">%d</td><td>", vt);
     html_esc(f, rj_str(v, "sshlogin", ""));
@@ -218,7 +218,7 @@ static size_t swarm_classes(json_object *classes, struct merged *m)
         disc_ref_known(c, &m[n].ref);
         if (first)
             m[n].ref.first_op = rj_num(first, "op", -1);
-        m[n].vt = (int)rj_num(first ? first : c, "vt", -1);
+        m[n].vt = rj_int(first ? first : c, "vt", -1);
         m[n++].nvts = rj_get(c, "vts") ? (int)rj_len(c, "vts") : 1;
     }
     return n;
@@ -231,7 +231,7 @@ static size_t gather_classes(const char *dir, json_object *s, struct merged *m)
     if (own && json_object_is_type(own, json_type_array))
         return swarm_classes(own, m);
     for (size_t i = 0; i < rj_len(s, "vt"); i++) {
-        int vt = (int)rj_num(json_object_array_get_idx(vts, i), "vt", -1);
+        int vt = rj_int(json_object_array_get_idx(vts, i), "vt", -1);
         char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/vt-%d/summary.json", dir, vt);
         json_object *vs = rj_load(path), *classes = rj_get(vs, "classes");
@@ -268,7 +268,7 @@ static void show_list(FILE *f, const char *dir, json_object *s)
         fputs("<p>No discrepancy.</p>\n", f);
     for (size_t i = 0; i < n && i < DISC_LISTED; i++) {
         json_object *d = json_object_array_get_idx(list, i);
-        int vt = (int)rj_num(d, "vt", -1);
+        int vt = rj_int(d, "vt", -1);
         char vdir[PATH_MAX + 32], prefix[32];
         snprintf(vdir, sizeof vdir, "%s/vt-%d", dir, vt);
         snprintf(prefix, sizeof prefix, "vt-%d/", vt);

@@ -297,9 +297,9 @@ static int list_vt(void *ctx, const char *name)
     if ((json = rj_load(path))) {
         rj_copy(json, "run_id", p->run_id, sizeof p->run_id);
         p->pid = (pid_t)rj_num(json, "pid", 0);
-        p->start = (unsigned long long)rj_num(json, "pid_start", 0);
+        p->start = rj_u64(json, "pid_start", 0);
         p->wrapper = (pid_t)rj_num(json, "wrapper_pid", 0);
-        p->wrapper_start = (unsigned long long)rj_num(json, "wrapper_start", 0);
+        p->wrapper_start = rj_u64(json, "wrapper_start", 0);
         json_object_put(json);
     }
     return 0;

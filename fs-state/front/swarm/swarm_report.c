@@ -74,7 +74,7 @@ static void read_vt_json(const struct swarm *s, int vt, struct vt_row *r)
     rj_copy(j, "run_id", r->run_id, sizeof r->run_id);
     if (rj_copy(j, "options", opts, sizeof opts) == 0 && strcmp(opts, r->options))
         r->options_differ = 1;       /* the worker's metis derives other options: version skew */
-    r->exit_code = (int)rj_num(j, "exit", -1);
+    r->exit_code = rj_int(j, "exit", -1);
     r->signalled = rj_num(j, "interrupted", 0) > 0;
     json_object_put(j);
 }

@@ -1,0 +1,91 @@
+/* Shared by the fuzz harnesses: the input as a file, stderr captured, and the one-line-error check. */
+#include "fuzz_common.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static void remove_dir(void)
+{
+    nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *fuzz_dir(void)
+{
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/metis-fuzz.XXXXXX");
+        if (!mkdtemp(dir))
+            abort();
+        atexit(remove_dir);
+    }
+    return dir;
+}
+
+const char *fuzz_write(const char *name, const uint8_t *data, size_t size)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", fuzz_dir(), name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size) || close(fd) < 0)
+        abort();
+    return path;
+}
+
+char *fuzz_text(const uint8_t *data, size_t size)
+{
+    char *s = malloc(size + 1);
+    if (!s)
+        abort();
+    memcpy(s, data, size);
+    s[size] = 0;
+    return s;
+}
+
+void fuzz_one_line(const char *who, const char *msg)
+{
+    size_t n = strlen(msg);
+    if (n && msg[n - 1] == '\n')
+        n--;
+    if (n == 0 || memchr(msg, '\n', n)) {
+        fprintf(stderr, "fuzz: %s refused an input with %s message: '%s'\n", who,
+                n ? "a multi-line" : "an empty", msg);
+        abort();
+    }
+}
+
+static int saved_fd = -1, capture_fd = -1;
+
+void fuzz_stderr_begin(void)
+{
+    fflush(stderr);
+    if (capture_fd < 0 && (capture_fd = memfd_create("fuzz-stderr", MFD_CLOEXEC)) < 0)
+        abort();
+    if (ftruncate(capture_fd, 0) < 0 || lseek(capture_fd, 0, SEEK_SET) < 0)
+        abort();
+    saved_fd = dup(2);
+    if (saved_fd < 0 || dup2(capture_fd, 2) < 0)
+        abort();
+}
+
+const char *fuzz_stderr_end(void)
+{
+    static char text[8192];
+    fflush(stderr);
+    if (dup2(saved_fd, 2) < 0)
+        abort();
+    close(saved_fd);
+    ssize_t n = pread(capture_fd, text, sizeof text - 1, 0);
+    text[n > 0 ? n : 0] = 0;
+    return text;
+}

@@ -1,0 +1,65 @@
+# Fuzz harnesses of the parsers (tests/fuzz/README.md): make fuzz runs them under libFuzzer (clang,
+# installed by scripts/deps.sh --fuzz); make check replays their corpora through a gcc build.
+FUZZ_HARNESSES := config trace runlog classes detail json hosts known pickle dump
+FUZZ_S         ?= 60
+FUZZ_CC        ?= clang
+FUZZ_RP        := build/fuzz-replay
+FUZZ_FZ        := build/fuzz
+# Every parser lives in libmetis, the front ends' library, two replayer files or RefFS's library.
+FUZZ_LIB_SRC   := $(METIS_SRC) $(CLI_SRC) $(addprefix replayer/,trace.c runlog.c cli.c check.c)
+# UBSan stops at the first report, so that a replay or the fuzzer sees it as a crash.
+FUZZ_SAN       := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS     = $(filter-out -Werror -fsanitize%,$(CFLAGS)) $(REPORT_CFLAGS) -Itests/fuzz
+
+$(FUZZ_RP)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -c -o $@ $<
+
+$(FUZZ_FZ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# RefFS's objects keep their internal names to themselves, as in its own archive (reffs/rules.mk).
+$(FUZZ_RP)/libparsers.a: $(FUZZ_LIB_SRC:%.c=$(FUZZ_RP)/%.o)
+$(FUZZ_FZ)/libparsers.a: $(FUZZ_LIB_SRC:%.c=$(FUZZ_FZ)/%.o)
+$(FUZZ_RP)/libreffs.a: $(REFFS_LIB_SRC:%.c=$(FUZZ_RP)/%.o)
+	$(reffs_archive)
+$(FUZZ_FZ)/libreffs.a: $(REFFS_LIB_SRC:%.c=$(FUZZ_FZ)/%.o)
+	$(reffs_archive)
+$(FUZZ_RP)/libparsers.a $(FUZZ_FZ)/libparsers.a:
+	rm -f $@
+	$(AR) rcs $@ $^
+
+FUZZ_LINK = $(LDLIBS) $(REPORT_LIBS)
+
+# make check's replay driver: main() feeds each file to the harness (tests/fuzz/replay.c).
+$(FUZZ_RP)/bin/replay_%: $(FUZZ_RP)/tests/fuzz/fuzz_%.o $(FUZZ_RP)/tests/fuzz/fuzz_common.o \
+                         $(FUZZ_RP)/tests/fuzz/replay.o $(FUZZ_RP)/libparsers.a $(FUZZ_RP)/libreffs.a
+	@mkdir -p $(dir $@)
+	$(CC) $(FUZZ_SAN) -o $@ $^ $(FUZZ_LINK)
+
+$(FUZZ_FZ)/bin/fuzz_%: $(FUZZ_FZ)/tests/fuzz/fuzz_%.o $(FUZZ_FZ)/tests/fuzz/fuzz_common.o \
+                       $(FUZZ_FZ)/libparsers.a $(FUZZ_FZ)/libreffs.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LINK)
+
+$(FUZZ_RP)/bin/seed_reffs: $(FUZZ_RP)/tests/fuzz/seed_reffs.o $(FUZZ_RP)/libreffs.a
+	$(CC) $(FUZZ_SAN) -o $@ $^ $(FUZZ_LINK)
+
+.PHONY: fuzz fuzz-replay fuzz-seeds
+.PRECIOUS: $(FUZZ_RP)/%.o $(FUZZ_FZ)/%.o
+
+# Every corpus file through its harness once (part of make check): a crash, a sanitizer report
+# or a refusal that is not one line fails it.
+fuzz-replay: $(FUZZ_HARNESSES:%=$(FUZZ_RP)/bin/replay_%)
+	@tests/fuzz/replay.sh $(FUZZ_RP)/bin $(FUZZ_HARNESSES)
+
+fuzz:
+	@scripts/deps.sh --fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_HARNESSES:%=$(FUZZ_FZ)/bin/fuzz_%)
+	@tests/fuzz/run.sh $(FUZZ_FZ) $(FUZZ_S) $(or $(FUZZ_ONLY),$(FUZZ_HARNESSES))
+
+# The pickle and dump seeds, made by RefFS's library (committed; rerun after a format change).
+fuzz-seeds: $(FUZZ_RP)/bin/seed_reffs
+	@mkdir -p tests/fuzz/corpus/pickle tests/fuzz/corpus/dump
+	$< tests/fuzz/corpus/pickle tests/fuzz/corpus/dump
