@@ -1352,9 +1352,8 @@ static void finish_devless(struct parse_state *st, struct fs_config *fs, const i
     int devless = fs->type == FS_KERNEL && fs_format_devless(fs->fstype);
     int tmpfs = devless && strcmp(fs->fstype, "tmpfs") == 0;
     if (lines[FSK_INODES] && !devless && !fs->dir_backed)
-        fail(st, lines[FSK_INODES], "[fs %s]: inodes applies to tmpfs, overlay and a fuse fs "
-             "whose mount_cmd names a {dir} only",
-             fs->name);
+        fail(st, lines[FSK_INODES], "[fs %s]: inodes applies only to tmpfs, overlay and a fuse "
+             "fs whose mount_cmd names a {dir}", fs->name);
     else if (lines[FSK_POPULATE_LOWER] && !(devless && !tmpfs))
         fail(st, lines[FSK_POPULATE_LOWER], "[fs %s]: populate_lower applies to overlay only",
              fs->name);

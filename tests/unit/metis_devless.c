@@ -82,7 +82,7 @@ Test(metis_devless, refusals)
     dv_refused(OVERLAY "mkfs_opts = -q\n", 4,
                "[fs o]: overlay has no device and no mkfs: mkfs_opts does not apply");
     dv_refused("[fs e]\ntype = kernel\nfstype = ext4\ninodes = 5\n", 4,
-               "[fs e]: inodes applies to tmpfs and overlay only");
+               "[fs e]: inodes applies only to tmpfs, overlay and a fuse fs whose mount_cmd names a {dir}");
     dv_refused("[run]\ncompare_mtime = 1\n" TMPFS, 3, "[fs t]: tmpfs is restored logically and "
                "recorded trees hold no mtimes: compare_mtime cannot be used with it");
     dv_refused("[fs r]\ntype = reffs\ninodes = 5\n", 3,
