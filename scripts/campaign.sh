@@ -48,7 +48,7 @@ run_profile() {   # $1 profile: runs it, records its status and version
   local rc=$?
   echo "exit $rc" >"$dir/campaign-status"
   [ -n "$pkg" ] && dpkg-query -W -f '${Version}' "$pkg" >"$dir/campaign-version" 2>/dev/null
-  echo "campaign: $name: exit $rc ($(tail -1 "$out/$name.stdout" 2>/dev/null))"
+  echo "campaign: $name: exit $rc ($(grep -h "^ops=" "$out/$name.stdout" "$out/$name.stderr" 2>/dev/null | tail -1))"
 }
 
 profiles=("$@")
