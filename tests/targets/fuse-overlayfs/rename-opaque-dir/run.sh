@@ -74,8 +74,7 @@ fuse-overlayfs)
   bindir=${METIS_BIN:-$here/../../../../bin}
   cmd='fuse-overlayfs -o lowerdir={dir:lower},upperdir={dir:upper},workdir={dir:work} {mnt}'
   cmd=$(printf '%s' "$cmd" | sed "s|{mnt}|$mnt|g; s|{img}|$img|g; s|{bin}|$bindir|g; s|{dir:lower}|$d_lower|g; s|{dir:upper}|$d_upper|g; s|{dir:work}|$d_work|g")
-  # The initial state is in the lower directory before the mount, as Metis made it (the
-  # profile's populate_dir = lower; emit-c wrote 'repro' here, which made it through the mount).
+  # The initial state is in {dir:lower} before the mount, as Metis made it (populate_dir).
   "$here/repro" "$d_lower" pre >/dev/null || exit 2
   sh -c "$cmd" >"$work/daemon.log" 2>&1 &
   pid=$!

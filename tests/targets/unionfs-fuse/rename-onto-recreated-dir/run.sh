@@ -73,8 +73,7 @@ unionfs)
   bindir=${METIS_BIN:-$here/../../../../bin}
   cmd='unionfs -o cow,use_ino,hide_meta_files {dir:upper}=RW:{dir:lower}=RO {mnt}'
   cmd=$(printf '%s' "$cmd" | sed "s|{mnt}|$mnt|g; s|{img}|$img|g; s|{bin}|$bindir|g; s|{dir:upper}|$d_upper|g; s|{dir:lower}|$d_lower|g")
-  # The initial state is in the lower directory before the mount, as Metis made it (the
-  # profile's populate_dir = lower; emit-c wrote 'repro' here, which made it through the mount).
+  # The initial state is in {dir:lower} before the mount, as Metis made it (populate_dir).
   "$here/repro" "$d_lower" pre >/dev/null || exit 2
   sh -c "$cmd" >"$work/daemon.log" 2>&1 &
   pid=$!
