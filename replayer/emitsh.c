@@ -222,8 +222,16 @@ static void emit_fuse(FILE *f, const struct emit *e, const struct fs_config *c)
     shq(f, c->mount_cmd);
     fprintf(f, "\n  cmd=$(printf '%%s' \"$cmd\" | sed \"s|{mnt}|$mnt|g; s|{img}|$img|g; "
             "s|{bin}|$bindir|g%s\")\n", dir_sed);
+    if (c->populate_dir[0])
+        fprintf(f, "  # The initial state is in {dir:%s} before the mount, as Metis made it "
+                "(populate_dir).\n  \"$here/repro\" \"$d_%s\" pre >/dev/null || exit 2\n",
+                c->populate_dir, c->populate_dir);
     fprintf(f, "  sh -c \"$cmd\" >\"$work/daemon.log\" 2>&1 &\n  pid=$!\n  wait_mounted\n");
-    fprintf(f, "  repro\n");
+    if (c->populate_dir[0])
+        fprintf(f, "  for k in $(seq 1 \"$nsteps\"); do repro step \"$k\"; done\n"
+                "  repro tree\n  verdict\n");
+    else
+        fprintf(f, "  repro\n");
 }
 
 static void emit_cases(FILE *f, const struct emit *e)
