@@ -416,6 +416,20 @@ static int parse_op(struct parser *p, char *line)
     return 0;
 }
 
+/* "start SEQ": the operations so far (up to op SEQ) recreate the state the trace starts from. */
+static int parse_start(struct parser *p, char **tok, int n)
+{
+    uint64_t seq;
+    struct trace *t = p->t;
+    if (n != 2 || parse_canonical_u64(tok[1], &seq))
+        return perr(p, "start: expected 'start SEQ'");
+    if (t->start || !t->nops || t->ops[t->nops - 1].seq != seq)
+        return perr(p, "start %" PRIu64 " out of place (once, right after op %" PRIu64 ")", seq,
+                    seq);
+    t->start = t->nops;
+    return 0;
+}
+
 static int parse_end(struct parser *p, char **tok, int n)
 {
     static const char *const keys[] = { "ops" };
@@ -482,6 +496,8 @@ static int parse_body(struct parser *p, char *line)
         return parse_disc(p, tok, n);
     if (strcmp(tok[0], "end") == 0)
         return parse_end(p, tok, n);
+    if (strcmp(tok[0], "start") == 0)
+        return parse_start(p, tok, n);
     return perr(p, "unknown record '%.40s'", tok[0]);
 }
 
@@ -670,6 +686,8 @@ int trace_write(const struct trace *t, FILE *f)
             if (op->res[i].have)
                 write_outcome(f, "res", op->seq, t->fs[i].name, &op->res[i]);
         write_discs(f, t, op->seq, op->disc);
+        if (t->start && k + 1 == t->start)
+            fprintf(f, "start %" PRIu64 "\n", op->seq);
     }
     fprintf(f, "end ops=%zu\n", t->nops);
     return ferror(f) ? -1 : 0;

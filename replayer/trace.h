@@ -63,6 +63,9 @@ struct trace {
     struct trace_disc init_disc[METIS_MAX_FS];
     struct trace_op *ops;
     size_t nops, ops_cap;
+    /* ops[0..start) are the search path that made the saved state the shrunk trace starts
+     * from (its "start" record); they recreate that state. 0: it starts from the initial state. */
+    size_t start;
 };
 
 void trace_init(struct trace *t);

@@ -54,13 +54,17 @@ static void last_line(const char *file, const char *prefix, char *out, size_t le
         fclose(f);
 }
 
+/* The trace's operations after its start record (those before it recreate a saved state). */
 static int count_ops(const char *trace)
 {
     char line[256];
     int n = 0;
     FILE *f = fopen(trace, "r");
-    while (f && fgets(line, sizeof line, f))
+    while (f && fgets(line, sizeof line, f)) {
         n += strncmp(line, "op ", 3) == 0;
+        if (strncmp(line, "start ", 6) == 0)
+            n = 0;
+    }
     if (f)
         fclose(f);
     return n;
@@ -79,8 +83,11 @@ static void shrink_class(const struct triage *t, struct run_class *c, struct cla
                        "--seconds", p->secs, "-o", p->trace, NULL };
     char *trace[] = { p->replay, "trace", p->detail, "-o", p->trace, NULL };
     char said[300];
+    double t0 = now_seconds();
     snprintf(p->secs, sizeof p->secs, "%.1f", limit);
     int rc = run_child(t, shrink, p->log, now_seconds() + limit + GRACE_SECONDS);
+    c->shrink_s = now_seconds() - t0;
+    last_line(p->log, "metis-replay: shrink: starts from ", c->start, sizeof c->start);
     last_line(p->log, "metis-replay: shrink: ", said, sizeof said);
     char *to = strstr(said, ", written to ");
     if (to)
@@ -89,6 +96,7 @@ static void shrink_class(const struct triage *t, struct run_class *c, struct cla
         snprintf(c->triage, sizeof c->triage, "shrunk %.280s", said);
         return;
     }
+    snprintf(c->start, sizeof c->start, "the initial state (the unshrunk search path)");
     last_line(p->log, NULL, said, sizeof said);
     snprintf(c->triage, sizeof c->triage, "not shrunk (shrink exit %d: %.200s); the search "
              "path instead", rc, said);
