@@ -153,14 +153,45 @@ static void triage_class(const struct triage *t, struct run_class *c, double lim
     emit_class(t, c, &p);
 }
 
+/* The reference's name: the first fs run.sh's usage comment lists ("(FS: REF, ..."). */
+static void reference_of(const char *script, char *out, size_t len)
+{
+    char line[512];
+    last_line(script, "# usage: run.sh [FS]  (FS: ", line, sizeof line);
+    line[strcspn(line, ",;")] = '\0';
+    snprintf(out, len, "%.63s", line);
+}
+
+/* Runs the class's reproducer once on the fs under test and once on the reference, after the
+ * shrinking (its time is not shrink_seconds'): it should exit 1 and 0. */
+static void check_repro(const struct triage *t, struct run_class *c)
+{
+    char script[PATH_MAX + 96], log[PATH_MAX + 80], ref[64];
+    c->exit_target = c->exit_ref = -1;
+    if (!c->repro[0] || *t->stop)
+        return;
+    snprintf(script, sizeof script, "%s/%s", t->out, c->repro);
+    snprintf(log, sizeof log, "%s/class-%d.log", t->out, c->id);
+    reference_of(script, ref, sizeof ref);
+    char *on_target[] = { script, NULL }, *on_ref[] = { script, ref, NULL };
+    fprintf(stderr, "metis: running the reproducer of class %d on %s and on %s\n", c->id, c->fs,
+            ref);
+    c->exit_target = run_child(t, on_target, log, now_seconds() + EMIT_SECONDS);
+    if (!*t->stop && ref[0])
+        c->exit_ref = run_child(t, on_ref, log, now_seconds() + EMIT_SECONDS);
+}
+
 /* ---- what the triage made: summary.json keys and classes.txt ---- */
 
 static void add_keys(char **json, const struct run_class *c)
 {
-    char text[1200], triage[700];
+    char text[1600], triage[700], start[400];
     json_escape(c->triage, triage, sizeof triage);
+    json_escape(c->start, start, sizeof start);
     snprintf(text, sizeof text, "\"trace\":\"%s\",\"trace_ops\":%.0f,\"repro\":\"%s\","
-             "\"triage\":\"%s\",", c->trace, c->trace_ops, c->repro, triage);
+             "\"triage\":\"%s\",\"trace_start\":\"%s\",\"shrink_s\":%.1f,"
+             "\"repro_exit_target\":%.0f,\"repro_exit_reference\":%.0f,", c->trace, c->trace_ops,
+             c->repro, triage, start, c->shrink_s, c->exit_target, c->exit_ref);
     char *n = classfile_insert(*json, c->id, text);
     if (n) {
         free(*json);
@@ -200,6 +231,8 @@ static void describe(FILE *f, const struct triage *t, const struct run_class *c)
     fputc('\n', f);
     if (c->trace[0])
         fprintf(f, "  trace: %s (%.0f operations)\n", c->trace, c->trace_ops);
+    if (c->start[0])
+        fprintf(f, "  starts from: %s; shrinking took %.1f s\n", c->start, c->shrink_s);
     if (c->triage[0])
         fprintf(f, "  triage: %s\n", c->triage);
     if (c->repro[0])
@@ -224,6 +257,44 @@ static void known_summary(FILE *f, const struct run_class *v, int n, const char 
         free(gone);
 }
 
+/* "bites" when the reproducer exits 1 on the fs under test and 0 on the reference. */
+static void verdict_text(const struct run_class *c, char *out, size_t len)
+{
+    if (c->exit_target < 0)
+        snprintf(out, len, "%s", c->repro[0] ? "not run" : "no reproducer");
+    else
+        snprintf(out, len, "%s (%.0f/%.0f)", c->exit_target == 1 && c->exit_ref == 0 ? "bites" :
+                 "DOES NOT BITE", c->exit_target, c->exit_ref);
+}
+
+/* The hint's first words, for the table; the whole hint is in the class's panel below. */
+static void hint_short(const char *hint, char *out, size_t len)
+{
+    size_t n = strcspn(hint, ":;,.(");
+    if (!hint[0])
+        snprintf(out, len, "-");
+    else
+        snprintf(out, len, "%.*s%s", (int)(n < 30 ? n : 30), hint, n > 30 ? "..." : "");
+}
+
+/* The table classes.txt opens with: one row per class. */
+static void class_table(FILE *f, const struct run_class *v, int n)
+{
+    char hint[40], verdict[64], shrunk[24];
+    fprintf(f, "%-5s %-44s %-33s %6s %8s %6s %-14s %s\n", "class", "signature", "hint", "hits",
+            "first-op", "shrunk", "starts-from", "reproducer (exit on target/reference)");
+    for (int k = 0; k < n; k++) {
+        const struct run_class *c = &v[k];
+        hint_short(c->hint, hint, sizeof hint);
+        verdict_text(c, verdict, sizeof verdict);
+        snprintf(shrunk, sizeof shrunk, c->trace[0] ? "%.0f" : "-", c->trace_ops);
+        fprintf(f, "%-5d %-44s %-33s %6.0f %8.0f %6s %-14s %s\n", c->id, c->signature, hint,
+                c->hits, c->first_op, shrunk, !c->start[0] ? "-" :
+                strncmp(c->start, "the saved", 9) ? "initial state" : "saved state", verdict);
+    }
+    fputc('\n', f);
+}
+
 static void write_classes_txt(const struct triage *t, const struct run_class *v, int n,
                               const char *json)
 {
@@ -232,6 +303,8 @@ static void write_classes_txt(const struct triage *t, const struct run_class *v,
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return;
+    if (n > 0)
+        class_table(f, v, n);
     for (int k = 0; k < n; k++)
         describe(f, t, &v[k]);
     if (t->have_known)
@@ -274,6 +347,8 @@ int triage_run(const struct triage *t)
                 v[k].signature, limit);
         triage_class(t, &v[k], limit);
     }
+    for (int k = 0; k < n && t->seconds > 0; k++)
+        check_repro(t, &v[k]);
     for (int k = 0; k < n && t->seconds > 0; k++)
         add_keys(&json, &v[k]);
     if (n > 0 && t->seconds > 0)
