@@ -3,6 +3,7 @@
 #include "engine/ops.h"
 #include "engine/input.h"
 #include "engine/prepopulate.h"
+#include "engine/opflags.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -225,9 +226,16 @@ static void emit_step_call(FILE *f, const struct emit *e, const struct trace_op 
         emit_call(f, &op->args);
 }
 
+/* Text inside a C comment, with any star-slash broken so that it cannot end the comment. */
+static void emitc_comment(FILE *f, const char *text)
+{
+    for (; *text; text++)
+        fputc(text[0] == '*' && text[1] == '/' ? '+' : text[0], f);
+}
+
 static void emit_steps(FILE *f, const struct emit *e)
 {
-    char text[2 * METIS_PATH_MAX + 512];
+    char text[2 * METIS_PATH_MAX + 512], named[2 * METIS_PATH_MAX + 512];
     int rec = e->map[e->fut];
     fprintf(f, "/* The operations of the trace, one step each, and what the reference returned. */\n"
             "static int step(int k)\n{\n    long r = 0;\n    errno = 0;\n    switch (k) {\n");
@@ -236,7 +244,10 @@ static void emit_steps(FILE *f, const struct emit *e)
         const struct trace_outcome *fo = rec >= 0 ? &op->res[rec] : NULL;
         size_t step = k - e->t->start + 1;
         op_format(&op->args, text, sizeof text);
-        fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run */\n", step, op->seq);
+        op_format_named(&op->args, named, sizeof named);
+        fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run: ", step, op->seq);
+        emitc_comment(f, named);
+        fprintf(f, " */\n");
         emit_step_call(f, e, op);
         fprintf(f, "    return report(%zu, ", step);
         emitc_cstr(f, text);
