@@ -40,6 +40,7 @@ struct shrinker {
     size_t first;               /* ops[0..first) made the saved state sid[0] (0: initial state) */
     uint64_t base_seq;          /* the operation of the run that made it */
     double t0;                  /* when the shrink began */
+    double step_s;              /* time spent in steps (not loading states) */
 };
 
 /* State ids of imported states: far above the ones the shrinker saves itself (as repro). */
@@ -97,8 +98,10 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
             return TEST_TIMEUP;
         uint64_t to = sh->next_sid++;
         const struct op_args *a = &sh->t->ops[cand[j]].args;
+        double t = now_seconds();
         if (session_step(&sh->s, a, from, to) < 0)
             return TEST_INFRA;
+        sh->step_s += now_seconds() - t;
         sh->steps++;
         from = SESSION_NO_STATE;
         session_compare(&sh->s, 0);
@@ -314,6 +317,7 @@ static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct
         return finish(sh, TEST_INFRA);
     }
     int rc = trace_write(&out, stdout);
+    fflush(stdout);             /* before stderr's lines, when both go to one log */
     if (rc == 0 && o->out)
         rc = trace_write_file(&out, o->out, err, sizeof err);
     if (sh->first)
@@ -412,14 +416,19 @@ static int start_from_saved(struct shrinker *sh, size_t *cur, size_t *n)
 }
 
 /* With the suffix shrunk from a saved state: the path before it too, from the initial state,
- * when a replay of it fits four times in the time left. Adopted only if that finishes, so the
+ * when a replay of it fits twice in the time left. Adopted only if that finishes, so the
  * result needs no saved state; otherwise the suffix from the saved state stands. */
 static int shrink_prefix(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch, double t0)
 {
     size_t first = sh->first, m = first + *n;
-    double per_step = sh->steps ? (now_seconds() - t0) / (double)sh->steps : 0;
+    double per_step = sh->steps ? sh->step_s / (double)sh->steps : 0;
     double left = sh->deadline > 0 ? sh->deadline - now_seconds() : 1e30;
-    if (!first || per_step * (double)m * 4 > left)
+    (void)t0;
+    if (first && per_step * (double)m * 2 > left)
+        fprintf(stderr, "metis-replay: shrink: the path before the saved state was not shrunk "
+                "(a replay of its %zu operations would take about %.1f s of the %.1f s left)\n",
+                m, per_step * (double)m, left);
+    if (!first || per_step * (double)m * 2 > left)
         return 0;
     size_t *cand = malloc((m + 1) * sizeof *cand);
     if (!cand)
