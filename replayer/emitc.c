@@ -178,7 +178,7 @@ static void emit_call(FILE *f, const struct op_args *a)
 static void emit_pre_call(FILE *f, const struct op_args *a)
 {
     char text[2 * METIS_PATH_MAX + 512];
-    op_format(a, text, sizeof text);
+    op_format_named(a, text, sizeof text);
     fprintf(f, "    errno = 0;\n");
     emit_call(f, a);
     fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n");
@@ -235,7 +235,7 @@ static void emitc_comment(FILE *f, const char *text)
 
 static void emit_steps(FILE *f, const struct emit *e)
 {
-    char text[2 * METIS_PATH_MAX + 512], named[2 * METIS_PATH_MAX + 512];
+    char text[2 * METIS_PATH_MAX + 512];
     int rec = e->map[e->fut];
     fprintf(f, "/* The operations of the trace, one step each, and what the reference returned. */\n"
             "static int step(int k)\n{\n    long r = 0;\n    errno = 0;\n    switch (k) {\n");
@@ -243,10 +243,9 @@ static void emit_steps(FILE *f, const struct emit *e)
         const struct trace_op *op = &e->t->ops[k];
         const struct trace_outcome *fo = rec >= 0 ? &op->res[rec] : NULL;
         size_t step = k - e->t->start + 1;
-        op_format(&op->args, text, sizeof text);
-        op_format_named(&op->args, named, sizeof named);
+        op_format_named(&op->args, text, sizeof text);
         fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run: ", step, op->seq);
-        emitc_comment(f, named);
+        emitc_comment(f, text);
         fprintf(f, " */\n");
         emit_step_call(f, e, op);
         fprintf(f, "    return report(%zu, ", step);
