@@ -415,20 +415,31 @@ static int start_from_saved(struct shrinker *sh, size_t *cur, size_t *n)
     return 0;
 }
 
+/* Steps a reduction of m operations takes, roughly: ddmin and the single removals replay
+ * about m (1 + log2 m) operations a round, and a few rounds adopt something. */
+static double reduction_steps(size_t m)
+{
+    double lg = 0;
+    for (size_t k = m; k > 1; k >>= 1)
+        lg += 1;
+    return (double)m * (1 + lg) * 4;
+}
+
 /* With the suffix shrunk from a saved state: the path before it too, from the initial state,
- * when a replay of it fits twice in the time left. Adopted only if that finishes, so the
- * result needs no saved state; otherwise the suffix from the saved state stands. */
-static int shrink_prefix(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch, double t0)
+ * when its reduction (reduction_steps at the pace the steps went so far) fits in the time
+ * left. Adopted only if that finishes, so the result needs no saved state; otherwise the
+ * suffix from the saved state stands. */
+static int shrink_prefix(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
 {
     size_t first = sh->first, m = first + *n;
     double per_step = sh->steps ? sh->step_s / (double)sh->steps : 0;
     double left = sh->deadline > 0 ? sh->deadline - now_seconds() : 1e30;
-    (void)t0;
-    if (first && per_step * (double)m * 2 > left)
+    double need = per_step * reduction_steps(m);
+    if (first && need > left)
         fprintf(stderr, "metis-replay: shrink: the path before the saved state was not shrunk "
-                "(a replay of its %zu operations would take about %.1f s of the %.1f s left)\n",
-                m, per_step * (double)m, left);
-    if (!first || per_step * (double)m * 2 > left)
+                "(reducing its %zu operations would take about %.1f s of the %.1f s left)\n",
+                m, need, left);
+    if (!first || need > left)
         return 0;
     size_t *cand = malloc((m + 1) * sizeof *cand);
     if (!cand)
@@ -481,7 +492,7 @@ static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t 
     if ((r = ddmin(sh, cur, &n, scratch)) >= 0)
         r = remove_singles(sh, cur, &n, scratch);
     if (r >= 0)
-        r = shrink_prefix(sh, cur, &n, scratch, t0);
+        r = shrink_prefix(sh, cur, &n, scratch);
     return r < 0 && r != TEST_TIMEUP ? finish(sh, r) : write_result(sh, cur, n, o, total, t0, r < 0);
 }
 
