@@ -163,12 +163,12 @@ static void reference_of(const char *script, char *out, size_t len)
 }
 
 /* Runs the class's reproducer once on the fs under test and once on the reference, after the
- * shrinking (its time is not shrink_seconds'): it should exit 1 and 0. */
-static void check_repro(const struct triage *t, struct run_class *c)
+ * shrinking, until the verdicts' deadline: it should exit 1 and 0. */
+static void check_repro(const struct triage *t, struct run_class *c, double until)
 {
     char script[PATH_MAX + 96], log[PATH_MAX + 80], ref[64];
     c->exit_target = c->exit_ref = -1;
-    if (!c->repro[0] || *t->stop)
+    if (!c->repro[0] || *t->stop || now_seconds() > until)
         return;
     snprintf(script, sizeof script, "%s/%s", t->out, c->repro);
     snprintf(log, sizeof log, "%s/class-%d.log", t->out, c->id);
@@ -176,9 +176,9 @@ static void check_repro(const struct triage *t, struct run_class *c)
     char *on_target[] = { script, NULL }, *on_ref[] = { script, ref, NULL };
     fprintf(stderr, "metis: running the reproducer of class %d on %s and on %s\n", c->id, c->fs,
             ref);
-    c->exit_target = run_child(t, on_target, log, now_seconds() + EMIT_SECONDS);
+    c->exit_target = run_child(t, on_target, log, until);
     if (!*t->stop && ref[0])
-        c->exit_ref = run_child(t, on_ref, log, now_seconds() + EMIT_SECONDS);
+        c->exit_ref = run_child(t, on_ref, log, until);
 }
 
 /* ---- what the triage made: summary.json keys and classes.txt ---- */
@@ -347,8 +347,11 @@ int triage_run(const struct triage *t)
                 v[k].signature, limit);
         triage_class(t, &v[k], limit);
     }
+    /* The verdicts get as long as the shrinking had (at least EMIT_SECONDS), not per class:
+     * a run of many classes ends in bounded time, later classes marked "not run". */
+    double until = now_seconds() + (t->seconds > EMIT_SECONDS ? t->seconds : EMIT_SECONDS);
     for (int k = 0; k < n && t->seconds > 0; k++)
-        check_repro(t, &v[k]);
+        check_repro(t, &v[k], until);
     for (int k = 0; k < n && t->seconds > 0; k++)
         add_keys(&json, &v[k]);
     if (n > 0 && t->seconds > 0)
