@@ -223,12 +223,28 @@ static void known_mark(FILE *f, const struct triage *t, const struct run_class *
         fprintf(f, " [known%s%.300s]", c->note[0] ? ": " : "", c->note);
 }
 
+/* The first example's operation as its detail file's first line names it (flags by name). */
+static void first_operation(FILE *f, const struct triage *t, const struct run_class *c)
+{
+    char path[PATH_MAX + 80], line[1024];
+    snprintf(path, sizeof path, "%s/%s", t->out, c->detail);
+    FILE *d = fopen(path, "r");
+    if (!d)
+        return;
+    char *text = fgets(line, sizeof line, d) && !strncmp(line, "operation ", 10) ?
+                 strstr(line, ": ") : NULL;
+    fclose(d);
+    if (text)
+        fprintf(f, "  first operation: %s", text + 2);
+}
+
 static void describe(FILE *f, const struct triage *t, const struct run_class *c)
 {
     fprintf(f, "class %d: %s: %.0f hit%s, first at operation %.0f (%s)", c->id, c->signature,
             c->hits, c->hits == 1 ? "" : "s", c->first_op, c->detail);
     known_mark(f, t, c);
     fputc('\n', f);
+    first_operation(f, t, c);
     if (c->trace[0])
         fprintf(f, "  trace: %s (%.0f operations)\n", c->trace, c->trace_ops);
     if (c->start[0])
