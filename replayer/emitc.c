@@ -394,9 +394,10 @@ int cmd_emit_c(int argc, char **argv)
     if (rc < 0)
         fprintf(stderr, "metis-replay: emit-c: %s\n", err);
     else
-        printf("emit-c: %s/repro.c and %s/run.sh: %zu operations on fs %s, checked against %s "
-               "(run: sudo %s/run.sh)\n", dir, dir, rl.trace.nops, cfg.fs[e.fut].name,
-               cfg.fs[0].name, dir);
+        printf("emit-c: %s/repro.c and %s/run.sh: %zu operations on fs %s (after %zu that "
+               "recreate the saved state it starts from), checked against %s (run: sudo "
+               "%s/run.sh)\n", dir, dir, rl.trace.nops - rl.trace.start, cfg.fs[e.fut].name,
+               rl.trace.start, cfg.fs[0].name, dir);
     emit_free(&e);
     runlog_free(&rl);
     return rc < 0 ? EXIT_INFRA : 0;

@@ -39,6 +39,7 @@ struct shrinker {
     const struct runlog *rl;    /* the run's exported states (none for a trace file) */
     size_t first;               /* ops[0..first) made the saved state sid[0] (0: initial state) */
     uint64_t base_seq;          /* the operation of the run that made it */
+    uint64_t base_sid;          /* and its sid in the run (its exported files) */
     double t0;                  /* when the shrink began */
     double step_s;              /* time spent in steps (not loading states) */
 };
@@ -257,6 +258,10 @@ static int record_prefix(struct shrinker *sh, struct trace *out)
             }
     }
     out->start = sh->first;
+    for (int i = 0; sh->first && i < sh->s.g.nfs; i++) {
+        const char *file = runlog_export_file(sh->rl, sh->base_sid, sh->cfg.fs[i].name);
+        snprintf(out->start_state[i], sizeof out->start_state[i], "%s", file ? file : "");
+    }
     return 0;
 }
 
@@ -378,6 +383,7 @@ static int load_saved(struct shrinker *sh, const struct runlog_export *x, size_t
     sh->sid[0] = IMPORT_SID_BASE + x->sid;
     sh->first = first;
     sh->base_seq = x->seq;
+    sh->base_sid = x->sid;
     return 0;
 }
 

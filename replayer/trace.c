@@ -430,6 +430,27 @@ static int parse_start(struct parser *p, char **tok, int n)
     return 0;
 }
 
+/* "state NAME FILE" after start: the file fs NAME exported for the state the trace starts
+ * from (the rest of the line, which may hold spaces). */
+static int parse_state_file(struct parser *p, const char *line)
+{
+    const char *name = line + 6, *sp = strchr(name, ' ');
+    struct trace *t = p->t;
+    if (!t->start || t->nops != t->start)
+        return perr(p, "state record out of place (right after start)");
+    if (!sp || !sp[1] || strlen(sp + 1) >= sizeof t->start_state[0])
+        return perr(p, "state: expected 'state NAME FILE'");
+    size_t len = (size_t)(sp - name);
+    for (int i = 0; i < t->nfs; i++)
+        if (strlen(t->fs[i].name) == len && !strncmp(t->fs[i].name, name, len)) {
+            if (t->start_state[i][0])
+                return perr(p, "state: fs %s twice", t->fs[i].name);
+            snprintf(t->start_state[i], sizeof t->start_state[i], "%s", sp + 1);
+            return 0;
+        }
+    return perr(p, "state: no fs '%.*s'", (int)(len > 64 ? 64 : len), name);
+}
+
 static int parse_end(struct parser *p, char **tok, int n)
 {
     static const char *const keys[] = { "ops" };
@@ -485,6 +506,8 @@ static int parse_body(struct parser *p, char *line)
     p->stage = ST_BODY;
     if (starts(line, "op"))
         return parse_op(p, line);
+    if (starts(line, "state"))
+        return parse_state_file(p, line);
     int n = split(line, tok, MAX_TOKENS);
     if (n < 0)
         return perr(p, "too many fields, or an empty one");
@@ -686,8 +709,12 @@ int trace_write(const struct trace *t, FILE *f)
             if (op->res[i].have)
                 write_outcome(f, "res", op->seq, t->fs[i].name, &op->res[i]);
         write_discs(f, t, op->seq, op->disc);
-        if (t->start && k + 1 == t->start)
+        if (t->start && k + 1 == t->start) {
             fprintf(f, "start %" PRIu64 "\n", op->seq);
+            for (int i = 0; i < t->nfs; i++)
+                if (t->start_state[i][0])
+                    fprintf(f, "state %s %s\n", t->fs[i].name, t->start_state[i]);
+        }
     }
     fprintf(f, "end ops=%zu\n", t->nops);
     return ferror(f) ? -1 : 0;

@@ -47,7 +47,8 @@ while read -r op detail; do
     saved=$(echo "$(now) - $t0" | bc)
     [ $rc = 1 ] || { cat "$T/$k.shrink"; fail "$op: shrink from saved states exited $rc within $budget s"; }
     grep -q "starts from the saved state" "$T/$k.shrink" || fail "$op: the shrunk trace does not start from a saved state"
-    grep -q '^start ' "$T/$k.trace" || fail "$op: the trace has no start record"
+    grep -q "^start " "$T/$k.trace" && grep -q "^state fuse2fs " "$T/$k.trace" ||
+        fail "$op: the trace has no start record or no saved state files"
     n=$(sed -n '/^start /,$p' "$T/$k.trace" | grep -c '^op ')
     [ "$n" -ge 1 ] && [ "$n" -le 3 ] || fail "$op: $n operations after the saved state, want 1..3"
     "$B/metis-replay" shrink "$T/$k.full" --config "$T/run/config.ini" --fs fuse2fs \

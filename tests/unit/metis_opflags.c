@@ -42,13 +42,14 @@ Test(metis_opflags, start_record_round_trip_and_misplaced)
 {
     static const char good[] = "metis-trace 1\nrun seed=1 hash=md5\n"
         "fs 0 name=a type=kernel fstype=ext4 size=262144\n"
-        "op 3 mkdir path=/d0 mode=0755\nop 9 rmdir path=/d0\nstart 9\n"
+        "op 3 mkdir path=/d0 mode=0755\nop 9 rmdir path=/d0\nstart 9\nstate a /run dir/a-9.img\n"
         "op 12 mkdir path=/d0 mode=0700\nend ops=3\n";
     struct trace t;
     char err[300], *text = NULL;
     size_t len = 0;
     cr_assert_eq(trace_parse(good, strlen(good), "t", &t, err, sizeof err), 0, "%s", err);
     cr_assert_eq(t.start, 2);
+    cr_assert_str_eq(t.start_state[0], "/run dir/a-9.img");
     FILE *f = open_memstream(&text, &len);
     cr_assert_eq(trace_write(&t, f), 0);
     fclose(f);
