@@ -336,7 +336,8 @@ static void write_classes_txt(const struct triage *t, const struct run_class *v,
 static int is_target_failure(const struct run_class *c)
 {
     return !strncmp(c->signature, "daemon-died ", 12) || !strncmp(c->signature, "hang ", 5) ||
-           !strncmp(c->signature, "restore-unreachable ", 20);
+           !strncmp(c->signature, "restore-unreachable ", 20) ||
+           !strncmp(c->signature, "unreadable ", 11);
 }
 
 int triage_run(const struct triage *t)
