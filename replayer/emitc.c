@@ -3,6 +3,7 @@
 #include "engine/ops.h"
 #include "engine/input.h"
 #include "engine/prepopulate.h"
+#include "engine/opflags.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -174,17 +175,29 @@ static void emit_call(FILE *f, const struct op_args *a)
         fprintf(f, "    errno = EINVAL; r = -1;\n");
 }
 
-static void emit_prepopulate(FILE *f, const struct op_args *pre, size_t n)
+static void emit_pre_call(FILE *f, const struct op_args *a)
 {
     char text[2 * METIS_PATH_MAX + 512];
+    op_format_named(a, text, sizeof text);
+    fprintf(f, "    errno = 0;\n");
+    emit_call(f, a);
+    fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n");
+}
+
+/* The initial state, then (for a trace shrunk from a saved state) the search path's operations
+ * that made that state: the reproducer recreates it by operations, unchecked, as set-up. */
+static void emit_prepopulate(FILE *f, const struct emit *e, const struct op_args *pre, size_t n)
+{
     fprintf(f, "/* The initial state Metis made before the first operation (pool prepopulate). */\n"
             "static void prepopulate(void)\n{\n    long r = 0;\n");
-    for (size_t k = 0; k < n; k++) {
-        op_format(&pre[k], text, sizeof text);
-        fprintf(f, "    errno = 0;\n");
-        emit_call(f, &pre[k]);
-        fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n");
-    }
+    for (size_t k = 0; k < n; k++)
+        emit_pre_call(f, &pre[k]);
+    if (e->t->start)
+        fprintf(f, "    /* The saved state the trace starts from: the %zu operations of the search "
+                "path that made it (up to operation %" PRIu64 " of the run). */\n", e->t->start,
+                e->t->ops[e->t->start - 1].seq);
+    for (size_t k = 0; k < e->t->start; k++)
+        emit_pre_call(f, &e->t->ops[k].args);
     fprintf(f, "    (void)r;\n}\n\n");
 }
 
@@ -213,19 +226,29 @@ static void emit_step_call(FILE *f, const struct emit *e, const struct trace_op 
         emit_call(f, &op->args);
 }
 
+/* Text inside a C comment, with any star-slash broken so that it cannot end the comment. */
+static void emitc_comment(FILE *f, const char *text)
+{
+    for (; *text; text++)
+        fputc(text[0] == '*' && text[1] == '/' ? '+' : text[0], f);
+}
+
 static void emit_steps(FILE *f, const struct emit *e)
 {
     char text[2 * METIS_PATH_MAX + 512];
     int rec = e->map[e->fut];
     fprintf(f, "/* The operations of the trace, one step each, and what the reference returned. */\n"
             "static int step(int k)\n{\n    long r = 0;\n    errno = 0;\n    switch (k) {\n");
-    for (size_t k = 0; k < e->t->nops; k++) {
+    for (size_t k = e->t->start; k < e->t->nops; k++) {
         const struct trace_op *op = &e->t->ops[k];
         const struct trace_outcome *fo = rec >= 0 ? &op->res[rec] : NULL;
-        op_format(&op->args, text, sizeof text);
-        fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run */\n", k + 1, op->seq);
+        size_t step = k - e->t->start + 1;
+        op_format_named(&op->args, text, sizeof text);
+        fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run: ", step, op->seq);
+        emitc_comment(f, text);
+        fprintf(f, " */\n");
         emit_step_call(f, e, op);
-        fprintf(f, "    return report(%zu, ", k + 1);
+        fprintf(f, "    return report(%zu, ", step);
         emitc_cstr(f, text);
         fprintf(f, ", r, %ldL, %s, %d, %ldL, %s);\n", e->ref[k].ret, errno_symbol(e->ref[k].err),
                 fo && fo->have && e->fut != 0, fo ? fo->ret : 0, errno_symbol(fo ? fo->err : 0));
@@ -279,12 +302,12 @@ static void emit_preamble(FILE *f, const struct emit *e)
     const struct fs_config *fut = &e->cfg->fs[e->fut];
     fprintf(f, "/* Standalone reproducer written by metis-replay emit-c from %s: %zu operations on "
             "fs %s (%s), checked against what the reference fs %s did and its final tree. */\n",
-            e->t->file, e->t->nops, fut->name, fut->type == FS_KERNEL ? fut->fstype :
+            e->t->file, e->t->nops - e->t->start, fut->name, fut->type == FS_KERNEL ? fut->fstype :
             fut->type == FS_REFFS ? "RefFS" : "FUSE", e->cfg->fs[0].name);
     fprintf(f, "/* Build: cc -o repro repro.c   Run: ./repro MOUNT_POINT (run.sh makes the fs).\n"
             "   Exit 0: every step and the final tree match the reference's; 1: one differs. */\n");
     fprintf(f, "#define FS_NAME \"%s\"\n#define REF_NAME \"%s\"\n#define NSTEPS %zu\n", fut->name,
-            e->cfg->fs[0].name, e->t->nops);
+            e->cfg->fs[0].name, e->t->nops - e->t->start);
     fprintf(f, "/* Metis runs with umask 0: modes are drawn whole. */\n#define UMASK 0\n");
 }
 
@@ -315,7 +338,7 @@ static int write_program(const struct emit *e, const char *path, char *err, size
     fputs(reprotree_text, f);
     emit_tree(f, e);
     fputs(program_check, f);
-    emit_prepopulate(f, pre, npre);
+    emit_prepopulate(f, e, pre, npre);
     emit_steps(f, e);
     emitc_crash_sync(f, e->t, e->cfg, &e->cfg->fs[e->fut]);
     fputs(program_list, f);
@@ -371,9 +394,10 @@ int cmd_emit_c(int argc, char **argv)
     if (rc < 0)
         fprintf(stderr, "metis-replay: emit-c: %s\n", err);
     else
-        printf("emit-c: %s/repro.c and %s/run.sh: %zu operations on fs %s, checked against %s "
-               "(run: sudo %s/run.sh)\n", dir, dir, rl.trace.nops, cfg.fs[e.fut].name,
-               cfg.fs[0].name, dir);
+        printf("emit-c: %s/repro.c and %s/run.sh: %zu operations on fs %s (after %zu that "
+               "recreate the saved state it starts from), checked against %s (run: sudo "
+               "%s/run.sh)\n", dir, dir, rl.trace.nops - rl.trace.start, cfg.fs[e.fut].name,
+               rl.trace.start, cfg.fs[0].name, dir);
     emit_free(&e);
     runlog_free(&rl);
     return rc < 0 ? EXIT_INFRA : 0;

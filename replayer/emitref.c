@@ -2,11 +2,17 @@
 #include "emit.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/equalize.h"
+#include "import.h"
 #include "session.h"
+
+/* The state id a loaded saved state gets (far above the ones steps would save). */
+#define IMPORT_SID (1ull << 40)
 
 /* The reference's root entries left out: the filler, lost+found, its exclusions. */
 static void exclude_list(const struct fs_config *c, char *buf, size_t len)
@@ -31,10 +37,38 @@ static int list_reference(struct session *s, struct emit *e, char *err, size_t e
     return rc;
 }
 
-/* Steps every operation; the reference's outcomes go to e->ref. */
+/* With a trace that starts from a saved state whose exported files are still there and every
+ * fs can load: that state, so the operations that made it need not be replayed (a long path
+ * from the empty fs is slow, and a flaky target may not get through it). Returns the first
+ * operation to replay: t->start when loaded, else 0. */
+static size_t load_start(struct session *s, struct emit *e)
+{
+    const char *files[METIS_MAX_FS] = { 0 };
+    if (!e->t->start)
+        return 0;
+    for (int i = 0; i < e->cfg->nfs; i++) {
+        int ti = e->map[i];
+        if (ti < 0 || !e->t->start_state[ti][0] || access(e->t->start_state[ti], R_OK) != 0 ||
+            !import_supported(&e->cfg->fs[i]))
+            return 0;
+        files[i] = e->t->start_state[ti];
+    }
+    if (session_import(s, files, IMPORT_SID) == 0)
+        return e->t->start;
+    fprintf(stderr, "metis-replay: emit-c: cannot load the saved state (%s): replaying the "
+            "operations that made it\n", s->err);
+    session_stop(s);
+    return session_start(s, e->cfg) == 0 ? 0 : (size_t)-1;
+}
+
+/* Steps every operation (from the saved state when it loads); the reference's outcomes go to
+ * e->ref. */
 static int replay_steps(struct session *s, struct emit *e, char *err, size_t errlen)
 {
-    for (size_t k = 0; k < e->t->nops; k++) {
+    size_t first = load_start(s, e);
+    if (first == (size_t)-1)
+        return snprintf(err, errlen, "infrastructure failure: %s", s->err), -1;
+    for (size_t k = first; k < e->t->nops; k++) {
         if (session_interrupted())
             return snprintf(err, errlen, "interrupted"), -1;
         if (session_step(s, &e->t->ops[k].args, SESSION_NO_STATE, SESSION_NO_STATE) < 0)

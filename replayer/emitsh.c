@@ -264,7 +264,8 @@ int emit_write_script(const struct emit *e, const char *path, char *err, size_t 
     fprintf(f, "# exit status: 0 every step and the final tree match the reference's, 1 the "
             "defect shows, 2 set-up failed\n");
     fputs(script_head, f);
-    fprintf(f, "nsteps=%zu\ncase \"${1:-%s}\" in\n", e->t->nops, e->cfg->fs[e->fut].name);
+    fprintf(f, "nsteps=%zu\ncase \"${1:-%s}\" in\n", e->t->nops - e->t->start,
+            e->cfg->fs[e->fut].name);
     emit_cases(f, e);
     fprintf(f, "*) echo \"run.sh: no fs '$1'\" >&2; exit 2;;\nesac\nexit $rc\n");
     if (fclose(f) != 0)

@@ -6,6 +6,7 @@
 
 #include "engine/classes.h"
 #include "cli.h"
+#include "import.h"
 #include "lib/helpers.h"
 #include "replay.h"
 #include "session.h"
@@ -35,7 +36,16 @@ struct shrinker {
     size_t tests, steps;
     double deadline;            /* 0: no time limit */
     struct trace_outcome init[METIS_MAX_FS];
+    const struct runlog *rl;    /* the run's exported states (none for a trace file) */
+    size_t first;               /* ops[0..first) made the saved state sid[0] (0: initial state) */
+    uint64_t base_seq;          /* the operation of the run that made it */
+    uint64_t base_sid;          /* and its sid in the run (its exported files) */
+    double t0;                  /* when the shrink began */
+    double step_s;              /* time spent in steps (not loading states) */
 };
+
+/* State ids of imported states: far above the ones the shrinker saves itself (as repro). */
+#define IMPORT_SID_BASE (1ull << 40)
 
 enum { TEST_INFRA = -1, TEST_STOP = -2, TEST_TIMEUP = -3 };
 
@@ -89,8 +99,10 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
             return TEST_TIMEUP;
         uint64_t to = sh->next_sid++;
         const struct op_args *a = &sh->t->ops[cand[j]].args;
+        double t = now_seconds();
         if (session_step(&sh->s, a, from, to) < 0)
             return TEST_INFRA;
+        sh->step_s += now_seconds() - t;
         sh->steps++;
         from = SESSION_NO_STATE;
         session_compare(&sh->s, 0);
@@ -231,13 +243,38 @@ static void record_outcomes(struct session *s, struct trace_op *op)
     }
 }
 
+/* The search path's operations that made the saved state, with what the run recorded. */
+static int record_prefix(struct shrinker *sh, struct trace *out)
+{
+    for (size_t k = 0; k < sh->first; k++) {
+        const struct trace_op *src = &sh->t->ops[k];
+        struct trace_op *op = trace_add_op(out, src->seq, &src->args);
+        if (!op)
+            return -1;
+        for (int i = 0; i < sh->s.g.nfs; i++)
+            if (sh->map[i] >= 0) {
+                op->res[i] = src->res[sh->map[i]];
+                op->disc[i] = src->disc[sh->map[i]];
+            }
+    }
+    out->start = sh->first;
+    for (int i = 0; sh->first && i < sh->s.g.nfs; i++) {
+        const char *file = runlog_export_file(sh->rl, sh->base_sid, sh->cfg.fs[i].name);
+        snprintf(out->start_state[i], sizeof out->start_state[i], "%s", file ? file : "");
+    }
+    return 0;
+}
+
 static int record(struct shrinker *sh, const size_t *cur, size_t n, const char *override,
                   struct trace *out)
 {
     header_from_session(sh, override, out);
+    if (record_prefix(sh, out) < 0)
+        return -1;
     for (size_t k = 0; k < n; k++) {
         const struct trace_op *src = &sh->t->ops[cur[k]];
-        if (session_step(&sh->s, &src->args, k == 0 ? 0 : SESSION_NO_STATE, SESSION_NO_STATE) < 0)
+        if (session_step(&sh->s, &src->args, k == 0 ? sh->sid[0] : SESSION_NO_STATE,
+                         SESSION_NO_STATE) < 0)
             return -1;
         struct trace_op *op = trace_add_op(out, src->seq, &src->args);
         if (!op)
@@ -285,8 +322,15 @@ static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct
         return finish(sh, TEST_INFRA);
     }
     int rc = trace_write(&out, stdout);
+    fflush(stdout);             /* before stderr's lines, when both go to one log */
     if (rc == 0 && o->out)
         rc = trace_write_file(&out, o->out, err, sizeof err);
+    if (sh->first)
+        fprintf(stderr, "metis-replay: shrink: starts from the saved state after operation %"
+                PRIu64 " (the trace's first %zu operations recreate it)\n", sh->base_seq,
+                sh->first);
+    else
+        fprintf(stderr, "metis-replay: shrink: starts from the initial state\n");
     fprintf(stderr, "metis-replay: shrink: %zu -> %zu operations in %.3f s (%zu tests, %zu "
             "steps)%s%s%s\n", from, n, now_seconds() - t0, sh->tests, sh->steps,
             timeup ? ", stopped by the time limit (shortest so far, maybe not minimal)" : "",
@@ -298,6 +342,166 @@ static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct
     return rc < 0 ? EXIT_INFRA : EXIT_REPRODUCED;
 }
 
+/* ---- where the shrunk trace starts: the newest saved state whose suffix reproduces ---- */
+
+/* Every fs can load its exported state; a crash check's syncs are numbered by step from the
+ * initial state (emitc_crash.c), so such traces keep starting there. */
+static int all_importable(const struct shrinker *sh)
+{
+    const char *crash = sh->cfg.run.crash;
+    int ok = !crash[0] || !strcmp(crash, "off");
+    for (int i = 0; i < sh->cfg.nfs; i++)
+        ok &= import_supported(&sh->cfg.fs[i]);
+    return ok;
+}
+
+/* The trace index right after operation seq, or -1 if seq is not on the trace. */
+static long index_after(const struct trace *t, uint64_t seq)
+{
+    for (size_t k = 0; k < t->nops; k++)
+        if (t->ops[k].seq == seq)
+            return (long)k + 1;
+    return -1;
+}
+
+/* Makes exported state x the one candidates start from; -1 if it cannot be loaded (the
+ * session is then made afresh, or TEST_INFRA if that fails). */
+static int load_saved(struct shrinker *sh, const struct runlog_export *x, size_t first)
+{
+    const char *files[METIS_MAX_FS] = { 0 };
+    for (int i = 0; i < sh->cfg.nfs; i++)
+        if (!(files[i] = runlog_export_file(sh->rl, x->sid, sh->cfg.fs[i].name)))
+            return -1;
+    drop_cache_after(sh, 0);
+    if (session_import(&sh->s, files, IMPORT_SID_BASE + x->sid) < 0) {
+        fprintf(stderr, "metis-replay: shrink: cannot load the state after operation %" PRIu64
+                ": %s\n", x->seq, sh->s.err);
+        session_stop(&sh->s);
+        sh->sid[0] = 0;
+        return session_start(&sh->s, &sh->cfg) < 0 ? TEST_INFRA : -1;
+    }
+    sh->sid[0] = IMPORT_SID_BASE + x->sid;
+    sh->first = first;
+    sh->base_seq = x->seq;
+    sh->base_sid = x->sid;
+    return 0;
+}
+
+/* Tries the run's exported states newest first (one try each): 1 when the rest of the path
+ * from one of them ends in the target (cur, n: that suffix), 0 when none does (the
+ * candidates then start from the initial state), or a TEST_ code. */
+static int start_from_saved(struct shrinker *sh, size_t *cur, size_t *n)
+{
+    const struct runlog *rl = sh->rl;
+    uint64_t last = sh->t->ops[sh->t->nops - 1].seq, prev = UINT64_MAX;
+    for (size_t e = rl && all_importable(sh) ? rl->nexports : 0; e-- > 0;) {
+        const struct runlog_export *x = &rl->exports[e];
+        long first = index_after(sh->t, x->seq);
+        if (x->seq >= last || first <= 0 || x->sid == prev)
+            continue;
+        prev = x->sid;
+        int r = load_saved(sh, x, (size_t)first);
+        if (r == TEST_INFRA)
+            return r;
+        if (r < 0)
+            continue;
+        *n = sh->t->nops - (size_t)first;
+        for (size_t k = 0; k < *n; k++)
+            cur[k] = (size_t)first + k;
+        if ((r = verify_full(sh, cur, n, 1)) == 1)
+            fprintf(stderr, "metis-replay: shrink: reproduced from the saved state after "
+                    "operation %" PRIu64 " + %zu operations in %.3f s\n", x->seq, *n,
+                    now_seconds() - sh->t0);
+        if (r != 0)
+            return r;
+    }
+    drop_cache_after(sh, 0);
+    sh->sid[0] = 0;
+    sh->first = 0;
+    return 0;
+}
+
+/* Steps a reduction of m operations takes, roughly: ddmin and the single removals replay
+ * about m (1 + log2 m) operations a round, and a few rounds adopt something. */
+static double reduction_steps(size_t m)
+{
+    double lg = 0;
+    for (size_t k = m; k > 1; k >>= 1)
+        lg += 1;
+    return (double)m * (1 + lg) * 4;
+}
+
+/* With the suffix shrunk from a saved state: the path before it too, from the initial state,
+ * when its reduction (reduction_steps at the pace the steps went so far) fits in the time
+ * left. Adopted only if that finishes, so the result needs no saved state; otherwise the
+ * suffix from the saved state stands. */
+static int shrink_prefix(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    size_t first = sh->first, m = first + *n;
+    double per_step = sh->steps ? sh->step_s / (double)sh->steps : 0;
+    double left = sh->deadline > 0 ? sh->deadline - now_seconds() : 1e30;
+    double need = per_step * reduction_steps(m);
+    if (first && need > left)
+        fprintf(stderr, "metis-replay: shrink: the path before the saved state was not shrunk "
+                "(reducing its %zu operations would take about %.1f s of the %.1f s left)\n",
+                m, need, left);
+    if (!first || need > left)
+        return 0;
+    size_t *cand = malloc((m + 1) * sizeof *cand);
+    if (!cand)
+        return 0;
+    for (size_t k = 0; k < first; k++)
+        cand[k] = k;
+    memcpy(cand + first, cur, *n * sizeof *cur);
+    uint64_t base = sh->sid[0];
+    drop_cache_after(sh, 0);
+    sh->sid[0] = 0;
+    int r = verify_full(sh, cand, &m, 1);
+    if (r == 1 && (r = ddmin(sh, cand, &m, scratch)) >= 0 &&
+        (r = remove_singles(sh, cand, &m, scratch)) >= 0) {
+        memcpy(cur, cand, m * sizeof *cur);
+        *n = m;
+        sh->first = 0;
+    } else {
+        drop_cache_after(sh, 0);
+        sh->sid[0] = base;
+        fprintf(stderr, "metis-replay: shrink: the path before the saved state was not shrunk "
+                "(%s)\n", r == TEST_TIMEUP ? "the time limit came first" :
+                r == 0 ? "it did not reproduce from the initial state" : "stopped");
+    }
+    free(cand);
+    return r == TEST_TIMEUP || r == 0 ? 0 : r < 0 ? r : 0;
+}
+
+static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t *cur,
+                          size_t *scratch, double t0)
+{
+    size_t total = sh->t->nops, n = total;
+    memcpy(sh->init, sh->s.out, sizeof sh->init);
+    sh->next_sid = 1;
+    int r = start_from_saved(sh, cur, &n);
+    if (r == 0) {
+        n = total;
+        for (size_t k = 0; k < total; k++)
+            cur[k] = k;
+        r = verify_full(sh, cur, &n, o->tries);
+    }
+    if (r == 0) {
+        printf("shrink: nondeterministic: the discrepancy did not reproduce in %d tries\n",
+               o->tries);
+        session_stop(&sh->s);
+        return EXIT_NONDETERMINISTIC;
+    }
+    if (r < 0)
+        return finish(sh, r);
+    /* cur always reproduces: a time limit keeps the shortest trace found so far. */
+    if ((r = ddmin(sh, cur, &n, scratch)) >= 0)
+        r = remove_singles(sh, cur, &n, scratch);
+    if (r >= 0)
+        r = shrink_prefix(sh, cur, &n, scratch);
+    return r < 0 && r != TEST_TIMEUP ? finish(sh, r) : write_result(sh, cur, n, o, total, t0, r < 0);
+}
+
 static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
 {
     size_t total = sh->t->nops;
@@ -305,37 +509,16 @@ static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
     sh->ops = calloc(total + 1, sizeof *sh->ops);
     sh->sid = calloc(total + 2, sizeof *sh->sid);
     sh->hit = calloc(total + 1, sizeof *sh->hit);
+    int rc = EXIT_INFRA;
+    double t0 = sh->t0 = now_seconds();
+    sh->deadline = o->seconds > 0 ? t0 + o->seconds : 0;
     if (!cur || !scratch || !sh->ops || !sh->sid || !sh->hit) {
         fprintf(stderr, "metis-replay: out of memory\n");
-        return EXIT_INFRA;
-    }
-    double t0 = now_seconds();
-    sh->deadline = o->seconds > 0 ? t0 + o->seconds : 0;
-    int rc = EXIT_INFRA;
-    if (session_start(&sh->s, &sh->cfg) < 0) {
+    } else if (session_start(&sh->s, &sh->cfg) < 0) {
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
         session_stop(&sh->s);
     } else {
-        memcpy(sh->init, sh->s.out, sizeof sh->init);
-        sh->next_sid = 1;
-        size_t n = total;
-        for (size_t k = 0; k < total; k++)
-            cur[k] = k;
-        int r = verify_full(sh, cur, &n, o->tries);
-        if (r == 0) {
-            printf("shrink: nondeterministic: the discrepancy did not reproduce in %d tries\n",
-                   o->tries);
-            session_stop(&sh->s);
-            rc = EXIT_NONDETERMINISTIC;
-        } else if (r < 0) {
-            rc = finish(sh, r);
-        } else {
-            /* cur always reproduces: a time limit keeps the shortest trace found so far. */
-            if ((r = ddmin(sh, cur, &n, scratch)) >= 0)
-                r = remove_singles(sh, cur, &n, scratch);
-            rc = r < 0 && r != TEST_TIMEUP ? finish(sh, r)
-                                           : write_result(sh, cur, n, o, total, t0, r < 0);
-        }
+        rc = shrink_started(sh, o, cur, scratch, t0);
     }
     free(cur);
     free(scratch);
@@ -380,6 +563,7 @@ int cmd_shrink(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     sh.t = &rl.trace;
+    sh.rl = &rl;
     int rc;
     if (!set_target(&sh, &o)) {
         rc = EXIT_BAD_INPUT;

@@ -416,6 +416,41 @@ static int parse_op(struct parser *p, char *line)
     return 0;
 }
 
+/* "start SEQ": the operations so far (up to op SEQ) recreate the state the trace starts from. */
+static int parse_start(struct parser *p, char **tok, int n)
+{
+    uint64_t seq;
+    struct trace *t = p->t;
+    if (n != 2 || parse_canonical_u64(tok[1], &seq))
+        return perr(p, "start: expected 'start SEQ'");
+    if (t->start || !t->nops || t->ops[t->nops - 1].seq != seq)
+        return perr(p, "start %" PRIu64 " out of place (once, right after op %" PRIu64 ")", seq,
+                    seq);
+    t->start = t->nops;
+    return 0;
+}
+
+/* "state NAME FILE" after start: the file fs NAME exported for the state the trace starts
+ * from (the rest of the line, which may hold spaces). */
+static int parse_state_file(struct parser *p, const char *line)
+{
+    const char *name = line + 6, *sp = strchr(name, ' ');
+    struct trace *t = p->t;
+    if (!t->start || t->nops != t->start)
+        return perr(p, "state record out of place (right after start)");
+    if (!sp || !sp[1] || strlen(sp + 1) >= sizeof t->start_state[0])
+        return perr(p, "state: expected 'state NAME FILE'");
+    size_t len = (size_t)(sp - name);
+    for (int i = 0; i < t->nfs; i++)
+        if (strlen(t->fs[i].name) == len && !strncmp(t->fs[i].name, name, len)) {
+            if (t->start_state[i][0])
+                return perr(p, "state: fs %s twice", t->fs[i].name);
+            snprintf(t->start_state[i], sizeof t->start_state[i], "%s", sp + 1);
+            return 0;
+        }
+    return perr(p, "state: no fs '%.*s'", (int)(len > 64 ? 64 : len), name);
+}
+
 static int parse_end(struct parser *p, char **tok, int n)
 {
     static const char *const keys[] = { "ops" };
@@ -471,6 +506,8 @@ static int parse_body(struct parser *p, char *line)
     p->stage = ST_BODY;
     if (starts(line, "op"))
         return parse_op(p, line);
+    if (starts(line, "state"))
+        return parse_state_file(p, line);
     int n = split(line, tok, MAX_TOKENS);
     if (n < 0)
         return perr(p, "too many fields, or an empty one");
@@ -482,6 +519,8 @@ static int parse_body(struct parser *p, char *line)
         return parse_disc(p, tok, n);
     if (strcmp(tok[0], "end") == 0)
         return parse_end(p, tok, n);
+    if (strcmp(tok[0], "start") == 0)
+        return parse_start(p, tok, n);
     return perr(p, "unknown record '%.40s'", tok[0]);
 }
 
@@ -670,6 +709,12 @@ int trace_write(const struct trace *t, FILE *f)
             if (op->res[i].have)
                 write_outcome(f, "res", op->seq, t->fs[i].name, &op->res[i]);
         write_discs(f, t, op->seq, op->disc);
+        if (t->start && k + 1 == t->start) {
+            fprintf(f, "start %" PRIu64 "\n", op->seq);
+            for (int i = 0; i < t->nfs; i++)
+                if (t->start_state[i][0])
+                    fprintf(f, "state %s %s\n", t->fs[i].name, t->start_state[i]);
+        }
     }
     fprintf(f, "end ops=%zu\n", t->nops);
     return ferror(f) ? -1 : 0;

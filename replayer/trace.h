@@ -63,6 +63,12 @@ struct trace {
     struct trace_disc init_disc[METIS_MAX_FS];
     struct trace_op *ops;
     size_t nops, ops_cap;
+    /* ops[0..start) are the search path that made the saved state the shrunk trace starts
+     * from (its "start" record); they recreate that state. 0: it starts from the initial state. */
+    size_t start;
+    /* With start: the file each fs exported for that state (by trace fs index; "" if none), for
+     * replays that can load it instead of replaying ops[0..start) ("state" records). */
+    char start_state[METIS_MAX_FS][1024];
 };
 
 void trace_init(struct trace *t);

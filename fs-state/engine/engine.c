@@ -4,6 +4,7 @@
 #include "lib/buf.h"
 #include "fsset.h"
 #include "log.h"
+#include "opflags.h"
 #include "run_outputs.h"
 #include "lib/helpers.h"
 #include "vary.h"
@@ -226,7 +227,9 @@ static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a
     char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1];
     if (a) {
         op_format(a, text, sizeof text);
-        fprintf(f, "operation %llu: %s\n", (unsigned long long)e->ops, text);
+        fprintf(f, "operation %llu: %s", (unsigned long long)e->ops, text);
+        op_print_flag_names(f, a);
+        fputc('\n', f);
     } else {
         fprintf(f, "initial state (before any operation)\n");
     }
@@ -343,7 +346,9 @@ static void describe_target_failure(struct engine *e, FILE *f, int i, enum targe
     char text[2 * METIS_PATH_MAX + 512];
     if (a) {
         op_format(a, text, sizeof text);
-        fprintf(f, "operation %llu: %s\n", (unsigned long long)e->ops, text);
+        fprintf(f, "operation %llu: %s", (unsigned long long)e->ops, text);
+        op_print_flag_names(f, a);
+        fputc('\n', f);
     } else {
         fprintf(f, "initial state (before any operation)\n");
     }

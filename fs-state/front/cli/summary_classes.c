@@ -20,6 +20,11 @@ static void fill(struct run_class *c, json_object *obj)
     rj_copy(obj, "repro", c->repro, sizeof c->repro);
     rj_copy(obj, "triage", c->triage, sizeof c->triage);
     rj_num_at(obj, "trace_ops", &c->trace_ops);
+    rj_copy(obj, "trace_start", c->start, sizeof c->start);
+    rj_num_at(obj, "shrink_s", &c->shrink_s);
+    c->exit_target = c->exit_ref = -1;
+    rj_num_at(obj, "repro_exit_target", &c->exit_target);
+    rj_num_at(obj, "repro_exit_reference", &c->exit_ref);
     c->known = rj_true(obj, "known");
     rj_copy(obj, "note", c->note, sizeof c->note);
     rj_copy(obj, "link", c->link, sizeof c->link);

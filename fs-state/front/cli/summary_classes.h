@@ -10,6 +10,9 @@ struct run_class {
     double hits, first_op;
     char trace[64], repro[80], triage[300];   /* what the triage wrote; "" before it ran */
     double trace_ops;
+    char start[160];            /* where the shrunk trace starts: "initial state" or a saved state */
+    double shrink_s;            /* how long its shrink took */
+    double exit_target, exit_ref;  /* the reproducer's exit on each; -1 when not run */
     int known;                  /* in the known file (--known); 0 without one */
     char note[512], link[512];  /* the known file's note and link */
 };

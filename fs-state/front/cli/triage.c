@@ -54,13 +54,17 @@ static void last_line(const char *file, const char *prefix, char *out, size_t le
         fclose(f);
 }
 
+/* The trace's operations after its start record (those before it recreate a saved state). */
 static int count_ops(const char *trace)
 {
     char line[256];
     int n = 0;
     FILE *f = fopen(trace, "r");
-    while (f && fgets(line, sizeof line, f))
+    while (f && fgets(line, sizeof line, f)) {
         n += strncmp(line, "op ", 3) == 0;
+        if (strncmp(line, "start ", 6) == 0)
+            n = 0;
+    }
     if (f)
         fclose(f);
     return n;
@@ -79,8 +83,11 @@ static void shrink_class(const struct triage *t, struct run_class *c, struct cla
                        "--seconds", p->secs, "-o", p->trace, NULL };
     char *trace[] = { p->replay, "trace", p->detail, "-o", p->trace, NULL };
     char said[300];
+    double t0 = now_seconds();
     snprintf(p->secs, sizeof p->secs, "%.1f", limit);
     int rc = run_child(t, shrink, p->log, now_seconds() + limit + GRACE_SECONDS);
+    c->shrink_s = now_seconds() - t0;
+    last_line(p->log, "metis-replay: shrink: starts from ", c->start, sizeof c->start);
     last_line(p->log, "metis-replay: shrink: ", said, sizeof said);
     char *to = strstr(said, ", written to ");
     if (to)
@@ -89,6 +96,7 @@ static void shrink_class(const struct triage *t, struct run_class *c, struct cla
         snprintf(c->triage, sizeof c->triage, "shrunk %.280s", said);
         return;
     }
+    snprintf(c->start, sizeof c->start, "the initial state (the unshrunk search path)");
     last_line(p->log, NULL, said, sizeof said);
     snprintf(c->triage, sizeof c->triage, "not shrunk (shrink exit %d: %.200s); the search "
              "path instead", rc, said);
@@ -145,14 +153,45 @@ static void triage_class(const struct triage *t, struct run_class *c, double lim
     emit_class(t, c, &p);
 }
 
+/* The reference's name: the first fs run.sh's usage comment lists ("(FS: REF, ..."). */
+static void reference_of(const char *script, char *out, size_t len)
+{
+    char line[512];
+    last_line(script, "# usage: run.sh [FS]  (FS: ", line, sizeof line);
+    line[strcspn(line, ",;")] = '\0';
+    snprintf(out, len, "%.63s", line);
+}
+
+/* Runs the class's reproducer once on the fs under test and once on the reference, after the
+ * shrinking, until the verdicts' deadline: it should exit 1 and 0. */
+static void check_repro(const struct triage *t, struct run_class *c, double until)
+{
+    char script[PATH_MAX + 96], log[PATH_MAX + 80], ref[64];
+    c->exit_target = c->exit_ref = -1;
+    if (!c->repro[0] || *t->stop || now_seconds() > until)
+        return;
+    snprintf(script, sizeof script, "%s/%s", t->out, c->repro);
+    snprintf(log, sizeof log, "%s/class-%d.log", t->out, c->id);
+    reference_of(script, ref, sizeof ref);
+    char *on_target[] = { script, NULL }, *on_ref[] = { script, ref, NULL };
+    fprintf(stderr, "metis: running the reproducer of class %d on %s and on %s\n", c->id, c->fs,
+            ref);
+    c->exit_target = run_child(t, on_target, log, until);
+    if (!*t->stop && ref[0])
+        c->exit_ref = run_child(t, on_ref, log, until);
+}
+
 /* ---- what the triage made: summary.json keys and classes.txt ---- */
 
 static void add_keys(char **json, const struct run_class *c)
 {
-    char text[1200], triage[700];
+    char text[1600], triage[700], start[400];
     json_escape(c->triage, triage, sizeof triage);
+    json_escape(c->start, start, sizeof start);
     snprintf(text, sizeof text, "\"trace\":\"%s\",\"trace_ops\":%.0f,\"repro\":\"%s\","
-             "\"triage\":\"%s\",", c->trace, c->trace_ops, c->repro, triage);
+             "\"triage\":\"%s\",\"trace_start\":\"%s\",\"shrink_s\":%.1f,"
+             "\"repro_exit_target\":%.0f,\"repro_exit_reference\":%.0f,", c->trace, c->trace_ops,
+             c->repro, triage, start, c->shrink_s, c->exit_target, c->exit_ref);
     char *n = classfile_insert(*json, c->id, text);
     if (n) {
         free(*json);
@@ -184,14 +223,32 @@ static void known_mark(FILE *f, const struct triage *t, const struct run_class *
         fprintf(f, " [known%s%.300s]", c->note[0] ? ": " : "", c->note);
 }
 
+/* The first example's operation as its detail file's first line names it (flags by name). */
+static void first_operation(FILE *f, const struct triage *t, const struct run_class *c)
+{
+    char path[PATH_MAX + 80], line[1024];
+    snprintf(path, sizeof path, "%s/%s", t->out, c->detail);
+    FILE *d = fopen(path, "r");
+    if (!d)
+        return;
+    char *text = fgets(line, sizeof line, d) && !strncmp(line, "operation ", 10) ?
+                 strstr(line, ": ") : NULL;
+    fclose(d);
+    if (text)
+        fprintf(f, "  first operation: %s", text + 2);
+}
+
 static void describe(FILE *f, const struct triage *t, const struct run_class *c)
 {
     fprintf(f, "class %d: %s: %.0f hit%s, first at operation %.0f (%s)", c->id, c->signature,
             c->hits, c->hits == 1 ? "" : "s", c->first_op, c->detail);
     known_mark(f, t, c);
     fputc('\n', f);
+    first_operation(f, t, c);
     if (c->trace[0])
         fprintf(f, "  trace: %s (%.0f operations)\n", c->trace, c->trace_ops);
+    if (c->start[0])
+        fprintf(f, "  starts from: %s; shrinking took %.1f s\n", c->start, c->shrink_s);
     if (c->triage[0])
         fprintf(f, "  triage: %s\n", c->triage);
     if (c->repro[0])
@@ -216,6 +273,44 @@ static void known_summary(FILE *f, const struct run_class *v, int n, const char 
         free(gone);
 }
 
+/* "bites" when the reproducer exits 1 on the fs under test and 0 on the reference. */
+static void verdict_text(const struct run_class *c, char *out, size_t len)
+{
+    if (c->exit_target < 0)
+        snprintf(out, len, "%s", c->repro[0] ? "not run" : "no reproducer");
+    else
+        snprintf(out, len, "%s (%.0f/%.0f)", c->exit_target == 1 && c->exit_ref == 0 ? "bites" :
+                 "DOES NOT BITE", c->exit_target, c->exit_ref);
+}
+
+/* The hint's first words, for the table; the whole hint is in the class's panel below. */
+static void hint_short(const char *hint, char *out, size_t len)
+{
+    size_t n = strcspn(hint, ":;,.(");
+    if (!hint[0])
+        snprintf(out, len, "-");
+    else
+        snprintf(out, len, "%.*s%s", (int)(n < 30 ? n : 30), hint, n > 30 ? "..." : "");
+}
+
+/* The table classes.txt opens with: one row per class. */
+static void class_table(FILE *f, const struct run_class *v, int n)
+{
+    char hint[40], verdict[64], shrunk[24];
+    fprintf(f, "%-5s %-44s %-33s %6s %8s %6s %-14s %s\n", "class", "signature", "hint", "hits",
+            "first-op", "shrunk", "starts-from", "reproducer (exit on target/reference)");
+    for (int k = 0; k < n; k++) {
+        const struct run_class *c = &v[k];
+        hint_short(c->hint, hint, sizeof hint);
+        verdict_text(c, verdict, sizeof verdict);
+        snprintf(shrunk, sizeof shrunk, c->trace[0] ? "%.0f" : "-", c->trace_ops);
+        fprintf(f, "%-5d %-44s %-33s %6.0f %8.0f %6s %-14s %s\n", c->id, c->signature, hint,
+                c->hits, c->first_op, shrunk, !c->start[0] ? "-" :
+                strncmp(c->start, "the saved", 9) ? "initial state" : "saved state", verdict);
+    }
+    fputc('\n', f);
+}
+
 static void write_classes_txt(const struct triage *t, const struct run_class *v, int n,
                               const char *json)
 {
@@ -224,6 +319,8 @@ static void write_classes_txt(const struct triage *t, const struct run_class *v,
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return;
+    if (n > 0)
+        class_table(f, v, n);
     for (int k = 0; k < n; k++)
         describe(f, t, &v[k]);
     if (t->have_known)
@@ -239,7 +336,8 @@ static void write_classes_txt(const struct triage *t, const struct run_class *v,
 static int is_target_failure(const struct run_class *c)
 {
     return !strncmp(c->signature, "daemon-died ", 12) || !strncmp(c->signature, "hang ", 5) ||
-           !strncmp(c->signature, "restore-unreachable ", 20);
+           !strncmp(c->signature, "restore-unreachable ", 20) ||
+           !strncmp(c->signature, "unreadable ", 11);
 }
 
 int triage_run(const struct triage *t)
@@ -266,6 +364,11 @@ int triage_run(const struct triage *t)
                 v[k].signature, limit);
         triage_class(t, &v[k], limit);
     }
+    /* The verdicts get as long as the shrinking had (at least EMIT_SECONDS), not per class:
+     * a run of many classes ends in bounded time, later classes marked "not run". */
+    double until = now_seconds() + (t->seconds > EMIT_SECONDS ? t->seconds : EMIT_SECONDS);
+    for (int k = 0; k < n && t->seconds > 0; k++)
+        check_repro(t, &v[k], until);
     for (int k = 0; k < n && t->seconds > 0; k++)
         add_keys(&json, &v[k]);
     if (n > 0 && t->seconds > 0)

@@ -1,5 +1,6 @@
 /* The discrepancies section of report.html: classes from summary.json, else discrepancy-N.txt. */
 #include "disc_list.h"
+#include "class_table.h"
 #include "disc_view.h"
 #include "html.h"
 #include "tree/tree.h"
@@ -155,10 +156,13 @@ static void show_classes(FILE *f, const struct run_loc *loc, json_object *classe
 {
     size_t n = json_object_array_length(classes);
     fprintf(f, "<p>%zu discrepancy class%s.</p>\n", n, n == 1 ? "" : "es");
+    class_table(f, loc, classes);
     for (size_t i = 0; i < n && i < DISC_LISTED; i++) {
         struct disc_ref r;
         disc_ref_from_class(json_object_array_get_idx(classes, i), (int)i, &r);
+        fprintf(f, "<div id=\"class-%zu\">\n", i + 1);
         disc_ref_show(f, loc, &r, i < DISC_DETAILED);
+        fputs("</div>\n", f);
     }
 }
 
