@@ -16,10 +16,10 @@ reference_of() {   # $1 profile: the name of its first [fs] section, the referen
 check_one() {   # $1 reproducer dir, $2 reference name: run from a copy (run.sh builds beside itself)
   local src=$1 ref=$2 rc d=$T/copy
   rm -rf "$d" && cp -r "$src" "$d"
-  REPRO_TMP=$T METIS_BIN=$METIS_BIN "$d/run.sh" >"$T/out" 2>&1
+  REPRO_TMP=$T METIS_BIN=$METIS_BIN REFFS_BIN=$METIS_BIN/reffs "$d/run.sh" >"$T/out" 2>&1
   rc=$?
   [ $rc -eq 1 ] || { cat "$T/out"; fail "$src: exit $rc on the target, want 1 (the defect shows)"; }
-  REPRO_TMP=$T METIS_BIN=$METIS_BIN "$d/run.sh" "$ref" >"$T/out" 2>&1
+  REPRO_TMP=$T METIS_BIN=$METIS_BIN REFFS_BIN=$METIS_BIN/reffs "$d/run.sh" "$ref" >"$T/out" 2>&1
   rc=$?
   [ $rc -eq 0 ] || { cat "$T/out"; fail "$src: exit $rc on the reference $ref, want 0"; }
   local n
