@@ -116,8 +116,10 @@ def main():
             "\"not found upstream\"; a **documented design difference** is declared in the profile "
             "or kept as a known class; a **Metis false positive** was fixed in Metis." %
             os.path.relpath(out_dir, os.path.dirname(os.path.abspath(dest))), ""]
+    fixes = os.path.join(os.path.dirname(os.path.abspath(profiles[0])), "metis-fixes.md")
+    tail = ["", read_file(fixes)] if os.path.exists(fixes) else []
     with open(dest, "w") as f:
-        f.write("\n".join(head + body))
+        f.write("\n".join(head + body + tail) + "\n")
     print("campaign: wrote %s (%d problem%s: classes without a verdict or runs that failed)" % (
         dest, problems, "" if problems == 1 else "s"))
     sys.exit(1 if problems else 0)
