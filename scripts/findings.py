@@ -10,13 +10,21 @@ VERDICTS = {"bug": "bug", "design": "documented design difference",
 
 
 def header(profile, key):
-    """The value of the profile's '; key: value' header line, or ''."""
+    """The value of the profile's '; key: value' header line with its indented continuation
+    lines (';   more'), or ''."""
+    value = None
     with open(profile) as f:
         for line in f:
+            if value is not None:
+                m = re.match(r";\s{3,}(\S.*)", line)
+                if not m:
+                    break
+                value += " " + m.group(1).strip()
+                continue
             m = re.match(r";\s*%s:\s*(.*)" % re.escape(key), line)
             if m:
-                return m.group(1).strip()
-    return ""
+                value = m.group(1).strip()
+    return value or ""
 
 
 def read_known(path):
@@ -39,8 +47,12 @@ def read_known(path):
 
 
 def verdict_of(note):
-    word = note.split(":", 1)[0].strip().lower() if ":" in note else ""
-    return VERDICTS.get(word), note.split(":", 1)[1].strip() if word in VERDICTS else note
+    """(verdict, the rest of the note): the note's first word names the verdict ("bug: ...",
+    "bug, not found upstream: ...")."""
+    m = re.match(r"\s*([a-z-]+)[:,]?\s*(.*)", note, re.S)
+    if m and m.group(1).lower() in VERDICTS:
+        return VERDICTS[m.group(1).lower()], m.group(2)
+    return None, note
 
 
 def read_file(path, default=""):
@@ -101,6 +113,30 @@ def target_section(out_dir, profile):
     return lines, missing + (0 if status in ("exit 0", "exit 1") else 1)
 
 
+def overview_row(out_dir, profile):
+    """One line of the opening table: target, version, reference, ops, ops/s, verdict counts."""
+    name = os.path.basename(profile)[:-4]
+    run = os.path.join(out_dir, name)
+    version = read_file(os.path.join(run, "campaign-version"), "?")
+    try:
+        with open(os.path.join(run, "summary.json")) as f:
+            summary = json.load(f)
+    except (OSError, ValueError):
+        return "| %s | %s | %s | not run | | | |" % (name, version, read_file(
+            os.path.join(run, "campaign-status"), "not run"))
+    known = read_known(profile[:-4] + ".known")
+    counts = {v: 0 for v in VERDICTS.values()}
+    for c in summary.get("classes", []):
+        v = verdict_of(known[c["signature"]]["note"])[0] if c["signature"] in known else None
+        if v:
+            counts[v] += 1
+    ref = header(profile, "reference").split(":")[0]
+    return "| %s | %s | %s | %d | %.1f | %d | %d bug, %d design, %d false positive |" % (
+        name, version, ref, summary.get("ops", 0), summary.get("ops_per_s", 0.0),
+        len(summary.get("classes", [])), counts["bug"], counts["documented design difference"],
+        counts["Metis false positive"])
+
+
 def main():
     if len(sys.argv) < 4:
         sys.exit("usage: findings.py CAMPAIGN_DIR FINDINGS.md PROFILE...")
@@ -118,8 +154,10 @@ def main():
             os.path.relpath(out_dir, os.path.dirname(os.path.abspath(dest))), ""]
     fixes = os.path.join(os.path.dirname(os.path.abspath(profiles[0])), "metis-fixes.md")
     tail = ["", read_file(fixes)] if os.path.exists(fixes) else []
+    table = ["| target | version | reference | operations | ops/s | classes | verdicts |",
+             "|---|---|---|---|---|---|---|"] + [overview_row(out_dir, p) for p in profiles] + [""]
     with open(dest, "w") as f:
-        f.write("\n".join(head + body + tail) + "\n")
+        f.write("\n".join(head + table + body + tail) + "\n")
     print("campaign: wrote %s (%d problem%s: classes without a verdict or runs that failed)" % (
         dest, problems, "" if problems == 1 else "s"))
     sys.exit(1 if problems else 0)
