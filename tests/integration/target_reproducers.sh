@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every shipped reproducer of a target bug (tests/targets/PROFILE/SLUG/run.sh) whose target is installed: it exits 1 on the target and 0 on the profile's reference.
+# Every shipped trace of a target bug (tests/targets/PROFILE/SLUG/trace) whose target is installed: the reproducer emit-c makes of it with today's profile exits 1 on the target and 0 on the profile's reference.
 . "$(dirname "$0")/../lib/common.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root (mounts)"
 need_tools cc
@@ -13,28 +13,30 @@ profile_needs() {   # $1 profile: 0 when every command its "; needs:" line names
 reference_of() {   # $1 profile: the name of its first [fs] section, the reference
   sed -n 's/^\[fs \([A-Za-z0-9._-]*\)\]$/\1/p' "$1" | head -1
 }
-check_one() {   # $1 reproducer dir, $2 reference name: run from a copy (run.sh builds beside itself)
-  local src=$1 ref=$2 rc d=$T/copy
-  rm -rf "$d" && cp -r "$src" "$d"
-  REPRO_TMP=$T METIS_BIN=$METIS_BIN REFFS_BIN=$METIS_BIN/reffs "$d/run.sh" >"$T/out" 2>&1
+check_one() {   # $1 trace dir, $2 profile, $3 reference name
+  local src=$1 profile=$2 ref=$3 rc d=$T/repro
+  rm -rf "$d"
+  "$METIS_BIN/metis-replay" emit-c "$src/trace" --config "$profile" -o "$d" >"$T/out" 2>&1 ||
+    { cat "$T/out"; fail "$src: emit-c failed"; }
+  REPRO_TMP=$T REFFS_BIN=$METIS_BIN/reffs "$d/run.sh" >"$T/out" 2>&1
   rc=$?
   [ $rc -eq 1 ] || { cat "$T/out"; fail "$src: exit $rc on the target, want 1 (the defect shows)"; }
-  REPRO_TMP=$T METIS_BIN=$METIS_BIN REFFS_BIN=$METIS_BIN/reffs "$d/run.sh" "$ref" >"$T/out" 2>&1
+  REPRO_TMP=$T REFFS_BIN=$METIS_BIN/reffs "$d/run.sh" "$ref" >"$T/out" 2>&1
   rc=$?
   [ $rc -eq 0 ] || { cat "$T/out"; fail "$src: exit $rc on the reference $ref, want 0"; }
   local n
-  n=$(grep -c '^op ' "$d/trace")
+  n=$(grep -c '^op ' "$src/trace")
   [ "$n" -le 10 ] || fail "$src: $n operations, a shipped reproducer has at most 10"
 }
 for d in tests/targets/*/*/; do
-  [ -x "$d/run.sh" ] || continue
+  [ -f "$d/trace" ] || continue
   name=$(basename "$(dirname "$d")")
   profile=configs/targets/$name.ini
   [ -f "$profile" ] || fail "$d: no profile $profile"
   if ! profile_needs "$profile"; then
     skipped+=("$name"); continue
   fi
-  check_one "${d%/}" "$(reference_of "$profile")"
+  check_one "${d%/}" "$profile" "$(reference_of "$profile")"
   ran=$((ran + 1))
 done
 echo "reproducers: $ran ran (exit 1 on the target, 0 on the reference); not installed: ${skipped[*]:-none}"
