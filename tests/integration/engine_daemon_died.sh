@@ -50,7 +50,8 @@ died = [c for c in s["classes"] if c["signature"] == "daemon-died tgt"]
 assert died, [c["signature"] for c in s["classes"]]
 c = died[0]
 assert c["kinds"] == "daemon-died", c
-assert "ENOTCONN" in c["entry"] or "not connected" in c["entry"] or "gone" in c["entry"], c
+# A request in flight when the daemon dies fails with ECONNABORTED, later ones with ENOTCONN.
+assert any(w in c["entry"] for w in ("ENOTCONN", "not connected", "connection abort", "gone")), c
 assert s["searches"] >= 2, s["searches"]
 assert s["reason"] == "time limit", s["reason"]
 # Operations after the kill: the searches after the one the daemon died in did some.
