@@ -67,23 +67,58 @@ static void state_difference(struct fsgroup *g, int i, struct state_diff *d)
     free(other);
 }
 
+/* "rename/exchange", "mkdir", or "initial": the operation and the variant it was drawn as. */
+static const char *op_label(const struct dclass *c, char *buf, size_t len)
+{
+    if (c->op < 0)
+        return "initial";
+    if (c->variant < 0)
+        return op_name((enum op_id)c->op);
+    snprintf(buf, len, "%s/%s", op_name((enum op_id)c->op), op_variant_name(c->variant));
+    return buf;
+}
+
+/* An outcome as a signature shows it: the errno of a failure; a success as "0", or as "ok"
+ * when it returned a count, since counts vary with the arguments and split one cause. */
+static const char *outcome(const struct op_result *r)
+{
+    return r->ret < 0 ? errno_name(r->err) : r->ret == 0 ? "0" : "ok";
+}
+
+/* A differing return value or errno is the cause; whatever the state shows after it is its
+ * consequence, so it is left out: "rename/exchange fuse2fs errno EINVAL, reference 0". Two
+ * successes that differ in their counts: "write_file bad ret below reference". */
+static void sign_outcomes(struct dclass *c, const char *op, const char *fs)
+{
+    if (c->res.ret >= 0 && c->ref.ret >= 0)
+        snprintf(c->signature, sizeof c->signature, "%.48s %.32s ret %s reference", op, fs,
+                 c->res.ret < c->ref.ret ? "below" : "above");
+    else
+        snprintf(c->signature, sizeof c->signature, "%.48s %.32s errno %s, reference %s", op, fs,
+                 outcome(&c->res), outcome(&c->ref));
+}
+
+#define CRASH_KINDS (DIFF_CRASH | DIFF_CRASH_MOUNT | DIFF_CRASH_FSCK)
+
 static void sign(struct dclass *c, const struct metis_config *cfg)
 {
-    char kinds[128];
+    char kinds[128], label[96];
+    const char *fs = cfg->fs[c->fs].name, *op = op_label(c, label, sizeof label);
     kinds_text(c->kinds, kinds, sizeof kinds);
-    if (c->kinds & DIFF_TARGET) {   /* whatever the operation: "daemon-died bindfs" */
-        snprintf(c->signature, sizeof c->signature, "%s %s", kinds, cfg->fs[c->fs].name);
-        return;
-    }
-    snprintf(c->signature, sizeof c->signature, "%s %s %s %s",
-             c->op < 0 ? "initial" : op_name((enum op_id)c->op), cfg->fs[c->fs].name, kinds,
-             tree_diff_name(c->attr));
+    if (c->kinds & DIFF_TARGET)     /* whatever the operation: "daemon-died bindfs" */
+        snprintf(c->signature, sizeof c->signature, "%s %s", kinds, fs);
+    else if ((c->kinds & (DIFF_RET | DIFF_ERRNO)) && !(c->kinds & CRASH_KINDS))
+        sign_outcomes(c, op, fs);
+    else                            /* the state alone, or a crash check: what it shows first */
+        snprintf(c->signature, sizeof c->signature, "%.48s %.32s %.48s %.24s", op, fs, kinds,
+                 tree_diff_name(c->attr));
 }
 
 void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct dclass *c)
 {
     memset(c, 0, sizeof *c);
     c->op = a ? (int)a->op : -1;
+    c->variant = a ? op_variant_of(a) : -1;
     c->fs = i;
     c->kinds = g->out[i].differs;
     c->ref = g->out[0].res;
@@ -102,6 +137,7 @@ void classes_target_failure(struct fsgroup *g, int i, unsigned kind, const struc
 {
     memset(c, 0, sizeof *c);
     c->op = a ? (int)a->op : -1;
+    c->variant = a ? op_variant_of(a) : -1;
     c->fs = i;
     c->kinds = kind & DIFF_TARGET;
     c->ref = g->out[0].res;

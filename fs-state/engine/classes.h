@@ -1,4 +1,4 @@
-/* Discrepancy classes: the signature of each discrepancy (operation, fs, kinds, first differing attribute) and a run's table of them. */
+/* Discrepancy classes: the signature of each discrepancy (operation and variant, fs, the outcomes or the first differing attribute) and a run's table of them. */
 #ifndef METIS_CLASSES_H
 #define METIS_CLASSES_H
 
@@ -11,10 +11,11 @@
 struct dclass {
     int id;                     /* 1, 2, ... in the order found */
     int op;                     /* enum op_id; -1 for the initial state */
+    int variant;                /* the operation's variant (opnames.h), -1 for none */
     int fs;                     /* config index of the fs that differs (0 only for a crash check) */
     unsigned kinds;             /* DIFF_* */
     enum tree_diff attr;         /* with DIFF_STATE: the most telling difference */
-    char signature[160];        /* "mkdir bad state mode", "removexattr bad errno -" */
+    char signature[160];        /* "mkdir bad state mode", "rename/exchange bad errno EINVAL, reference 0" */
     struct state_diff d;        /* the first example's difference (attr TREE_DIFF_NONE without one) */
     struct op_result ref, res;  /* the first example's outcomes: reference and fs */
     char hint[1024];            /* known behaviours it matches; "" for none */

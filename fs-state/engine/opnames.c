@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 static const char *const names[OP_COUNT] = {
 #define OPNAME_STRING(n) #n,
@@ -25,7 +26,7 @@ int op_lookup(const char *name)
 }
 
 /* Each variant's operation, name and the value its draw gives (fallocate mode, S_IF* type,
- * open_unlink action, rename flags). PUNCH_HOLE is drawn with KEEP_SIZE only: Linux refuses it alone. */
+ * open_unlink action, rename or setxattr flags). PUNCH_HOLE is drawn with KEEP_SIZE only: Linux refuses it alone. */
 static const struct {
     enum op_id op;
     const char *name;
@@ -47,6 +48,9 @@ static const struct {
     { OP_rename, "plain", 0 },
     { OP_rename, "noreplace", RENAME_NOREPLACE },
     { OP_rename, "exchange", RENAME_EXCHANGE },
+    { OP_setxattr, "either", 0 },
+    { OP_setxattr, "create", XATTR_CREATE },
+    { OP_setxattr, "replace", XATTR_REPLACE },
 };
 #define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
 

@@ -41,13 +41,15 @@ int op_lookup(const char *name);            /* -1 if unknown */
 
 /* Variants: the kinds of one operation that file systems support apart and the reach table
  * counts apart: a fallocate mode, a mknod file type, what open_unlink does through its fd,
- * rename's flags (plain, noreplace, exchange).
+ * rename's flags (plain, noreplace, exchange), setxattr's (either, create, replace). Classes are
+ * signed by them, so one cause found through several variants stays apart only where the
+ * variants differ.
  * Ids are 0 .. op_variant_count()-1, in the order of the config's choices; a name is unique
  * among variants and operations, so `unsupported = collapse,mknod` can mix both. */
 int op_variant_count(void);
 const char *op_variant_name(int v);         /* "?" when out of range */
 enum op_id op_variant_op(int v);
-unsigned op_variant_value(int v);           /* the fallocate mode, S_IF* type or OU_* action */
+unsigned op_variant_value(int v);           /* fallocate mode, S_IF* type, OU_* action or flags */
 int op_variant_lookup(const char *name);    /* -1 if unknown */
 int op_variant_find(enum op_id op, unsigned value);   /* -1 if no variant of op has value */
 

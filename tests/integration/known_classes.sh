@@ -13,7 +13,7 @@ for b in metis metis-replay reffs reffs-mutant; do [ -x "$B/$b" ] || skip "$B/$b
 need_tools cc python3 xmllint
 S=${KNOWN_SECONDS:-5}
 CFG=tests/fixtures/two-defects.ini
-MKDIR="mkdir bad state mode" RMX="removexattr bad errno -"
+MKDIR="mkdir bad state mode" RMX="removexattr bad errno ENOENT, reference ENODATA"
 export REPRO_TMP=/dev/shm/metis-known-test.$$
 mkdir -p "$REPRO_TMP"
 on_exit 'rmdir "$REPRO_TMP" 2>/dev/null'

@@ -10,7 +10,7 @@ need_tools cc xmllint
 printf '2/:\n' >"$SW/hosts"
 CFG=$METIS_ROOT/tests/fixtures/two-defects.ini
 S=${KNOWN_SECONDS:-6}
-printf 'class: removexattr bad errno -\nnote: ENOENT for ENODATA\n' >"$SW/one.known"
+printf 'class: removexattr bad errno ENOENT, reference ENODATA\nnote: ENOENT for ENODATA\n' >"$SW/one.known"
 printf 'class: mkdir bad state mode\n' | cat - "$SW/one.known" >"$SW/both.known"
 
 split() {  # SUMMARY: "new known" and the merged classes as SIG=known|new

@@ -11,7 +11,7 @@ need_tools cc xmllint
 printf '2/:\n' >"$SW/hosts"
 CFG=$METIS_ROOT/tests/fixtures/two-defects.ini
 S=${KNOWN_SECONDS:-5}
-printf 'class: removexattr bad errno -\nnote: ENOENT for ENODATA\n\nclass: chmod bad state mode\nnote: old\n' >"$SW/known"
+printf 'class: removexattr bad errno ENOENT, reference ENODATA\nnote: ENOENT for ENODATA\n\nclass: chmod bad state mode\nnote: old\n' >"$SW/known"
 # A kept reproducer whose run.sh passes: its class counts as fixed.
 mkdir -p "$SW/keep/chmod"
 printf 'chmod bad state mode\n' >"$SW/keep/chmod/signature"
