@@ -429,12 +429,27 @@ static unsigned gatekeepers(const struct fsgroup *g, const struct op_args *a)
     return mask;
 }
 
+/* Gatekeepers that ran the operation before a later one refused it: back to the state before
+ * the step, where they skip it as every other fs does, so that the refusal is compared with
+ * unchanged states. Without a saved parent (a replay that saves nothing) they stay as run. */
+static int unrun_gatekeepers(struct fsgroup *g, struct step_job *j, unsigned ran, uint64_t parent)
+{
+    if (parent == STEP_NO_STATE)
+        return 0;
+    uint64_t from = j->from;
+    j->from = parent;
+    j->only = ran;
+    int rc = fsgroup_run(g, step_one, j, op_name(j->args->op));
+    j->from = from;
+    return rc;
+}
+
 /* Gatekeepers one at a time, in config order, until one refuses (EOPNOTSUPP); the rest, and
  * every other fs, then skip the operation, so that a gatekeeper which does support it never
  * runs it beside one that refused. Without a refusal the others run it together. */
-static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate)
+static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate, uint64_t parent)
 {
-    unsigned all = g->nfs >= 32 ? ~0u : (1u << g->nfs) - 1, done = 0;
+    unsigned all = g->nfs >= 32 ? ~0u : (1u << g->nfs) - 1, done = 0, ran = 0;
     struct op_result refused;
     for (int i = 0; i < g->nfs && !j->skip; i++) {
         if (!((gate >> i) & 1))
@@ -446,8 +461,12 @@ static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate)
         if (g->out[i].res.err == EOPNOTSUPP) {
             refused = g->out[i].res;
             j->skip = &refused;
+        } else {
+            ran |= 1u << i;
         }
     }
+    if (j->skip && ran && unrun_gatekeepers(g, j, ran, parent) < 0)
+        return -1;
     j->only = all & ~done;
     g->unsupported_step = j->skip != NULL;
     return j->only ? fsgroup_run(g, step_one, j, op_name(j->args->op)) : 0;
@@ -461,7 +480,8 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint
     if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, a) < 0)
         return -1;
     g->unsupported_step = 0;
-    if (gate ? gated_step(g, &j, gate) < 0 : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
+    if (gate ? gated_step(g, &j, gate, parent) < 0
+             : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
         return -1;
     if (g->unsupported_step && to != STEP_NO_STATE && g->needs_history)
         history_refused(g, to);

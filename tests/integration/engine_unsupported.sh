@@ -98,6 +98,24 @@ rc=$?
 grep -q '^fallocate_file/allocate .* skipped=' "$T/replay/reach.txt" || fail "replay: no allocation was skipped"
 assert_no_leftovers "$(run_id_of "$T/replay.out")"
 
+# A file system that does support what it lists, before one that refuses it: it has run the
+# operation by the time the other refuses, and must be taken back to the state before it
+# (else its changed state is a discrepancy against the refusal's unchanged one).
+LIST='unsupported = allocate,keep_size,zero_range,zero_range_keep,collapse,insert'
+python3 - "$T/listed.ini" "$LIST" >"$T/first.ini" <<'PY'
+import re, sys
+text, listed = open(sys.argv[1]).read(), sys.argv[2]
+ext2 = re.search(r"\[fs ext2\].*?\n\n", text, re.S).group(0)
+ext4 = re.search(r"\[fs ext4\].*?\n\n", text, re.S).group(0)
+print(text.replace(ext2, "\0").replace(ext4, ext2).replace("\0", ext4.rstrip("\n") + "\n" + listed + "\n\n"), end="")
+PY
+grep -A5 '^\[fs ext4\]' "$T/first.ini" | grep -q '^unsupported' || fail "first.ini: ext4 does not list the modes"
+"$METIS_BIN/metis" run "$T/first.ini" --seed 3 --out "$T/first" >"$T/first.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { tail "$T/first.out"; fail "supporting fs first: metis run exited $rc, want 0"; }
+grep -q '^fallocate_file/zero_range .* skipped=' "$T/first/reach.txt" || fail "supporting fs first: no skips"
+assert_no_leftovers "$(run_id_of "$T/first.out")"
+
 config '' >"$T/unlisted.ini"
 OPS=3000 "$METIS_BIN/metis" run "$T/unlisted.ini" --seed 3 --out "$T/unlisted" >"$T/unlisted.out" 2>&1
 rc=$?
