@@ -32,7 +32,7 @@ endif
 export METIS_BIN := $(abspath $(BIN))
 export SANITIZE
 
-.PHONY: targets-deps campaign
+.PHONY: targets-deps campaign soak
 .PHONY: all deps run check check-symbols check-cycles check-includes unit integration bench install clean mutations
 all:
 
@@ -58,6 +58,12 @@ targets-deps:
 campaign: deps
 	@$(MAKE) --no-print-directory all
 	@CAMPAIGN_S=$(CAMPAIGN_S) scripts/campaign.sh $(PROFILES)
+
+# Every shipped config and installed profile toward SOAK_OPS operations each, resumable
+# (scripts/soak.sh; not part of make check).
+soak: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/soak.sh $(SOAK_CONFIGS)
 
 run: deps
 	@$(MAKE) --no-print-directory all

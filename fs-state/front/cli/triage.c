@@ -293,18 +293,23 @@ static void hint_short(const char *hint, char *out, size_t len)
         snprintf(out, len, "%.*s%s", (int)(n < 30 ? n : 30), hint, n > 30 ? "..." : "");
 }
 
-/* The table classes.txt opens with: one row per class. */
+/* The table classes.txt opens with: one row per class, the signature column as wide as the
+ * longest (at least 44, at most the signature's limit). */
 static void class_table(FILE *f, const struct run_class *v, int n)
 {
     char hint[40], verdict[64], shrunk[24];
-    fprintf(f, "%-5s %-44s %-33s %6s %8s %6s %-14s %s\n", "class", "signature", "hint", "hits",
+    int w = 44;
+    for (int k = 0; k < n; k++)
+        if ((int)strlen(v[k].signature) > w)
+            w = (int)strlen(v[k].signature);
+    fprintf(f, "%-5s %-*s %-33s %6s %8s %6s %-14s %s\n", "class", w, "signature", "hint", "hits",
             "first-op", "shrunk", "starts-from", "reproducer (exit on target/reference)");
     for (int k = 0; k < n; k++) {
         const struct run_class *c = &v[k];
         hint_short(c->hint, hint, sizeof hint);
         verdict_text(c, verdict, sizeof verdict);
         snprintf(shrunk, sizeof shrunk, c->trace[0] ? "%.0f" : "-", c->trace_ops);
-        fprintf(f, "%-5d %-44s %-33s %6.0f %8.0f %6s %-14s %s\n", c->id, c->signature, hint,
+        fprintf(f, "%-5d %-*s %-33s %6.0f %8.0f %6s %-14s %s\n", c->id, w, c->signature, hint,
                 c->hits, c->first_op, shrunk, !c->start[0] ? "-" :
                 strncmp(c->start, "the saved", 9) ? "initial state" : "saved state", verdict);
     }
