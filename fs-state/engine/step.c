@@ -225,6 +225,7 @@ int fsgroup_open(struct fsgroup *g, const struct metis_config *cfg, const char *
     g->cfg = cfg;
     g->nfs = cfg->nfs;
     g->live = STEP_NO_STATE;
+    g->unsaved = STEP_NO_STATE;
     if (init_abstraction(g) < 0 || init_plan(g) < 0)
         return -1;
     op_set_insert_cap(config_file_extent(cfg));
@@ -319,6 +320,8 @@ struct step_job {
     uint64_t from, to;
     unsigned only;               /* bit i: run on fs i (0: on all) */
     const struct op_result *skip;/* not NULL: leave the operation out and record this refusal */
+    uint64_t save_first;         /* lazy_save: the live state, saved before the step goes on
+                                    from it (STEP_NO_STATE: nothing to save) */
 };
 
 int fsgroup_read_state(struct fsgroup *g, int i)
@@ -362,6 +365,15 @@ static int crash_verify_step(struct step_job *j, int i)
     return rc;
 }
 
+/* What lazy_save put off until a step needs it: the discards SPIN's backtracks asked for, and
+ * the save of the live state the step is about to change. */
+static int lazy_work(struct fsgroup *g, struct backend *b, uint64_t save_first)
+{
+    for (size_t k = 0; k < g->ndiscards; k++)
+        b->ops->discard(b, g->discards[k]);
+    return save_first != STEP_NO_STATE ? b->ops->save(b, save_first) : 0;
+}
+
 static int step_one(int i, void *ctx)
 {
     struct step_job *j = ctx;
@@ -371,6 +383,11 @@ static int step_one(int i, void *ctx)
     struct fs_outcome *o = &j->g->out[i];
     double t = now_seconds();
     o->unreadable = 0;
+    if (lazy_work(j->g, b, j->save_first) < 0)
+        return -1;
+    double t_restore = now_seconds();
+    o->t_finish += t_restore - t;
+    t = t_restore;
     if ((j->from != STEP_NO_STATE && b->ops->restore(b, j->from) < 0) || b->ops->begin(b) < 0)
         return -1;
     double t_op = now_seconds();
@@ -397,7 +414,8 @@ static int step_one(int i, void *ctx)
     if (fsgroup_read_state(j->g, i) < 0)
         return -1;
     double t_end = now_seconds();
-    if (b->ops->end(b) < 0 || (j->to != STEP_NO_STATE && b->ops->save(b, j->to) < 0))
+    if (b->ops->end(b) < 0 ||
+        (j->to != STEP_NO_STATE && !j->g->lazy_save && b->ops->save(b, j->to) < 0))
         return -1;
     o->t_prepare += t_op - t;
     o->t_op += t_abs - t_op;
@@ -408,8 +426,12 @@ static int step_one(int i, void *ctx)
 
 int fsgroup_initial(struct fsgroup *g)
 {
-    struct step_job j = { g, NULL, STEP_NO_STATE, 0, 0, NULL };
-    if (fsgroup_run(g, step_one, &j, "initial state") < 0)
+    int lazy = g->lazy_save;
+    struct step_job j = { g, NULL, STEP_NO_STATE, 0, 0, NULL, STEP_NO_STATE };
+    g->lazy_save = 0;            /* the initial state is always saved */
+    int rc = fsgroup_run(g, step_one, &j, "initial state");
+    g->lazy_save = lazy;
+    if (rc < 0)
         return -1;
     for (int i = 0; i < g->nfs; i++)
         g->out[i].t_prepare = g->out[i].t_op = g->out[i].t_abstract = g->out[i].t_finish =
@@ -455,14 +477,20 @@ static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate)
 
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to)
 {
-    struct step_job j = { g, a, from, to, 0, NULL };
+    /* A restore elsewhere abandons an unsaved live state: SPIN never comes back to it. */
+    struct step_job j = { g, a, from, to, 0, NULL,
+                          from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
     unsigned gate = gatekeepers(g, a);
     if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, a) < 0)
         return -1;
     g->unsupported_step = 0;
+    g->unsaved = STEP_NO_STATE;
     if (gate ? gated_step(g, &j, gate) < 0 : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
         return -1;
+    g->ndiscards = 0;
+    if (g->lazy_save)
+        g->unsaved = to;
     if (g->unsupported_step && to != STEP_NO_STATE && g->needs_history)
         history_refused(g, to);
     g->live = to;
@@ -588,7 +616,31 @@ int fsgroup_discard(struct fsgroup *g, uint64_t sid)
 {
     struct discard_job j = { g, sid };
     history_forget(g, sid);
-    return fsgroup_run(g, discard_one, &j, "discard");
+    if (g->lazy_save && sid == g->unsaved) {
+        g->unsaved = STEP_NO_STATE;
+        return 0;
+    }
+    if (!g->lazy_save)
+        return fsgroup_run(g, discard_one, &j, "discard");
+    if (array_reserve(&g->discards, &g->discards_cap, g->ndiscards + 1, sizeof *g->discards))
+        return gerr(g, "%s", "out of memory for the states to discard");
+    g->discards[g->ndiscards++] = sid;
+    return 0;
+}
+
+static int save_live_one(int i, void *ctx)
+{
+    struct fsgroup *g = ctx;
+    return i < g->nfs ? g->be[i]->ops->save(g->be[i], g->unsaved) : 0;
+}
+
+int fsgroup_save_live(struct fsgroup *g)
+{
+    if (g->unsaved == STEP_NO_STATE)
+        return 0;
+    int rc = fsgroup_run(g, save_live_one, g, "save");
+    g->unsaved = STEP_NO_STATE;
+    return rc;
 }
 
 void fsgroup_crash_report(struct fsgroup *g, int i, FILE *f, const char *dir, uint64_t seq)
@@ -619,6 +671,9 @@ void fsgroup_close(struct fsgroup *g)
         free(h->op);
         free(h);
     }
+    free(g->discards);
+    g->discards = NULL;
+    g->ndiscards = g->discards_cap = 0;
     free(g->plan);
     g->plan = NULL;
     g->nplan = 0;

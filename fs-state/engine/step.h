@@ -60,6 +60,12 @@ struct fsgroup {
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
     uint64_t live;               /* the state the file systems hold (STEP_NO_STATE: unsaved) */
+    int lazy_save;               /* fsgroup_step saves its state only once a step goes on from
+                                    it (or fsgroup_save_live), and discards wait for the next
+                                    step: most states SPIN makes, it matches and leaves at once */
+    uint64_t unsaved;            /* lazy_save: the live state, not saved yet (or STEP_NO_STATE) */
+    uint64_t *discards;          /* lazy_save: saved states to forget at the next step */
+    size_t ndiscards, discards_cap;
     struct tree_index tree;        /* the reference's entries at its last read-back (input driver) */
     int failed_fs, timed_out;    /* the last fsgroup_run: the fs that failed or was late (-1) */
     int unsupported_step;        /* the last step was refused as `unsupported`: no ret/errno compare */
@@ -95,8 +101,12 @@ const char *target_failure_name(enum target_failure k);
 /* A target that died or hangs: its daemon killed and its connection aborted, then waits for
  * the workers blocked on it; 0 when none is left blocked, so the teardown can proceed. */
 int fsgroup_recover(struct fsgroup *g, int i, enum target_failure k);
-/* Forgets saved state sid on every fs (-1 only when one did not answer in time). */
+/* Forgets saved state sid on every fs (-1 only when one did not answer in time). With
+ * lazy_save, a state never saved costs nothing and the others are forgotten at the next step. */
 int fsgroup_discard(struct fsgroup *g, uint64_t sid);
+/* With lazy_save: saves the live state now if it is not saved yet (before anything reads the
+ * saved states, such as a discrepancy's export). */
+int fsgroup_save_live(struct fsgroup *g);
 /* Runs job(i, ctx) on every fs at once, each within its op_timeout (within g->timeout while
  * setting up); step names the work in g->err. */
 int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, const char *step);
