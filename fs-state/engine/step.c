@@ -28,6 +28,14 @@ static int gerr(struct fsgroup *g, const char *fmt, const char *detail)
     return -1;
 }
 
+/* The inline run's watchdog: the one fs is a daemon's mount, so killing the daemon and
+ * aborting its connection returns the call that hangs on it. */
+static void unblock_fs0(void *ctx)
+{
+    struct fsgroup *g = ctx;
+    backend_abort(g->be[0]);
+}
+
 int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, const char *step)
 {
     int late = -1;
@@ -35,7 +43,8 @@ int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, cons
     /* A step's limit on each fs is its own op_timeout; set-up's is one for all. */
     for (int i = 0; i < METIS_MAX_FS; i++)
         limit[i] = g->setting_up || i >= g->nfs || g->limit[i] <= 0 ? g->timeout : g->limit[i];
-    int rc = fsset_run(job, ctx, limit, &late);
+    int rc = g->inline_run ? fsset_run_inline(job, ctx, limit[0], &late, unblock_fs0, g)
+                           : fsset_run(job, ctx, limit, &late);
     g->timed_out = rc < 0;
     g->failed_fs = rc < 0 ? late : rc - 1;
     if (rc == 0)
@@ -229,6 +238,10 @@ int fsgroup_open(struct fsgroup *g, const struct metis_config *cfg, const char *
     if (init_abstraction(g) < 0 || init_plan(g) < 0)
         return -1;
     op_set_insert_cap(config_file_extent(cfg));
+    /* RefFS alone: its steps run on this thread, pinned with the daemon (engine.c). */
+    g->inline_run = g->nfs == 1 && cfg->fs[0].type == FS_REFFS;
+    if (g->inline_run)
+        return open_backends(g, run_id, workdir);
     if (!fsset_workers && fsset_start(g->nfs) < 0)
         return gerr(g, "%s", "cannot start the file-system worker threads");
     if (g->nfs > fsset_workers && fsset_workers)

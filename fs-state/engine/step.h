@@ -56,6 +56,7 @@ struct fsgroup {
     double timeout;              /* the longest op_timeout (set-up's limit, and the default) */
     double limit[METIS_MAX_FS];  /* each fs's op_timeout: a step's time limit on it */
     int setting_up;              /* fsgroup_setup is running: one limit (timeout) for all */
+    int inline_run;              /* one fs: jobs run on the calling thread (fsset_run_inline) */
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
