@@ -378,13 +378,23 @@ static int crash_verify_step(struct step_job *j, int i)
     return rc;
 }
 
+/* Saves lazily: RefFS, whose save is an ioctl nothing else depends on. A kernel fs's save
+ * also tells its image store what the device holds, which makes the next restore cheap. */
+static int lazy_fs(const struct fsgroup *g, int i)
+{
+    return g->lazy_save && g->cfg->fs[i].type == FS_REFFS;
+}
+
 /* What lazy_save put off until a step needs it: the discards SPIN's backtracks asked for, and
  * the save of the live state the step is about to change. */
-static int lazy_work(struct fsgroup *g, struct backend *b, uint64_t save_first)
+static int lazy_work(struct fsgroup *g, int i, uint64_t save_first)
 {
+    struct backend *b = g->be[i];
+    int lazy = lazy_fs(g, i);
     for (size_t k = 0; k < g->ndiscards; k++)
-        b->ops->discard(b, g->discards[k]);
-    return save_first != STEP_NO_STATE ? b->ops->save(b, save_first) : 0;
+        if (!(lazy && g->discards[k].never_saved_lazily))
+            b->ops->discard(b, g->discards[k].sid);
+    return lazy && save_first != STEP_NO_STATE ? b->ops->save(b, save_first) : 0;
 }
 
 static int step_one(int i, void *ctx)
@@ -396,7 +406,7 @@ static int step_one(int i, void *ctx)
     struct fs_outcome *o = &j->g->out[i];
     double t = now_seconds();
     o->unreadable = 0;
-    if (lazy_work(j->g, b, j->save_first) < 0)
+    if (lazy_work(j->g, i, j->save_first) < 0)
         return -1;
     double t_restore = now_seconds();
     o->t_finish += t_restore - t;
@@ -428,7 +438,7 @@ static int step_one(int i, void *ctx)
         return -1;
     double t_end = now_seconds();
     if (b->ops->end(b) < 0 ||
-        (j->to != STEP_NO_STATE && !j->g->lazy_save && b->ops->save(b, j->to) < 0))
+        (j->to != STEP_NO_STATE && !lazy_fs(j->g, i) && b->ops->save(b, j->to) < 0))
         return -1;
     o->t_prepare += t_op - t;
     o->t_op += t_abs - t_op;
@@ -629,22 +639,25 @@ int fsgroup_discard(struct fsgroup *g, uint64_t sid)
 {
     struct discard_job j = { g, sid };
     history_forget(g, sid);
-    if (g->lazy_save && sid == g->unsaved) {
-        g->unsaved = STEP_NO_STATE;
-        return 0;
-    }
     if (!g->lazy_save)
         return fsgroup_run(g, discard_one, &j, "discard");
+    int unsaved = sid == g->unsaved, eager = 0;
+    if (unsaved)
+        g->unsaved = STEP_NO_STATE;
+    for (int i = 0; i < g->nfs; i++)
+        eager |= !lazy_fs(g, i);
+    if (unsaved && !eager)
+        return 0;
     if (array_reserve(&g->discards, &g->discards_cap, g->ndiscards + 1, sizeof *g->discards))
         return gerr(g, "%s", "out of memory for the states to discard");
-    g->discards[g->ndiscards++] = sid;
+    g->discards[g->ndiscards++] = (struct step_discard){ sid, unsaved };
     return 0;
 }
 
 static int save_live_one(int i, void *ctx)
 {
     struct fsgroup *g = ctx;
-    return i < g->nfs ? g->be[i]->ops->save(g->be[i], g->unsaved) : 0;
+    return i < g->nfs && lazy_fs(g, i) ? g->be[i]->ops->save(g->be[i], g->unsaved) : 0;
 }
 
 int fsgroup_save_live(struct fsgroup *g)

@@ -28,6 +28,10 @@ struct fs_outcome {
 };
 
 struct step_history;
+struct step_discard {
+    uint64_t sid;
+    int never_saved_lazily;      /* the lazily saving file systems never saved it */
+};
 
 /* How a target (a FUSE or RefFS daemon other than the reference) failed a step: a finding of
  * its own, not an infrastructure failure (fsgroup_target_failure). */
@@ -61,11 +65,12 @@ struct fsgroup {
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
     uint64_t live;               /* the state the file systems hold (STEP_NO_STATE: unsaved) */
-    int lazy_save;               /* fsgroup_step saves its state only once a step goes on from
-                                    it (or fsgroup_save_live), and discards wait for the next
-                                    step: most states SPIN makes, it matches and leaves at once */
-    uint64_t unsaved;            /* lazy_save: the live state, not saved yet (or STEP_NO_STATE) */
-    uint64_t *discards;          /* lazy_save: saved states to forget at the next step */
+    int lazy_save;               /* RefFS saves a step's state only once a step goes on from it
+                                    (or fsgroup_save_live): most states SPIN makes, it matches
+                                    and leaves at once. Discards wait for the next step. */
+    uint64_t unsaved;            /* lazy_save: the live state, not saved yet on the RefFS file
+                                    systems (or STEP_NO_STATE) */
+    struct step_discard *discards;  /* lazy_save: states to forget at the next step */
     size_t ndiscards, discards_cap;
     struct tree_index tree;        /* the reference's entries at its last read-back (input driver) */
     int failed_fs, timed_out;    /* the last fsgroup_run: the fs that failed or was late (-1) */
