@@ -238,7 +238,8 @@ int fsgroup_open(struct fsgroup *g, const struct metis_config *cfg, const char *
     if (init_abstraction(g) < 0 || init_plan(g) < 0)
         return -1;
     op_set_insert_cap(config_file_extent(cfg));
-    /* RefFS alone: its steps run on this thread, pinned with the daemon (engine.c). */
+    /* RefFS alone: its steps run on this thread, which start_daemon (backend/reffs.c) pins
+     * to one CPU with the daemon. */
     g->inline_run = g->nfs == 1 && cfg->fs[0].type == FS_REFFS;
     if (g->inline_run)
         return open_backends(g, run_id, workdir);
