@@ -53,10 +53,9 @@ static int read_dump(struct dumpback *d, struct backend *b, size_t *len)
         return bk_err(b, "read-back", "dump to %s: %s", d->path, strerror(errno));
     if (array_reserve(&d->buf, &d->cap, *len, 1))
         return bk_err(b, "read-back", "out of memory for a %zu-byte dump", *len);
-    int fd = open(d->path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : pread(fd, d->buf, *len, 0);
-    if (fd >= 0)
-        close(fd);
+    if (!d->fd_open && (d->fd = open(d->path, O_RDONLY | O_CLOEXEC)) >= 0)
+        d->fd_open = 1;
+    ssize_t n = d->fd_open ? pread(d->fd, d->buf, *len, 0) : -1;
     if (n != (ssize_t)*len)
         return bk_err(b, "read-back", "reading %s: %s", d->path, n < 0 ? strerror(errno) : "short");
     return 0;
@@ -130,6 +129,9 @@ int dumpback_read_back(struct dumpback *d, struct backend *b, const struct tree_
 
 void dumpback_free(struct dumpback *d)
 {
+    if (d->fd_open)
+        close(d->fd);
+    d->fd_open = 0;
     if (d->path[0])
         unlink(d->path);
     d->path[0] = '\0';

@@ -10,6 +10,8 @@
 struct dumpback {
     int ctlfd;                  /* the mount's root, for the ioctl (not owned) */
     char path[1100];            /* where the daemon writes its dump: /dev/shm, swept with the run */
+    int fd, fd_open;            /* the dump file, opened at the first read-back and kept: the
+                                   daemon rewrites the same file every time */
     void *buf;                  /* the dump read back, reused */
     size_t cap;
     uint64_t reads;             /* read-backs so far, for readback_check */

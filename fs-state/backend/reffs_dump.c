@@ -159,13 +159,14 @@ static int add_all(struct cursor c, uint64_t count, const struct tree_opts *o)
     long excluded_dirs;
     int is_top, rc = count_excluded_dirs(c, count, o, &excluded_dirs);
     for (uint64_t i = 0; i < count && rc == 0; i++) {
+        const unsigned char *raw = c.p;
         if (read_entry(&c, &e))
             return malformed();
         int root = strcmp(e.path, "/") == 0;
         if (!root && under_excluded(e.path, o, &is_top))
             continue;
         e.nlink_adj = root ? excluded_dirs : 0;
-        rc = tree_digest_add(&e);
+        rc = tree_digest_add_raw(&e, raw, (size_t)(c.p - raw));
     }
     return rc;
 }

@@ -18,6 +18,47 @@ uint64_t metis_sid;
 static struct engine E;
 static volatile sig_atomic_t stop_signal;
 
+/* METIS_STEP_PROFILE=1: where a step's time goes, on stderr at the end (tests/bench/README.md).
+ * A clock read per part costs ~30 ns: cheap enough to be always compiled in. */
+enum { PROF_SPIN, PROF_UNWIND, PROF_DRAW, PROF_STEP, PROF_COUNT_, PROF_LOG, PROF_PATH,
+       PROF_COMPARE, PROF_TICK, PROF_N };
+static const char *const prof_names[PROF_N] = { "spin", "unwind", "draw", "fsgroup_step",
+                                                "counters", "log", "path_view", "compare",
+                                                "progress" };
+static struct {
+    int on;
+    double t[PROF_N], last, mark;
+    unsigned long long steps;
+} prof;
+
+static void prof_mark(int part)
+{
+    if (!prof.on)
+        return;
+    double now = now_seconds();
+    prof.t[part] += now - prof.mark;
+    prof.mark = now;
+}
+
+static void prof_print(void)
+{
+    if (!prof.on || !prof.steps)
+        return;
+    double n = (double)prof.steps, sum = 0;
+    fprintf(stderr, "metis: step profile over %llu steps (us per step):", prof.steps);
+    for (int k = 0; k < PROF_N; k++) {
+        fprintf(stderr, " %s=%.1f", prof_names[k], prof.t[k] / n * 1e6);
+        sum += prof.t[k];
+    }
+    for (int i = 0; i < E.g.nfs; i++) {
+        const struct fs_outcome *o = &E.g.out[i];
+        fprintf(stderr, " %s:{restore+begin=%.1f op=%.1f readback=%.1f end+save=%.1f}",
+                E.cfg.fs[i].name, o->t_prepare / n * 1e6, o->t_op / n * 1e6,
+                o->t_abstract / n * 1e6, o->t_finish / n * 1e6);
+    }
+    fprintf(stderr, " total=%.1f\n", sum / n * 1e6);
+}
+
 static void on_stop_signal(int sig)
 {
     stop_signal = sig;
@@ -41,6 +82,7 @@ static void __attribute__((noreturn)) finish(enum metis_exit st, const char *rea
 {
     if (E.finished)
         _exit(st);
+    prof_print();
     engine_close(&E, st, reason);
     _exit(st);
 }
@@ -196,6 +238,8 @@ static int report_if_differs(const struct op_args *a)
 {
     if (!fsgroup_compare(&E.g, a == NULL))
         return 0;
+    if (fsgroup_save_live(&E.g) < 0)     /* the report exports the path's saved states */
+        step_failed(a, E.cur_sid, E.ops);
     engine_report_discrepancy(&E, a);
     /* A hit of a known class is no reason to stop: the search goes on for new ones. */
     if (!E.cfg.run.keep_going && (E.step_unknown || !a))
@@ -214,6 +258,11 @@ static int report_if_differs(const struct op_args *a)
 void metis_step(int op, double stored, double matched, long depth)
 {
     double now = now_seconds();
+    if (prof.on) {
+        prof.mark = now;
+        prof.t[PROF_SPIN] += prof.last ? now - prof.last : 0;
+        prof.steps++;
+    }
     E.stored = stored;
     E.matched = matched;
     if (depth > E.max_depth_seen)
@@ -228,36 +277,47 @@ void metis_step(int op, double stored, double matched, long depth)
         E.restores++;
         log_line("restore sid=%llu", (unsigned long long)metis_sid);
     }
+    prof_mark(PROF_UNWIND);
     E.cur_sid = metis_sid;
     E.in.view = view_stack_top(&E.views);
     op_draw((enum op_id)op, &E.in, &E.args);
     uint64_t to = E.next_sid++;
     E.ops++;
     E.g.live = E.cur_sid;
+    prof_mark(PROF_DRAW);
     if (fsgroup_step(&E.g, &E.args, from, to) < 0)
         step_failed(&E.args, E.cur_sid, E.ops - 1);
+    prof_mark(PROF_STEP);
     for (int i = 0; i < E.g.nfs; i++)
         reach_count(&E.reach, i, E.cfg.fs[i].name, &E.args, &E.g.out[i].res, E.g.out[i].skipped);
     input_count_result(&E.in, E.g.out[0].res.err);
     search_note(&E.search, E.cur_sid, E.g.out[0].res.err);
+    prof_mark(PROF_COUNT_);
     log_step(&E.args, E.cur_sid, to, depth);
+    prof_mark(PROF_LOG);
     if (engine_path_push(&E, to, E.ops) < 0)
         infra_failure(E.g.err);
     track_view();
+    prof_mark(PROF_PATH);
     track_state(to, report_if_differs(&E.args));
+    prof_mark(PROF_COMPARE);
     progress_tick(&E, now);
     log_tick(now);
+    prof_mark(PROF_TICK);
+    prof.last = prof.mark;
 }
 
 void metis_start(void)
 {
     install_signals();
+    prof.on = getenv("METIS_STEP_PROFILE") && atoi(getenv("METIS_STEP_PROFILE")) > 0;
     /* Modes are drawn whole: the invoking shell's umask must not filter them. */
     umask(0);
     if (engine_init(&E) < 0) {
         fprintf(stderr, "metis: %s\n", E.err);
         exit(METIS_EXIT_BAD_INPUT);
     }
+    E.g.lazy_save = 1;           /* states SPIN matches at once are never saved (step.h) */
     atexit(finish_at_exit);
     /* A target whose daemon died or hung while set up or making the initial state survives
      * too; a mount that could not be made, or anything else, is Metis's own failure. */

@@ -13,6 +13,12 @@ int fsset_run(fsset_job job, void *ctx, const double *timeouts, int *late);
 /* After a time limit passed: waits up to timeout seconds for the late workers to return from
  * that job (their calls unblocked, e.g. by aborting a hung mount); 0 once all are idle. */
 int fsset_wait(double timeout);
+/* The same for a run of one file system whose hang can be broken (a daemon's mount): job(0,
+ * ctx) runs on the calling thread, which saves two thread wake-ups per call. A watchdog thread
+ * (started at the first call, waking 10 times a second) calls unblock(arg) once the job is
+ * past timeout seconds, so that the job returns; it then counts as late (-1, *late = 0). */
+int fsset_run_inline(fsset_job job, void *ctx, double timeout, int *late,
+                     void (*unblock)(void *arg), void *arg);
 void fsset_stop(void);
 /* Moves the calling thread onto worker i's CPU if that worker is pinned to exactly one;
  * returns 1 if it did. */

@@ -28,6 +28,14 @@ static int gerr(struct fsgroup *g, const char *fmt, const char *detail)
     return -1;
 }
 
+/* The inline run's watchdog: the one fs is a daemon's mount, so killing the daemon and
+ * aborting its connection returns the call that hangs on it. */
+static void unblock_fs0(void *ctx)
+{
+    struct fsgroup *g = ctx;
+    backend_abort(g->be[0]);
+}
+
 int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, const char *step)
 {
     int late = -1;
@@ -35,7 +43,8 @@ int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, cons
     /* A step's limit on each fs is its own op_timeout; set-up's is one for all. */
     for (int i = 0; i < METIS_MAX_FS; i++)
         limit[i] = g->setting_up || i >= g->nfs || g->limit[i] <= 0 ? g->timeout : g->limit[i];
-    int rc = fsset_run(job, ctx, limit, &late);
+    int rc = g->inline_run ? fsset_run_inline(job, ctx, limit[0], &late, unblock_fs0, g)
+                           : fsset_run(job, ctx, limit, &late);
     g->timed_out = rc < 0;
     g->failed_fs = rc < 0 ? late : rc - 1;
     if (rc == 0)
@@ -225,9 +234,15 @@ int fsgroup_open(struct fsgroup *g, const struct metis_config *cfg, const char *
     g->cfg = cfg;
     g->nfs = cfg->nfs;
     g->live = STEP_NO_STATE;
+    g->unsaved = STEP_NO_STATE;
     if (init_abstraction(g) < 0 || init_plan(g) < 0)
         return -1;
     op_set_insert_cap(config_file_extent(cfg));
+    /* RefFS alone: its steps run on this thread, which start_daemon (backend/reffs.c) pins
+     * to one CPU with the daemon. */
+    g->inline_run = g->nfs == 1 && cfg->fs[0].type == FS_REFFS;
+    if (g->inline_run)
+        return open_backends(g, run_id, workdir);
     if (!fsset_workers && fsset_start(g->nfs) < 0)
         return gerr(g, "%s", "cannot start the file-system worker threads");
     if (g->nfs > fsset_workers && fsset_workers)
@@ -319,6 +334,10 @@ struct step_job {
     uint64_t from, to;
     unsigned only;               /* bit i: run on fs i (0: on all) */
     const struct op_result *skip;/* not NULL: leave the operation out and record this refusal */
+    uint64_t save_first;         /* lazy_save: the live state, saved before the step goes on
+                                    from it (STEP_NO_STATE: nothing to save) */
+    int again;                   /* a second pass on fs that ran already: saves and discards
+                                    before the step are done */
 };
 
 int fsgroup_read_state(struct fsgroup *g, int i)
@@ -362,6 +381,25 @@ static int crash_verify_step(struct step_job *j, int i)
     return rc;
 }
 
+/* Saves lazily: RefFS, whose save is an ioctl nothing else depends on. A kernel fs's save
+ * also tells its image store what the device holds, which makes the next restore cheap. */
+static int lazy_fs(const struct fsgroup *g, int i)
+{
+    return g->lazy_save && g->cfg->fs[i].type == FS_REFFS;
+}
+
+/* What lazy_save put off until a step needs it: the discards SPIN's backtracks asked for, and
+ * the save of the live state the step is about to change. */
+static int lazy_work(struct fsgroup *g, int i, uint64_t save_first)
+{
+    struct backend *b = g->be[i];
+    int lazy = lazy_fs(g, i);
+    for (size_t k = 0; k < g->ndiscards; k++)
+        if (!(lazy && g->discards[k].never_saved_lazily))
+            b->ops->discard(b, g->discards[k].sid);
+    return lazy && save_first != STEP_NO_STATE ? b->ops->save(b, save_first) : 0;
+}
+
 static int step_one(int i, void *ctx)
 {
     struct step_job *j = ctx;
@@ -371,6 +409,11 @@ static int step_one(int i, void *ctx)
     struct fs_outcome *o = &j->g->out[i];
     double t = now_seconds();
     o->unreadable = 0;
+    if (!j->again && lazy_work(j->g, i, j->save_first) < 0)
+        return -1;
+    double t_restore = now_seconds();
+    o->t_finish += t_restore - t;
+    t = t_restore;
     if ((j->from != STEP_NO_STATE && b->ops->restore(b, j->from) < 0) || b->ops->begin(b) < 0)
         return -1;
     double t_op = now_seconds();
@@ -397,7 +440,8 @@ static int step_one(int i, void *ctx)
     if (fsgroup_read_state(j->g, i) < 0)
         return -1;
     double t_end = now_seconds();
-    if (b->ops->end(b) < 0 || (j->to != STEP_NO_STATE && b->ops->save(b, j->to) < 0))
+    if (b->ops->end(b) < 0 ||
+        (j->to != STEP_NO_STATE && !lazy_fs(j->g, i) && b->ops->save(b, j->to) < 0))
         return -1;
     o->t_prepare += t_op - t;
     o->t_op += t_abs - t_op;
@@ -408,8 +452,12 @@ static int step_one(int i, void *ctx)
 
 int fsgroup_initial(struct fsgroup *g)
 {
-    struct step_job j = { g, NULL, STEP_NO_STATE, 0, 0, NULL };
-    if (fsgroup_run(g, step_one, &j, "initial state") < 0)
+    int lazy = g->lazy_save;
+    struct step_job j = { g, NULL, STEP_NO_STATE, 0, 0, NULL, STEP_NO_STATE, 0 };
+    g->lazy_save = 0;            /* the initial state is always saved */
+    int rc = fsgroup_run(g, step_one, &j, "initial state");
+    g->lazy_save = lazy;
+    if (rc < 0)
         return -1;
     for (int i = 0; i < g->nfs; i++)
         g->out[i].t_prepare = g->out[i].t_op = g->out[i].t_abstract = g->out[i].t_finish =
@@ -439,8 +487,10 @@ static int unrun_gatekeepers(struct fsgroup *g, struct step_job *j, unsigned ran
     uint64_t from = j->from;
     j->from = parent;
     j->only = ran;
+    j->again = 1;
     int rc = fsgroup_run(g, step_one, j, op_name(j->args->op));
     j->from = from;
+    j->again = 0;
     return rc;
 }
 
@@ -474,15 +524,21 @@ static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate, uint
 
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to)
 {
-    struct step_job j = { g, a, from, to, 0, NULL };
+    /* A restore elsewhere abandons an unsaved live state: SPIN never comes back to it. */
+    struct step_job j = { g, a, from, to, 0, NULL,
+                          from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE, 0 };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
     unsigned gate = gatekeepers(g, a);
     if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, a) < 0)
         return -1;
     g->unsupported_step = 0;
+    g->unsaved = STEP_NO_STATE;
     if (gate ? gated_step(g, &j, gate, parent) < 0
              : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
         return -1;
+    g->ndiscards = 0;
+    if (g->lazy_save)
+        g->unsaved = to;
     if (g->unsupported_step && to != STEP_NO_STATE && g->needs_history)
         history_refused(g, to);
     g->live = to;
@@ -608,7 +664,34 @@ int fsgroup_discard(struct fsgroup *g, uint64_t sid)
 {
     struct discard_job j = { g, sid };
     history_forget(g, sid);
-    return fsgroup_run(g, discard_one, &j, "discard");
+    if (!g->lazy_save)
+        return fsgroup_run(g, discard_one, &j, "discard");
+    int unsaved = sid == g->unsaved, eager = 0;
+    if (unsaved)
+        g->unsaved = STEP_NO_STATE;
+    for (int i = 0; i < g->nfs; i++)
+        eager |= !lazy_fs(g, i);
+    if (unsaved && !eager)
+        return 0;
+    if (array_reserve(&g->discards, &g->discards_cap, g->ndiscards + 1, sizeof *g->discards))
+        return gerr(g, "%s", "out of memory for the states to discard");
+    g->discards[g->ndiscards++] = (struct step_discard){ sid, unsaved };
+    return 0;
+}
+
+static int save_live_one(int i, void *ctx)
+{
+    struct fsgroup *g = ctx;
+    return i < g->nfs && lazy_fs(g, i) ? g->be[i]->ops->save(g->be[i], g->unsaved) : 0;
+}
+
+int fsgroup_save_live(struct fsgroup *g)
+{
+    if (g->unsaved == STEP_NO_STATE)
+        return 0;
+    int rc = fsgroup_run(g, save_live_one, g, "save");
+    g->unsaved = STEP_NO_STATE;
+    return rc;
 }
 
 void fsgroup_crash_report(struct fsgroup *g, int i, FILE *f, const char *dir, uint64_t seq)
@@ -639,6 +722,9 @@ void fsgroup_close(struct fsgroup *g)
         free(h->op);
         free(h);
     }
+    free(g->discards);
+    g->discards = NULL;
+    g->ndiscards = g->discards_cap = 0;
     free(g->plan);
     g->plan = NULL;
     g->nplan = 0;

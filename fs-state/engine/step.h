@@ -28,6 +28,10 @@ struct fs_outcome {
 };
 
 struct step_history;
+struct step_discard {
+    uint64_t sid;
+    int never_saved_lazily;      /* the lazily saving file systems never saved it */
+};
 
 /* How a target (a FUSE or RefFS daemon other than the reference) failed a step: a finding of
  * its own, not an infrastructure failure (fsgroup_target_failure). */
@@ -56,10 +60,18 @@ struct fsgroup {
     double timeout;              /* the longest op_timeout (set-up's limit, and the default) */
     double limit[METIS_MAX_FS];  /* each fs's op_timeout: a step's time limit on it */
     int setting_up;              /* fsgroup_setup is running: one limit (timeout) for all */
+    int inline_run;              /* one fs: jobs run on the calling thread (fsset_run_inline) */
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
     uint64_t live;               /* the state the file systems hold (STEP_NO_STATE: unsaved) */
+    int lazy_save;               /* RefFS saves a step's state only once a step goes on from it
+                                    (or fsgroup_save_live): most states SPIN makes, it matches
+                                    and leaves at once. Discards wait for the next step. */
+    uint64_t unsaved;            /* lazy_save: the live state, not saved yet on the RefFS file
+                                    systems (or STEP_NO_STATE) */
+    struct step_discard *discards;  /* lazy_save: states to forget at the next step */
+    size_t ndiscards, discards_cap;
     struct tree_index tree;        /* the reference's entries at its last read-back (input driver) */
     int failed_fs, timed_out;    /* the last fsgroup_run: the fs that failed or was late (-1) */
     int unsupported_step;        /* the last step was refused as `unsupported`: no ret/errno compare */
@@ -95,8 +107,12 @@ const char *target_failure_name(enum target_failure k);
 /* A target that died or hangs: its daemon killed and its connection aborted, then waits for
  * the workers blocked on it; 0 when none is left blocked, so the teardown can proceed. */
 int fsgroup_recover(struct fsgroup *g, int i, enum target_failure k);
-/* Forgets saved state sid on every fs (-1 only when one did not answer in time). */
+/* Forgets saved state sid on every fs (-1 only when one did not answer in time). With
+ * lazy_save, a state never saved costs nothing and the others are forgotten at the next step. */
 int fsgroup_discard(struct fsgroup *g, uint64_t sid);
+/* With lazy_save: saves the live state now if it is not saved yet (before anything reads the
+ * saved states, such as a discrepancy's export). */
+int fsgroup_save_live(struct fsgroup *g);
 /* Runs job(i, ctx) on every fs at once, each within its op_timeout (within g->timeout while
  * setting up); step names the work in g->err. */
 int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, const char *step);

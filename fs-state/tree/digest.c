@@ -5,11 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <uthash.h>
 
 #include "digest.h"
 
 #define MD_CACHE 4
 #define MAX_PENDING 256
+#define LINE_CACHE_MAX 4096         /* paths kept; past it the cache starts over */
+#define LINE_CACHE_RAW_MAX 65536    /* larger entries are formatted each time, not kept */
+
+/* A handed-over entry's line, kept by path from one digest to the next with the bytes it was
+ * made from: a step changes one or two entries of a dump, the others need no formatting and
+ * no hashing again (tree_digest_add_raw). */
+struct cached_line {
+    char *path, *line;
+    void *raw;
+    size_t raw_len, line_len;
+    long nlink_adj;
+    mode_t mode;
+    uint64_t nlink, size;
+    UT_hash_handle hh;
+};
 
 /* One entry: its raw path (sort key) and its line, both in the arena. A walked regular file's
  * line ends in a tail (contents, xattrs) written once its deferred read is done. */
@@ -39,6 +55,9 @@ static __thread struct {
     size_t nents, ents_cap;
     struct pending pend[MAX_PENDING];
     size_t npend;
+    struct cached_line *cache;
+    size_t ncache;
+    char cache_opts[96];        /* the options the cached lines were made with */
 } S;
 
 /* ---------- the OpenSSL hash ---------- */
@@ -232,6 +251,104 @@ int tree_digest_add_line(const char *path, const char *line, size_t len)
     return 0;
 }
 
+/* ---------- lines kept from one digest to the next ---------- */
+
+static void cache_drop(struct cached_line *c)
+{
+    HASH_DEL(S.cache, c);
+    S.ncache--;
+    free(c->path);
+    free(c->line);
+    free(c->raw);
+    free(c);
+}
+
+static void cache_clear(void)
+{
+    struct cached_line *c, *tmp;
+    HASH_ITER(hh, S.cache, c, tmp)
+        cache_drop(c);
+}
+
+/* A line depends on the entry and on these options only (exclude decides which entries come,
+ * not what their lines say). */
+static int cache_check_opts(const struct tree_opts *o)
+{
+    char sig[sizeof S.cache_opts];
+    snprintf(sig, sizeof sig, "%.60s %u %d", o->hash ? o->hash : "", o->ignore, o->mtime);
+    if (strcmp(sig, S.cache_opts) != 0) {
+        cache_clear();
+        memcpy(S.cache_opts, sig, sizeof sig);
+    }
+    return 0;
+}
+
+static int add_from_cache(const struct cached_line *c)
+{
+    if (array_reserve(&S.ents, &S.ents_cap, S.nents + 1, sizeof *S.ents))
+        return -1;
+    struct entry *en = &S.ents[S.nents];
+    en->path_off = S.arena.len;
+    if (buf_add(&S.arena, c->path, strlen(c->path) + 1))
+        return -1;
+    en->line_off = S.arena.len;
+    if (buf_add(&S.arena, c->line, c->line_len))
+        return -1;
+    en->line_len = c->line_len;
+    en->tail_off = en->tail_len = 0;
+    en->mode = c->mode;
+    en->nlink = c->nlink;
+    en->size = c->size;
+    S.nents++;
+    return 0;
+}
+
+/* Keeps en's line for the next digest; without memory it is simply not kept. */
+static void cache_keep(const struct tree_entry *e, const void *raw, size_t raw_len,
+                       const struct entry *en, struct cached_line *c)
+{
+    if (c)
+        cache_drop(c);
+    if (raw_len > LINE_CACHE_RAW_MAX)
+        return;
+    if (S.ncache >= LINE_CACHE_MAX)
+        cache_clear();
+    if (!(c = calloc(1, sizeof *c)) || !(c->path = strdup(e->path)) ||
+        !(c->raw = malloc(raw_len ? raw_len : 1)) ||
+        !(c->line = malloc(en->line_len ? en->line_len : 1))) {
+        if (c) {
+            free(c->path);
+            free(c->raw);
+        }
+        free(c);
+        return;
+    }
+    memcpy(c->raw, raw, raw_len);
+    memcpy(c->line, S.arena.p + en->line_off, en->line_len);
+    c->raw_len = raw_len;
+    c->line_len = en->line_len;
+    c->nlink_adj = e->nlink_adj;
+    c->mode = en->mode;
+    c->nlink = en->nlink;
+    c->size = en->size;
+    HASH_ADD_KEYPTR(hh, S.cache, c->path, strlen(c->path), c);
+    S.ncache++;
+}
+
+int tree_digest_add_raw(const struct tree_entry *e, const void *raw, size_t raw_len)
+{
+    struct cached_line *c;
+    HASH_FIND_STR(S.cache, e->path, c);
+    if (c && c->raw_len == raw_len && c->nlink_adj == e->nlink_adj &&
+        memcmp(c->raw, raw, raw_len) == 0)
+        return add_from_cache(c);
+    size_t n = S.nents;
+    if (tree_digest_add(e))
+        return -1;
+    cache_keep(e, raw, raw_len, &S.ents[n], c);
+    return 0;
+}
+
 /* ---------- the index for the input driver ---------- */
 
 void tree_index_free(struct tree_index *t)
@@ -276,7 +393,7 @@ static int cmp_entry(const void *a, const void *b, void *arena)
 
 int tree_digest_begin(const struct tree_opts *o)
 {
-    return init_state(o);
+    return init_state(o) || cache_check_opts(o) ? -1 : 0;
 }
 
 /* Digests the sorted lines (each with its newline) and copies them to listing. */

@@ -42,6 +42,10 @@ int tree_digest(int rootfd, const struct tree_opts *o, unsigned char *out, FILE 
 int tree_digest_begin(const struct tree_opts *o);
 int tree_digest_add(const struct tree_entry *e);
 int tree_digest_end(unsigned char *out, FILE *listing, struct tree_index *index);
+/* tree_digest_add of an entry decoded from raw_len bytes at raw, which say all its line
+ * depends on (with e->nlink_adj and the options): the same bytes at the same path as in an
+ * earlier digest of this thread reuse that digest's line. */
+int tree_digest_add_raw(const struct tree_entry *e, const void *raw, size_t raw_len);
 /* For callers that keep entries from one digest to the next (logical restore's trees): e's
  * line into *line (malloc'd, no newline), its length or -1 with errno; between begin and end,
  * adding nothing. tree_digest_add_line adds an entry by such a line, so that an unchanged

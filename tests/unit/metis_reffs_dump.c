@@ -222,6 +222,31 @@ Test(metis_reffs_dump, data_changes_change_the_digest)
     cr_assert_neq(memcmp(a, b, (size_t)n), 0);
 }
 
+/* The lines an earlier dump's digest kept (tree_digest_add_raw) serve only entries whose bytes,
+ * options and root link adjustment are the same: after each change the digest is a walk's. */
+Test(metis_reffs_dump, lines_kept_from_an_earlier_dump_never_go_stale)
+{
+    build_tree();
+    struct tree_opts md5 = { .hash = "md5" }, nomode = { .hash = "md5", .ignore = TREE_IGNORE_MODE };
+    assert_same(&md5);
+    assert_same(&md5);
+    tmp_write("d/f", "HELLO", 5, 0);
+    struct reffs_entry e;
+    cr_assert_eq(reffs_lookup(dump_fs, R, "d", &e), 0);
+    cr_assert_eq(reffs_lookup(dump_fs, e.st.st_ino, "f", &e), 0);
+    ref_write(e.st.st_ino, "HELLO", 5, 0);      /* same size: only the contents differ */
+    assert_same(&md5);
+    assert_same(&nomode);
+    assert_same(&(struct tree_opts){ .hash = "sha256", .ignore = TREE_IGNORE_MODE });
+    assert_same(&md5);
+    /* The same root entry, but an excluded directory below it now: its nlink changes. */
+    cr_assert_eq(mkdir(at("lost+found"), 0700), 0);
+    ref_dir(R, "lost+found", 0700);
+    assert_same(&md5);
+    assert_same(&(struct tree_opts){ .hash = "md5", .exclude = "lost+found" });
+    assert_same(&md5);
+}
+
 /* Every cut of a valid dump, and a foreign one, is refused without reading past the end. */
 Test(metis_reffs_dump, truncated_or_foreign_dumps_are_refused)
 {

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# RefFS alone runs its steps on pan's own thread (no worker): a watchdog keeps its time limit.
+# Its daemon stopped (SIGSTOP) mid-run, the run ends within the limit as an infrastructure
+# failure (exit 3, "timed out after 2 s"), the daemon killed and nothing left mounted.
+. "$(dirname "$0")/../lib/common.sh"
+cat >"$T/alone.ini" <<'INI'
+[run]
+seed = 2
+seconds = 60
+
+[fs ref]
+type = reffs
+size = 256K
+op_timeout = 2
+INI
+daemon_of() { pgrep -f -- "^[^ ]*/reffs .*metis-$1/mnt-ref" | head -n1; }
+
+"$METIS_BIN/metis" run "$T/alone.ini" --out "$T/run" 2>"$T/err" &
+metis_pid=$!
+on_exit "kill $metis_pid 2>/dev/null"
+for _ in $(seq 600); do id=$(run_id_of "$T/err"); [ -n "$id" ] && break; sleep 0.1; done
+[ -n "$id" ] || fail "the run did not start"
+for _ in $(seq 300); do victim=$(daemon_of "$id"); [ -n "$victim" ] && break; sleep 0.1; done
+[ -n "$victim" ] || fail "no RefFS daemon of run $id"
+sleep 2
+on_exit "kill -CONT $victim 2>/dev/null"
+t0=$(date +%s)
+kill -STOP "$victim"
+wait "$metis_pid"
+rc=$?
+took=$(( $(date +%s) - t0 ))
+cat "$T/err"
+FAIL_LOG="$T/err"
+[ $rc -eq 3 ] || fail "exit status $rc, expected 3 (the reference hung: Metis's own failure)"
+grep -q "infrastructure failure: ref: .* timed out after 2 s" "$T/err" || fail "no time-out message"
+[ "$took" -le 15 ] || fail "the run took $took s to end after the daemon stopped (limit 2 s)"
+case "$(ps -o stat= -p "$victim" 2>/dev/null)" in ""|Z*) ;; *) fail "the stopped daemon $victim was not killed";; esac
+assert_no_leftovers "$id"
+echo "ok: exit 3 ${took} s after the daemon stopped"
