@@ -96,17 +96,6 @@ int engine_init(struct engine *e)
     return 0;
 }
 
-/* A RefFS worker is pinned to one CPU with its daemon (backend/reffs.c). With no other file
- * system, handing it each step from that CPU too saves two cross-CPU wake-ups per step
- * (reffs-only 3,690-3,950 ops/s against 2,750-2,800). With others the main thread stays free:
- * ref-vs-ext4 gained nothing (424 against 423 ops/s, medians of 3), and VTs of a swarm that
- * pinned their RefFS to the same CPU would crowd it further. */
-static void join_reffs_cpu(struct engine *e)
-{
-    if (e->cfg.nfs == 1 && e->cfg.fs[0].type == FS_REFFS)
-        fsset_join_cpu(0);
-}
-
 static void log_free_space(struct engine *e)
 {
     const struct free_counts *fc = e->g.free_after;
@@ -128,7 +117,6 @@ int engine_start(struct engine *e)
     char hex[2 * TREE_MAX_DIGEST + 1];
     if (fsgroup_setup(&e->g, e->g.timeout) < 0)
         return -1;
-    join_reffs_cpu(e);
     log_free_space(e);
     if (fsgroup_initial(&e->g) < 0 || engine_path_push(e, 0, 0) < 0)
         return -1;

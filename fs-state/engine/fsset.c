@@ -206,15 +206,6 @@ int fsset_wait(double timeout)
     return done ? 0 : -1;
 }
 
-int fsset_join_cpu(int i)
-{
-    cpu_set_t set;
-    if (i < 0 || i >= nworkers ||
-        pthread_getaffinity_np(workers[i], sizeof set, &set) != 0 || CPU_COUNT(&set) != 1)
-        return 0;
-    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-}
-
 void fsset_stop(void)
 {
     if (nworkers == 0)

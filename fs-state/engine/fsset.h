@@ -20,8 +20,5 @@ int fsset_wait(double timeout);
 int fsset_run_inline(fsset_job job, void *ctx, double timeout, int *late,
                      void (*unblock)(void *arg), void *arg);
 void fsset_stop(void);
-/* Moves the calling thread onto worker i's CPU if that worker is pinned to exactly one;
- * returns 1 if it did. */
-int fsset_join_cpu(int i);
 
 #endif
