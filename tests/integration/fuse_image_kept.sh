@@ -12,7 +12,7 @@ write_cfg() {   # $1: remount_every, $2: the unmount command
 [run]
 seed = 1
 keep_going = 1
-shrink_seconds = 5
+shrink_seconds = 0
 
 [fs ext4]
 type = kernel
