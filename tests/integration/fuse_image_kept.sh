@@ -65,6 +65,14 @@ echo "ops $ops, daemon starts $starts (summary: $mounts), logical restores $rest
 ! grep -q "unreadable\|restore-unreachable" "$T/run/classes.txt" || fail "a target failure in the kept run"
 assert_no_leftovers "$(run_id_of "$T/err")"
 
+# remount_every where no kept mount is: bad input, naming the file and line.
+write_cfg 16 "umount {mnt}" | sed 's/^remount = 0$/remount = 1/' >"$T/bad.ini"
+"$METIS_BIN/metis" check "$T/bad.ini" >"$T/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "remount_every with remount = 1: exit status $rc, want 2"
+grep -q "bad.ini:[0-9]*: .*remount_every applies to a fuse file system with a size kept mounted" "$T/out" ||
+  fail "remount_every with remount = 1: $(head -n1 "$T/out")"
+
 # 2. Planted incoherence: every unmount adds a directory to the image behind the daemon's
 # back, so the tree read after a remount is not the live one.
 write_cfg 4 "umount {mnt} && debugfs -w -R 'mkdir planted' {img} >/dev/null 2>&1" >"$T/planted.ini"
