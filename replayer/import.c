@@ -29,7 +29,7 @@ static int ierr(struct backend *b, const char *fmt, ...)
 int import_supported(const struct fs_config *cfg)
 {
     return (cfg->type == FS_KERNEL && !fs_format_devless(cfg->fstype)) || cfg->type == FS_REFFS ||
-           (cfg->type == FS_FUSE && cfg->size && !cfg->dir_backed);
+           (cfg->type == FS_FUSE && cfg->size && !cfg->dir_backed && cfg->remount);
 }
 
 static int copy_into(struct backend *b, int in, int out, off_t size)

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <uthash.h>
 
@@ -127,6 +128,38 @@ static int reaches(const struct ft_tree *got, const struct ft_tree *want)
            ft_same_links(got, want);
 }
 
+/* 1 if entry i of t is a regular file with another name in t. */
+static int linked_file(const struct ft_tree *t, size_t i)
+{
+    return S_ISREG(t->ents[i]->mode) && (t->next[i] != -1 || t->leader[i] != (long)i);
+}
+
+/* A path-based FUSE daemon (libfuse's high-level API) gives each name of a hard-linked file
+ * its own kernel inode and page cache, so data written through one name leaves the others'
+ * cached pages stale when the size stays the same (a size change makes the kernel drop them).
+ * Dropping the clean pages of every such name makes the next read ask the daemon, as on a
+ * fresh mount. Returns how many names it dropped. */
+static int drop_link_caches(int rootfd, const struct ft_tree *t)
+{
+    int n = 0;
+    for (size_t i = 0; t && i < t->n; i++) {
+        if (!linked_file(t, i))
+            continue;
+        int fd = openat(rootfd, t->ents[i]->path + 1, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        close(fd);
+        n++;
+    }
+    return n;
+}
+
+int lr_drop_link_caches(struct lrestore *lr, int rootfd)
+{
+    return drop_link_caches(rootfd, lr->last);
+}
+
 /* Applies the difference and reads the result back; 0 if it is the saved state, else -1 with
  * why in msg (the mount is then in some state between the two). */
 static int try_logical(struct lrestore *lr, struct backend *b, int fd, struct ft_tree *want,
@@ -138,6 +171,8 @@ static int try_logical(struct lrestore *lr, struct backend *b, int fd, struct ft
     lr->n.removed += c.removed, lr->n.created += c.created;
     lr->n.rewritten += c.rewritten, lr->n.meta += c.meta;
     lr->last_valid = 0;         /* changed, whatever came of it */
+    if (rc == 0)
+        drop_link_caches(fd, want);    /* the data went through one name of each group */
     if (rc < 0 || record(lr, b, fd, want, "restore") < 0) {
         if (rc == 0)
             snprintf(msg, msglen, "%.600s", b->err);
@@ -264,4 +299,20 @@ void lr_print_stats(const struct lrestore *lr, FILE *json)
             "\"attributes\":%llu}", (unsigned long long)n->removed,
             (unsigned long long)n->created, (unsigned long long)n->rewritten,
             (unsigned long long)n->meta);
+}
+
+int lr_recheck(struct lrestore *lr, struct backend *b, char *msg, size_t msglen)
+{
+    struct ft_tree *live = lr->last ? ft_ref(lr->last) : NULL;
+    if (!live)
+        return bk_err(b, "read-back", "no tree recorded before the remount");
+    int same = -1;
+    if (record(lr, b, b->rootfd, live, "read-back after a remount") == 0) {
+        same = reaches(lr->last, live);
+        if (!same)
+            ft_first_difference(&lr->st, live, "live", lr->last, "after the remount", msg,
+                                msglen);
+    }
+    ft_unref(&lr->st, live);
+    return same;
 }

@@ -44,5 +44,12 @@ int lr_holds(struct lrestore *lr, uint64_t id);
 /* summary.json's members on these restores (",\"logical_restores\":N,..."). */
 void lr_print_stats(const struct lrestore *lr, FILE *json);
 const struct lr_counts *lr_counts(const struct lrestore *lr);
+/* Drops the kernel's cached pages of every name of a hard-linked file in the tree last
+ * recorded (a path-based daemon caches each name apart); returns how many. */
+int lr_drop_link_caches(struct lrestore *lr, int rootfd);
+/* Records the mount below b->rootfd again (a fresh mount of the same fs) and compares it with
+ * the tree recorded before: 1 if the same, 0 if not (the first difference in msg), -1 with
+ * b->err. The new recording becomes the last. */
+int lr_recheck(struct lrestore *lr, struct backend *b, char *msg, size_t msglen);
 
 #endif

@@ -184,7 +184,8 @@ enum { FSK_TYPE, FSK_FSTYPE, FSK_SIZE, FSK_MKFS_OPTS, FSK_MOUNT_OPTS, FSK_MOUNT_
        FSK_UNSUPPORTED,
        FSK_UNMOUNT_CMD, FSK_REFFS_OPTS, FSK_EXCLUDE, FSK_IGNORE, FSK_REMOUNT, FSK_OP_TIMEOUT,
        FSK_ERRNO_EQUIV, FSK_READBACK, FSK_READBACK_CHECK, FSK_CRASH, FSK_RESTORE,
-       FSK_LACKS, FSK_INODES, FSK_POPULATE_LOWER, FSK_POPULATE_DIR, FSK_COUNT };
+       FSK_LACKS, FSK_INODES, FSK_POPULATE_LOWER, FSK_POPULATE_DIR, FSK_REMOUNT_EVERY,
+       FSK_COUNT };
 /* No default of their own: type and fstype and mount_cmd are required where they apply,
  * exclude follows fstype (fsinfo.c); a reffs size is REFFS_DEFAULT_SIZE (finish_fs). */
 static const struct config_key fs_keys[FSK_COUNT] = {
@@ -216,6 +217,8 @@ static const struct config_key fs_keys[FSK_COUNT] = {
     [FSK_POPULATE_LOWER] = FSK(populate_lower, CK_BOOL, NO_RANGE, T(FS_KERNEL), "0"),
     /* A {dir}-backed fuse fs only (check_placeholders). */
     [FSK_POPULATE_DIR] = FSK(populate_dir, CK_STR, NO_RANGE, T(FS_FUSE), ""),
+    /* An image-backed fuse fs kept mounted (remount 0) only (fs-state/backend/README.md). */
+    [FSK_REMOUNT_EVERY] = FSK(remount_every, CK_INT, RANGE(0, 1e9), T(FS_FUSE), "16"),
 };
 
 static const struct config_key pool_keys[] = {
@@ -1407,6 +1410,9 @@ static void finish_fs(struct parse_state *st, int i)
         strcmp(fs->restore, "auto"))
         fail(st, lines[FSK_RESTORE], "[fs %s]: restore applies to a fuse file system without "
              "size (with a size its states are images)", fs->name);
+    if (lines[FSK_REMOUNT_EVERY] && !(fs->size && !fs->dir_backed && !fs->remount))
+        fail(st, lines[FSK_REMOUNT_EVERY], "[fs %s]: remount_every applies to a fuse file "
+             "system with a size kept mounted (remount = 0)", fs->name);
     for (int k = 0; k < FSK_COUNT; k++)
         if (fs_keys[k].default_by_type && !lines[k] && (fs_keys[k].types & T(fs->type)))
             set_key(st, &fs_keys[k], fs, fs_keys[k].dflt);

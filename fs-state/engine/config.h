@@ -32,6 +32,7 @@ struct fs_config {
     char exclude[512];          /* comma-separated entries at the root left out of the abstraction */
     char ignore[256];           /* comma-separated attributes left out: dir_nlink, xattrs, mode, ... */
     int remount;                /* 1 (default): unmount/remount around every operation */
+    int remount_every;          /* image-backed fuse with remount 0: a remount check every Nth step */
     char readback[8];           /* reffs: "dump" (RefFS hands its tree over), "vfs" (walk the
                                    mount) or "auto" (default: dump, but vfs for a mutant) */
     int readback_check;         /* reffs with dump: every Nth read-back also walks the mount; 0 never */

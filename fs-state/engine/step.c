@@ -217,7 +217,8 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
         g->be[i]->populate_fn = populate_dir;
         g->limit[i] = fs->op_timeout;
         /* Logically restored file systems replay when a restore misses. */
-        g->needs_history |= (fs->type == FS_FUSE && (fs->size == 0 || fs->dir_backed)) ||
+        g->needs_history |= (fs->type == FS_FUSE &&
+                             (fs->size == 0 || fs->dir_backed || !fs->remount)) ||
                             (fs->type == FS_KERNEL && fs_format_devless(fs->fstype));
         if (fs->op_timeout > g->timeout)
             g->timeout = fs->op_timeout;

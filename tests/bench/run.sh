@@ -6,8 +6,25 @@ bin=$METIS_BIN
 secs=${BENCH_SECONDS:-20}
 out=$T
 printf '%-22s %10s %10s %10s %10s %12s\n' config ops ops/s states matched peak_rss_MB
-for cfg in configs/*.ini; do
+# The tools a target profile's "; needs:" line names that are not installed (empty: none).
+missing_tools() {
+  local t miss=
+  for t in $(sed -n 's/^; needs: *//p' "$1" | head -n1); do
+    command -v "$t" >/dev/null || miss="$miss $t"
+  done
+  echo "${miss# }"
+}
+for cfg in configs/*.ini configs/targets/*.ini; do
   name=$(basename "$cfg" .ini)
+  case $cfg in configs/targets/*)
+    name=target-$name
+    miss=$(missing_tools "$cfg")
+    if [ -n "$miss" ]; then
+      printf '%-22s skipped: %s not installed (package %s)\n' "$name" "$miss" \
+        "$(sed -n 's/^; package: *//p' "$cfg" | head -n1)"
+      continue
+    fi
+  esac
   "$bin/metis" run "$cfg" --seconds "$secs" --out "$out/$name" >"$out/$name.log" 2>&1
   s="$out/$name/summary.json"
   if [ -f "$s" ]; then
@@ -22,9 +39,11 @@ for fs, t in s.get("time_per_op_us", {}).items():
            "  crash %.0f" % t["crash"] if t.get("crash", 0) >= 1 else ""))
 for fs, b in s.get("backends", {}).items():
     if b.get("restore") in ("snapshot", "logical", "replay"):
-        keys = ("restore", "readback", "replays", "snapshot_restores", "logical_restores",
-                "verified", "fallbacks", "already_there")
+        keys = ("restore", "readback", "replays", "mounts", "snapshot_restores",
+                "logical_restores", "verified", "fallbacks", "already_there")
         print("    %-18s %s" % (fs, " ".join("%s=%s" % (k, b[k]) for k in keys if k in b)))
+        if "kept" in b:
+            print("    %-18s kept: %s" % (fs, " ".join("%s=%s" % kv for kv in b["kept"].items())))
 PY
   else
     echo "$name: no summary ($(tail -n1 "$out/$name.log"))"

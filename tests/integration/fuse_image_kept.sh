@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# An image-backed FUSE target kept mounted (remount = 0): fuse2fs against kernel ext4 runs many
+# operations on few daemons (counted by its mount command), restores logically after
+# backtracking with no discrepancy beyond fuse2fs's known classes, and an incoherence planted
+# between what the daemon shows and what its image holds is caught by the sampled remount check.
+. "$(dirname "$0")/../lib/common.sh"
+need_tools fuse2fs debugfs mkfs.ext4
+[ "$(id -u)" -eq 0 ] || skip "needs root (loop devices)"
+
+write_cfg() {   # $1: remount_every, $2: the unmount command
+  cat <<INI
+[run]
+seed = 1
+keep_going = 1
+shrink_seconds = 0
+
+[fs ext4]
+type = kernel
+fstype = ext4
+size = 256K
+
+[fs fuse2fs]
+type = fuse
+fstype = ext4
+size = 256K
+mount_cmd = echo \$PPID >>$T/starts; fuse2fs -o default_permissions -s -f {img} {mnt}
+unmount_cmd = $2
+remount = 0
+remount_every = $1
+lacks = rename:noreplace,rename:exchange,fallocate:zero_range,fallocate:zero_range_keep,
+    fallocate:collapse,fallocate:insert,open_unlink
+
+[pool]
+dirs = 2
+files = 2
+depth = 1
+INI
+}
+field() { python3 -c 'import json,sys; print(eval("json.load(open(sys.argv[1]))" + sys.argv[2]))' "$@"; }
+
+# 1. Many steps on few daemons, restored logically, nothing but the known classes.
+write_cfg 16 "umount {mnt}" >"$T/kept.ini"
+: >"$T/starts"
+FAIL_LOG=$T/err
+"$METIS_BIN/metis" run "$T/kept.ini" --seconds 12 --known configs/targets/fuse2fs.known \
+  --out "$T/run" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] || fail "exit status $rc: a class fuse2fs.known does not list, or a failure"
+s=$T/run/summary.json
+ops=$(field "$s" '["ops"]')
+# Each line is the pid of the process that ran the mount command: the run's own (its set-up
+# came first), not the triage's replayers.
+starts=$(grep -cx "$(head -n1 "$T/starts")" "$T/starts")
+mounts=$(field "$s" '["backends"]["fuse2fs"]["mounts"]')
+restores=$(field "$s" '["backends"]["fuse2fs"]["logical_restores"]')
+verified=$(field "$s" '["backends"]["fuse2fs"]["verified"]')
+checks=$(field "$s" '["backends"]["fuse2fs"]["kept"]["remount_checks"]')
+echo "ops $ops, daemon starts $starts (summary: $mounts), logical restores $restores" \
+  "(verified $verified), remount checks $checks"
+[ "$ops" -ge 200 ] || fail "only $ops operations"
+[ "$starts" -eq "$mounts" ] || fail "the run ran the mount command $starts times, summary.json says $mounts"
+[ $((starts * 8)) -le "$ops" ] || fail "$starts daemon starts for $ops operations: not kept mounted"
+[ "$restores" -gt 0 ] && [ "$verified" -eq "$restores" ] || fail "logical restores: $restores, verified $verified"
+[ "$checks" -gt 0 ] || fail "no remount check ran"
+! grep -q "unreadable\|restore-unreachable" "$T/run/classes.txt" || fail "a target failure in the kept run"
+assert_no_leftovers "$(run_id_of "$T/err")"
+
+# remount_every where no kept mount is: bad input, naming the file and line.
+write_cfg 16 "umount {mnt}" | sed 's/^remount = 0$/remount = 1/' >"$T/bad.ini"
+"$METIS_BIN/metis" check "$T/bad.ini" >"$T/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "remount_every with remount = 1: exit status $rc, want 2"
+grep -q "bad.ini:[0-9]*: .*remount_every applies to a fuse file system with a size kept mounted" "$T/out" ||
+  fail "remount_every with remount = 1: $(head -n1 "$T/out")"
+
+# 2. Planted incoherence: every unmount adds a directory to the image behind the daemon's
+# back, so the tree read after a remount is not the live one.
+write_cfg 4 "umount {mnt} && debugfs -w -R 'mkdir planted' {img} >/dev/null 2>&1" >"$T/planted.ini"
+"$METIS_BIN/metis" run "$T/planted.ini" --seconds 4 --out "$T/planted" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] || fail "planted incoherence: exit status $rc, want 1 (a finding)"
+grep -q "unreadable" "$T/planted/classes.txt" || fail "planted incoherence: no unreadable class"
+# The first difference is the root's link count: the planted directory's "..".
+grep -rqs "remount check: the tree after a remount is not the live one: live '/ d" "$T/planted" ||
+  fail "planted incoherence: no report names the remount check"
+assert_no_leftovers "$(run_id_of "$T/err")"
+exit 0
