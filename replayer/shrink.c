@@ -364,21 +364,22 @@ static long index_after(const struct trace *t, uint64_t seq)
     return -1;
 }
 
-/* Makes exported state x the one candidates start from; -1 if it cannot be loaded (the
- * session is then made afresh, or TEST_INFRA if that fails). */
+/* Makes exported state x the one candidates start from: 0, or 1 if it cannot be (not exported
+ * for every fs, or its import failed and the session was made afresh), or TEST_INFRA (-1,
+ * which is why "cannot" is not -1) when no session could be made. */
 static int load_saved(struct shrinker *sh, const struct runlog_export *x, size_t first)
 {
     const char *files[METIS_MAX_FS] = { 0 };
     for (int i = 0; i < sh->cfg.nfs; i++)
         if (!(files[i] = runlog_export_file(sh->rl, x->sid, sh->cfg.fs[i].name)))
-            return -1;
+            return 1;           /* not exported for every fs (a kept FUSE mount has no image) */
     drop_cache_after(sh, 0);
     if (session_import(&sh->s, files, IMPORT_SID_BASE + x->sid) < 0) {
         fprintf(stderr, "metis-replay: shrink: cannot load the state after operation %" PRIu64
                 ": %s\n", x->seq, sh->s.err);
         session_stop(&sh->s);
         sh->sid[0] = 0;
-        return session_start(&sh->s, &sh->cfg) < 0 ? TEST_INFRA : -1;
+        return session_start(&sh->s, &sh->cfg) < 0 ? TEST_INFRA : 1;
     }
     sh->sid[0] = IMPORT_SID_BASE + x->sid;
     sh->first = first;
@@ -403,7 +404,7 @@ static int start_from_saved(struct shrinker *sh, size_t *cur, size_t *n)
         int r = load_saved(sh, x, (size_t)first);
         if (r == TEST_INFRA)
             return r;
-        if (r < 0)
+        if (r > 0)
             continue;
         *n = sh->t->nops - (size_t)first;
         for (size_t k = 0; k < *n; k++)
