@@ -8,7 +8,8 @@
 # A profile names what it needs in its header: "; package: NAME" (its version goes into the
 # findings) and "; needs: CMD ..." (commands that must be in PATH, else it is skipped as not
 # installed). Each profile's verdicts are its known-classes file, configs/targets/NAME.known:
-# a class's note starts with its verdict (bug, design or false-positive).
+# a class's note starts with its verdict (bug, design or false-positive). A file CAMPAIGN_OUT/conditions.md
+# (machine, load, what ran beside the runs), if written, goes into the findings as it is.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 metis=${METIS_BIN:-$top/bin}/metis

@@ -152,6 +152,10 @@ def main():
             "\"not found upstream\"; a **documented design difference** is declared in the profile "
             "or kept as a known class; a **Metis false positive** was fixed in Metis." %
             os.path.relpath(out_dir, os.path.dirname(os.path.abspath(dest))), ""]
+    # What the runs' figures depend on (machine, load, what ran beside them), if recorded.
+    conditions = os.path.join(out_dir, "conditions.md")
+    if os.path.exists(conditions):
+        head += [read_file(conditions).rstrip("\n"), ""]
     fixes = os.path.join(os.path.dirname(os.path.abspath(profiles[0])), "metis-fixes.md")
     tail = ["", read_file(fixes)] if os.path.exists(fixes) else []
     table = ["| target | version | reference | operations | ops/s | classes | verdicts |",
