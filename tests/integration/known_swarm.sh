@@ -26,7 +26,7 @@ PY
 swarm one "$CFG" --hosts "$SW/hosts" --vts 2 --seconds "$S" --keep-going --swarm-seed 5 \
     --out "$SW/out1" --known "$SW/one.known" --junit "$SW/one.xml"
 [ "$rc" = 1 ] || fail "one known: swarm exit $rc, want 1"
-want="1 1 mkdir_bad_state_mode=new removexattr_bad_errno_-=known"
+want="1 1 mkdir_bad_state_mode=new removexattr_bad_errno_ENOENT,_reference_ENODATA=known"
 [ "$(split "$SW/out1/summary.json")" = "$want" ] || fail "one known: $(split "$SW/out1/summary.json")"
 for v in 0 1; do
     [ "$(split "$SW/out1/vt-$v/summary.json")" = "$want" ] || fail "VT $v: $(split "$SW/out1/vt-$v/summary.json")"
@@ -46,7 +46,7 @@ assert_clean "$SW/out1"
 swarm both "$CFG" --hosts "$SW/hosts" --vts 2 --seconds "$S" --keep-going --swarm-seed 5 \
     --out "$SW/out2" --known "$SW/both.known"
 [ "$rc" = 0 ] || fail "both known: swarm exit $rc, want 0"
-[ "$(split "$SW/out2/summary.json")" = "0 2 mkdir_bad_state_mode=known removexattr_bad_errno_-=known" ] ||
+[ "$(split "$SW/out2/summary.json")" = "0 2 mkdir_bad_state_mode=known removexattr_bad_errno_ENOENT,_reference_ENODATA=known" ] ||
     fail "both known: $(split "$SW/out2/summary.json")"
 [ "$(json_field "$SW/out2/summary.json" status)" = ok ] || fail "both known: the swarm's status is not ok"
 assert_clean "$SW/out2"

@@ -18,6 +18,7 @@ struct merged {
 
 static struct merged *classes;
 static int nclasses;
+static int sig_width = 40;   /* the signature column of the text summary */
 static size_t classes_cap;
 
 void swarm_classes_reset(void)
@@ -182,27 +183,31 @@ static void text_mark(const struct swarm *s, const struct merged *m, FILE *f)
 {
     const struct known_class *kc = known_of(s, m);
     if (s->o.known)
-        fprintf(f, "  %-40s %s%s%.300s\n", "", kc ? "known" : "NEW", kc && kc->note[0] ? ": " : "",
+        fprintf(f, "  %-*s %s%s%.300s\n", sig_width, "", kc ? "known" : "NEW", kc && kc->note[0] ? ": " : "",
                 kc ? kc->note : "");
 }
 
 void swarm_classes_text(const struct swarm *s, FILE *f)
 {
     char vts[256];
+    sig_width = 40;             /* the longest signature's, so that none is cut */
+    for (int k = 0; k < nclasses; k++)
+        if ((int)strlen(classes[k].first.signature) > sig_width)
+            sig_width = (int)strlen(classes[k].first.signature);
     if (nclasses)
         fprintf(f, "%d discrepancy class%s:\n", nclasses, nclasses == 1 ? "" : "es");
     for (int k = 0; k < nclasses; k++) {
         const struct merged *m = &classes[k];
         text_vts(m, vts, sizeof vts);
-        fprintf(f, "  %-40.40s %6.0f hits  VT%s %s  first: VT %d op %.0f, vt-%d/%s\n",
-                m->first.signature, m->hits, m->nvts == 1 ? "" : "s", vts, m->first_vt,
+        fprintf(f, "  %-*s %6.0f hits  VT%s %s  first: VT %d op %.0f, vt-%d/%s\n",
+                sig_width, m->first.signature, m->hits, m->nvts == 1 ? "" : "s", vts, m->first_vt,
                 m->first.first_op, m->first_vt, m->first.detail);
         if (m->first.repro[0])
-            fprintf(f, "  %-40s trace vt-%d/%s (%.0f ops), reproducer vt-%d/%s\n", "",
+            fprintf(f, "  %-*s trace vt-%d/%s (%.0f ops), reproducer vt-%d/%s\n", sig_width, "",
                     m->first_vt, m->first.trace, m->first.trace_ops, m->first_vt,
                     m->first.repro);
         if (m->first.hint[0])
-            fprintf(f, "  %-40s hint: %.300s\n", "", m->first.hint);
+            fprintf(f, "  %-*s hint: %.300s\n", sig_width, "", m->first.hint);
         text_mark(s, m, f);
     }
     if (s->o.known)
