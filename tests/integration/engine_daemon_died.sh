@@ -21,17 +21,7 @@ restore = logical
 [ops]
 open_unlink = 0
 INI
-# The target's daemon: the process whose command line names this run's target mount point.
-daemon_of() { pgrep -f -- "^[^ ]*/reffs .*metis-$1/mnt-tgt" | head -n1; }
-
-"$METIS_BIN/metis" run "$T/died.ini" --seconds "$secs" --out "$T/run" 2>"$T/err" &
-metis_pid=$!
-on_exit "kill $metis_pid 2>/dev/null"
-# pan is built first (slow on a busy machine); then the target is mounted and steps begin.
-for _ in $(seq 600); do id=$(run_id_of "$T/err"); [ -n "$id" ] && break; sleep 0.1; done
-[ -n "$id" ] || fail "the run did not start"
-for _ in $(seq 300); do victim=$(daemon_of "$id"); [ -n "$victim" ] && break; sleep 0.1; done
-[ -n "$victim" ] || fail "no daemon of run $id's target"
+run_and_find_daemon tgt "$T/died.ini" --seconds "$secs"
 sleep 3
 kill -KILL "$victim"
 wait "$metis_pid"

@@ -23,16 +23,7 @@ op_timeout = 2
 [ops]
 open_unlink = 0
 INI
-daemon_of() { pgrep -f -- "^[^ ]*/reffs .*metis-$1/mnt-tgt" | head -n1; }
-
-"$METIS_BIN/metis" run "$T/hang.ini" --seconds "$secs" --out "$T/run" 2>"$T/err" &
-metis_pid=$!
-on_exit "kill $metis_pid 2>/dev/null"
-# pan is built first (slow on a busy machine); then the target is mounted and steps begin.
-for _ in $(seq 600); do id=$(run_id_of "$T/err"); [ -n "$id" ] && break; sleep 0.1; done
-[ -n "$id" ] || fail "the run did not start"
-for _ in $(seq 300); do victim=$(daemon_of "$id"); [ -n "$victim" ] && break; sleep 0.1; done
-[ -n "$victim" ] || fail "no daemon of run $id's target"
+run_and_find_daemon tgt "$T/hang.ini" --seconds "$secs"
 sleep 3
 on_exit "kill -CONT $victim 2>/dev/null"
 kill -STOP "$victim"

@@ -13,15 +13,7 @@ type = reffs
 size = 256K
 op_timeout = 2
 INI
-daemon_of() { pgrep -f -- "^[^ ]*/reffs .*metis-$1/mnt-ref" | head -n1; }
-
-"$METIS_BIN/metis" run "$T/alone.ini" --out "$T/run" 2>"$T/err" &
-metis_pid=$!
-on_exit "kill $metis_pid 2>/dev/null"
-for _ in $(seq 600); do id=$(run_id_of "$T/err"); [ -n "$id" ] && break; sleep 0.1; done
-[ -n "$id" ] || fail "the run did not start"
-for _ in $(seq 300); do victim=$(daemon_of "$id"); [ -n "$victim" ] && break; sleep 0.1; done
-[ -n "$victim" ] || fail "no RefFS daemon of run $id"
+run_and_find_daemon ref "$T/alone.ini"
 sleep 2
 on_exit "kill -CONT $victim 2>/dev/null"
 t0=$(date +%s)

@@ -53,4 +53,24 @@ assert_no_leftovers() {
 # The run id a run printed ("metis: run ID, output in DIR").
 run_id_of() { sed -n 's/^metis: run \([^,]*\),.*/\1/p' "$1" | head -n1; }
 
+# Starts `metis run ARGS... --out $T/run` in the background (stderr to $T/err), waits for its
+# run id and for the RefFS daemon serving its fs FS (mount point mnt-FS), and sets metis_pid,
+# id and victim (that daemon's pid). pan is built first (slow on a busy machine), then the fs
+# is mounted and the steps begin.
+run_and_find_daemon() {
+  local fs=$1
+  shift
+  "$METIS_BIN/metis" run "$@" --out "$T/run" 2>"$T/err" &
+  metis_pid=$!
+  on_exit "kill $metis_pid 2>/dev/null"
+  for _ in $(seq 600); do id=$(run_id_of "$T/err"); [ -n "$id" ] && break; sleep 0.1; done
+  [ -n "$id" ] || fail "the run did not start"
+  for _ in $(seq 300); do
+    victim=$(pgrep -f -- "^[^ ]*/reffs .*metis-$id/mnt-$fs" | head -n1)
+    [ -n "$victim" ] && break
+    sleep 0.1
+  done
+  [ -n "$victim" ] || fail "no RefFS daemon of run $id's fs $fs"
+}
+
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
