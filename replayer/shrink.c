@@ -539,7 +539,7 @@ static int set_target(struct shrinker *sh, const struct cli_opts *o)
         return 0;
     replay_expected(sh->t, sh->map, sh->cfg.nfs, want);
     /* The reference has no class of its own but its crash check's. */
-    int ref_ok = fs != 0 || (want[0] & (DIFF_CRASH | DIFF_CRASH_MOUNT | DIFF_CRASH_FSCK));
+    int ref_ok = fs != 0 || (want[0] & DIFF_CRASH_ANY);
     if (!ref_ok || !want[fs] || sh->t->nops == 0) {
         fprintf(stderr, "metis-replay: %s records no discrepancy of fs %s after an operation: "
                 "nothing to shrink\n", o->input, sh->cfg.fs[fs].name);

@@ -98,8 +98,6 @@ static void sign_outcomes(struct dclass *c, const char *op, const char *fs)
                  outcome(&c->res), outcome(&c->ref));
 }
 
-#define CRASH_KINDS (DIFF_CRASH | DIFF_CRASH_MOUNT | DIFF_CRASH_FSCK)
-
 static void sign(struct dclass *c, const struct metis_config *cfg)
 {
     char kinds[128], label[96];
@@ -107,7 +105,7 @@ static void sign(struct dclass *c, const struct metis_config *cfg)
     kinds_text(c->kinds, kinds, sizeof kinds);
     if (c->kinds & DIFF_TARGET)     /* whatever the operation: "daemon-died bindfs" */
         snprintf(c->signature, sizeof c->signature, "%s %s", kinds, fs);
-    else if ((c->kinds & (DIFF_RET | DIFF_ERRNO)) && !(c->kinds & CRASH_KINDS))
+    else if ((c->kinds & (DIFF_RET | DIFF_ERRNO)) && !(c->kinds & DIFF_CRASH_ANY))
         sign_outcomes(c, op, fs);
     else                            /* the state alone, or a crash check: what it shows first */
         snprintf(c->signature, sizeof c->signature, "%.48s %.32s %.48s %.24s", op, fs, kinds,

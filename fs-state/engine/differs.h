@@ -7,6 +7,7 @@ enum { DIFF_RET = 1, DIFF_ERRNO = 2, DIFF_STATE = 4 };
 /* A crash check's findings on one fs (crash.h; the reference can have them too): the copy lost
  * what the sync promised, did not mount, or its checker found damage. */
 enum { DIFF_CRASH = 8, DIFF_CRASH_MOUNT = 16, DIFF_CRASH_FSCK = 32 };
+#define DIFF_CRASH_ANY (DIFF_CRASH | DIFF_CRASH_MOUNT | DIFF_CRASH_FSCK)
 /* A target that failed a step instead of answering it (step.h's enum target_failure): its daemon
  * died, it hung, a saved state could not be brought back, or its tree could not be read. Each is a class of its own per fs. */
 enum { DIFF_DAEMON_DIED = 64, DIFF_HANG = 128, DIFF_RESTORE_UNREACHABLE = 256, DIFF_UNREADABLE = 512 };
