@@ -1,5 +1,6 @@
 /* Worker pool of fsset.h: a generation counter under one mutex hands each step's job to every worker. */
 #include "fsset.h"
+#include "lib/helpers.h"
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -143,13 +144,6 @@ static struct {
     void *arg;
 } wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
-static double mono_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Polls instead of being signalled: a wake-up per job would cost what running inline saves. */
 static void *watchdog_main(void *unused)
 {
@@ -157,7 +151,7 @@ static void *watchdog_main(void *unused)
     for (;;) {
         nanosleep(&tick, NULL);
         pthread_mutex_lock(&wd.mu);
-        int fire = wd.busy && !wd.late && mono_seconds() - wd.start >= wd.limit;
+        int fire = wd.busy && !wd.late && now_seconds() - wd.start >= wd.limit;
         void (*unblock)(void *) = wd.unblock;
         void *arg = wd.arg;
         if (fire)
@@ -177,7 +171,7 @@ int fsset_run_inline(fsset_job job, void *ctx, double timeout, int *late,
         pthread_detach(wd.thread);
         wd.started = 1;
     }
-    wd.start = mono_seconds();
+    wd.start = now_seconds();
     wd.limit = timeout;
     wd.unblock = unblock;
     wd.arg = arg;
@@ -187,7 +181,7 @@ int fsset_run_inline(fsset_job job, void *ctx, double timeout, int *late,
     int rc = job(0, ctx);
     pthread_mutex_lock(&wd.mu);
     wd.busy = 0;
-    int over = wd.late || mono_seconds() - wd.start >= timeout;
+    int over = wd.late || now_seconds() - wd.start >= timeout;
     pthread_mutex_unlock(&wd.mu);
     if (over && late)
         *late = 0;
