@@ -32,7 +32,7 @@ endif
 export METIS_BIN := $(abspath $(BIN))
 export SANITIZE
 
-.PHONY: targets-deps campaign soak
+.PHONY: targets-deps campaign soak fsx
 .PHONY: all deps run check check-symbols check-cycles check-includes unit integration bench install clean mutations
 all:
 
@@ -46,6 +46,7 @@ include fs-state/rules.mk
 include replayer/rules.mk
 include tests/rules.mk
 include tests/fuzz/rules.mk
+include tests/fsx/rules.mk
 
 deps:
 	@scripts/deps.sh
