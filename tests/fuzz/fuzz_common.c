@@ -2,7 +2,9 @@
 #include "fuzz_common.h"
 
 #include <fcntl.h>
+#include <sanitizer/common_interface_defs.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,11 +66,15 @@ void fuzz_one_line(const char *who, const char *msg)
     }
 }
 
-static int saved_fd = -1, capture_fd = -1;
+static int saved_fd = -1, capture_fd = -1, report_fd = -1;
 
 void fuzz_stderr_begin(void)
 {
     fflush(stderr);
+    /* A parser that crashes while stderr is captured would take the sanitizer's report with
+     * it into the capture: reports go to a copy of the real stderr instead. */
+    if (report_fd < 0 && (report_fd = dup(2)) >= 0)
+        __sanitizer_set_report_fd((void *)(intptr_t)report_fd);
     if (capture_fd < 0 && (capture_fd = memfd_create("fuzz-stderr", MFD_CLOEXEC)) < 0)
         abort();
     if (ftruncate(capture_fd, 0) < 0 || lseek(capture_fd, 0, SEEK_SET) < 0)
