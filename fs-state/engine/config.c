@@ -177,6 +177,7 @@ static const struct config_key run_keys[] = {
     RUNK(crash, CK_STR, NO_RANGE, "off"),
     RUNK(crash_test_skip, CK_STR, NO_RANGE, ""),
     RUNK(equalize_limit, CK_SIZE, NO_RANGE, "1G"),
+    RUNK(max_memory, CK_SIZE, NO_RANGE, "0"),
 };
 
 /* [fs NAME]'s keys, in the order of their FSK_ index (finish_fs looks them up by it). */

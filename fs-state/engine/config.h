@@ -128,6 +128,7 @@ struct run_config {
     int hashtable_log2;         /* SPIN -w */
     long max_searches;          /* searches a run may make (after complete ones); 0 = no limit */
     uint64_t equalize_limit;    /* free bytes equalization fills at most on one fs (default 1 GiB) */
+    uint64_t max_memory;        /* resident bytes at which the run ends; 0 = half the machine's */
     int out_line;               /* line of the out key (0 = not given), for config_validate */
     char crash[16];             /* crash check: off, fsync, syncfs or any (crash_modes.h) */
     char crash_test_skip[32];   /* test hook: an operation whose fsync crash=fsync leaves out */

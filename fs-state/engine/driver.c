@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <unistd.h>
 
 unsigned char metis_abs[METIS_MAX_FS * TREE_MAX_DIGEST];
 uint64_t metis_sid;
@@ -181,6 +182,41 @@ static void finish_at_exit(void)
     _exit(METIS_EXIT_RESTART);
 }
 
+/* Every state on SPIN's stack keeps its saved images, so a deep search over large images can
+ * outgrow the machine; a run the OOM killer ends leaves no summary, one that ends here does. */
+static uint64_t memory_limit(void)
+{
+    if (E.cfg.run.max_memory)
+        return E.cfg.run.max_memory;
+    return (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 2;
+}
+
+static uint64_t resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, pages = 0;
+    int got = f && fscanf(f, "%llu %llu", &size, &pages) == 2;
+    if (f)
+        fclose(f);
+    return got ? pages * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+static void stop_if_out_of_memory(double now)
+{
+    static double checked;
+    if (now - checked < 1.0)
+        return;
+    checked = now;
+    uint64_t have = resident_bytes(), limit = memory_limit();
+    if (have <= limit)
+        return;
+    fprintf(stderr, "metis: resident memory %llu MiB passed max_memory (%llu MiB) at operation "
+            "%llu, depth %ld: the run ends here; a lower [run] max_depth keeps fewer saved "
+            "states\n", (unsigned long long)(have >> 20), (unsigned long long)(limit >> 20),
+            (unsigned long long)E.ops, E.max_depth_seen);
+    finish(verdict(), "memory limit");
+}
+
 static void stop_if_done(double now)
 {
     if (stop_signal)
@@ -189,6 +225,7 @@ static void stop_if_done(double now)
         finish(verdict(), "operation limit");
     if (E.cfg.run.seconds > 0 && now - E.t_start >= E.cfg.run.seconds)
         finish(verdict(), "time limit");
+    stop_if_out_of_memory(now);
 }
 
 static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long depth)
