@@ -2,6 +2,7 @@
 # installed by scripts/deps.sh --fuzz); make check replays their corpora through a gcc build.
 FUZZ_HARNESSES := config trace runlog classes detail json hosts known pickle dump
 FUZZ_S         ?= 60
+FUZZ_JOBS      ?= 1
 FUZZ_CC        ?= clang
 FUZZ_RP        := build/fuzz-replay
 FUZZ_FZ        := build/fuzz
@@ -57,7 +58,7 @@ fuzz-replay: $(FUZZ_HARNESSES:%=$(FUZZ_RP)/bin/replay_%)
 fuzz:
 	@scripts/deps.sh --fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_HARNESSES:%=$(FUZZ_FZ)/bin/fuzz_%)
-	@tests/fuzz/run.sh $(FUZZ_FZ) $(FUZZ_S) $(or $(FUZZ_ONLY),$(FUZZ_HARNESSES))
+	@FUZZ_JOBS=$(FUZZ_JOBS) tests/fuzz/run.sh $(FUZZ_FZ) $(FUZZ_S) $(or $(FUZZ_ONLY),$(FUZZ_HARNESSES))
 
 # The pickle and dump seeds, made by RefFS's library (committed; rerun after a format change).
 fuzz-seeds: $(FUZZ_RP)/bin/seed_reffs
