@@ -23,7 +23,7 @@ open_unlink = 0
 INI
 run_and_find_daemon tgt "$T/died.ini" --seconds "$secs"
 sleep 3
-kill -KILL "$victim"
+signal_daemon tgt KILL
 wait "$metis_pid"
 rc=$?
 cat "$T/err"

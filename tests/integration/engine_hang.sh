@@ -25,8 +25,8 @@ open_unlink = 0
 INI
 run_and_find_daemon tgt "$T/hang.ini" --seconds "$secs"
 sleep 3
+signal_daemon tgt STOP
 on_exit "kill -CONT $victim 2>/dev/null"
-kill -STOP "$victim"
 wait "$metis_pid"
 rc=$?
 cat "$T/err"

@@ -15,9 +15,9 @@ op_timeout = 2
 INI
 run_and_find_daemon ref "$T/alone.ini"
 sleep 2
-on_exit "kill -CONT $victim 2>/dev/null"
 t0=$(date +%s)
-kill -STOP "$victim"
+signal_daemon ref STOP
+on_exit "kill -CONT $victim 2>/dev/null"
 wait "$metis_pid"
 rc=$?
 took=$(( $(date +%s) - t0 ))

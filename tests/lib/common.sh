@@ -73,4 +73,16 @@ run_and_find_daemon() {
   [ -n "$victim" ] || fail "no RefFS daemon of run $id's fs $fs"
 }
 
+# Sends signal $2 to run $id's RefFS daemon of fs $1 as it is now, and sets victim to it: the
+# daemon run_and_find_daemon saw may have been a set-up mount since replaced (seen under load).
+signal_daemon() {
+  local fs=$1 sig=$2 pid
+  for _ in $(seq 50); do
+    pid=$(pgrep -f -- "^[^ ]*/reffs .*metis-$id/mnt-$fs" | head -n1)
+    if [ -n "$pid" ] && kill "-$sig" "$pid" 2>/dev/null; then victim=$pid; return 0; fi
+    sleep 0.1
+  done
+  fail "no RefFS daemon of run $id's fs $fs to send $sig"
+}
+
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
