@@ -35,6 +35,7 @@ static struct {
     int fd;
     uint64_t ops, seed, maxlen, maxop, check_every, progress_every;
     int enabled[OP_COUNT];
+    int require;            /* -r: an unsupported fallocate mode fails the run */
     uint64_t done[OP_COUNT];
     unsigned char *model, *buf;
     uint64_t size;          /* the model's file size; bytes of model past it are always 0 */
@@ -306,6 +307,8 @@ static void step(void)
         pick_range(inside, &off, &len);
     fx.log[fx.n % LOG_KEEP] = (struct logged){ fx.n, op, off, len, fx.size };
     if (!run_op(op, off, len)) {
+        if (fx.require)
+            failure("%s is required (-r) but not supported (EOPNOTSUPP)", op_name[op]);
         fprintf(stderr, "fsx: %s is not supported here (EOPNOTSUPP): turned off\n", op_name[op]);
         fx.enabled[op] = 0;
         return;
@@ -360,7 +363,7 @@ static int leave_out(const char *list)
     return rc;
 }
 
-static int parse_args(int argc, char **argv, int *require)
+static int parse_args(int argc, char **argv)
 {
     int c;
     for (int i = 0; i < OP_COUNT; i++)
@@ -376,7 +379,7 @@ static int parse_args(int argc, char **argv, int *require)
         case 'c': bad = parse_count(opt, optarg, &fx.check_every, 0); break;
         case 'P': bad = parse_count(opt, optarg, &fx.progress_every, 0); break;
         case 'x': bad = leave_out(optarg); break;
-        case 'r': *require = 1; break;
+        case 'r': fx.require = 1; break;
         case 'h': usage(stdout); exit(0);
         default:  usage(stderr); return -1;
         }
@@ -428,17 +431,11 @@ static int setup(void)
 
 int main(int argc, char **argv)
 {
-    int require = 0;
-    if (parse_args(argc, argv, &require) != 0 || setup() != 0)
+    if (parse_args(argc, argv) != 0 || setup() != 0)
         return 2;
-    int wanted[OP_COUNT];
-    memcpy(wanted, fx.enabled, sizeof wanted);
     double start = now();
     for (fx.n = 1; fx.n <= fx.ops; fx.n++) {
         step();
-        if (require && !fx.enabled[fx.log[fx.n % LOG_KEEP].op] &&
-            wanted[fx.log[fx.n % LOG_KEEP].op])
-            failure("%s is required (-r) but not supported", op_name[fx.log[fx.n % LOG_KEEP].op]);
         if (fx.check_every && fx.n % fx.check_every == 0)
             check_whole_file();
         if (fx.progress_every && fx.n % fx.progress_every == 0)
