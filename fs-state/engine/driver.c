@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <unistd.h>
 
 unsigned char metis_abs[METIS_MAX_FS * TREE_MAX_DIGEST];
 uint64_t metis_sid;

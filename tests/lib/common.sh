@@ -53,6 +53,9 @@ assert_no_leftovers() {
 # The run id a run printed ("metis: run ID, output in DIR").
 run_id_of() { sed -n 's/^metis: run \([^,]*\),.*/\1/p' "$1" | head -n1; }
 
+# The pid of run $id's RefFS daemon serving its fs $1 (mount point mnt-$1), or nothing.
+daemon_pid() { pgrep -f -- "^[^ ]*/reffs .*metis-$id/mnt-$1" | head -n1; }
+
 # Starts `metis run ARGS... --out $T/run` in the background (stderr to $T/err), waits for its
 # run id and for the RefFS daemon serving its fs FS (mount point mnt-FS), and sets metis_pid,
 # id and victim (that daemon's pid). pan is built first (slow on a busy machine), then the fs
@@ -66,7 +69,7 @@ run_and_find_daemon() {
   for _ in $(seq 600); do id=$(run_id_of "$T/err"); [ -n "$id" ] && break; sleep 0.1; done
   [ -n "$id" ] || fail "the run did not start"
   for _ in $(seq 300); do
-    victim=$(pgrep -f -- "^[^ ]*/reffs .*metis-$id/mnt-$fs" | head -n1)
+    victim=$(daemon_pid "$fs")
     [ -n "$victim" ] && break
     sleep 0.1
   done
@@ -78,7 +81,7 @@ run_and_find_daemon() {
 signal_daemon() {
   local fs=$1 sig=$2 pid
   for _ in $(seq 50); do
-    pid=$(pgrep -f -- "^[^ ]*/reffs .*metis-$id/mnt-$fs" | head -n1)
+    pid=$(daemon_pid "$fs")
     if [ -n "$pid" ] && kill "-$sig" "$pid" 2>/dev/null; then victim=$pid; return 0; fi
     sleep 0.1
   done
