@@ -28,6 +28,8 @@ struct backend_ops {
     void (*discard)(struct backend *b, uint64_t id);
     /* Writes the concrete state id to a file under dir (image, pickle); returns its path in out. */
     int (*export_state)(struct backend *b, uint64_t id, const char *dir, char *out, size_t outlen);
+    /* Optional: 1 when export_state can write state id; NULL: every saved state can be. */
+    int (*can_export)(struct backend *b, uint64_t id);
     void (*teardown)(struct backend *b);
     /* Bytes held by saved states (for memory reports). */
     uint64_t (*held_bytes)(struct backend *b);
@@ -46,9 +48,12 @@ struct backend_ops {
 };
 
 /* Brings a freshly mounted, empty file system to state id by replaying the operations of the
- * search path through b->rootfd (open during the call). The engine provides it for backends
- * that cannot snapshot (type=fuse without an image); 0 or -1 (message in b->err). */
-typedef int (*backend_replay_fn)(void *ctx, struct backend *b, uint64_t id);
+ * search path through b->rootfd (open during the call); with from other than
+ * BACKEND_REPLAY_INITIAL the mount holds from, an ancestor of id on the path, and only the
+ * operations after it are replayed. The engine provides it for backends that cannot snapshot
+ * (type=fuse without an image); 0 or -1 (message in b->err). */
+#define BACKEND_REPLAY_INITIAL UINT64_MAX
+typedef int (*backend_replay_fn)(void *ctx, struct backend *b, uint64_t from, uint64_t id);
 
 /* Makes the initial state's entries (the run's prepopulation) below the directory dirfd, as the
  * first step would through a mount: for a backend whose entries must exist before its first

@@ -186,7 +186,7 @@ static int d_replay(struct backend *b, uint64_t id)
     if (d_fresh(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
         return -1;
     p->replays++;
-    int rc = b->replay_fn(b->replay_ctx, b, id);
+    int rc = b->replay_fn(b->replay_ctx, b, BACKEND_REPLAY_INITIAL, id);
     bk_close_root(b);
     if (rc < 0 && !b->err[0])
         bk_err(b, "restore", "replaying the operations to state %llu failed",

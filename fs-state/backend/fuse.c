@@ -42,10 +42,15 @@ struct saved_id {
     int has_counts;             /* kept: the free blocks and inodes statfs gave in that state */
     fsblkcnt_t bfree;
     fsfilcnt_t ffree;
+    uint64_t since;             /* kept: steps on its search path since the last checkpoint */
+    uint64_t parent;            /* kept: the state it was made from, if has_parent */
+    int has_parent;
 };
 
 /* kept: the image right after mkfs, under a key no state id takes: what a replay starts from. */
 #define FRESH_IMAGE_KEY (UINT64_MAX - 3)
+/* kept: a checkpoint's image until the save that follows its read-back names its state. */
+#define CHECKPOINT_KEY (UINT64_MAX - 4)
 
 struct fpriv {
     struct backend_image im;
@@ -58,7 +63,11 @@ struct fpriv {
     struct lrestore *lr;        /* logical, and kept */
     int kept;                   /* image-backed and kept mounted (remount = 0) */
     uint64_t mounts;            /* mount commands run: daemon starts */
-    uint64_t readbacks, remount_checks, link_drops, statfs_misses;
+    uint64_t remount_checks, link_drops, statfs_misses;
+    uint64_t live;              /* kept: the state last saved or restored: the next one's parent */
+    int live_known;
+    uint64_t next_since;        /* kept: the read-back's state, for the save that follows it */
+    int next_known, checkpoint_pending;
     struct statvfs sv;          /* kept: statfs at the last read-back */
     int sv_valid;
     uint64_t replays, snapshot_restores;
@@ -352,6 +361,8 @@ static int fu_setup(struct backend *b)
     return bk_setup_failed(b, fu_teardown);
 }
 
+static void drop_checkpoint(struct fpriv *p);
+
 static int fu_begin(struct backend *b)
 {
     struct fpriv *p = b->priv;
@@ -364,6 +375,8 @@ static int fu_begin(struct backend *b)
         imgstore_file_changed(p->im.store);
     if (p->lr)
         lr_begin(p->lr);
+    if (p->kept)
+        drop_checkpoint(p);
     if (bk_open_root(b) < 0)
         return -1;
     /* A path-based daemon's kernel caches each name of a hard-linked file apart: the step
@@ -419,16 +432,54 @@ static void forget(struct fpriv *p, uint64_t id)
     }
 }
 
-/* kept: the recorded tree and its free counts, no image (a live daemon may hold writes back:
- * none of fuse2fs, lowntfs-3g and exfat-fuse honours syncfs). */
+/* kept: steps since the last checkpoint on the search path to the live state; when that
+ * state is unknown, a checkpoint is due. */
+static uint64_t live_since(struct backend *b, struct fpriv *p)
+{
+    struct saved_id *s = p->live_known ? find_id(p, p->live) : NULL;
+    return s ? s->since : (uint64_t)b->cfg->remount_every;
+}
+
+static void set_live(struct fpriv *p, uint64_t id)
+{
+    p->live = id;
+    p->live_known = 1;
+}
+
+/* An operation may follow: a checkpoint taken since the last save no longer names a state. */
+static void drop_checkpoint(struct fpriv *p)
+{
+    if (p->checkpoint_pending)
+        imgstore_discard(p->im.store, CHECKPOINT_KEY);
+    p->checkpoint_pending = 0;
+    p->next_known = 0;
+}
+
+/* kept: the recorded tree and its free counts; an image only at a checkpoint, taken while the
+ * daemon was unmounted (a live daemon may hold writes back: none of fuse2fs, lowntfs-3g and
+ * exfat-fuse honours syncfs). */
 static int kept_save(struct backend *b, struct fpriv *p, uint64_t id)
 {
+    int again = find_id(p, id) != NULL;     /* the same state saved once more */
     if (lr_save(p->lr, b, id) < 0 || remember(b, p, id) < 0)
         return -1;
     struct saved_id *s = find_id(p, id);
     s->has_counts = p->sv_valid;
     s->bfree = p->sv.f_bfree;
     s->ffree = p->sv.f_ffree;
+    if (!again) {
+        s->since = p->next_known ? p->next_since : live_since(b, p) + 1;
+        s->parent = p->live;
+        s->has_parent = p->live_known;
+    }
+    if (p->checkpoint_pending)
+        s->since = 0;
+    if (p->checkpoint_pending && imgstore_rekey(p->im.store, CHECKPOINT_KEY, id) < 0)
+        return bk_err(b, "save", "state %llu: keeping its checkpoint image: %s",
+                      (unsigned long long)id, strerror(errno));
+    p->checkpoint_pending = 0;
+    p->next_known = 0;
+    set_live(p, id);
     return 0;
 }
 
@@ -450,9 +501,30 @@ static int fu_save(struct backend *b, uint64_t id)
     return bimage_save(b, &p->im, id);
 }
 
+/* kept: the newest checkpoint on the search path to id (id itself, if it is one), whose image
+ * a replay to id starts from; BACKEND_REPLAY_INITIAL if there is none. */
+static uint64_t nearest_checkpoint(struct fpriv *p, uint64_t id)
+{
+    struct saved_id *s = find_id(p, id);
+    while (s && !imgstore_has(p->im.store, s->id))
+        s = s->has_parent && s->parent != s->id ? find_id(p, s->parent) : NULL;
+    return s ? s->id : BACKEND_REPLAY_INITIAL;
+}
+
+/* The image a replay to id starts from: the mkfs image, or for a kept fs its newest
+ * checkpoint on the way to id (so a replay costs the steps since, not the whole path). */
+static int replay_base(struct backend *b, struct fpriv *p, uint64_t id, uint64_t *from)
+{
+    *from = p->kept ? nearest_checkpoint(p, id) : BACKEND_REPLAY_INITIAL;
+    if (!p->kept)
+        return 0;
+    return bimage_restore(b, &p->im, *from == BACKEND_REPLAY_INITIAL ? FRESH_IMAGE_KEY : *from);
+}
+
 static int replay(struct backend *b, struct fpriv *p, uint64_t id)
 {
     struct saved_id *s;
+    uint64_t from;
     HASH_FIND(hh, p->ids, &id, sizeof id, s);
     if (!s)
         return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
@@ -461,11 +533,11 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
         return bk_err(b, "restore", "state %llu: no image to restore and no replay hook",
                       (unsigned long long)id);
     if ((b->mounted && f_unmount(b, p, "restore: unmount") < 0) || fresh_dirs(b, p) < 0 ||
-        (p->kept && bimage_restore(b, &p->im, FRESH_IMAGE_KEY) < 0) ||
+        replay_base(b, p, id, &from) < 0 ||
         f_mount(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
         return -1;
     p->replays++;
-    int rc = b->replay_fn(b->replay_ctx, b, id);
+    int rc = b->replay_fn(b->replay_ctx, b, from, id);
     bk_close_root(b);
     if (rc < 0 && !b->err[0])
         bk_err(b, "restore", "replaying the operations to state %llu failed",
@@ -517,6 +589,8 @@ static int kept_restore(struct backend *b, struct fpriv *p, uint64_t id)
             return -1;
         lr_begin(p->lr);        /* the next read-back records what the replay made */
     }
+    drop_checkpoint(p);
+    set_live(p, id);
     return 0;
 }
 
@@ -555,7 +629,7 @@ static int fu_restore(struct backend *b, uint64_t id)
 static void fu_discard(struct backend *b, uint64_t id)
 {
     struct fpriv *p = b->priv;
-    if (p && p->has_image && p->im.store && !p->kept)
+    if (p && p->has_image && p->im.store)
         imgstore_discard(p->im.store, id);
     else if (p && p->mode == FM_SNAPSHOT)
         snapproto_discard(p->ctlfd, id);
@@ -573,10 +647,17 @@ static int fu_export(struct backend *b, uint64_t id, const char *dir, char *out,
     if (!p->has_image)
         return bk_err(b, "export", p->dirs.n ? "no image: this fs keeps its state in its {dir} "
                       "directories" : "no image: this fs keeps its state in its daemon (set size)");
-    if (p->kept)
-        return bk_err(b, "export", "no image: kept mounted (remount = 0), its states are "
-                      "recorded trees");
+    if (p->kept && !imgstore_has(p->im.store, id))
+        return bk_err(b, "export", "no image of state %llu: kept mounted (remount = 0), it has "
+                      "images of its checkpoints only (every remount_every steps of a search "
+                      "path)", (unsigned long long)id);
     return bimage_export(b, &p->im, id, dir, out, outlen);
+}
+
+static int fu_can_export(struct backend *b, uint64_t id)
+{
+    struct fpriv *p = b->priv;
+    return p && p->set_up && p->has_image && (!p->kept || imgstore_has(p->im.store, id));
 }
 
 static void fu_teardown(struct backend *b)
@@ -674,33 +755,50 @@ static uint64_t fu_held_bytes(struct backend *b)
     return p && p->has_image && p->im.store ? imgstore_bytes(p->im.store) : 0;
 }
 
-/* kept, every remount_every-th read-back: the tree read again on a fresh mount must be the
- * live one, else the daemon wrote another state than it showed (or the kernel showed stale
- * caches). A read-back failure: the run records it as the target's (an unreadable class). */
+/* kept, a checkpoint (remount_every steps down a search path from the last one): the image
+ * the daemon leaves when unmounted is kept, and the tree read again on a fresh mount must be
+ * the live one, else the daemon wrote another state than it showed (or the kernel showed
+ * stale caches). A read-back failure: the run records it as the target's (an unreadable
+ * class). The image lets the replayer start a class near its end (export_state). */
 static int remount_check(struct backend *b, struct fpriv *p)
 {
     char diff[700];
     p->remount_checks++;
     if (f_unmount(b, p, "read-back: remount check") < 0 ||
+        bimage_save(b, &p->im, CHECKPOINT_KEY) < 0 ||
         f_mount(b, p, "read-back: remount check") < 0 || bk_open_root(b) < 0)
         return -1;
+    p->checkpoint_pending = 1;
     int same = lr_recheck(p->lr, b, diff, sizeof diff);
+    if (same > 0)
+        return 0;
+    drop_checkpoint(p);
     if (same == 0)
         return bk_err(b, "read-back", "remount check: the tree after a remount is not the "
                       "live one: %s", diff);
-    return same < 0 ? -1 : 0;
+    return -1;
 }
 
 static int kept_read_back(struct backend *b, struct fpriv *p, const struct tree_opts *o,
                           unsigned char *out, FILE *listing, struct tree_index *index)
 {
+    /* An operation through one name of a hard-linked file leaves the others' cached pages
+     * stale (copy_range reads its source's pages before it writes through another name):
+     * the tree is read through the daemon, which the remount check compares with its image. */
+    p->link_drops += (uint64_t)lr_drop_link_caches(p->lr, b->rootfd);
     int n = lr_read_back(p->lr, b, o, out, listing, index);
     if (n < 0)
         return -1;
     p->sv_valid = fstatvfs(b->rootfd, &p->sv) == 0;
-    uint64_t every = (uint64_t)b->cfg->remount_every;
-    if (every && ++p->readbacks % every == 0 && remount_check(b, p) < 0)
-        return -1;
+    uint64_t every = (uint64_t)b->cfg->remount_every, since = live_since(b, p) + 1;
+    drop_checkpoint(p);
+    if (every && since >= every) {
+        if (remount_check(b, p) < 0)
+            return -1;
+        since = 0;
+    }
+    p->next_since = since;
+    p->next_known = 1;
     return n;
 }
 
@@ -747,6 +845,7 @@ const struct backend_ops backend_fuse_ops = {
     .restore = fu_restore,
     .discard = fu_discard,
     .export_state = fu_export,
+    .can_export = fu_can_export,
     .teardown = fu_teardown,
     .held_bytes = fu_held_bytes,
     .read_back = fu_read_back,

@@ -466,6 +466,19 @@ void imgstore_discard(struct imgstore *s, uint64_t id)
     free(st);
 }
 
+int imgstore_rekey(struct imgstore *s, uint64_t from, uint64_t to)
+{
+    struct image *img = find(s, from);
+    if (!img) {
+        errno = ENOENT;
+        return -1;
+    }
+    img->refs++;                /* set_state takes over this reference */
+    imgstore_discard(s, from);
+    set_state(s, to, img);
+    return imgstore_has(s, to) ? 0 : (errno = ENOMEM, -1);
+}
+
 int imgstore_has(struct imgstore *s, uint64_t id)
 {
     return find(s, id) != NULL;

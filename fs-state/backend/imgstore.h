@@ -17,6 +17,9 @@ int imgstore_restore(struct imgstore *s, uint64_t id, int fd);
  * restore reads and compares the file instead of trusting the remembered image. */
 void imgstore_file_changed(struct imgstore *s);
 void imgstore_discard(struct imgstore *s, uint64_t id);
+/* The image saved under id from is held under id to instead (replacing one held there);
+ * -1 (ENOENT) if from is unknown. */
+int imgstore_rekey(struct imgstore *s, uint64_t from, uint64_t to);
 int imgstore_has(struct imgstore *s, uint64_t id);
 int imgstore_write_file(struct imgstore *s, uint64_t id, const char *path);
 uint64_t imgstore_bytes(struct imgstore *s);   /* distinct block bytes held */

@@ -145,12 +145,21 @@ static int drop_link_caches(int rootfd, const struct ft_tree *t)
     for (size_t i = 0; t && i < t->n; i++) {
         if (!linked_file(t, i))
             continue;
-        int fd = openat(rootfd, t->ents[i]->path + 1, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        /* The tree may be older than the mount (the read-back drops before recording): the
+         * name may be a FIFO or a device now, which an open would block on or act upon. */
+        struct stat st;
+        if (fstatat(rootfd, t->ents[i]->path + 1, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+            !S_ISREG(st.st_mode))
+            continue;
+        int fd = openat(rootfd, t->ents[i]->path + 1,
+                        O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0)
             continue;
-        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+            posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+            n++;
+        }
         close(fd);
-        n++;
     }
     return n;
 }

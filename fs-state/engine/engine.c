@@ -190,24 +190,49 @@ static void write_listing(struct engine *e, FILE *f, int i)
     b->ops->end(b);
 }
 
-/* Saves the concrete states of the last ring states of the search path for the replayer. */
-static void export_ring(struct engine *e, FILE *f, const char *dir)
+static int exportable_by_all(struct engine *e, uint64_t sid)
+{
+    for (int i = 0; i < e->g.nfs; i++) {
+        struct backend *b = e->g.be[i];
+        if (b->ops->can_export && !b->ops->can_export(b, sid))
+            return 0;
+    }
+    return 1;
+}
+
+static void export_state(struct engine *e, FILE *f, const char *dir, size_t k)
 {
     char out[1200];
-    size_t first = e->depth > (size_t)e->cfg.run.ring + 1 ? e->depth - e->cfg.run.ring - 1 : 0;
-    mkdir(dir, 0755);
-    for (size_t k = first; k < e->depth; k++) {
-        uint64_t sid = e->path[k].sid;
-        for (int i = 0; i < e->g.nfs; i++) {
-            struct backend *b = e->g.be[i];
-            if (b->ops->export_state(b, sid, dir, out, sizeof out) < 0)
-                snprintf(out, sizeof out, "(not saved: %s)", b->err);
-            fprintf(f, "state sid=%llu seq=%llu fs=%s file=%s\n", (unsigned long long)sid,
-                    (unsigned long long)e->path[k].seq, b->cfg->name, out);
-            log_line("export sid=%llu seq=%llu fs=%s file=%s", (unsigned long long)sid,
-                     (unsigned long long)e->path[k].seq, b->cfg->name, out);
-        }
+    uint64_t sid = e->path[k].sid;
+    for (int i = 0; i < e->g.nfs; i++) {
+        struct backend *b = e->g.be[i];
+        if (b->ops->export_state(b, sid, dir, out, sizeof out) < 0)
+            snprintf(out, sizeof out, "(not saved: %s)", b->err);
+        fprintf(f, "state sid=%llu seq=%llu fs=%s file=%s\n", (unsigned long long)sid,
+                (unsigned long long)e->path[k].seq, b->cfg->name, out);
+        log_line("export sid=%llu seq=%llu fs=%s file=%s", (unsigned long long)sid,
+                 (unsigned long long)e->path[k].seq, b->cfg->name, out);
     }
+}
+
+/* Saves the concrete states of the last ring states of the search path for the replayer.
+ * When none of them before the last can be loaded on every fs (a kept FUSE mount has images of its
+ * checkpoints only), the newest older state that can is saved too, so the replayer need not
+ * start from the initial state. */
+static void export_ring(struct engine *e, FILE *f, const char *dir)
+{
+    size_t first = e->depth > (size_t)e->cfg.run.ring + 1 ? e->depth - e->cfg.run.ring - 1 : 0;
+    int loadable = 0;
+    mkdir(dir, 0755);
+    for (size_t k = first; k + 1 < e->depth; k++)     /* the last is the discrepancy's own */
+        loadable |= exportable_by_all(e, e->path[k].sid);
+    for (size_t k = first; !loadable && k-- > 0;)
+        if (exportable_by_all(e, e->path[k].sid)) {
+            export_state(e, f, dir, k);
+            break;
+        }
+    for (size_t k = first; k < e->depth; k++)
+        export_state(e, f, dir, k);
 }
 
 static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a)

@@ -100,12 +100,13 @@ static void history_refused(struct fsgroup *g, uint64_t sid)
     }
 }
 
-/* The operations from the initial state to sid, last first; their count or -1 if unknown. */
-static long history_chain(struct fsgroup *g, uint64_t sid, const char ***ops)
+/* The operations from state from (BACKEND_REPLAY_INITIAL: the initial state) to sid, last
+ * first; their count or -1 if unknown. */
+static long history_chain(struct fsgroup *g, uint64_t from, uint64_t sid, const char ***ops)
 {
     size_t n = 0, cap = 0;
     const char **v = NULL;
-    while (sid != 0) {
+    while (sid != 0 && sid != from) {
         struct step_history *h;
         HASH_FIND(hh, g->hist, &sid, sizeof sid, h);
         if (!h || n > 10000000)
@@ -115,6 +116,8 @@ static long history_chain(struct fsgroup *g, uint64_t sid, const char ***ops)
         v[n++] = h->op;
         sid = h->parent;
     }
+    if (from != BACKEND_REPLAY_INITIAL && sid != from)
+        return free(v), -1;     /* from is not on the path to sid */
     *ops = v;
     return (long)n;
 }
@@ -129,21 +132,22 @@ static int fs_index(const struct fsgroup *g, const struct backend *b)
 
 /* A backend without snapshots was remounted fresh: rebuild state sid from the initial state's
  * making (fillers, prepopulation) and the operations that led to it. */
-static int replay_to_state(void *ctx, struct backend *b, uint64_t sid)
+static int replay_to_state(void *ctx, struct backend *b, uint64_t from, uint64_t sid)
 {
     struct fsgroup *g = ctx;
     const char **ops = NULL;
     struct op_args a;
     struct op_result r;
     char err[256];
-    long n = history_chain(g, sid, &ops);
+    long n = history_chain(g, from, sid, &ops);
     if (n < 0) {
         snprintf(b->err, sizeof b->err, "%s: restore: state %llu has no recorded path",
                  b->cfg->name, (unsigned long long)sid);
         return -1;
     }
-    int rc = equalize_replay(b->rootfd, &g->fillers[fs_index(g, b)]);
-    if (rc == 0 && !b->populated)
+    int fresh = from == BACKEND_REPLAY_INITIAL;
+    int rc = fresh ? equalize_replay(b->rootfd, &g->fillers[fs_index(g, b)]) : 0;
+    if (rc == 0 && fresh && !b->populated)
         prepopulate_run(b->rootfd, g->plan, g->nplan);
     for (long k = n - 1; rc == 0 && k >= 0; k--) {
         if (!ops[k])

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # An image-backed FUSE target kept mounted (remount = 0): fuse2fs against kernel ext4 runs many
 # operations on few daemons (counted by its mount command), restores logically after
-# backtracking with no discrepancy beyond fuse2fs's known classes, and an incoherence planted
-# between what the daemon shows and what its image holds is caught by the sampled remount check.
+# backtracking with no discrepancy beyond fuse2fs's known classes, triage starts its classes
+# from the images of checkpoints, and an incoherence planted between what the daemon shows and
+# what its image holds is caught by the checkpoints' remount check.
 . "$(dirname "$0")/../lib/common.sh"
 need_tools fuse2fs debugfs mkfs.ext4
 [ "$(id -u)" -eq 0 ] || skip "needs root (loop devices)"
 
-write_cfg() {   # $1: remount_every, $2: the unmount command
+write_cfg() {   # $1: remount_every, $2: the unmount command, $3: shrink_seconds (default 0)
   cat <<INI
 [run]
 seed = 1
 keep_going = 1
-shrink_seconds = 0
+shrink_seconds = ${3:-0}
 
 [fs ext4]
 type = kernel
@@ -67,6 +68,23 @@ echo "ops $ops, daemon starts $starts (summary: $mounts), logical restores $rest
 ! grep -q "unreadable\|restore-unreachable" "$T/run/classes.txt" || fail "a target failure in the kept run"
 assert_no_leftovers "$(run_id_of "$T/err")"
 
+# 2. Triage from checkpoints: with no declarations, a class met after the first checkpoints
+# starts from a saved image near its end and shrinks to a few operations (before checkpoints it
+# replayed from the empty image). fuse2fs's mkdir mode bug is met at operation 433 at seed 1.
+write_cfg 16 "umount {mnt}" 30 >"$T/triage.ini"
+"$METIS_BIN/metis" run "$T/triage.ini" --ops 600 --out "$T/triage" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] || fail "triage run: exit status $rc, want 1 (fuse2fs's bugs, undeclared)"
+c=$T/triage/classes.txt
+grep -A4 "^class [0-9]*: mkdir fuse2fs state mode" "$c" >"$T/mkdir" || fail "no mkdir mode class: $(head -n3 "$c")"
+grep -q "starts from: the saved state after operation" "$T/mkdir" ||
+  fail "the mkdir class did not start from a checkpoint: $(cat "$T/mkdir")"
+grep -q "fuse2fs-[0-9]*.img" "$T/triage/discrepancy-"*.txt ||
+  fail "no report exported an image of fuse2fs"
+n=$(sed -n 's/.*shrunk [0-9]* -> \([0-9]*\) operations.*/\1/p' "$T/mkdir")
+[ -n "$n" ] && [ "$n" -le 3 ] || fail "the mkdir class shrank to '${n:-?}' operations, want at most 3"
+assert_no_leftovers "$(run_id_of "$T/err")"
+
 # remount_every where no kept mount is: bad input, naming the file and line.
 write_cfg 16 "umount {mnt}" | sed 's/^remount = 0$/remount = 1/' >"$T/bad.ini"
 "$METIS_BIN/metis" check "$T/bad.ini" >"$T/out" 2>&1
@@ -75,7 +93,7 @@ rc=$?
 grep -q "bad.ini:[0-9]*: .*remount_every applies to a fuse file system with a size kept mounted" "$T/out" ||
   fail "remount_every with remount = 1: $(head -n1 "$T/out")"
 
-# 2. Planted incoherence: every unmount adds a directory to the image behind the daemon's
+# 3. Planted incoherence: every unmount adds a directory to the image behind the daemon's
 # back, so the tree read after a remount is not the live one.
 write_cfg 4 "umount {mnt} && debugfs -w -R 'mkdir planted' {img} >/dev/null 2>&1" >"$T/planted.ini"
 "$METIS_BIN/metis" run "$T/planted.ini" --seconds 4 --out "$T/planted" 2>"$T/err"

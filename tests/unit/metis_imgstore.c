@@ -198,3 +198,23 @@ Test(metis_imgstore, sparse_file)
     imgst_expect(s1);
     imgstore_free(s);
 }
+
+Test(metis_imgstore, rekey_moves_an_image_to_another_id)
+{
+    static unsigned char s1[SIZE];
+    struct imgstore *s = imgstore_new(SIZE, BS);
+    imgst_put(7 * BS, "checkpoint");
+    memcpy(s1, imgst_buf, SIZE);
+    cr_assert_eq(imgstore_save(s, 100, imgst_fd), 0);
+    imgst_put(7 * BS, "replaced!!");
+    cr_assert_eq(imgstore_save(s, 5, imgst_fd), 0);     /* rekey replaces what 5 held */
+    cr_assert_eq(imgstore_rekey(s, 100, 5), 0);
+    cr_assert(!imgstore_has(s, 100) && imgstore_has(s, 5));
+    cr_assert_eq(imgstore_count(s), 1);
+    cr_assert_eq(imgstore_restore(s, 5, imgst_fd), 0);
+    imgst_expect(s1);
+    cr_assert_eq(imgstore_rekey(s, 100, 6), -1);        /* gone from its old id */
+    imgstore_discard(s, 5);
+    cr_assert_eq(imgstore_count(s), 0);
+    imgstore_free(s);
+}
