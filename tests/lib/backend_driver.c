@@ -314,9 +314,15 @@ static void print_stats(void)
     printf("}\n");
 }
 
-/* What the engine does for a fuse fs without an image: redo the path from an empty fs. */
-static int drv_replay(void *ctx, struct backend *b, uint64_t id)
+/* What the engine does for a fuse fs without an image: redo the path from an empty fs (these
+ * backends hold no checkpoint, so from is always the initial state). */
+static int drv_replay(void *ctx, struct backend *b, uint64_t from, uint64_t id)
 {
+    if (from != BACKEND_REPLAY_INITIAL) {
+        snprintf(b->err, sizeof b->err, "driver: no replay from state %llu",
+                 (unsigned long long)from);
+        return -1;
+    }
     if (id >= 1 && !drv_bad_replay)
         tree_one(b->rootfd);
     if (id >= 2)
