@@ -41,6 +41,15 @@ static void imgst_expect(const unsigned char *want)
     cr_assert(memcmp(imgst_back, want, SIZE) == 0, "file differs from the saved image");
 }
 
+/* Writes text at off, keeps a copy of the whole image in copy and saves it as id. */
+static void imgst_save_after(struct imgstore *s, uint64_t id, size_t off, const char *text,
+                             unsigned char *copy)
+{
+    imgst_put(off, text);
+    memcpy(copy, imgst_buf, SIZE);
+    cr_assert_eq(imgstore_save(s, id, imgst_fd), 0);
+}
+
 TestSuite(metis_imgstore, .init = imgst_setup, .fini = imgst_teardown);
 
 Test(metis_imgstore, round_trip)
@@ -69,9 +78,7 @@ Test(metis_imgstore, restore_after_change_behind_its_back)
 {
     static unsigned char s1[SIZE];
     struct imgstore *s = imgstore_new(SIZE, BS);
-    imgst_put(5 * BS, "original");
-    memcpy(s1, imgst_buf, SIZE);
-    cr_assert_eq(imgstore_save(s, 1, imgst_fd), 0);
+    imgst_save_after(s, 1, 5 * BS, "original", s1);
     imgst_put(5 * BS, "scribble");        /* what a mount does between save and restore */
     imgst_put(99 * BS, "more");
     imgstore_file_changed(s);
@@ -203,9 +210,7 @@ Test(metis_imgstore, rekey_moves_an_image_to_another_id)
 {
     static unsigned char s1[SIZE];
     struct imgstore *s = imgstore_new(SIZE, BS);
-    imgst_put(7 * BS, "checkpoint");
-    memcpy(s1, imgst_buf, SIZE);
-    cr_assert_eq(imgstore_save(s, 100, imgst_fd), 0);
+    imgst_save_after(s, 100, 7 * BS, "checkpoint", s1);
     imgst_put(7 * BS, "replaced!!");
     cr_assert_eq(imgstore_save(s, 5, imgst_fd), 0);     /* rekey replaces what 5 held */
     cr_assert_eq(imgstore_rekey(s, 100, 5), 0);
