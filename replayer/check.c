@@ -111,7 +111,7 @@ static int match_fs(const struct trace *t, const struct metis_config *cfg, int s
 /* An image-backed FUSE fs the run kept mounted (remount = 0) is remounted around every step
  * in a replay: the states it exported are images of its checkpoints, which only a remounted
  * fs loads (import.c). */
-static void remount_kept(struct metis_config *cfg)
+static void replay_kept_remounted(struct metis_config *cfg)
 {
     for (int i = 0; i < cfg->nfs; i++) {
         struct fs_config *c = &cfg->fs[i];
@@ -140,7 +140,7 @@ int trace_check_config(const struct trace *t, const char *override, struct metis
     cfg->run.seed = t->seed;
     vary_apply(cfg);            /* the search's variant, as the engine drew it from the seed */
     snprintf(cfg->run.hash, sizeof cfg->run.hash, "%s", t->hash);
-    remount_kept(cfg);
+    replay_kept_remounted(cfg);
     return match_fs(t, cfg, override == NULL, map, err, errlen);
 }
 

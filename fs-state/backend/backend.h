@@ -72,6 +72,8 @@ struct backend {
     void *priv;
     int daemon_died;            /* the mount answered ENOTCONN or was gone (backend_daemon_gone) */
     int restore_unreachable;    /* the last restore failed: no way brought the state back */
+    int own_failure;            /* the last read-back failed in Metis's own part (an image
+                                   store), not the target's: set by the backend, reset per read */
     backend_replay_fn replay_fn;   /* set by the engine; needed only where snapshots are not */
     void *replay_ctx;              /* ... and the context of populate_fn too */
     backend_populate_fn populate_fn;  /* set by the engine */

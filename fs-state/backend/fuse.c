@@ -66,8 +66,10 @@ struct fpriv {
     uint64_t remount_checks, link_drops, statfs_misses;
     uint64_t live;              /* kept: the state last saved or restored: the next one's parent */
     int live_known;
-    uint64_t next_since;        /* kept: the read-back's state, for the save that follows it */
+    uint64_t next_since;        /* kept: steps since a checkpoint at the state read back, for
+                                   the save that follows it */
     int next_known, checkpoint_pending;
+    int stepped;                /* kept: an operation may have run since the last save or restore */
     struct statvfs sv;          /* kept: statfs at the last read-back */
     int sv_valid;
     uint64_t replays, snapshot_restores;
@@ -375,8 +377,10 @@ static int fu_begin(struct backend *b)
         imgstore_file_changed(p->im.store);
     if (p->lr)
         lr_begin(p->lr);
-    if (p->kept)
+    if (p->kept) {
         drop_checkpoint(p);
+        p->stepped = 1;
+    }
     if (bk_open_root(b) < 0)
         return -1;
     /* A path-based daemon's kernel caches each name of a hard-linked file apart: the step
@@ -446,7 +450,8 @@ static void set_live(struct fpriv *p, uint64_t id)
     p->live_known = 1;
 }
 
-/* An operation may follow: a checkpoint taken since the last save no longer names a state. */
+/* An operation may follow: a checkpoint taken since the last save, and the step count of the
+ * state read back, no longer name the live state. */
 static void drop_checkpoint(struct fpriv *p)
 {
     if (p->checkpoint_pending)
@@ -460,7 +465,9 @@ static void drop_checkpoint(struct fpriv *p)
  * exfat-fuse honours syncfs). */
 static int kept_save(struct backend *b, struct fpriv *p, uint64_t id)
 {
-    int again = find_id(p, id) != NULL;     /* the same state saved once more */
+    /* A step re-run on this fs (a gatekeeper that refused first) saves its state once more:
+     * it keeps the place on the path it was given the first time. */
+    int again = find_id(p, id) != NULL;
     if (lr_save(p->lr, b, id) < 0 || remember(b, p, id) < 0)
         return -1;
     struct saved_id *s = find_id(p, id);
@@ -479,6 +486,7 @@ static int kept_save(struct backend *b, struct fpriv *p, uint64_t id)
                       (unsigned long long)id, strerror(errno));
     p->checkpoint_pending = 0;
     p->next_known = 0;
+    p->stepped = 0;
     set_live(p, id);
     return 0;
 }
@@ -513,7 +521,7 @@ static uint64_t nearest_checkpoint(struct fpriv *p, uint64_t id)
 
 /* The image a replay to id starts from: the mkfs image, or for a kept fs its newest
  * checkpoint on the way to id (so a replay costs the steps since, not the whole path). */
-static int replay_base(struct backend *b, struct fpriv *p, uint64_t id, uint64_t *from)
+static int restore_replay_start(struct backend *b, struct fpriv *p, uint64_t id, uint64_t *from)
 {
     *from = p->kept ? nearest_checkpoint(p, id) : BACKEND_REPLAY_INITIAL;
     if (!p->kept)
@@ -533,7 +541,7 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
         return bk_err(b, "restore", "state %llu: no image to restore and no replay hook",
                       (unsigned long long)id);
     if ((b->mounted && f_unmount(b, p, "restore: unmount") < 0) || fresh_dirs(b, p) < 0 ||
-        replay_base(b, p, id, &from) < 0 ||
+        restore_replay_start(b, p, id, &from) < 0 ||
         f_mount(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
         return -1;
     p->replays++;
@@ -590,6 +598,7 @@ static int kept_restore(struct backend *b, struct fpriv *p, uint64_t id)
         lr_begin(p->lr);        /* the next read-back records what the replay made */
     }
     drop_checkpoint(p);
+    p->stepped = 0;
     set_live(p, id);
     return 0;
 }
@@ -680,6 +689,7 @@ static void fu_teardown(struct backend *b)
         bimage_destroy(b, &p->im);
     scratch_unmount(&p->scratch);       /* after the daemon: it held the directories */
     forget(p, UINT64_MAX);
+    p->live_known = p->next_known = p->checkpoint_pending = p->stepped = 0;
     lr_close(p->lr);
     p->lr = NULL;
     dumpback_free(&p->dump);
@@ -764,11 +774,15 @@ static int remount_check(struct backend *b, struct fpriv *p)
 {
     char diff[700];
     p->remount_checks++;
-    if (f_unmount(b, p, "read-back: remount check") < 0 ||
-        bimage_save(b, &p->im, CHECKPOINT_KEY) < 0 ||
-        f_mount(b, p, "read-back: remount check") < 0 || bk_open_root(b) < 0)
+    if (f_unmount(b, p, "read-back: remount check") < 0)
         return -1;
+    if (bimage_save(b, &p->im, CHECKPOINT_KEY) < 0) {
+        b->own_failure = 1;     /* the image store's, not the target's */
+        return -1;
+    }
     p->checkpoint_pending = 1;
+    if (f_mount(b, p, "read-back: remount check") < 0 || bk_open_root(b) < 0)
+        return -1;
     int same = lr_recheck(p->lr, b, diff, sizeof diff);
     if (same > 0)
         return 0;
@@ -790,8 +804,11 @@ static int kept_read_back(struct backend *b, struct fpriv *p, const struct tree_
     if (n < 0)
         return -1;
     p->sv_valid = fstatvfs(b->rootfd, &p->sv) == 0;
+    /* Only the first read-back of a new state decides its checkpoint: a report reads a saved
+     * state again for its listings, and that is no step down the search path. */
+    if ((p->live_known && !p->stepped) || p->next_known)
+        return n;
     uint64_t every = (uint64_t)b->cfg->remount_every, since = live_since(b, p) + 1;
-    drop_checkpoint(p);
     if (every && since >= every) {
         if (remount_check(b, p) < 0)
             return -1;

@@ -200,7 +200,7 @@ static int exportable_by_all(struct engine *e, uint64_t sid)
     return 1;
 }
 
-static void export_state(struct engine *e, FILE *f, const char *dir, size_t k)
+static void export_path_state(struct engine *e, FILE *f, const char *dir, size_t k)
 {
     char out[1200];
     uint64_t sid = e->path[k].sid;
@@ -228,11 +228,11 @@ static void export_ring(struct engine *e, FILE *f, const char *dir)
         loadable |= exportable_by_all(e, e->path[k].sid);
     for (size_t k = first; !loadable && k-- > 0;)
         if (exportable_by_all(e, e->path[k].sid)) {
-            export_state(e, f, dir, k);
+            export_path_state(e, f, dir, k);
             break;
         }
     for (size_t k = first; k < e->depth; k++)
-        export_state(e, f, dir, k);
+        export_path_state(e, f, dir, k);
 }
 
 static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a)

@@ -130,8 +130,9 @@ static int fs_index(const struct fsgroup *g, const struct backend *b)
     return i;
 }
 
-/* A backend without snapshots was remounted fresh: rebuild state sid from the initial state's
- * making (fillers, prepopulation) and the operations that led to it. */
+/* A backend without snapshots holds state `from` (BACKEND_REPLAY_INITIAL: it was remounted
+ * fresh, and the initial state's making, fillers and prepopulation, comes first): rebuild
+ * state sid by the operations that led from there to it. */
 static int replay_to_state(void *ctx, struct backend *b, uint64_t from, uint64_t sid)
 {
     struct fsgroup *g = ctx;
@@ -350,9 +351,10 @@ int fsgroup_read_state(struct fsgroup *g, int i)
     struct backend *b = g->be[i];
     struct fs_outcome *o = &g->out[i];
     /* The reference's entries come with its digest, for state-aware path draws. */
+    b->own_failure = 0;
     o->dlen = backend_read_back(b, &g->abs[i], o->digest, crash_live_listing(g->crash[i]),
                                 i == 0 ? &g->tree : NULL);
-    o->unreadable = o->dlen < 0;
+    o->unreadable = o->dlen < 0 && !b->own_failure;
     if (o->dlen >= 0)
         return 0;
     b->ops->end(b);
