@@ -168,7 +168,7 @@ enum config_kind {
     CK_CHOICE,                  /* [bits]: choice_kind `which`, NAME:WEIGHT items */
 };
 
-/* One key of the file, written once in config.c's key table: the parser, config_defaults,
+/* One key of the file, written once in config_keys.c's key table: the parser, config_defaults,
  * `metis config-keys` and tests/integration/man_config_keys.sh (which holds configs/README.md
  * and man/metis.ini.5 to it) all read it from there. */
 struct config_key {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# configs/README.md and man/metis.ini.5 document the keys of config.c's key table (`metis config-keys`): every key, its default, its range where they state one, its bits.
+# configs/README.md and man/metis.ini.5 document the keys of config_keys.c's key table (`metis config-keys`): every key, its default, its range where they state one, its bits.
 . "$(dirname "$0")/../lib/common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
 "$METIS_BIN/metis" config-keys > "$T/keys.tsv" || fail "metis config-keys failed"
@@ -214,7 +214,7 @@ for key in sorted(set(r_bits) | set(m_bits)):
             problems.append(f'[{key[0]}] {key[1]} bit {b}: default {rb[b]} of configs/README.md, '
                             f'man/metis.ini.5 says "{mb[b]}"')
 
-# ---- config.c's key table (metis config-keys) against both documents.
+# ---- config_keys.c's key table (metis config-keys) against both documents.
 def number(t):
     t = t.replace(',', '')
     m = re.fullmatch(r'(\d+(?:\.\d+)?)([KMG]?)', t)

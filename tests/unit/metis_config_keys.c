@@ -1,4 +1,4 @@
-/* Unit tests of config.c's key table: names unique, kinds tied to the names they set, defaults the parser takes. */
+/* Unit tests of config_keys.c's key table: names unique, kinds tied to the names they set, defaults the parser takes. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>

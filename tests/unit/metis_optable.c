@@ -91,7 +91,7 @@ Test(metis_optable, config_keys)
                              op_name(k->which));
             }
         }
-        cr_expect_eq(found, 1, "operation %s has %d [ops] keys in config.c's key table, not 1",
+        cr_expect_eq(found, 1, "operation %s has %d [ops] keys in config_keys.c's key table, not 1",
                      op_name(op), found);
     }
 }

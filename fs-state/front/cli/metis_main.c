@@ -359,7 +359,7 @@ int main(int argc, char **argv)
         return cmd_report(argc, argv);
     if (!strcmp(argv[1], "known"))
         return known_main(argc - 1, argv + 1);
-    /* Hidden: config.c's key table, for tests/integration/man_config_keys.sh. */
+    /* Hidden: config_keys.c's key table, for tests/integration/man_config_keys.sh. */
     if (!strcmp(argv[1], "config-keys"))
         return config_keys_print(stdout), 0;
     swarm_report_written = write_report_html;
