@@ -32,7 +32,7 @@ endif
 export METIS_BIN := $(abspath $(BIN))
 export SANITIZE
 
-.PHONY: targets-deps campaign soak fsx
+.PHONY: targets-deps campaign soak fsx search-table
 .PHONY: all deps run check check-symbols check-cycles check-includes unit integration bench install clean mutations
 all:
 
@@ -102,3 +102,9 @@ clean:
 mutations: deps
 	@$(MAKE) --no-print-directory all
 	@tests/mutations/run.sh $(MUTATIONS)
+
+# Operations to the first report of every observable mutation: the default search against the
+# random walk, 5 seeds each (tests/mutations/search_table.sh; the README's search table).
+search-table: deps
+	@$(MAKE) --no-print-directory all
+	@tests/mutations/search_table.sh $(MUTATIONS)

@@ -45,6 +45,9 @@ struct backend_ops {
      * daemon it became, found by its mount point), which ends its FUSE connection, so nothing
      * it serves can block; callable while another thread is stuck in a call on the mount. */
     void (*kill_daemon)(struct backend *b);
+    /* Optional: set up again (nothing in it yet) with room for bytes and inodes more than it
+     * has: for a file system whose limits are only numbers (RefFS). NULL: it cannot grow. */
+    int (*grow)(struct backend *b, uint64_t bytes, uint64_t inodes);
 };
 
 /* Brings a freshly mounted, empty file system to state id by replaying the operations of the
@@ -79,6 +82,8 @@ struct backend {
     backend_populate_fn populate_fn;  /* set by the engine */
     int populated;              /* set by the backend: its mounts show the initial state's
                                    entries already, so the engine does not make them */
+    uint64_t grown_bytes, grown_inodes;   /* after grow: its capacity and inode limit (0: the
+                                             config's) */
 };
 
 /* The abstract state of b's tree (mounted: between begin and end) by its own read_back or

@@ -262,6 +262,41 @@ static void eq_minimum(struct eq *q)
     }
 }
 
+/* Beyond these a target has no limit worth matching (btrfs reports no inode limit at all). */
+#define GROW_INODES_MOST (1ULL << 20)
+#define GROW_BYTES_MOST (1ULL << 50)
+
+static uint64_t more_than(uint64_t want, uint64_t have, uint64_t most)
+{
+    want = want < most ? want : most;
+    return want > have ? want - have : 0;
+}
+
+/* A reference whose limits are only numbers (RefFS) with less room than every target would
+ * meet ENOSPC first, a false class, and the targets' surplus is often more than fillers can
+ * take (an unsized FUSE target over a large store): the reference gets their room instead. */
+static int eq_grow_reference(struct eq *q)
+{
+    struct backend *ref = q->be[0];
+    struct free_counts least = { .inodes = UINT64_MAX, .bytes = UINT64_MAX };
+    if (!ref->ops->grow)
+        return 0;
+    for (int i = 1; i < q->n; i++) {
+        least.inodes = q->fc[i].inodes < least.inodes ? q->fc[i].inodes : least.inodes;
+        least.bytes = q->fc[i].bytes < least.bytes ? q->fc[i].bytes : least.bytes;
+    }
+    uint64_t bytes = more_than(least.bytes, q->fc[0].bytes, GROW_BYTES_MOST);
+    uint64_t inodes = more_than(least.inodes, q->fc[0].inodes, GROW_INODES_MOST);
+    if (!bytes && !inodes)
+        return 0;
+    if (ref->ops->grow(ref, bytes, inodes) < 0)
+        return -1;
+    fprintf(stderr, "metis: fs %s (the reference) has less room than its targets: grown to %llu "
+            "MiB and %llu inodes, so that it does not meet ENOSPC first\n", ref->cfg->name,
+            (unsigned long long)(ref->grown_bytes >> 20), (unsigned long long)ref->grown_inodes);
+    return eq_pass(q, 0);
+}
+
 int equalize_backends(struct backend **be, int n, struct free_counts *fc,
                       struct free_counts *applied, uint64_t limit)
 {
@@ -269,6 +304,8 @@ int equalize_backends(struct backend **be, int n, struct free_counts *fc,
     memset(applied, 0, (size_t)n * sizeof *applied);
     if (eq_pass(&q, 0) < 0 || n < 2)
         return n < 2 ? 0 : -1;
+    if (eq_grow_reference(&q) < 0)
+        return -1;
     eq_minimum(&q);
     if (eq_pass(&q, 1) < 0)
         return -1;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -61,6 +62,15 @@ static void find_reffs(const struct backend *b, char *out, size_t outlen)
         snprintf(out, outlen, "%s", name);
 }
 
+/* After grow: the larger limits, last, so that they win over the config's own options. */
+static void append_grown_limits(const struct backend *b, char *opts, size_t len)
+{
+    size_t n = strlen(opts);
+    if (b->grown_bytes || b->grown_inodes)
+        snprintf(opts + n, len - n, ",capacity=%llu,inodes=%llu",
+                 (unsigned long long)b->grown_bytes, (unsigned long long)b->grown_inodes);
+}
+
 static int start_daemon(struct backend *b, struct rpriv *p)
 {
     char bin[PATH_MAX], opts[512], tail[512];
@@ -75,6 +85,7 @@ static int start_daemon(struct backend *b, struct rpriv *p)
         tail[0] = '\0';
     snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "%s%s%s", tail,
              b->cfg->reffs_opts[0] ? "," : "", b->cfg->reffs_opts);
+    append_grown_limits(b, opts, sizeof opts);
     char *argv[] = { bin, "-f", "-o", opts, b->mnt, NULL };
     snprintf(p->log, sizeof p->log, "%s.log", b->mnt);
     int logfd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -263,6 +274,20 @@ static void r_kill_daemon(struct backend *b)
         kill(-p->pid, SIGKILL);
 }
 
+/* RefFS's capacity and inode limit are only numbers: a reference with less room than its
+ * targets (an unsized FUSE target over a large store) is started again with theirs. */
+static int r_grow(struct backend *b, uint64_t bytes, uint64_t inodes)
+{
+    struct rpriv *p = b->priv;
+    struct statvfs sv;
+    if (!p || p->ctlfd < 0 || fstatvfs(p->ctlfd, &sv) < 0)
+        return bk_err(b, "setup", "cannot read its limits to grow them: %s", strerror(errno));
+    b->grown_bytes = (uint64_t)sv.f_blocks * sv.f_frsize + bytes;
+    b->grown_inodes = (uint64_t)sv.f_files + inodes;
+    r_teardown(b);
+    return r_setup(b);
+}
+
 const struct backend_ops backend_reffs_ops = {
     .setup = r_setup,
     .begin = r_begin,
@@ -275,4 +300,5 @@ const struct backend_ops backend_reffs_ops = {
     .held_bytes = r_held_bytes,
     .read_back = r_read_back,
     .kill_daemon = r_kill_daemon,
+    .grow = r_grow,
 };

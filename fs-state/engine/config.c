@@ -241,6 +241,13 @@ static void run_checks(struct parse_state *st, const char *name, const char *val
         fail(st, st->line, "crash: '%s' is not off, fsync, syncfs or any", value);
     if (strcmp(name, "crash_test_skip") == 0 && value[0] && op_lookup(value) < 0)
         fail(st, st->line, "crash_test_skip: '%s' is not an operation", value);
+    if (strcmp(name, "search") == 0 && search_kind_parse(value) < 0)
+        fail(st, st->line, "search: '%s' is not dfs or random", value);
+}
+
+int search_kind_parse(const char *s)
+{
+    return !strcmp(s, "dfs") ? SEARCH_DFS : !strcmp(s, "random") ? SEARCH_RANDOM : -1;
 }
 
 /* ----------------------------------------------------------------- [pool] */
@@ -1173,21 +1180,15 @@ static void finish_sizing(struct parse_state *st)
 
 /* A filled device meets ENOSPC where its own accounting says: only file systems of one kind
  * (all RefFS, or one fstype) meet it at the same operation. */
+/* Two kinds of fs run out of space at different points: a fill variant is for one kind only,
+ * so a config that adds a file system of another kind (general.ini's promise) skips them. */
 static void finish_vary(struct parse_state *st)
 {
-    const struct metis_config *cfg = st->cfg;
+    struct metis_config *cfg = st->cfg;
     const struct fs_config *a = &cfg->fs[0];
-    if (cfg->vary.fill <= 0 && cfg->vary.fill_inodes <= 0)
-        return;
-    for (int i = 1; i < cfg->nfs; i++) {
-        const struct fs_config *b = &cfg->fs[i];
-        if (b->type == a->type && strcmp(b->fstype, a->fstype) == 0)
-            continue;
-        fail(st, cfg->vary.fill_line, "[vary]: [fs %s] and [fs %s] are of different kinds "
-             "and would run out of space at different points; fill and fill_inodes need one "
-             "kind (set them to 0)", a->name, b->name);
-        return;
-    }
+    for (int i = 1; i < cfg->nfs && !cfg->vary.other_kind; i++)
+        if (cfg->fs[i].type != a->type || strcmp(cfg->fs[i].fstype, a->fstype) != 0)
+            cfg->vary.other_kind = i;
 }
 
 /* Kinds not given take another kind's partitions and mode (arg_inherits). */

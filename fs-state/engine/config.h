@@ -109,7 +109,9 @@ struct vary_config {
     uint64_t bytes_left;        /* ... the free bytes it leaves */
     double fill_inodes;         /* probability that every fs starts with few free inodes */
     uint64_t inodes_left;       /* ... the free inodes it leaves */
-    int fill_line;              /* line of fill or fill_inodes (0 = neither), for the kinds check */
+    int fill_line;              /* line of fill or fill_inodes (0 = neither) */
+    int other_kind;             /* the first fs of another kind than fs 0 (0: all of one kind):
+                                   then no search fills, whatever fill and fill_inodes say */
     /* What the search's seed chose (set by vary_apply, never by the file). */
     int long_names_on, fill_on, fill_inodes_on;
 };
@@ -132,6 +134,11 @@ struct run_config {
     int out_line;               /* line of the out key (0 = not given), for config_validate */
     char crash[16];             /* crash check: off, fsync, syncfs or any (crash_modes.h) */
     char crash_test_skip[32];   /* test hook: an operation whose fsync crash=fsync leaves out */
+    char search[16];            /* the search kind: "dfs" (SPIN) or "random" (the measuring stick) */
+    long walk_max;              /* search = random: a walk's operations are at most this many */
+    long dive;                  /* search = dfs: a dive's operations at most (0: no dives) */
+    uint64_t search_ops;        /* a search ends after this many operations and the next one
+                                   starts (0: only when SPIN has explored everything) */
 };
 
 struct metis_config {
@@ -188,6 +195,11 @@ const struct config_key *config_key_at(int i);      /* NULL when out of range */
 /* The key table, tab-separated: "key SECTION NAME KIND MIN MAX DEFAULT" per key ("-" for no
  * range or no default), then "item bits KEY NAME DEFAULT" per bit or choice item. */
 void config_keys_print(FILE *f);
+
+/* The search kinds of [run] search. */
+enum search_kind { SEARCH_DFS, SEARCH_RANDOM };
+/* The kind a [run] search value names, or -1. */
+int search_kind_parse(const char *s);
 
 /* Fills cfg with defaults, then the file. On error returns -1 with "file:line: message" in err. */
 int config_load(const char *path, struct metis_config *cfg, char *err, size_t errlen);

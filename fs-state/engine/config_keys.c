@@ -141,6 +141,10 @@ static const struct config_key run_keys[] = {
     RUNK(crash_test_skip, CK_STR, NO_RANGE, ""),
     RUNK(equalize_limit, CK_SIZE, NO_RANGE, "1G"),
     RUNK(max_memory, CK_SIZE, NO_RANGE, "0"),
+    RUNK(search, CK_STR, NO_RANGE, "dfs"),
+    RUNK(walk_max, CK_LONG, RANGE(1, 1e8), "100"),
+    RUNK(dive, CK_LONG, RANGE(0, 1e8), "0"),
+    RUNK(search_ops, CK_U64, NO_RANGE, "0"),
 };
 
 /* No default of their own: type and fstype and mount_cmd are required where they apply,

@@ -2,6 +2,8 @@
 #include "driver.h"
 #include "engine.h"
 #include "log.h"
+#include "dive.h"
+#include "walk.h"
 #include "lib/signals.h"
 #include "lib/helpers.h"
 #include <signal.h>
@@ -16,6 +18,8 @@ uint64_t metis_sid;
 
 /* pan calls metis_step without a context: this is the one place the engine lives. */
 static struct engine E;
+static struct dive dive;         /* [run] dive: SPIN's dives and climbs */
+static int last_leaf;            /* the last step's trees differed: nothing below it is searched */
 static volatile sig_atomic_t stop_signal;
 
 /* METIS_STEP_PROFILE=1: where a step's time goes, on stderr at the end (tests/bench/README.md).
@@ -155,8 +159,16 @@ static void __attribute__((noreturn)) step_failed(const struct op_args *a, uint6
     survive(fs, k, a, state, ops_done);
 }
 
+/* Ends this pan so that the front end starts the next search (searches.c). */
+static void __attribute__((noreturn)) next_search(enum metis_exit st, const char *reason)
+{
+    E.search.restarting = 1;
+    engine_close(&E, st, reason);
+    _exit(METIS_EXIT_RESTART);
+}
+
 /* pan exits when SPIN has explored every state it could reach: with budget left, the front
- * end starts the next search (searches.c); a first search this short is worth a warning. */
+ * end starts the next search; a first search this short is worth a warning. */
 static void finish_at_exit(void)
 {
     if (E.finished)
@@ -172,13 +184,22 @@ static void finish_at_exit(void)
                     "wider search\n", (unsigned long long)E.ops);
         finish(st, "search complete");
     }
-    fprintf(stderr, "metis: search %d explored every state it could reach after %llu operations; "
-            "search %d follows with seed %llu\n", E.search.index, (unsigned long long)E.ops,
-            E.search.index + 1,
-            (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
-    E.search.restarting = 1;
-    engine_close(&E, st, "search complete");
-    _exit(METIS_EXIT_RESTART);
+    if (!E.cfg.run.search_ops)     /* short searches are the config's choice: no line each */
+        fprintf(stderr, "metis: search %d explored every state it could reach after %llu "
+                "operations; search %d follows with seed %llu\n", E.search.index,
+                (unsigned long long)E.ops, E.search.index + 1,
+                (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
+    next_search(st, "search complete");
+}
+
+/* [run] search_ops: a search of its length ends and the next one, with the next derived seed
+ * (and so its own [vary] variants), starts from fresh file systems. */
+static void end_search_at_its_length(double now)
+{
+    if (!E.cfg.run.search_ops || E.ops < E.cfg.run.search_ops || stop_signal ||
+        !search_should_restart(&E, now))
+        return;
+    next_search(verdict(), "search operation limit");
 }
 
 /* Every state on SPIN's stack keeps its saved images, so a deep search over large images can
@@ -225,6 +246,7 @@ static void stop_if_done(double now)
     if (E.cfg.run.seconds > 0 && now - E.t_start >= E.cfg.run.seconds)
         finish(verdict(), "time limit");
     stop_if_out_of_memory(now);
+    end_search_at_its_length(now);
 }
 
 static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long depth)
@@ -266,6 +288,7 @@ static void track_state(uint64_t sid, int leaf)
         memcpy(metis_abs + (size_t)i * E.g.dlen, E.g.out[i].digest, (size_t)E.g.dlen);
     metis_sid = sid;
     E.live_sid = sid;
+    last_leaf = leaf;
 }
 
 /* Reports a discrepancy of the last step; returns 1 when the trees now differ. Such a pair is
@@ -304,6 +327,8 @@ void metis_step(int op, double stored, double matched, long depth)
     if (depth > E.max_depth_seen)
         E.max_depth_seen = depth;
     stop_if_done(now);
+    if (dive_cut(&dive, depth))
+        return;
     /* The live state differs from the one SPIN tracks: it backtracked. */
     uint64_t from = metis_sid != E.live_sid ? metis_sid : STEP_NO_STATE;
     if (from != STEP_NO_STATE) {
@@ -353,6 +378,7 @@ void metis_start(void)
         fprintf(stderr, "metis: %s\n", E.err);
         exit(METIS_EXIT_BAD_INPUT);
     }
+    dive_init(&dive, E.cfg.run.seed, E.cfg.run.dive);
     E.g.lazy_save = 1;           /* states SPIN matches at once are never saved (step.h) */
     atexit(finish_at_exit);
     /* A target whose daemon died or hung while set up or making the initial state survives
@@ -366,4 +392,24 @@ void metis_start(void)
     E.last_progress = E.t_start;
     report_sampler_open(&E.sampler, E.out_dir);   /* without it the run goes on, unsampled */
     report_if_differs(NULL);
+}
+
+/* search = random: walks from the initial state, each of a drawn length, with operations drawn
+ * by the model's weights and nothing matched; a step after which the trees differ ends its
+ * walk as it ends a branch of the SPIN search. Setting metis_sid to the initial state's id is
+ * what a backtrack of SPIN does, so metis_step restores it as it would for SPIN. */
+void metis_walk(void)
+{
+    static struct walk w;
+    walk_init(&w, &E.cfg);
+    for (;;) {
+        if (w.left == 0 || last_leaf) {
+            metis_sid = 0;
+            last_leaf = 0;
+            w.left = walk_length(&w);
+            w.walks++;
+        }
+        metis_step(walk_next_op(&w), 0, 0, (long)E.depth);
+        w.left--;
+    }
 }

@@ -17,8 +17,8 @@ void vary_apply(struct metis_config *cfg)
     double long_coin = rng_unit(&r), fill_coin = rng_unit(&r), inode_coin = rng_unit(&r);
     int fits = (uint64_t)(cfg->pool.depth + 1) * (NAME_MAX_LEN + 1) < METIS_PATH_MAX;
     v->long_names_on = long_coin < v->long_names && fits;
-    v->fill_on = fill_coin < v->fill;
-    v->fill_inodes_on = inode_coin < v->fill_inodes;
+    v->fill_on = fill_coin < v->fill && !v->other_kind;
+    v->fill_inodes_on = inode_coin < v->fill_inodes && !v->other_kind;
     if (v->long_names_on)
         cfg->pool.name_len = NAME_MAX_LEN;
 }
@@ -29,4 +29,15 @@ const char *vary_describe(const struct metis_config *cfg, char *buf, size_t len)
     snprintf(buf, len, "%s%s%s", v->long_names_on ? ", long names" : "",
              v->fill_on ? ", little free space" : "", v->fill_inodes_on ? ", few free inodes" : "");
     return buf[0] ? buf + 2 : "none";
+}
+
+const char *vary_skipped(const struct metis_config *cfg, char *buf, size_t len)
+{
+    const struct vary_config *v = &cfg->vary;
+    if (!v->other_kind || (v->fill <= 0 && v->fill_inodes <= 0))
+        return NULL;
+    snprintf(buf, len, "[vary] fill and fill_inodes are skipped: [fs %s] and [fs %s] are of "
+             "different kinds and would run out of space at different points",
+             cfg->fs[0].name, cfg->fs[v->other_kind].name);
+    return buf;
 }

@@ -11,4 +11,7 @@ void vary_apply(struct metis_config *cfg);
 /* "long names, little free space, few free inodes" (those chosen) or "none", in buf. */
 const char *vary_describe(const struct metis_config *cfg, char *buf, size_t len);
 
+/* The note that the fill variants are skipped (file systems of two kinds), or NULL. */
+const char *vary_skipped(const struct metis_config *cfg, char *buf, size_t len);
+
 #endif

@@ -4,6 +4,7 @@
 # Result (tab-separated): name status by_op config seed seq ops_total seconds what
 #   status: caught | MISSED | BASELINE (plain RefFS differed from ext4) | INFRA (run failed)
 . "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/mutant_config.sh"
 root=$METIS_ROOT bin=$METIS_BIN
 name=$1 directed=${2:-}
 cfgdir=$root/configs/mutations
@@ -15,21 +16,6 @@ random_cfg=${MUT_RANDOM:-$cfgdir/random.ini}
 nseeds=${MUT_SEEDS:-5}
 ndirected=${MUT_DSEEDS:-3}
 rm -rf "$out" && mkdir -p "$out"
-
-# The template with a copy of its [fs reffs] section that turns the mutation on, as [fs mut].
-make_config() {
-  local tmpl=$1 dst=$2
-  awk -v mut="$name" '
-    { print }
-    /^\[/ { insec = ($0 == "[fs reffs]") ; next }
-    insec && /^size *=/ { size = $0 }
-    insec && /^reffs_opts *=/ { sub(/^reffs_opts *= */, ""); opts = $0 }
-    END {
-      print ""; print "[fs mut]"; print "type = reffs"
-      if (size != "") print size
-      print "reffs_opts = " (opts != "" ? opts "," : "") "mutation=" mut
-    }' "$tmpl" >"$dst"
-}
 
 total=0 start=$(date +%s.%N)
 report() {
@@ -44,7 +30,7 @@ attempt() {
   local tmpl=$1 seed=$2 tag
   tag=$(basename "$tmpl" .ini)
   local dir=$out/$tag-s$seed
-  make_config "$tmpl" "$out/$tag.ini"
+  mutant_config "$tmpl" "$out/$tag.ini" "$name"
   METIS_REFFS_BIN=$root/tests/mutations/reffs-pick.sh timeout -k 5 600 \
     "$bin/metis" run "$out/$tag.ini" --seed "$seed" --ops "$per_seed" --out "$dir" \
     >"$dir.out" 2>&1

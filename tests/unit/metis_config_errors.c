@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "engine/config.h"
+#include "engine/vary.h"
 
 static char cfge_dir[64];
 static char cfge_path[128];
@@ -166,24 +167,27 @@ Test(metis_config_err, out_of_range)
     CHECK_ALL(cases);
 }
 
-/* A device filled alike runs out of space alike only on file systems of one kind. */
-Test(metis_config_err, fill_needs_one_kind)
+/* A device filled alike runs out of space alike only on file systems of one kind: a config
+ * that mixes kinds loads, and no search of it fills (vary_skipped says so). */
+Test(metis_config_err, fill_skipped_for_two_kinds)
 {
-    static const struct cfge_case cases[] = {
-        { REF "[fs k]\ntype = kernel\nfstype = ext4\n[vary]\nfill = 0.5\n", 7,
-          "[vary]: [fs ref] and [fs k] are of different kinds and would run out of space at "
-          "different points; fill and fill_inodes need one kind (set them to 0)" },
-        { REF "[fs k]\ntype = kernel\nfstype = ext4\n[vary]\nfill_inodes = 0.5\n", 7,
-          "[vary]: [fs ref] and [fs k] are of different kinds and would run out of space at "
-          "different points; fill and fill_inodes need one kind (set them to 0)" },
-    };
-    CHECK_ALL(cases);
     struct metis_config cfg;
-    char err[1024];
+    char err[1024], note[400];
     FILE *f = fopen(cfge_path, "w");
-    fputs(REF "[fs two]\ntype = reffs\n[vary]\nfill = 0.5\n", f);
+    fputs(REF "[fs k]\ntype = kernel\nfstype = ext4\n[vary]\nfill = 1\nfill_inodes = 1\n", f);
     fclose(f);
-    cr_expect_eq(config_load(cfge_path, &cfg, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(config_load(cfge_path, &cfg, err, sizeof err), 0, "%s", err);
+    vary_apply(&cfg);
+    cr_expect_eq(cfg.vary.fill_on + cfg.vary.fill_inodes_on, 0, "two kinds: no search fills");
+    cr_assert_not_null(vary_skipped(&cfg, note, sizeof note));
+    cr_expect(strstr(note, "[fs ref] and [fs k] are of different kinds"), "%s", note);
+    f = fopen(cfge_path, "w");
+    fputs(REF "[fs two]\ntype = reffs\n[vary]\nfill = 1\n", f);
+    fclose(f);
+    cr_assert_eq(config_load(cfge_path, &cfg, err, sizeof err), 0, "%s", err);
+    vary_apply(&cfg);
+    cr_expect_eq(cfg.vary.fill_on, 1, "one kind: fill = 1 fills every search");
+    cr_expect_null(vary_skipped(&cfg, note, sizeof note));
 }
 
 Test(metis_config_err, strings_bools_and_hash)

@@ -8,6 +8,7 @@
 #include "restart.h"
 #include "runopts.h"
 #include "engine/searches.h"
+#include "engine/vary.h"
 #include "lib/signals.h"
 #include "lib/spawner.h"
 #include "front/swarm/swarm.h"
@@ -288,7 +289,7 @@ static int after_run(struct run_opts *ro, const struct known_list *k, const char
 static int cmd_run(struct run_opts *ro, const struct known_list *known)
 {
     char out[PATH_MAX], work[PATH_MAX + 8], cfg_copy[PATH_MAX + 16], pan[PATH_MAX + 8];
-    char bindir[PATH_MAX], libdir[PATH_MAX + 16], err[8192], run_id[64];
+    char bindir[PATH_MAX], libdir[PATH_MAX + 16], err[8192], run_id[64], note[400];
     install_forwarding();
     if (make_out_dir(&ro->cfg, out, sizeof out) < 0)
         return METIS_EXIT_BAD_INPUT;
@@ -310,6 +311,8 @@ static int cmd_run(struct run_opts *ro, const struct known_list *known)
     snprintf(run_id, sizeof run_id, "m%d", (int)getpid());
     set_engine_env(ro, cfg_copy, out, run_id, bindir);
     fprintf(stderr, "metis: run %s, output in %s\n", run_id, out);
+    if (vary_skipped(&ro->cfg, note, sizeof note))
+        fprintf(stderr, "metis: note: %s\n", note);
     if (forwarded_signal) {
         fprintf(stderr, "metis: interrupted before the engine started\n");
         return METIS_EXIT_INTERRUPTED;
@@ -325,7 +328,10 @@ static int cmd_check(struct run_opts *ro)
     int ops = 0;
     for (int i = 0; i < OP_COUNT; i++)
         ops += ro->cfg.op_weight[i] > 0;
+    char note[400];
     printf("%s: ok (%d file systems, %d operations)\n", ro->cfg.path, ro->cfg.nfs, ops);
+    if (vary_skipped(&ro->cfg, note, sizeof note))
+        printf("note: %s\n", note);
     check_print_lacks(&ro->cfg, stdout);
     return METIS_EXIT_OK;
 }
