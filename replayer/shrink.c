@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/classes.h"
+#include "tree/delta.h"
 #include "cli.h"
 #include "import.h"
 #include "lib/helpers.h"
@@ -31,6 +32,10 @@ struct shrinker {
     size_t *ops;
     uint64_t *sid;
     unsigned char *hit;         /* hit[k]: op k of the cached candidate ended in the target */
+    struct tree_delta *delta;   /* delta[k], k >= 1: the target fs's known delta in state
+                                   sid[k] (the engine's, known_delta.h), so that a step is
+                                   judged as it was in the run */
+    struct tree_delta saved_delta;  /* ... in the saved state sid[0] starts from, if any */
     size_t n;
     uint64_t next_sid;
     size_t tests, steps;
@@ -51,28 +56,52 @@ enum { TEST_INFRA = -1, TEST_STOP = -2, TEST_TIMEUP = -3 };
 
 static void drop_cache_after(struct shrinker *sh, size_t keep)
 {
-    for (size_t k = keep; k < sh->n; k++)
+    for (size_t k = keep; k < sh->n; k++) {
         session_discard(&sh->s, sh->sid[k + 1]);
+        tree_delta_free(&sh->delta[k + 1]);
+    }
     sh->n = keep;
 }
 
-/* The most telling attribute in which the target fs's tree differs from the reference's now. */
-static enum tree_diff attr_now(struct shrinker *sh)
+/* The target fs's tree against the reference's now, held against known as the engine holds a
+ * step's trees against the state it came from: now gets the state's delta; returns the most
+ * telling difference known does not hold (TREE_DIFF_NONE: none, or the trees are alike). */
+static enum tree_diff judge_state(struct shrinker *sh, const struct tree_delta *known,
+                                  struct tree_delta *now)
 {
-    struct dclass c;
-    classes_classify(&sh->s.g, sh->want.fs, NULL, &c);
-    return c.attr;
+    struct state_diff fresh = { .attr = TREE_DIFF_NONE };
+    tree_delta_free(now);
+    if (!(sh->s.differs[sh->want.fs] & DIFF_STATE))
+        return TREE_DIFF_NONE;
+    char *ref = classes_read_listing(&sh->s.g, 0);
+    char *other = ref ? classes_read_listing(&sh->s.g, sh->want.fs) : NULL;
+    if (other && tree_delta_compare(ref, other, known, now, &fresh) < 0)
+        fresh.attr = TREE_DIFF_NONE;
+    free(ref);
+    free(other);
+    return fresh.attr;
 }
 
-/* Did the step just replayed (operation a) end in the target discrepancy? */
-static int on_target(struct shrinker *sh, const struct op_args *a)
+/* The delta of the state candidate operation j starts from: the saved state's, or the last
+ * step's (the initial state has none: its trees are alike, or the run stopped there). */
+static const struct tree_delta *known_before(const struct shrinker *sh, size_t j)
+{
+    if (j > 0)
+        return &sh->delta[j];
+    return sh->sid[0] ? &sh->saved_delta : NULL;
+}
+
+/* Did the step just replayed (operation a, judged to add attr) end in the target discrepancy?
+ * A difference the state before held already is none, as in the run. */
+static int on_target(struct shrinker *sh, const struct op_args *a, enum tree_diff at)
 {
     struct target *w = &sh->want;
+    if (at == TREE_DIFF_NONE)
+        sh->s.differs[w->fs] &= ~DIFF_STATE;
     if (a->op != w->op || sh->s.differs[w->fs] != w->kinds)
         return 0;
     if (!(w->kinds & DIFF_STATE))
         return 1;
-    enum tree_diff at = attr_now(sh);
     if (!w->attr_known) {
         w->attr = at;
         w->attr_known = 1;
@@ -108,7 +137,7 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         session_compare(&sh->s, 0);
         sh->ops[j] = cand[j];
         sh->sid[j + 1] = to;
-        sh->hit[j] = on_target(sh, a);
+        sh->hit[j] = on_target(sh, a, judge_state(sh, known_before(sh, j), &sh->delta[j + 1]));
         sh->n = j + 1;
         if (sh->hit[j])
             return (long)j + 1;
@@ -385,6 +414,8 @@ static int load_saved(struct shrinker *sh, const struct runlog_export *x, size_t
     sh->first = first;
     sh->base_seq = x->seq;
     sh->base_sid = x->sid;
+    session_compare(&sh->s, 1);
+    judge_state(sh, NULL, &sh->saved_delta);   /* a saved state below a known delta */
     return 0;
 }
 
@@ -510,10 +541,11 @@ static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
     sh->ops = calloc(total + 1, sizeof *sh->ops);
     sh->sid = calloc(total + 2, sizeof *sh->sid);
     sh->hit = calloc(total + 1, sizeof *sh->hit);
+    sh->delta = calloc(total + 2, sizeof *sh->delta);
     int rc = EXIT_INFRA;
     double t0 = sh->t0 = now_seconds();
     sh->deadline = o->seconds > 0 ? t0 + o->seconds : 0;
-    if (!cur || !scratch || !sh->ops || !sh->sid || !sh->hit) {
+    if (!cur || !scratch || !sh->ops || !sh->sid || !sh->hit || !sh->delta) {
         fprintf(stderr, "metis-replay: out of memory\n");
     } else if (session_start(&sh->s, &sh->cfg) < 0) {
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
@@ -526,6 +558,8 @@ static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
     free(sh->ops);
     free(sh->sid);
     free(sh->hit);
+    free(sh->delta);
+    tree_delta_free(&sh->saved_delta);
     return rc;
 }
 

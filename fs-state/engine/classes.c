@@ -121,7 +121,9 @@ void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct 
     c->kinds = g->out[i].differs;
     c->ref = g->out[0].res;
     c->res = g->out[i].res;
-    if (c->kinds & DIFF_STATE)
+    if ((c->kinds & DIFF_STATE) && g->out[i].have_fresh)
+        c->d = g->out[i].fresh;        /* what the step added to the known delta */
+    else if (c->kinds & DIFF_STATE)
         state_difference(g, i, &c->d);
     c->attr = c->d.attr;
     sign(c, g->cfg);

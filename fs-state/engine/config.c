@@ -1221,11 +1221,13 @@ static void finish_readback(struct parse_state *st, int i)
                                         op_variant_value(c->variant[k]) == S_IFBLK);
     devices &= cfg->op_weight[OP_mknod] > 0;
     fs->track_opens = cfg->op_weight[OP_open_unlink] > 0;
-    if (fs->type != FS_REFFS || (!devices && !cfg->run.compare_mtime))
+    if (fs->type != FS_REFFS || (!devices && !cfg->run.compare_mtime && cfg->vary.mtime <= 0))
         return;
     if (strcmp(fs->readback, "dump") == 0)
         fail(st, st->fs_key_line[i][FSK_READBACK], "[fs %s]: readback = dump cannot show %s: "
              "use auto or vfs", fs->name, devices ? "device numbers" : "mtimes");
+    else if (!devices && !cfg->run.compare_mtime)
+        return;                 /* only the searches that compare mtimes walk (vary.c) */
     else
         snprintf(fs->readback, sizeof fs->readback, "vfs");
 }

@@ -109,11 +109,12 @@ struct vary_config {
     uint64_t bytes_left;        /* ... the free bytes it leaves */
     double fill_inodes;         /* probability that every fs starts with few free inodes */
     uint64_t inodes_left;       /* ... the free inodes it leaves */
+    double mtime;               /* probability that a search compares mtimes (compare_mtime) */
     int fill_line;              /* line of fill or fill_inodes (0 = neither) */
     int other_kind;             /* the first fs of another kind than fs 0 (0: all of one kind):
                                    then no search fills, whatever fill and fill_inodes say */
     /* What the search's seed chose (set by vary_apply, never by the file). */
-    int long_names_on, fill_on, fill_inodes_on;
+    int long_names_on, fill_on, fill_inodes_on, mtime_on;
 };
 
 struct run_config {

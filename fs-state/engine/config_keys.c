@@ -248,6 +248,7 @@ static const struct config_key vary_keys[] = {
     VARYK(bytes_left, CK_SIZE, NO_RANGE, "8200"),
     VARYK(fill_inodes, CK_DOUBLE, RANGE(0, 1), "0"),
     VARYK(inodes_left, CK_U64, NO_RANGE, "8"),
+    VARYK(mtime, CK_DOUBLE, RANGE(0, 1), "0"),
 };
 
 /* The sections, in the order of the docs. */

@@ -192,6 +192,36 @@ static void finish_at_exit(void)
     next_search(st, "search complete");
 }
 
+/* Experiment: a search whose last steps mostly led back to stored states has gone stale. */
+static struct {
+    int win, at, sum;
+    unsigned char back[4096];
+} stale;
+
+static void note_backtrack(int backed)
+{
+    if (stale.win <= 0)
+        return;
+    stale.sum += backed - stale.back[stale.at];
+    stale.back[stale.at] = (unsigned char)backed;
+    stale.at = (stale.at + 1) % stale.win;
+}
+
+static void end_stale_search(double now)
+{
+    static double thr = -1;
+    if (thr < 0) {
+        const char *w = getenv("METIS_STALE_WIN"), *t = getenv("METIS_STALE_NEW");
+        stale.win = w ? atoi(w) : 0;
+        thr = t ? atof(t) : 0;
+    }
+    if (stale.win <= 0 || E.ops < (uint64_t)stale.win || stop_signal ||
+        !search_should_restart(&E, now))
+        return;
+    if (1.0 - (double)stale.sum / stale.win < thr)
+        next_search(verdict(), "search went stale");
+}
+
 /* [run] search_ops: a search of its length ends and the next one, with the next derived seed
  * (and so its own [vary] variants), starts from fresh file systems. */
 static void end_search_at_its_length(double now)
@@ -247,6 +277,7 @@ static void stop_if_done(double now)
         finish(verdict(), "time limit");
     stop_if_out_of_memory(now);
     end_search_at_its_length(now);
+    end_stale_search(now);
 }
 
 static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long depth)
@@ -291,11 +322,25 @@ static void track_state(uint64_t sid, int leaf)
     last_leaf = leaf;
 }
 
-/* Reports a discrepancy of the last step; returns 1 when the trees now differ. Such a pair is
- * a leaf of the search: every state below it would differ by the same difference again. */
+static int count_differing(void)
+{
+    int n = 0;
+    for (int i = 0; i < E.g.nfs; i++)
+        n += E.g.out[i].differs != 0;
+    return n;
+}
+
+/* Reports a discrepancy of the last step; returns 1 when the step is a leaf: the trees differ
+ * in more than the attributes of entries both have (a difference in attributes alone becomes
+ * the path's known delta, and the search goes on below it, comparing everything else). */
 static int report_if_differs(const struct op_args *a)
 {
     if (!fsgroup_compare(&E.g, a == NULL))
+        return 0;
+    int leaf = a ? known_delta_judge(&E) : 1;
+    if (leaf < 0)
+        step_failed(a, E.cur_sid, E.ops);
+    if (!count_differing())
         return 0;
     if (fsgroup_save_live(&E.g) < 0)     /* the report exports the path's saved states */
         step_failed(a, E.cur_sid, E.ops);
@@ -308,10 +353,7 @@ static int report_if_differs(const struct op_args *a)
                 "stopping (make the file systems agree first: exclude, ignore, sizes)\n");
         finish(METIS_EXIT_DISCREPANCY, "initial states differ");
     }
-    for (int i = 1; i < E.g.nfs; i++)
-        if (E.g.out[i].differs & DIFF_STATE)
-            return 1;
-    return 0;
+    return leaf;
 }
 
 void metis_step(int op, double stored, double matched, long depth)
@@ -331,6 +373,7 @@ void metis_step(int op, double stored, double matched, long depth)
         return;
     /* The live state differs from the one SPIN tracks: it backtracked. */
     uint64_t from = metis_sid != E.live_sid ? metis_sid : STEP_NO_STATE;
+    note_backtrack(from != STEP_NO_STATE);
     if (from != STEP_NO_STATE) {
         if (engine_path_unwind_to(&E, metis_sid) < 0)
             step_failed(NULL, metis_sid, E.ops);

@@ -73,7 +73,8 @@ int engine_init(struct engine *e)
     if (search_resume(e) < 0)
         return -1;
     vary_apply(&e->cfg);
-    if (e->cfg.vary.long_names_on || e->cfg.vary.fill_on || e->cfg.vary.fill_inodes_on)
+    if (e->cfg.vary.long_names_on || e->cfg.vary.fill_on || e->cfg.vary.fill_inodes_on ||
+        e->cfg.vary.mtime_on)
         fprintf(stderr, "metis: search %d (seed %llu) varies: %s\n", e->search.index,
                 (unsigned long long)e->cfg.run.seed, vary_describe(&e->cfg, err, sizeof err));
     snprintf(e->run_id, sizeof e->run_id, "%s", env_or("METIS_RUN_ID", "manual"));
@@ -157,6 +158,7 @@ int engine_path_push(struct engine *e, uint64_t sid, uint64_t seq)
     }
     e->path[e->depth].sid = sid;
     e->path[e->depth].seq = seq;
+    e->path[e->depth].delta = NULL;
     e->depth++;
     return 0;
 }
@@ -164,9 +166,11 @@ int engine_path_push(struct engine *e, uint64_t sid, uint64_t seq)
 /* SPIN went back to state sid: every state above it on the path is gone for good. */
 int engine_path_unwind_to(struct engine *e, uint64_t sid)
 {
-    while (e->depth > 0 && e->path[e->depth - 1].sid != sid)
-        if (fsgroup_discard(&e->g, e->path[--e->depth].sid) < 0)
+    while (e->depth > 0 && e->path[e->depth - 1].sid != sid) {
+        known_delta_drop(&e->path[--e->depth], e->g.nfs);
+        if (fsgroup_discard(&e->g, e->path[e->depth].sid) < 0)
             return -1;
+    }
     if (e->depth > 0)
         return 0;
     snprintf(e->g.err, sizeof e->g.err, "SPIN returned to a state that is not on the search path");
@@ -300,6 +304,16 @@ static int classify_step(struct engine *e, const struct op_args *a, int *idx, in
     return fresh_classes;
 }
 
+/* A class found below a difference in attributes alone says so: the trees differed before the
+ * step, and its signature names only what the step added. */
+static void describe_known_delta(struct engine *e, FILE *f, int i)
+{
+    char d[400];
+    if (known_delta_describe(e, i, d, sizeof d))
+        fprintf(f, "below a known delta: before this step fs %s already differed from the "
+                "reference in %s; the class names what this step added\n", e->cfg.fs[i].name, d);
+}
+
 /* The classes of the step in its detail file; new ones are named on stderr. */
 static void describe_classes(struct engine *e, FILE *f, const int *idx, int n, const char *path)
 {
@@ -313,6 +327,7 @@ static void describe_classes(struct engine *e, FILE *f, const int *idx, int n, c
         fprintf(f, "%s%s\n", line, fresh ? " [new]" : "");
         if (c->hint[0])
             fprintf(f, "hint: %s\n", c->hint);
+        describe_known_delta(e, f, c->fs);
         if (fresh)
             fprintf(stderr, "metis: discrepancy at operation %llu (details in %s): %s%s\n",
                     (unsigned long long)e->ops, path, line,

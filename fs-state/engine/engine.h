@@ -7,6 +7,7 @@
 #include "config.h"
 #include "exits.h"   /* how a run ends: enum metis_exit */
 #include "input.h"
+#include "known_delta.h"
 #include "known_file.h"
 #include "ops.h"
 #include "reach.h"
@@ -18,6 +19,8 @@
 struct path_entry {
     uint64_t sid;                /* concrete state id */
     uint64_t seq;                /* the operation that made it (0: the initial state) */
+    struct tree_delta *delta;    /* per fs: its attribute-only differences from the reference
+                                    in this state (known_delta.h); NULL: none judged */
 };
 
 struct engine {

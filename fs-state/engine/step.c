@@ -560,6 +560,7 @@ int fsgroup_compare(struct fsgroup *g, int initial)
     for (int i = 1; i < g->nfs; i++) {
         struct fs_outcome *o = &g->out[i];
         o->differs = 0;
+        o->have_fresh = 0;
         if (!initial && o->res.ret != ref->res.ret)
             o->differs |= DIFF_RET;
         if (!initial && o->res.err != ref->res.err &&

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "tree/digest.h"
+#include "tree/classify.h"
 #include "backend/backend.h"
 #include "backend/equalize.h"
 #include "config.h"
@@ -23,6 +24,9 @@ struct fs_outcome {
     int dlen;
     int unreadable;              /* the last read-back of this fs failed (a target's finding) */
     unsigned differs;            /* DIFF_* against the reference, after fsgroup_compare */
+    int have_fresh;              /* the engine held the trees against the known delta already:
+                                    fresh is the difference the step added, to sign its class */
+    struct state_diff fresh;     /* ... the most telling difference the delta did not hold */
     struct crash_result crash;   /* the step's crash check, when [run] crash is on */
     double t_prepare, t_op, t_abstract, t_finish, t_crash;
 };

@@ -7,27 +7,42 @@
 /* Keeps the variant's draws apart from the input driver's, which starts from the same seed. */
 #define VARY_SALT 0x76617279u
 
+/* As [run] compare_mtime = 1 would: RefFS is then read by walking its mount, since its dump
+ * holds no times (the config refuses [vary] mtime with readback = dump). */
+static void compare_mtimes(struct metis_config *cfg)
+{
+    cfg->run.compare_mtime = 1;
+    for (int i = 0; i < cfg->nfs; i++)
+        if (cfg->fs[i].type == FS_REFFS)
+            snprintf(cfg->fs[i].readback, sizeof cfg->fs[i].readback, "vfs");
+}
+
 void vary_apply(struct metis_config *cfg)
 {
     struct vary_config *v = &cfg->vary;
     struct rng r;
     rng_seed(&r, cfg->run.seed ^ VARY_SALT);
-    /* Both coins are drawn whatever the probabilities, so each option's choice for a seed
-     * stays the same when the other's probability changes. */
+    /* Every coin is drawn whatever the probabilities, so each option's choice for a seed
+     * stays the same when another's probability changes (and when options are added, last). */
     double long_coin = rng_unit(&r), fill_coin = rng_unit(&r), inode_coin = rng_unit(&r);
+    double mtime_coin = rng_unit(&r);
     int fits = (uint64_t)(cfg->pool.depth + 1) * (NAME_MAX_LEN + 1) < METIS_PATH_MAX;
     v->long_names_on = long_coin < v->long_names && fits;
     v->fill_on = fill_coin < v->fill && !v->other_kind;
     v->fill_inodes_on = inode_coin < v->fill_inodes && !v->other_kind;
+    v->mtime_on = mtime_coin < v->mtime;
     if (v->long_names_on)
         cfg->pool.name_len = NAME_MAX_LEN;
+    if (v->mtime_on)
+        compare_mtimes(cfg);
 }
 
 const char *vary_describe(const struct metis_config *cfg, char *buf, size_t len)
 {
     const struct vary_config *v = &cfg->vary;
-    snprintf(buf, len, "%s%s%s", v->long_names_on ? ", long names" : "",
-             v->fill_on ? ", little free space" : "", v->fill_inodes_on ? ", few free inodes" : "");
+    snprintf(buf, len, "%s%s%s%s", v->long_names_on ? ", long names" : "",
+             v->fill_on ? ", little free space" : "", v->fill_inodes_on ? ", few free inodes" : "",
+             v->mtime_on ? ", mtimes compared" : "");
     return buf[0] ? buf + 2 : "none";
 }
 

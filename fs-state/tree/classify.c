@@ -4,12 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DIGEST_SHOWN 12         /* hex digits of a content or target digest a class shows */
-
-struct lines {
-    const char **v;             /* into the listing's text */
-    size_t n;
-};
 
 /* A line that is no listing line: named by its path when it has one, else whole. */
 static int refuse(const char *line, int n, struct state_diff *d)
@@ -22,7 +16,7 @@ static int refuse(const char *line, int n, struct state_diff *d)
 }
 
 /* The listing's lines in text order, each checked (empty lines are none). */
-static int cut_lines(const char *text, struct lines *l, struct state_diff *d)
+static int cut_lines(const char *text, struct listing_lines *l, struct state_diff *d)
 {
     size_t most = 1;
     for (const char *c = text; *c; c++)
@@ -60,21 +54,27 @@ static void note(void *ctx, enum tree_diff k, const struct tree_fields *r,
         return;
     d->attr = k;
     snprintf(d->entry, sizeof d->entry, "%.*s", e->len[TREE_F_PATH], e->s[TREE_F_PATH]);
-    tree_diff_value(r, k, DIGEST_SHOWN, d->ref, sizeof d->ref);
-    tree_diff_value(o, k, DIGEST_SHOWN, d->other, sizeof d->other);
+    tree_diff_value(r, k, CLASSIFY_DIGEST_SHOWN, d->ref, sizeof d->ref);
+    tree_diff_value(o, k, CLASSIFY_DIGEST_SHOWN, d->other, sizeof d->other);
+}
+
+int classify_lines(const char *text, struct listing_lines *l, struct state_diff *d)
+{
+    memset(l, 0, sizeof *l);
+    if (cut_lines(text, l, d) < 0)
+        return -1;
+    qsort(l->v, l->n, sizeof *l->v, cmp_path);
+    return 0;
 }
 
 /* Nothing is ignored here: the walk already wrote an ignored attribute as "-" on both sides. */
 int classify_listings(const char *ref, const char *other, struct state_diff *d)
 {
-    struct lines a = {0}, b = {0};
+    struct listing_lines a = {0}, b = {0};
     memset(d, 0, sizeof *d);
-    int rc = cut_lines(ref, &a, d) < 0 || cut_lines(other, &b, d) < 0 ? -1 : 0;
-    if (rc == 0) {
-        qsort(a.v, a.n, sizeof *a.v, cmp_path);
-        qsort(b.v, b.n, sizeof *b.v, cmp_path);
+    int rc = classify_lines(ref, &a, d) < 0 || classify_lines(other, &b, d) < 0 ? -1 : 0;
+    if (rc == 0)
         d->nentries = tree_diff_listings(a.v, a.n, b.v, b.n, 0, note, d);
-    }
     free(a.v);
     free(b.v);
     return rc < 0 ? -1 : d->attr != TREE_DIFF_NONE;

@@ -12,6 +12,17 @@ struct state_diff {
     int nentries;               /* entries that differ in any way */
 };
 
+#define CLASSIFY_DIGEST_SHOWN 12   /* hex digits of a content or target digest a class shows */
+
+/* A listing's lines, pointing into its text, sorted by path. */
+struct listing_lines {
+    const char **v;
+    size_t n;
+};
+/* Cuts text (tree.h's listing lines) into l (free l->v); -1 when a line is no listing line
+ * (d->entry names it). */
+int classify_lines(const char *text, struct listing_lines *l, struct state_diff *d);
+
 /* Compares two listings in tree.h's format, one entry per line. Returns 1 with d filled when
  * they differ, 0 when they are equal, -1 when a line is not a listing line (d->entry names
  * it). */

@@ -123,27 +123,35 @@ static int td_nlink_counts(const struct tree_fields *a, unsigned ignore)
     return !(dir && (ignore & TREE_IGNORE_DIR_NLINK)) && !(root && (ignore & TREE_IGNORE_ROOT_NLINK));
 }
 
-/* The most telling kind in which entry b differs from entry a (same path), leaving out the
- * attributes ignore names (TREE_IGNORE_*); TREE_DIFF_NONE if none. */
+unsigned tree_diff_entry_kinds(const struct tree_fields *a, const struct tree_fields *b,
+                               unsigned ignore)
+{
+    unsigned k = 0;
+    if (!td_same(a, b, TREE_F_TYPE))
+        return 1u << TREE_DIFF_TYPE;        /* the other fields mean other things then */
+    if (!(ignore & TREE_IGNORE_MODE) && !td_same_mode(a, b, ignore))
+        k |= 1u << TREE_DIFF_MODE;
+    if (!(ignore & TREE_IGNORE_OWNER) &&
+        (!td_same(a, b, TREE_F_UID) || !td_same(a, b, TREE_F_GID)))
+        k |= 1u << TREE_DIFF_OWNER;
+    if (td_nlink_counts(a, ignore) && !td_same(a, b, TREE_F_NLINK))
+        k |= 1u << TREE_DIFF_NLINK;
+    if (!td_same(a, b, TREE_F_SIZE))
+        k |= 1u << TREE_DIFF_SIZE;
+    if (!td_same(a, b, TREE_F_DATA))
+        k |= 1u << (td_first_char(a, TREE_F_TYPE) == 'l' ? TREE_DIFF_TARGET : TREE_DIFF_CONTENT);
+    if (!(ignore & TREE_IGNORE_XATTRS) && !td_same(a, b, TREE_F_XATTRS))
+        k |= 1u << td_xattr_kind(a, b);
+    return k;
+}
+
+/* The most telling kind in which entry b differs from entry a (same path): the first of its
+ * kinds in tree_diff's order. */
 static enum tree_diff tree_diff_entry(const struct tree_fields *a, const struct tree_fields *b,
                                       unsigned ignore)
 {
-    if (!td_same(a, b, TREE_F_TYPE))
-        return TREE_DIFF_TYPE;
-    if (!(ignore & TREE_IGNORE_MODE) && !td_same_mode(a, b, ignore))
-        return TREE_DIFF_MODE;
-    if (!(ignore & TREE_IGNORE_OWNER) &&
-        (!td_same(a, b, TREE_F_UID) || !td_same(a, b, TREE_F_GID)))
-        return TREE_DIFF_OWNER;
-    if (td_nlink_counts(a, ignore) && !td_same(a, b, TREE_F_NLINK))
-        return TREE_DIFF_NLINK;
-    if (!td_same(a, b, TREE_F_SIZE))
-        return TREE_DIFF_SIZE;
-    if (!td_same(a, b, TREE_F_DATA))
-        return td_first_char(a, TREE_F_TYPE) == 'l' ? TREE_DIFF_TARGET : TREE_DIFF_CONTENT;
-    if ((ignore & TREE_IGNORE_XATTRS) || td_same(a, b, TREE_F_XATTRS))
-        return TREE_DIFF_NONE;
-    return td_xattr_kind(a, b);
+    unsigned k = tree_diff_entry_kinds(a, b, ignore);
+    return k ? (enum tree_diff)__builtin_ctz(k) : TREE_DIFF_NONE;
 }
 
 void tree_diff_value(const struct tree_fields *e, enum tree_diff k, int data_chars, char *out,

@@ -42,6 +42,11 @@ int tree_fields_split(const char *line, struct tree_fields *e);
 void tree_diff_value(const struct tree_fields *e, enum tree_diff k, int data_chars, char *out,
                      size_t len);
 
+/* Every kind in which entry b differs from entry a (same path), as bits 1 << kind, leaving out
+ * the attributes ignore names (TREE_IGNORE_*); a type difference alone when the types differ. */
+unsigned tree_diff_entry_kinds(const struct tree_fields *a, const struct tree_fields *b,
+                               unsigned ignore);
+
 /* One differing entry: ref is NULL for an extra entry, got for a missing one. best is 1 when it
  * is the most telling so far: the first entry, in path order, of the most telling kind. */
 typedef void tree_diff_fn(void *ctx, enum tree_diff k, const struct tree_fields *ref,

@@ -31,12 +31,21 @@ static int tree_excluded_dir(int dfd, const struct dirent64 *d)
 typedef int tree_dirent_fn(void *ctx, int dfd, const struct dirent64 *d);
 
 /* Hands every entry of dfd but . and .. to fn until fn returns non-zero (returned); 0 at the
- * end, -1 with errno when reading fails. */
+ * end, -1 with errno when reading fails. A directory is read a few entries at a time: the file
+ * system must then resume the listing at a position it handed out, which is where readdir
+ * bugs live (a FUSE daemon that loses or repeats the entry after a cookie), and a pool's
+ * directories are too small to need a second read otherwise. A buffer too small for the next
+ * entry (EINVAL: a long name) is doubled. */
 static int tree_each_dirent(int dfd, tree_dirent_fn *fn, void *ctx)
 {
     char dbuf[16384] __attribute__((aligned(8)));
+    size_t want = 128;
     for (;;) {
-        ssize_t n = getdents64(dfd, dbuf, sizeof dbuf);
+        ssize_t n = getdents64(dfd, dbuf, want);
+        if (n < 0 && errno == EINVAL && want < sizeof dbuf) {
+            want *= 2;
+            continue;
+        }
         if (n <= 0)
             return (int)n;
         for (ssize_t off = 0; off < n;) {

@@ -102,6 +102,8 @@ static int do_mknod(struct reffs *fs, reffs_ino parent, const char *name, mode_t
     mode_t perm = mode & (mutated(MUT_MKNOD_DROP_SUID) ? 07777 & ~S_ISUID : 07777);
     if (mutated(MUT_MKNOD_SPECIAL_MODE) && (S_ISFIFO(type) || S_ISSOCK(type)))
         perm &= ~(mode_t)(S_IWGRP | S_IWOTH);
+    if (mutated(MUT_NEW_MODE_OX))
+        perm ^= S_IXOTH;
     struct rinode *ip;
     if ((r = ino_alloc(fs, type | perm, uid, gid, &ip)))
         return r;
@@ -132,7 +134,8 @@ static int do_mkdir(struct reffs *fs, reffs_ino parent, const char *name, mode_t
         return -EMLINK;
     struct rinode *ip;
     /* Linux's vfs_mkdir drops setuid/setgid from the mode argument. */
-    if ((r = ino_alloc(fs, S_IFDIR | (mode & (0777 | S_ISVTX)), uid, gid, &ip)))
+    mode_t perm = (mode & (0777 | S_ISVTX)) ^ (mutated(MUT_NEW_MODE_OX) ? S_IXOTH : 0);
+    if ((r = ino_alloc(fs, S_IFDIR | perm, uid, gid, &ip)))
         return r;
     ip->nlink = 2;
     ip->parent = parent;
