@@ -2,6 +2,7 @@
 #include "driver.h"
 #include "engine.h"
 #include "log.h"
+#include "backend/runlock.h"
 #include "lib/signals.h"
 #include "lib/helpers.h"
 #include <signal.h>
@@ -17,6 +18,7 @@ uint64_t metis_sid;
 /* pan calls metis_step without a context: this is the one place the engine lives. */
 static struct engine E;
 static volatile sig_atomic_t stop_signal;
+static int run_lock = -1;   /* the run's lock (backend/runlock.h), held while pan lives */
 
 /* METIS_STEP_PROFILE=1: where a step's time goes, on stderr at the end (tests/bench/README.md).
  * A clock read per part costs ~30 ns: cheap enough to be always compiled in. */
@@ -78,12 +80,21 @@ static void install_signals(void)
     signals_release_stops();   /* bin/metis started us with them held (SPAWN_HOLD_STOPS) */
 }
 
+/* The run's lock is let go of after the teardown: pan may be the run's last process (its
+ * front end was killed), and then nothing of the run may stay behind it. */
+static void close_engine(enum metis_exit st, const char *reason)
+{
+    engine_close(&E, st, reason);
+    runlock_release(run_lock, E.run_id);
+    run_lock = -1;
+}
+
 static void __attribute__((noreturn)) finish(enum metis_exit st, const char *reason)
 {
     if (E.finished)
         _exit(st);
     prof_print();
-    engine_close(&E, st, reason);
+    close_engine(st, reason);
     _exit(st);
 }
 
@@ -139,7 +150,7 @@ static void __attribute__((noreturn)) survive(int fs, enum target_failure k,
             E.search.index + 1,
             (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
     E.search.restarting = 1;
-    engine_close(&E, METIS_EXIT_DISCREPANCY, "target failure");
+    close_engine(METIS_EXIT_DISCREPANCY, "target failure");
     _exit(METIS_EXIT_RESTART);
 }
 
@@ -177,7 +188,7 @@ static void finish_at_exit(void)
             E.search.index + 1,
             (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
     E.search.restarting = 1;
-    engine_close(&E, st, "search complete");
+    close_engine(st, "search complete");
     _exit(METIS_EXIT_RESTART);
 }
 
@@ -352,6 +363,11 @@ void metis_start(void)
     if (engine_init(&E) < 0) {
         fprintf(stderr, "metis: %s\n", E.err);
         exit(METIS_EXIT_BAD_INPUT);
+    }
+    run_lock = runlock_hold(E.run_id, E.err, sizeof E.err);
+    if (run_lock < 0) {
+        fprintf(stderr, "metis: infrastructure failure: %s\n", E.err);
+        exit(METIS_EXIT_INFRA);
     }
     E.g.lazy_save = 1;           /* states SPIN matches at once are never saved (step.h) */
     atexit(finish_at_exit);
