@@ -10,10 +10,12 @@
 #include <unistd.h>
 
 #include "import.h"
+#include "backend/runlock.h"
 #include "lib/signals.h"
 
 static char run_id[64];
 static volatile sig_atomic_t stop_signal;
+static int run_lock = -1;   /* the run's lock (backend/runlock.h): a sweep leaves us alone */
 
 
 const char *session_run_id(void)
@@ -33,23 +35,30 @@ static void on_stop(int sig)
     stop_signal = sig;
 }
 
+/* Our leftovers first, then the lock: a sweep that finds it free may remove what is left. */
+static void sweep_and_release(void)
+{
+    backend_sweep(session_run_id());
+    runlock_release(run_lock, session_run_id());
+    run_lock = -1;
+}
+
 static void on_crash(int sig)
 {
     /* Not async-signal-safe, but a leaked loop device or mount costs more than the risk. */
-    backend_sweep(session_run_id());
+    sweep_and_release();
     signals_die(sig);
-}
-
-static void sweep_at_exit(void)
-{
-    backend_sweep(session_run_id());
 }
 
 void session_install_cleanup(void)
 {
+    char err[512];
     signals_on_stop(on_stop);
     signals_on_crash(on_crash);
-    atexit(sweep_at_exit);
+    run_lock = runlock_hold(session_run_id(), err, sizeof err);
+    if (run_lock < 0)   /* a pid-named run without a lock still counts as live while we run */
+        fprintf(stderr, "metis-replay: warning: %s\n", err);
+    atexit(sweep_and_release);
 }
 
 int session_interrupted(void)

@@ -21,7 +21,8 @@ struct session {
 
 /* Run id of this process ("r<pid>", or $METIS_RUN_ID) and the directory of its mount points. */
 const char *session_run_id(void);
-/* Installs the signal handlers and the exit hook that sweep this run's mounts and devices. */
+/* Holds the run's lock (backend/runlock.h) and installs the signal handlers and the exit hook
+ * that sweep this run's mounts and devices and let go of the lock. Once per process. */
 void session_install_cleanup(void);
 /* 1 once SIGINT/SIGTERM/SIGHUP arrived: callers stop, close the session and exit 130. */
 int session_interrupted(void);

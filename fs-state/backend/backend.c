@@ -1,4 +1,4 @@
-/* Backend front door: the table of backend types, open/close, read-back dispatch, and the sweep of a run's leftovers. */
+/* Backend front door: the table of backend types, open/close, read-back dispatch, a hung target's abort. */
 #include "backend.h"
 #include "common.h"
 #include "tree/tree.h"
@@ -9,13 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
-/* Run ids and fs names become path components: only [A-Za-z0-9._-], not "." or "..". */
-static int safe_name(const char *s)
+int bk_safe_name(const char *s)
 {
     if (!*s || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
         return 0;
@@ -54,7 +52,7 @@ int backend_read_back(struct backend *b, const struct tree_opts *o, unsigned cha
 struct backend *backend_open(const struct fs_config *cfg, const char *run_id, const char *workdir)
 {
     char base[PATH_MAX] = "/tmp";
-    if (!cfg || !run_id || !safe_name(run_id) || !safe_name(cfg->name) || !ops_for(cfg)) {
+    if (!cfg || !run_id || !bk_safe_name(run_id) || !bk_safe_name(cfg->name) || !ops_for(cfg)) {
         fprintf(stderr, "metis: backend: bad run id or fs name (%s / %s): use [A-Za-z0-9._-]\n",
                 run_id ? run_id : "(null)", cfg ? cfg->name : "(null)");
         return NULL;
@@ -127,64 +125,4 @@ void backend_abort(struct backend *b)
     if (b->ops->kill_daemon)
         b->ops->kill_daemon(b);
     abort_fuse_connection(b->mnt);
-}
-
-/* ---- sweep ---- */
-
-struct sweep_ctx {
-    char needle[128];
-    char found[64][1024];
-    int n;
-};
-
-static int collect_run_mounts(const char *mp, void *ctx)
-{
-    struct sweep_ctx *s = ctx;
-    if (strstr(mp, s->needle) && s->n < 64)
-        snprintf(s->found[s->n++], sizeof s->found[0], "%s", mp);
-    return 0;
-}
-
-static int remove_dir_entry(void *dir, const char *name)
-{
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s", (const char *)dir, name) < (int)sizeof path &&
-        unlink(path) < 0)
-        rmdir(path);
-    return 0;
-}
-
-static void remove_dir_files(const char *dir)
-{
-    if (tree_dir_names(dir, remove_dir_entry, (void *)dir) == 0)
-        rmdir(dir);
-}
-
-void backend_sweep(const char *run_id)
-{
-    static struct sweep_ctx s;
-    char path[PATH_MAX];
-    if (!run_id || !safe_name(run_id))
-        return;
-    snprintf(s.needle, sizeof s.needle, "/metis-%s/mnt-", run_id);
-    for (int pass = 0; pass < 4; pass++) {
-        s.n = 0;
-        bk_each_mount(collect_run_mounts, &s);
-        if (s.n == 0)
-            break;
-        for (int i = s.n - 1; i >= 0; i--)   /* the latest mounts (deepest) first */
-            if (umount2(s.found[i], UMOUNT_NOFOLLOW) < 0)
-                umount2(s.found[i], MNT_DETACH | UMOUNT_NOFOLLOW);
-        for (int i = 0; i < s.n; i++) {
-            rmdir(s.found[i]);
-            *strrchr(s.found[i], '/') = 0;
-            rmdir(s.found[i]);
-        }
-    }
-    snprintf(path, sizeof path, BK_SHM_DIR "/metis-%s/", run_id);
-    bk_loop_sweep(path);
-    path[strlen(path) - 1] = 0;
-    remove_dir_files(path);
-    snprintf(path, sizeof path, "/tmp/metis-%s", run_id);
-    remove_dir_files(path);   /* only empty mount points remain there: rmdir */
 }

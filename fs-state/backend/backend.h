@@ -108,7 +108,9 @@ void backend_abort(struct backend *b);
 /* Makes the backend for cfg; nothing is created on disk until setup. */
 struct backend *backend_open(const struct fs_config *cfg, const char *run_id, const char *workdir);
 void backend_close(struct backend *b);
-/* The mount points, images and loop devices that run_id may have left (used after a crash). */
+/* Removes what run_id left once its processes ended (or crashed): the FUSE daemons given a path
+ * of the run, its mounts, loop devices and files, and its lock file (runlock.h) when no
+ * process holds the lock any more (sweep.c; sweep.h sweeps every dead run). */
 void backend_sweep(const char *run_id);
 
 #endif

@@ -102,6 +102,26 @@ void bk_pin_cpu(void);
 
 /* Sleeps through signals (process.c); the clock is util.h's now_seconds. */
 void bk_sleep(double seconds);
+
+/* Other processes, found through /proc (process.c); pid is a /proc entry name. */
+/* 1 when the /proc entry name is a process, and not us. */
+int bk_proc_other(const char *name);
+/* 1 when process pid has path open. */
+int bk_proc_holds(const char *pid, const char *path);
+/* 1 when a process other than us has path open (a daemonized fs may still write its image). */
+int bk_file_in_use(const char *path);
+/* Reads /proc/<pid>/<what> (cmdline, environ: NUL-separated strings) into buf, NUL-terminated;
+ * its length (len - 1 when it was cut there), 0 when there is none. */
+size_t bk_proc_read(const char *pid, const char *what, char *buf, size_t len);
+/* SIGKILLs every FUSE daemon (another process holding /dev/fuse) given an argument match
+ * accepts, again until none is found (1 s at most); how many it killed. Killing a daemon ends
+ * its FUSE connection, so calls blocked on its mount return ENOTCONN. */
+typedef int (*bk_arg_match_fn)(const char *arg, const void *ctx);
+int bk_kill_fuse_daemons(bk_arg_match_fn match, const void *ctx);
+
+/* Run ids and fs names become path components: 1 when s is made of [A-Za-z0-9._-] and is not
+ * "." or ".." (backend.c). */
+int bk_safe_name(const char *s);
 /* Calls fn on every mount point (field 5 of mountinfo); stops when fn returns non-zero and
  * returns that value. */
 int bk_each_mount(int (*fn)(const char *mp, void *ctx), void *ctx);
@@ -111,8 +131,10 @@ int bk_each_mount(int (*fn)(const char *mp, void *ctx), void *ctx);
 int bk_loop_attach(int fd, const char *file);
 /* Detaches loop device nr; when it is still busy, marks it to detach at its last close. */
 int bk_loop_detach(int nr);
-/* Detaches every loop device whose backing file name starts with prefix. */
-void bk_loop_sweep(const char *prefix);
+/* Detaches every loop device whose backing file name starts with prefix (one still in use is
+ * marked to detach at its last close); how many. The first that could not be is said in err
+ * (when err is not NULL and still ""). */
+int bk_loop_sweep(const char *prefix, char *err, size_t errlen);
 /* The loop number of the /sys/block entry name and its backing file (newline cut) in file, or
  * -1 when name is not an attached loop device. */
 int bk_loop_backing_file(const char *name, char *file, size_t len);

@@ -200,42 +200,10 @@ static int f_mount(struct backend *b, struct fpriv *p, const char *step)
     return 0;
 }
 
-struct fd_search {
-    const char *path;
-    char dir[300];              /* /proc/PID/fd */
-};
-
-/* 1 (the search ends) when the descriptor name of dir is open on path. */
-static int fd_is_path(void *ctx, const char *name)
-{
-    struct fd_search *s = ctx;
-    char link[PATH_MAX], target[PATH_MAX];
-    snprintf(link, sizeof link, "%s/%s", s->dir, name);
-    ssize_t n = readlink(link, target, sizeof target - 1);
-    return n > 0 && (target[n] = 0, strcmp(target, s->path) == 0);
-}
-
-/* 1 (the search ends) when the /proc entry name is another process holding path open. */
-static int proc_uses_path(void *ctx, const char *name)
-{
-    struct fd_search *s = ctx;
-    if (name[0] < '0' || name[0] > '9' || atoi(name) == getpid())
-        return 0;               /* we hold the image open ourselves */
-    snprintf(s->dir, sizeof s->dir, "/proc/%s/fd", name);
-    return tree_dir_names(s->dir, fd_is_path, s) > 0;
-}
-
-/* 1 if another process has path open (a daemonized fs may still be writing its image). */
-static int file_in_use(const char *path)
-{
-    struct fd_search s = { .path = path };
-    return tree_dir_names("/proc", proc_uses_path, &s) > 0;
-}
-
 static int wait_image_closed(struct backend *b, double timeout)
 {
     double end = now_seconds() + timeout;
-    while (file_in_use(b->image)) {
+    while (bk_file_in_use(b->image)) {
         if (now_seconds() > end)
             return -1;
         usleep(1000);
@@ -700,41 +668,10 @@ static void fu_teardown(struct backend *b)
     bk_remove_mnt(b);
 }
 
-/* 1 when the NUL-separated arguments in buf (n bytes) include arg. */
-static int has_arg(const char *buf, size_t n, const char *arg)
+/* A daemon given mnt, a path of this run and fs alone, as an argument serves that mount. */
+static int arg_is(const char *arg, const void *mnt)
 {
-    for (size_t k = 0; k < n; k += strlen(buf + k) + 1)
-        if (strcmp(buf + k, arg) == 0)
-            return 1;
-    return 0;
-}
-
-struct daemon_search {
-    const char *mnt;
-    pid_t found;
-};
-
-/* 1 (the search ends) when /proc entry name is a FUSE daemon serving mnt: it holds /dev/fuse
- * and was given mnt, a path of this run and fs alone, as an argument. */
-static int serves_mount(void *ctx, const char *name)
-{
-    struct daemon_search *d = ctx;
-    struct fd_search s = { .path = "/dev/fuse" };
-    char path[300], args[8192];
-    if (name[0] < '0' || name[0] > '9' || atoi(name) == getpid())
-        return 0;
-    snprintf(path, sizeof path, "/proc/%s/cmdline", name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, args, sizeof args - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0 || (args[n] = 0, !has_arg(args, (size_t)n, d->mnt)))
-        return 0;
-    snprintf(s.dir, sizeof s.dir, "/proc/%s/fd", name);
-    if (tree_dir_names(s.dir, fd_is_path, &s) <= 0)
-        return 0;
-    d->found = atoi(name);
-    return 1;
+    return strcmp(arg, mnt) == 0;
 }
 
 /* A daemon that daemonized is not the mount command Metis started (p->pid 0): it is found by
@@ -743,14 +680,9 @@ static int serves_mount(void *ctx, const char *name)
 static void fu_kill_daemon(struct backend *b)
 {
     struct fpriv *p = b->priv;
-    struct daemon_search d = { b->mnt, 0 };
     if (p && p->pid > 0)
         kill(-p->pid, SIGKILL);
-    /* Found again until it is gone (not our child: nothing to wait on); 1 s at most. */
-    for (int tries = 0; tries < 200 && tree_dir_names("/proc", serves_mount, &d) > 0; tries++) {
-        kill(d.found, SIGKILL);
-        bk_sleep(0.005);
-    }
+    bk_kill_fuse_daemons(arg_is, b->mnt);
 }
 
 static uint64_t fu_held_bytes(struct backend *b)

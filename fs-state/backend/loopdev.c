@@ -104,17 +104,31 @@ int bk_loop_backing_file(const char *name, char *file, size_t len)
     return nr;
 }
 
+struct loop_sweep {
+    const char *prefix;
+    int detached;
+    char *err;
+    size_t errlen;
+};
+
 /* Detaches the /sys/block entry name when it is a loop device backed by a file under prefix. */
-static int loop_sweep_one(void *prefix, const char *name)
+static int loop_sweep_one(void *ctx, const char *name)
 {
+    struct loop_sweep *s = ctx;
     char file[4096];
     int nr = bk_loop_backing_file(name, file, sizeof file);
-    if (nr >= 0 && strncmp(file, prefix, strlen(prefix)) == 0)
-        bk_loop_detach(nr);
+    if (nr < 0 || strncmp(file, s->prefix, strlen(s->prefix)) != 0)
+        return 0;
+    if (bk_loop_detach(nr) == 0)
+        s->detached++;
+    else if (s->err && !s->err[0])
+        snprintf(s->err, s->errlen, "cannot detach /dev/loop%d (%s): %s", nr, file, strerror(errno));
     return 0;
 }
 
-void bk_loop_sweep(const char *prefix)
+int bk_loop_sweep(const char *prefix, char *err, size_t errlen)
 {
-    tree_dir_names("/sys/block", loop_sweep_one, (void *)prefix);
+    struct loop_sweep s = { prefix, 0, err, errlen };
+    tree_dir_names("/sys/block", loop_sweep_one, &s);
+    return s.detached;
 }

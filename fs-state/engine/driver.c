@@ -4,6 +4,7 @@
 #include "log.h"
 #include "dive.h"
 #include "walk.h"
+#include "backend/runlock.h"
 #include "lib/signals.h"
 #include "lib/helpers.h"
 #include <signal.h>
@@ -21,6 +22,7 @@ static struct engine E;
 static struct dive dive;         /* [run] dive: SPIN's dives and climbs */
 static int last_leaf;            /* the last step's trees differed: nothing below it is searched */
 static volatile sig_atomic_t stop_signal;
+static int run_lock = -1;   /* the run's lock (backend/runlock.h), held while pan lives */
 
 /* METIS_STEP_PROFILE=1: where a step's time goes, on stderr at the end (tests/bench/README.md).
  * A clock read per part costs ~30 ns: cheap enough to be always compiled in. */
@@ -82,12 +84,21 @@ static void install_signals(void)
     signals_release_stops();   /* bin/metis started us with them held (SPAWN_HOLD_STOPS) */
 }
 
+/* The run's lock is let go of after the teardown: pan may be the run's last process (its
+ * front end was killed), and then nothing of the run may stay behind it. */
+static void close_engine(enum metis_exit st, const char *reason)
+{
+    engine_close(&E, st, reason);
+    runlock_release(run_lock, E.run_id);
+    run_lock = -1;
+}
+
 static void __attribute__((noreturn)) finish(enum metis_exit st, const char *reason)
 {
     if (E.finished)
         _exit(st);
     prof_print();
-    engine_close(&E, st, reason);
+    close_engine(st, reason);
     _exit(st);
 }
 
@@ -143,7 +154,7 @@ static void __attribute__((noreturn)) survive(int fs, enum target_failure k,
             E.search.index + 1,
             (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
     E.search.restarting = 1;
-    engine_close(&E, METIS_EXIT_DISCREPANCY, "target failure");
+    close_engine(METIS_EXIT_DISCREPANCY, "target failure");
     _exit(METIS_EXIT_RESTART);
 }
 
@@ -163,7 +174,7 @@ static void __attribute__((noreturn)) step_failed(const struct op_args *a, uint6
 static void __attribute__((noreturn)) next_search(enum metis_exit st, const char *reason)
 {
     E.search.restarting = 1;
-    engine_close(&E, st, reason);
+    close_engine(st, reason);
     _exit(METIS_EXIT_RESTART);
 }
 
@@ -422,6 +433,11 @@ void metis_start(void)
         exit(METIS_EXIT_BAD_INPUT);
     }
     dive_init(&dive, E.cfg.run.seed, E.cfg.run.dive);
+    run_lock = runlock_hold(E.run_id, E.err, sizeof E.err);
+    if (run_lock < 0) {
+        fprintf(stderr, "metis: infrastructure failure: %s\n", E.err);
+        exit(METIS_EXIT_INFRA);
+    }
     E.g.lazy_save = 1;           /* states SPIN matches at once are never saved (step.h) */
     atexit(finish_at_exit);
     /* A target whose daemon died or hung while set up or making the initial state survives

@@ -36,6 +36,7 @@ for h in --help -h; do
   expect_ok '^usage: metis run CONFIG' "$M" run $h
   expect_ok '^usage: metis check CONFIG' "$M" check $h
   expect_ok '^usage: metis swarm CONFIG' "$M" swarm $h
+  expect_ok '^usage: metis clean$' "$M" clean $h
   expect_ok '^usage: metis-replay trace' "$R" $h
   for c in trace check run repro shrink emit-c record; do
     expect_ok "^usage: metis-replay $c " "$R" $c $h
@@ -57,6 +58,7 @@ expect_bad "$M" run configs/smoke.ini --frobnicate
 expect_bad "$M" run configs/smoke.ini --ops
 expect_bad "$M" check configs/smoke.ini --depth 0
 expect_bad "$M" swarm --frobnicate
+expect_bad "$M" clean --frobnicate
 expect_bad "$R" run --frobnicate x.trace
 expect_bad "$R" shrink --tries 0 x.trace
 expect_bad "$R" record --frobnicate configs/smoke.ini

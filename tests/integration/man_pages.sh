@@ -30,7 +30,7 @@ options_in_page() {  # PAGE HELP-TEXT-FILE
 }
 "$METIS_BIN/metis" --help >"$T/metis-help"
 options_in_page man/metis.1 "$T/metis-help"
-for c in run check swarm known; do
+for c in run check swarm known clean; do
   "$METIS_BIN/metis" $c --help >"$T/metis-$c" || fail "metis $c --help failed"
   options_in_page man/metis.1 "$T/metis-$c"
 done

@@ -1,5 +1,7 @@
 /* bin/metis: the command line — validates the config, builds pan, runs it, and cleans up after it. */
 #include "backend/backend.h"
+#include "backend/runlock.h"
+#include "clean.h"
 #include "engine/config.h"
 #include "engine/exits.h"
 #include "check_lacks.h"
@@ -45,6 +47,7 @@ static void usage(FILE *f)
             "       metis swarm --check --hosts HOSTS [CONFIG]\n"
             "       metis report RUN_DIR|SWARM_DIR      # writes DIR/report.html\n"
             "       metis known add RUN_DIR|SWARM_DIR [--note TEXT] [--link URL] --to FILE\n"
+            "       metis clean                         # removes what runs killed outright left\n"
             "       metis --version\n"
             "exit status: 0 no discrepancy, 1 discrepancy (with --known: a new class),\n"
             "             2 bad usage or config, 3 infrastructure failure, 130 interrupted\n"
@@ -75,7 +78,8 @@ static void command_usage(const char *cmd)
            "                   neither stop the run nor make it fail\n"
            "  --strict-known   with --known, exit 1 on any class all the same\n"
            "  --junit FILE     write the run as JUnit XML (a test case per class)\n"
-           "Options override the config's keys named in brackets.\n"
+           "Options override the config's keys named in brackets. A run first removes what\n"
+           "runs killed outright left on this host, as metis clean does.\n"
            "exit status: 0 no discrepancy (with --known: no new class), 1 discrepancy,\n"
            "             2 bad usage or config, 3 infrastructure failure, 130 interrupted\n");
 }
@@ -286,11 +290,10 @@ static int after_run(struct run_opts *ro, const struct known_list *k, const char
     return exit_rc;
 }
 
-static int cmd_run(struct run_opts *ro, const struct known_list *known)
+static int run_with_lock(struct run_opts *ro, const struct known_list *known, const char *run_id)
 {
     char out[PATH_MAX], work[PATH_MAX + 8], cfg_copy[PATH_MAX + 16], pan[PATH_MAX + 8];
-    char bindir[PATH_MAX], libdir[PATH_MAX + 16], err[8192], run_id[64], note[400];
-    install_forwarding();
+    char bindir[PATH_MAX], libdir[PATH_MAX + 16], err[8192], note[400];
     if (make_out_dir(&ro->cfg, out, sizeof out) < 0)
         return METIS_EXIT_BAD_INPUT;
     snprintf(work, sizeof work, "%s/work", out);
@@ -308,7 +311,6 @@ static int cmd_run(struct run_opts *ro, const struct known_list *known)
         fprintf(stderr, "metis: %s\n", err);
         return METIS_EXIT_INFRA;
     }
-    snprintf(run_id, sizeof run_id, "m%d", (int)getpid());
     set_engine_env(ro, cfg_copy, out, run_id, bindir);
     fprintf(stderr, "metis: run %s, output in %s\n", run_id, out);
     if (vary_skipped(&ro->cfg, note, sizeof note))
@@ -321,6 +323,24 @@ static int cmd_run(struct run_opts *ro, const struct known_list *known)
     backend_sweep(run_id);
     alarm(0);
     return after_run(ro, known, out, bindir, run_id, rc);
+}
+
+/* A run first sweeps what dead runs left, then holds its own lock (backend/runlock.h) for as
+ * long as it lives, so that the sweeps of runs started later leave it alone. */
+static int cmd_run(struct run_opts *ro, const struct known_list *known)
+{
+    char run_id[64], err[PATH_MAX + 128];
+    install_forwarding();
+    snprintf(run_id, sizeof run_id, "m%d", (int)getpid());
+    clean_dead_runs("metis");
+    int lock = runlock_hold(run_id, err, sizeof err);
+    if (lock < 0) {
+        fprintf(stderr, "metis: %s\n", err);
+        return METIS_EXIT_INFRA;
+    }
+    int rc = run_with_lock(ro, known, run_id);
+    runlock_release(lock, run_id);
+    return rc;
 }
 
 static int cmd_check(struct run_opts *ro)
@@ -365,6 +385,8 @@ int main(int argc, char **argv)
         return cmd_report(argc, argv);
     if (!strcmp(argv[1], "known"))
         return known_main(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "clean"))
+        return clean_main(argc - 1, argv + 1);
     /* Hidden: config_keys.c's key table, for tests/integration/man_config_keys.sh. */
     if (!strcmp(argv[1], "config-keys"))
         return config_keys_print(stdout), 0;

@@ -6,6 +6,7 @@
 #include "lib/signals.h"
 #include "lib/spawner.h"
 #include "backend/backend.h"
+#include "front/cli/clean.h"
 #include "front/cli/model.h"
 #include "front/cli/runopts.h"
 #include "tree/tree.h"
@@ -397,6 +398,7 @@ int swarm_finish_job(int argc, char **argv)
     if (argc >= 5 && !strcmp(argv[3], "--grace"))
         grace = atof(argv[4]);
     signals_ignore_pipe();
+    clean_dead_runs("metis swarm");   /* on stderr: stdout carries the tar */
     job_dir(argv[2], dir, sizeof dir);
     int n = list_vts(dir, v, SWARM_MAX_VTS);
     settle(v, n, grace);
