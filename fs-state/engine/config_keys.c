@@ -142,7 +142,7 @@ static const struct config_key run_keys[] = {
     RUNK(equalize_limit, CK_SIZE, NO_RANGE, "1G"),
     RUNK(max_memory, CK_SIZE, NO_RANGE, "0"),
     RUNK(search, CK_STR, NO_RANGE, "dfs"),
-    RUNK(walk_max, CK_LONG, RANGE(1, 1e8), "100"),
+    RUNK(walk_max, CK_LONG, RANGE(1, 1e8), "3000"),
     RUNK(dive, CK_LONG, RANGE(0, 1e8), "0"),
     RUNK(search_ops, CK_U64, NO_RANGE, "0"),
 };
