@@ -3,7 +3,7 @@
 #include "engine.h"
 #include "log.h"
 #include "dive.h"
-#include "walk.h"
+#include "random_walk.h"
 #include "backend/runlock.h"
 #include "lib/signals.h"
 #include "lib/helpers.h"

@@ -1,6 +1,6 @@
 /* search = random, the measuring stick: which operation a random walk takes next and how long a walk lasts. */
-#ifndef METIS_WALK_H
-#define METIS_WALK_H
+#ifndef METIS_RANDOM_WALK_H
+#define METIS_RANDOM_WALK_H
 
 #include <stdint.h>
 #include "config.h"

@@ -1,6 +1,6 @@
 /* search = random: the walk's operation draws by weight and its log-uniform lengths. */
 #include <math.h>
-#include "walk.h"
+#include "random_walk.h"
 
 void walk_init(struct walk *w, const struct metis_config *cfg)
 {
