@@ -1180,6 +1180,16 @@ static void finish_sizing(struct parse_state *st)
 
 /* A filled device meets ENOSPC where its own accounting says: only file systems of one kind
  * (all RefFS, or one fstype) meet it at the same operation. */
+/* A FUSE fs without an image whose daemon does not answer the snapshot ioctls, and a kernel fs
+ * without a device (tmpfs, overlay), are brought back to a saved state by ordinary calls. */
+static int may_restore_logically(const struct fs_config *fs)
+{
+    if (fs->type == FS_KERNEL)
+        return fs_format_devless(fs->fstype);
+    return fs->type == FS_FUSE && (!fs->size || fs->dir_backed) &&
+           strcmp(fs->restore, "snapshot") != 0;
+}
+
 /* Two kinds of fs run out of space at different points: a fill variant is for one kind only,
  * so a config that adds a file system of another kind (general.ini's promise) skips them. */
 static void finish_vary(struct parse_state *st)
@@ -1189,6 +1199,9 @@ static void finish_vary(struct parse_state *st)
     for (int i = 1; i < cfg->nfs && !cfg->vary.other_kind; i++)
         if (cfg->fs[i].type != a->type || strcmp(cfg->fs[i].fstype, a->fstype) != 0)
             cfg->vary.other_kind = i;
+    for (int i = 0; i < cfg->nfs && !cfg->vary.no_times; i++)
+        if (may_restore_logically(&cfg->fs[i]))
+            cfg->vary.no_times = i + 1;
 }
 
 /* Kinds not given take another kind's partitions and mode (arg_inherits). */
@@ -1221,7 +1234,9 @@ static void finish_readback(struct parse_state *st, int i)
                                         op_variant_value(c->variant[k]) == S_IFBLK);
     devices &= cfg->op_weight[OP_mknod] > 0;
     fs->track_opens = cfg->op_weight[OP_open_unlink] > 0;
-    if (fs->type != FS_REFFS || (!devices && !cfg->run.compare_mtime && cfg->vary.mtime <= 0))
+    /* A dump (RefFS's, or a FUSE daemon's that answers RefFS's ioctls) holds no times. */
+    int dumps = fs->type == FS_REFFS || fs->type == FS_FUSE;
+    if (!dumps || (!devices && !cfg->run.compare_mtime && cfg->vary.mtime <= 0))
         return;
     if (strcmp(fs->readback, "dump") == 0)
         fail(st, st->fs_key_line[i][FSK_READBACK], "[fs %s]: readback = dump cannot show %s: "

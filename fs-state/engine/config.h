@@ -113,6 +113,9 @@ struct vary_config {
     int fill_line;              /* line of fill or fill_inodes (0 = neither) */
     int other_kind;             /* the first fs of another kind than fs 0 (0: all of one kind):
                                    then no search fills, whatever fill and fill_inodes say */
+    int no_times;               /* 1 + the first fs that may be restored logically (0: none):
+                                   a logical restore cannot set times back, so no search
+                                   compares mtimes, whatever mtime says */
     /* What the search's seed chose (set by vary_apply, never by the file). */
     int long_names_on, fill_on, fill_inodes_on, mtime_on;
 };

@@ -7,13 +7,14 @@
 /* Keeps the variant's draws apart from the input driver's, which starts from the same seed. */
 #define VARY_SALT 0x76617279u
 
-/* As [run] compare_mtime = 1 would: RefFS is then read by walking its mount, since its dump
- * holds no times (the config refuses [vary] mtime with readback = dump). */
+/* As [run] compare_mtime = 1 would: RefFS, and a FUSE daemon that answers its dump ioctl, are
+ * then read by walking the mount, since a dump holds no times (the config refuses [vary] mtime
+ * with readback = dump). */
 static void compare_mtimes(struct metis_config *cfg)
 {
     cfg->run.compare_mtime = 1;
     for (int i = 0; i < cfg->nfs; i++)
-        if (cfg->fs[i].type == FS_REFFS)
+        if (cfg->fs[i].type == FS_REFFS || cfg->fs[i].type == FS_FUSE)
             snprintf(cfg->fs[i].readback, sizeof cfg->fs[i].readback, "vfs");
 }
 
@@ -30,7 +31,7 @@ void vary_apply(struct metis_config *cfg)
     v->long_names_on = long_coin < v->long_names && fits;
     v->fill_on = fill_coin < v->fill && !v->other_kind;
     v->fill_inodes_on = inode_coin < v->fill_inodes && !v->other_kind;
-    v->mtime_on = mtime_coin < v->mtime;
+    v->mtime_on = mtime_coin < v->mtime && !v->no_times;
     if (v->long_names_on)
         cfg->pool.name_len = NAME_MAX_LEN;
     if (v->mtime_on)
@@ -49,10 +50,17 @@ const char *vary_describe(const struct metis_config *cfg, char *buf, size_t len)
 const char *vary_skipped(const struct metis_config *cfg, char *buf, size_t len)
 {
     const struct vary_config *v = &cfg->vary;
-    if (!v->other_kind || (v->fill <= 0 && v->fill_inodes <= 0))
-        return NULL;
-    snprintf(buf, len, "[vary] fill and fill_inodes are skipped: [fs %s] and [fs %s] are of "
-             "different kinds and would run out of space at different points",
-             cfg->fs[0].name, cfg->fs[v->other_kind].name);
-    return buf;
+    int fills = v->other_kind && (v->fill > 0 || v->fill_inodes > 0);
+    int times = v->no_times && v->mtime > 0;
+    size_t n = 0;
+    buf[0] = '\0';
+    if (fills)
+        n += (size_t)snprintf(buf, len, "[vary] fill and fill_inodes are skipped: [fs %s] and "
+                              "[fs %s] are of different kinds and would run out of space at "
+                              "different points", cfg->fs[0].name, cfg->fs[v->other_kind].name);
+    if (times && n < len)
+        snprintf(buf + n, len - n, "%s[vary] mtime is skipped: [fs %s] may be restored "
+                 "logically, which cannot set times back", fills ? "; " : "",
+                 cfg->fs[v->no_times - 1].name);
+    return fills || times ? buf : NULL;
 }
