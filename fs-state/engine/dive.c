@@ -23,6 +23,8 @@ static long climb_target(struct dive *d, long depth)
         return 1;
     if (how && how[0] == 'l')
         return depth - log_uniform(&d->r, depth - 1);
+    if (how && how[0] == 's')
+        return log_uniform(&d->r, depth - 1);
     return 1 + (long)rng_below(&d->r, (uint64_t)(depth - 1));
 }
 

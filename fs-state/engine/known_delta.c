@@ -1,6 +1,7 @@
 /* The known delta along the search path: a step's trees held against its parent state's attribute differences (tree/delta.c), kept on the path entry of the state it made. */
 #include "known_delta.h"
 #include "engine.h"
+#include "log.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,9 @@ static int judge_one(struct engine *e, int i, const char *ref, struct tree_delta
     o->have_fresh = 1;
     if (o->fresh.attr == TREE_DIFF_NONE)
         o->differs &= ~DIFF_STATE;    /* all known: nothing this step did differs */
+    if (v == DELTA_ATTRS)
+        log_line("delta %llu fs=%s items=%zu", (unsigned long long)e->ops, e->cfg.fs[i].name,
+                 now->n);
     return v == DELTA_STRUCTURE;
 }
 
