@@ -147,7 +147,8 @@ void classes_target_failure(struct fsgroup *g, int i, unsigned kind, const struc
     sign(c, g->cfg);
 }
 
-int classes_add(struct dclass_table *t, const struct dclass *c, uint64_t seq, int *fresh)
+int classes_add(struct dclass_table *t, const struct dclass *c, uint64_t seq, double secs,
+                int *fresh)
 {
     *fresh = 0;
     for (int k = 0; k < t->n; k++)
@@ -164,6 +165,7 @@ int classes_add(struct dclass_table *t, const struct dclass *c, uint64_t seq, in
     n->id = ++t->n;
     n->hits = 1;
     n->first_seq = seq;
+    n->first_s = secs;
     *fresh = 1;
     return t->n - 1;
 }
@@ -216,12 +218,12 @@ static void json_class(const struct dclass *c, const struct metis_config *cfg, F
     json_escape(c->signature, sig, sizeof sig);
     fprintf(f, "{\"class\":%d,\"signature\":\"%s\",\"operation\":\"%s\",\"fs\":\"%s\","
             "\"kinds\":\"%s\",\"attribute\":\"%s\",\"hits\":%llu,\"first_op\":%llu,"
-            "\"entry\":\"%s\",\"reference_value\":\"%s\",\"value\":\"%s\",\"ret\":%ld,"
-            "\"errno\":\"%s\",\"reference_ret\":%ld,\"reference_errno\":\"%s\","
+            "\"first_s\":%.3f,\"entry\":\"%s\",\"reference_value\":\"%s\",\"value\":\"%s\","
+            "\"ret\":%ld,\"errno\":\"%s\",\"reference_ret\":%ld,\"reference_errno\":\"%s\","
             "\"detail\":\"%s\",\"hint\":\"%s\"}",
             c->id, sig, c->op < 0 ? "initial" : op_name((enum op_id)c->op),
             cfg->fs[c->fs].name, kinds, tree_diff_name(c->attr), (unsigned long long)c->hits,
-            (unsigned long long)c->first_seq, entry, ref, other, c->res.ret,
+            (unsigned long long)c->first_seq, c->first_s, entry, ref, other, c->res.ret,
             errno_name(c->res.err), c->ref.ret, errno_name(c->ref.err), c->detail, hint);
 }
 

@@ -20,6 +20,7 @@ struct dclass {
     struct op_result ref, res;  /* the first example's outcomes: reference and fs */
     char hint[1024];            /* known behaviours it matches; "" for none */
     uint64_t hits, first_seq;   /* first_seq: operation of the first example (0: initial) */
+    double first_s;             /* seconds into the run of the first example */
     char detail[64];            /* the first example's detail file, "discrepancy-N.txt" */
 };
 
@@ -40,9 +41,11 @@ void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct 
  * for restore-unreachable the first differing entry). a: the operation in progress, if any. */
 void classes_target_failure(struct fsgroup *g, int i, unsigned kind, const struct op_args *a,
                             struct dclass *c);
-/* Counts a hit of c's class at operation seq; adds the class when it is new. Returns the
- * class's index in t and sets *fresh to 1 for a new class, or -1 when out of memory. */
-int classes_add(struct dclass_table *t, const struct dclass *c, uint64_t seq, int *fresh);
+/* Counts a hit of c's class at operation seq, secs seconds into the run; adds the class when
+ * it is new. Returns the class's index in t and sets *fresh to 1 for a new class, or -1 when
+ * out of memory. */
+int classes_add(struct dclass_table *t, const struct dclass *c, uint64_t seq, double secs,
+                int *fresh);
 /* One line for reports: "class 2: mkdir on bad: state differs (mode of /d0/d1: reference
  * 2755, bad 0755)". */
 void classes_describe(const struct dclass *c, const struct metis_config *cfg, char *out,

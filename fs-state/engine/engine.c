@@ -26,6 +26,21 @@ static int fail(struct engine *e, const char *msg)
     return -1;
 }
 
+/* A swarm VT's search shape (front/cli/search_shape.c): only what the shape changes is set. */
+static void apply_shape_overrides(struct metis_config *cfg)
+{
+    const char *v;
+    uint64_t n;
+    if ((v = getenv("METIS_SEARCH_KIND")) && search_kind_parse(v) >= 0)
+        snprintf(cfg->run.search, sizeof cfg->run.search, "%s", v);
+    if ((v = getenv("METIS_DIVE")) && parse_u64_any_base(v, &n) == 0)
+        cfg->run.dive = (long)n;
+    if ((v = getenv("METIS_MAX_DEPTH")) && parse_u64_any_base(v, &n) == 0 && n > 0)
+        cfg->run.max_depth = (long)n;
+    if ((v = getenv("METIS_SEARCH_OPS")))
+        parse_u64_any_base(v, &cfg->run.search_ops);
+}
+
 /* The front end passes command-line overrides to pan through the environment (numbers it
  * wrote itself: one that does not parse leaves the config's value). */
 static void apply_overrides(struct metis_config *cfg)
@@ -39,6 +54,7 @@ static void apply_overrides(struct metis_config *cfg)
         cfg->run.seconds = strtod(v, NULL);
     if ((v = getenv("METIS_KEEP_GOING")))
         cfg->run.keep_going = atoi(v);
+    apply_shape_overrides(cfg);
 }
 
 static void log_header(struct engine *e)
@@ -274,6 +290,14 @@ static void log_outcomes(struct engine *e)
     }
 }
 
+/* Seconds since the run's first search began, as summary.json's "seconds" counts them (the
+ * set-up left out): a class's first_s, by which a swarm tells which VT found it first. */
+static double run_seconds(const struct engine *e)
+{
+    double start = e->search.index > 1 ? e->search.prior.t_first : e->t_start;
+    return start > 0 ? now_seconds() - start : 0;
+}
+
 /* Signs every fs that differs and counts the hits; idx[] gets the step's classes. Returns how
  * many of them are new. */
 static int classify_step(struct engine *e, const struct op_args *a, int *idx, int *n)
@@ -288,7 +312,7 @@ static int classify_step(struct engine *e, const struct op_args *a, int *idx, in
         if (!e->g.out[i].differs)
             continue;
         classes_classify(&e->g, i, a, &c);
-        int k = classes_add(&e->classes, &c, e->ops, &fresh);
+        int k = classes_add(&e->classes, &c, e->ops, run_seconds(e), &fresh);
         if (k < 0) {
             e->step_unknown++;     /* not counted, so not known either */
             continue;
@@ -399,7 +423,7 @@ void engine_report_target_failure(struct engine *e, int i, enum target_failure k
     int fresh;
     e->discrepancies++;
     classes_target_failure(&e->g, i, bits[k], a, &c);
-    int idx = classes_add(&e->classes, &c, e->ops, &fresh);
+    int idx = classes_add(&e->classes, &c, e->ops, run_seconds(e), &fresh);
     log_line("target %llu fs=%s failure=%s state=%llu op=%s message=%s",
              (unsigned long long)e->ops, e->cfg.fs[i].name, target_failure_name(k),
              (unsigned long long)state, a ? op_name(a->op) : "initial", e->g.err);

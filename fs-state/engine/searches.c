@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CARRY_MAGIC 0x3143535349544d45ull    /* "EMTISSC1": this build's carry layout */
+#define CARRY_MAGIC 0x3243535349544d45ull    /* "EMTISSC2": this build's carry layout */
 
 /* The reach and coverage tables are arrays of counters only: added word by word. */
 _Static_assert(sizeof(((struct reach *)0)->row) % sizeof(uint64_t) == 0, "reach rows hold only counters");

@@ -97,5 +97,7 @@ if command -v parallel >/dev/null; then
   [ "$(count 'href="vt-[0-9]*/report.html"' "$T/swarm.dom")" -eq 2 ] || fail "swarm: not 2 VT rows"
   [ -f "$T/swarm/vt-1/report.html" ] || fail "swarm: VT 1 has no report.html"
   grep -q '<tr class="diff">' "$T/swarm.dom" || fail "swarm: no discrepancy shown"
+  grep -qE 'first found by VT [01] after [0-9.]+ s \(shape [a-z0-9]+\)' "$T/swarm.dom" ||
+    fail "swarm: a class does not name the VT that found it first"
 fi
 echo "PASS: reports render offline; screenshots in $SHOTS"

@@ -9,6 +9,7 @@
 #include "front/report/report_html.h"
 #include "restart.h"
 #include "runopts.h"
+#include "search_shape.h"
 #include "engine/searches.h"
 #include "engine/vary.h"
 #include "lib/signals.h"
@@ -121,23 +122,48 @@ static int make_out_dir(struct metis_config *cfg, char *out, size_t len)
     return 0;
 }
 
+static void setenv_u64(const char *name, unsigned long long v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", v);
+    setenv(name, buf, 1);
+}
+
+/* pan reads the config file again: what a swarm VT's search shape changed of it reaches pan
+ * here, and nothing of an earlier run's shape (the environment may come from one). */
+static void set_shape_env(const struct run_opts *ro)
+{
+    const struct search_shape *sh = search_shape_get(ro->search.shape);
+    const struct run_config *run = &ro->cfg.run;
+    unsetenv("METIS_SEARCH_KIND");
+    unsetenv("METIS_DIVE");
+    unsetenv("METIS_MAX_DEPTH");
+    unsetenv("METIS_SEARCH_OPS");
+    if (sh->kind >= 0)
+        setenv("METIS_SEARCH_KIND", run->search, 1);
+    if (sh->dive >= 0)
+        setenv_u64("METIS_DIVE", (unsigned long long)run->dive);
+    if (sh->depth > 0)
+        setenv_u64("METIS_MAX_DEPTH", (unsigned long long)run->max_depth);
+    if (sh->search_ops >= 0)
+        setenv_u64("METIS_SEARCH_OPS", run->search_ops);
+}
+
 static void set_engine_env(const struct run_opts *ro, const char *cfg_copy, const char *out,
                            const char *run_id, const char *bindir)
 {
-    char buf[PATH_MAX + 64];
+    char buf[64];
     setenv("METIS_CONFIG", cfg_copy, 1);
     setenv("METIS_OUT", out, 1);
     setenv("METIS_RUN_ID", run_id, 1);
     /* The engine runs the reffs, reffs-mutant and {bin} commands that belong to this metis. */
     setenv("METIS_BIN", bindir, 1);
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)ro->cfg.run.seed);
-    setenv("METIS_SEED", buf, 1);
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)ro->cfg.run.ops);
-    setenv("METIS_OPS", buf, 1);
+    setenv_u64("METIS_SEED", (unsigned long long)ro->cfg.run.seed);
+    setenv_u64("METIS_OPS", (unsigned long long)ro->cfg.run.ops);
     snprintf(buf, sizeof buf, "%g", ro->cfg.run.seconds);
     setenv("METIS_SECONDS", buf, 1);
-    snprintf(buf, sizeof buf, "%d", ro->cfg.run.keep_going);
-    setenv("METIS_KEEP_GOING", buf, 1);
+    setenv_u64("METIS_KEEP_GOING", (unsigned long long)ro->cfg.run.keep_going);
+    set_shape_env(ro);
 }
 
 /* The engine starts with its stop signals held until it has its handlers (metis_start). A -1
@@ -313,6 +339,11 @@ static int run_with_lock(struct run_opts *ro, const struct known_list *known, co
     }
     set_engine_env(ro, cfg_copy, out, run_id, bindir);
     fprintf(stderr, "metis: run %s, output in %s\n", run_id, out);
+    if (ro->vt >= 0) {
+        search_opts_describe(&ro->search, note, sizeof note);
+        fprintf(stderr, "metis: VT %d of swarm seed %llu searches with %s\n", ro->vt,
+                (unsigned long long)ro->swarm_seed, note);
+    }
     if (vary_skipped(&ro->cfg, note, sizeof note))
         fprintf(stderr, "metis: note: %s\n", note);
     if (forwarded_signal) {

@@ -6,13 +6,14 @@
 #include <stdio.h>
 #include "engine/config.h"
 
-/* Search options a run (or a swarm VT) hands to SPIN. */
+/* Search options a run (or a swarm VT) hands to SPIN, and a swarm VT's search shape. */
 struct search_opts {
     int t_rand, p_rand, t_reverse;   /* compile-time order randomization / runtime reversal */
     int bitstate;                    /* bitstate storage instead of exhaustive */
     int hash_fn;                     /* pan -hN */
     int hash_count;                  /* pan -kN (bitstate) */
     unsigned long spin_seed;         /* pan -RSn */
+    int shape;                       /* enum search_shape_id (search_shape.h): 0 outside a swarm */
 };
 
 /* Writes the model for cfg (one branch per operation weight unit) to f. */

@@ -1,5 +1,6 @@
 /* Command-line parsing of run/check and the swarm's derivation of diversified search options. */
 #include "runopts.h"
+#include "search_shape.h"
 #include "engine/input.h"
 #include "lib/numbers.h"
 #include <errno.h>
@@ -119,10 +120,12 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
         fprintf(stderr, "metis: --strict-known needs --known FILE\n");
         return -1;
     }
-    if (have_vt)
+    if (have_vt) {
         swarm_diversify(ro->swarm_seed, ro->vt, &ro->search, &ro->cfg.run.seed);
-    else
+        search_shape_apply(ro->search.shape, &ro->cfg.run);
+    } else {
         default_search(&ro->search, ro->cfg.run.seed);
+    }
     if (config_validate(&ro->cfg, err, sizeof err) < 0) {
         fprintf(stderr, "metis: %s\n", err);
         return -1;
@@ -161,7 +164,8 @@ void swarm_diversify(uint64_t swarm_seed, int vt, struct search_opts *so, uint64
     uint64_t stride;
     /* VT i takes combination i * stride mod SW_COMBOS, stride coprime to SW_COMBOS and drawn from
      * the swarm seed: the first SW_COMBOS VTs get distinct combinations, any 20 consecutive
-     * ones distinct orders x storages, and VT 0 the plain search. */
+     * ones distinct orders x storages, and VT 0 the plain search; its search shape comes
+     * from search_shape.c. */
     rng_seed(&swarm, swarm_seed * 0x9e3779b97f4a7c15ULL);
     do
         stride = 1 + rng_below(&swarm, SW_COMBOS - 1);
@@ -171,15 +175,16 @@ void swarm_diversify(uint64_t swarm_seed, int vt, struct search_opts *so, uint64
     rng_seed(&own, swarm_seed * 0x9e3779b97f4a7c15ULL + (uint64_t)vt + 1);
     so->spin_seed = 1 + rng_below(&own, 1000000);
     *input_seed = rng_next(&own) ^ (uint64_t)vt;
+    so->shape = search_shape_of(swarm_seed, vt);
 }
 
 void search_opts_describe(const struct search_opts *so, char *buf, size_t len)
 {
-    snprintf(buf, len, "order=%s hash=%d storage=%s%s spin_seed=%lu",
+    snprintf(buf, len, "order=%s hash=%d storage=%s%s spin_seed=%lu shape=%s",
              so->t_rand ? (so->p_rand ? "t_rand+p_rand" : "t_rand") :
              so->t_reverse ? "t_reverse" : "default", so->hash_fn,
              so->bitstate ? "bitstate" : "exhaustive",
              so->bitstate ? (so->hash_count == 2 ? " k=2" : so->hash_count == 3 ? " k=3" :
                              so->hash_count == 4 ? " k=4" : " k=5") : "",
-             so->spin_seed);
+             so->spin_seed, search_shape_get(so->shape)->name);
 }

@@ -19,9 +19,10 @@ struct run_opts {
 /* argv[0] is the command ("run"/"check"). Loads and validates the config; prints errors and
  * returns -1. Returns 1, loading nothing, if --help or -h was given. */
 int run_opts_parse(int argc, char **argv, struct run_opts *ro);
-/* The search options and input seed of swarm VT vt, derived from the swarm seed alone. */
+/* The search options (SPIN's and the search shape) and input seed of swarm VT vt, derived
+ * from the swarm seed alone. */
 void swarm_diversify(uint64_t swarm_seed, int vt, struct search_opts *so, uint64_t *input_seed);
-/* One-line description of the search options ("t_rand p_rand hash=3 ..."). */
+/* One-line description of the search options ("order=t_rand hash=3 ... shape=dive30"). */
 void search_opts_describe(const struct search_opts *so, char *buf, size_t len);
 
 #endif

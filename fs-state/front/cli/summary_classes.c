@@ -16,6 +16,8 @@ static void fill(struct run_class *c, json_object *obj)
     rj_copy(obj, "hint", c->hint, sizeof c->hint);
     rj_num_at(obj, "hits", &c->hits);
     rj_num_at(obj, "first_op", &c->first_op);
+    c->first_s = -1;             /* a summary written before Metis recorded it */
+    rj_num_at(obj, "first_s", &c->first_s);
     rj_copy(obj, "trace", c->trace, sizeof c->trace);
     rj_copy(obj, "repro", c->repro, sizeof c->repro);
     rj_copy(obj, "triage", c->triage, sizeof c->triage);

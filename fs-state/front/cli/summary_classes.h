@@ -8,6 +8,7 @@ struct run_class {
     int id;
     char signature[160], fs[64], detail[64], hint[1100];
     double hits, first_op;
+    double first_s;             /* seconds into the run of its first hit; -1: not recorded */
     char trace[64], repro[80], triage[300];   /* what the triage wrote; "" before it ran */
     double trace_ops;
     char start[160];            /* where the shrunk trace starts: "initial state" or a saved state */

@@ -177,6 +177,8 @@ static void vt_table(FILE *f, const char *dir, json_object *s)
 struct merged {
     struct disc_ref ref;
     int vt, nvts;
+    double first_s;              /* seconds into the first VT's run; < 0: unknown */
+    char shape[32];              /* the first VT's search shape; "" when not recorded */
 };
 
 static struct merged *find_signature(struct merged *m, size_t n, const char *sig)
@@ -199,7 +201,7 @@ static size_t merge_vt(struct merged *m, size_t n, json_object *classes, int vt)
             seen->nvts++;
             continue;
         }
-        m[n] = (struct merged){ r, vt, 1 };
+        m[n] = (struct merged){ r, vt, 1, -1, "" };
         n++;
     }
     return n;
@@ -218,6 +220,8 @@ static size_t swarm_classes(json_object *classes, struct merged *m)
         disc_ref_known(c, &m[n].ref);
         if (first)
             m[n].ref.first_op = rj_num(first, "op", -1);
+        m[n].first_s = first ? rj_num(first, "seconds", -1) : -1;
+        snprintf(m[n].shape, sizeof m[n].shape, "%s", first ? rj_str(first, "shape", "") : "");
         m[n].vt = rj_int(first ? first : c, "vt", -1);
         m[n++].nvts = rj_get(c, "vts") ? (int)rj_len(c, "vts") : 1;
     }
@@ -242,6 +246,19 @@ static size_t gather_classes(const char *dir, json_object *s, struct merged *m)
     return n;
 }
 
+/* "class 2: in 3 VTs, first found by VT 5 after 12.50 s (shape dive30)"; what a swarm summary
+ * of an older Metis does not record is left out. */
+static void merged_title(const struct merged *m, size_t i, char *out, size_t len)
+{
+    char after[48] = "", shape[48] = "";
+    if (m->first_s >= 0)
+        snprintf(after, sizeof after, " after %.2f s", m->first_s);
+    if (m->shape[0])
+        snprintf(shape, sizeof shape, " (shape %s)", m->shape);
+    snprintf(out, len, "class %zu: in %d VT%s, first found by VT %d%s%s", i + 1, m->nvts,
+             m->nvts > 1 ? "s" : "", m->vt, after, shape);
+}
+
 static void show_merged(FILE *f, const char *dir, struct merged *m, size_t n)
 {
     fprintf(f, "<p>%zu discrepancy class%s over all VTs.</p>\n", n, n == 1 ? "" : "es");
@@ -253,8 +270,7 @@ static void show_merged(FILE *f, const char *dir, struct merged *m, size_t n)
             snprintf(prefix, sizeof prefix, "vt-%d/", m[i].vt);
         }
         struct run_loc loc = { vdir, prefix };
-        snprintf(m[i].ref.title, sizeof m[i].ref.title, "class %zu: in %d VT%s, first in VT %d",
-                 i + 1, m[i].nvts, m[i].nvts > 1 ? "s" : "", m[i].vt);
+        merged_title(&m[i], i, m[i].ref.title, sizeof m[i].ref.title);
         disc_ref_show(f, &loc, &m[i].ref, i < DISC_DETAILED);
     }
 }

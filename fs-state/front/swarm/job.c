@@ -9,6 +9,7 @@
 #include "front/cli/clean.h"
 #include "front/cli/model.h"
 #include "front/cli/runopts.h"
+#include "front/cli/search_shape.h"
 #include "tree/tree.h"
 #include <errno.h>
 #include <getopt.h>
@@ -24,7 +25,7 @@
 
 struct vt_job {
     char id[64], config[PATH_MAX], dir[PATH_MAX], login[512], hostname[256], known[PATH_MAX];
-    char options[256], run_id[64];
+    char options[256], shape[32], run_id[64];
     uint64_t swarm_seed, input_seed, ops;
     int vt, have_seconds, have_ops, keep_going, halt_mode;
     double seconds, started, ended;
@@ -85,11 +86,11 @@ static void write_vt_json(const struct vt_job *j)
     if (!f)
         return;
     fprintf(f, "{\"vt\":%d,\"swarm_id\":\"%s\",\"swarm_seed\":%llu,\"sshlogin\":\"%s\","
-            "\"hostname\":\"%s\",\"options\":\"%s\",\"input_seed\":%llu,\"run_id\":\"%s\","
-            "\"pid\":%d,\"pid_start\":%llu,\"wrapper_pid\":%d,\"wrapper_start\":%llu,"
-            "\"started\":%.3f,\"ended\":%.3f,"
-            "\"exit\":%d,\"signal\":%d,\"interrupted\":%d,\"config\":\"%s\"}\n",
-            j->vt, j->id, (unsigned long long)j->swarm_seed, login, host, j->options,
+            "\"hostname\":\"%s\",\"options\":\"%s\",\"shape\":\"%s\",\"input_seed\":%llu,"
+            "\"run_id\":\"%s\",\"pid\":%d,\"pid_start\":%llu,\"wrapper_pid\":%d,"
+            "\"wrapper_start\":%llu,\"started\":%.3f,\"ended\":%.3f,\"exit\":%d,"
+            "\"signal\":%d,\"interrupted\":%d,\"config\":\"%s\"}\n",
+            j->vt, j->id, (unsigned long long)j->swarm_seed, login, host, j->options, j->shape,
             (unsigned long long)j->input_seed, j->run_id, (int)j->pid, j->pid_start,
             (int)getpid(), proc_start(getpid()), j->started, j->ended, j->exit_code, j->sig,
             j->interrupted, cfg);
@@ -251,6 +252,7 @@ int swarm_vt_job(int argc, char **argv)
     }
     swarm_diversify(j.swarm_seed, j.vt, &so, &j.input_seed);
     search_opts_describe(&so, j.options, sizeof j.options);
+    snprintf(j.shape, sizeof j.shape, "%s", search_shape_get(so.shape)->name);
     j.started = swarm_now();
     install_job_signals();
     exec_run(&j);

@@ -3,13 +3,14 @@
 #include "lib/buf.h"
 #include "front/cli/summary_classes.h"
 #include "front/cli/known.h"
+#include "front/cli/search_shape.h"
 #include "lib/helpers.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct merged {
-    struct run_class first;     /* the example of the lowest VT that has it */
+    struct run_class first;     /* the example of the VT that found it first (sooner) */
     int first_vt;
     double hits;
     int *vts, nvts;
@@ -45,11 +46,23 @@ static struct merged *find_or_add(const struct run_class *c, int vt)
     return m;
 }
 
+/* Whether c was found sooner into its VT's run than than: a summary that does not say when (an
+ * older Metis's) is later than any that does, and a tie stays with the VT added first, the
+ * lowest. */
+static int sooner(const struct run_class *c, const struct run_class *than)
+{
+    return c->first_s >= 0 && (than->first_s < 0 || c->first_s < than->first_s);
+}
+
 static void add_hit(const struct run_class *c, int vt)
 {
     struct merged *m = find_or_add(c, vt);
     if (!m || array_reserve(&m->vts, &m->vts_cap, (size_t)m->nvts + 1, sizeof *m->vts))
         return;
+    if (m->nvts && sooner(c, &m->first)) {
+        m->first = *c;
+        m->first_vt = vt;
+    }
     m->vts[m->nvts++] = vt;
     m->hits += c->hits;
 }
@@ -124,6 +137,31 @@ static void json_known(const struct swarm *s, const struct merged *m, FILE *f)
                 note, link);
 }
 
+static const char *shape_of_vt(const struct swarm *s, int vt)
+{
+    return search_shape_get(search_shape_of(s->o.swarm_seed, vt))->name;
+}
+
+/* "first found by VT 3 after 12.50 s (shape dive30)"; without the time when the VT's summary
+ * does not record it. */
+static void first_found(const struct swarm *s, const struct merged *m, char *out, size_t len)
+{
+    char after[48] = "";
+    if (m->first.first_s >= 0)
+        snprintf(after, sizeof after, " after %.2f s", m->first.first_s);
+    snprintf(out, len, "first found by VT %d%s (shape %s)", m->first_vt, after,
+             shape_of_vt(s, m->first_vt));
+}
+
+/* The first example's seconds into its run, null when its summary does not say. */
+static void json_seconds(double v, FILE *f)
+{
+    if (v >= 0)
+        fprintf(f, "%.3f", v);
+    else
+        fputs("null", f);
+}
+
 static void json_one(const struct swarm *s, const struct merged *m, FILE *f)
 {
     char sig[400], hint[2300], dir[PATH_MAX + 32], qd[2 * PATH_MAX + 64], triage[700];
@@ -135,10 +173,12 @@ static void json_one(const struct swarm *s, const struct merged *m, FILE *f)
     fprintf(f, "{\"signature\":\"%s\",\"fs\":\"%s\",\"hits\":%.0f,\"vts\":", sig, m->first.fs,
             m->hits);
     json_vts(m, f);
-    fprintf(f, ",\"first\":{\"vt\":%d,\"run_dir\":\"%s\",\"op\":%.0f,\"detail\":\"%s\","
+    fprintf(f, ",\"first\":{\"vt\":%d,\"seconds\":", m->first_vt);
+    json_seconds(m->first.first_s, f);
+    fprintf(f, ",\"shape\":\"%s\",\"run_dir\":\"%s\",\"op\":%.0f,\"detail\":\"%s\","
             "\"trace\":\"%s\",\"trace_ops\":%.0f,\"repro\":\"%s\",\"triage\":\"%s\"},"
-            "\"hint\":\"%s\"", m->first_vt, qd, m->first.first_op, m->first.detail,
-            m->first.trace, m->first.trace_ops, m->first.repro, triage, hint);
+            "\"hint\":\"%s\"", shape_of_vt(s, m->first_vt), qd, m->first.first_op,
+            m->first.detail, m->first.trace, m->first.trace_ops, m->first.repro, triage, hint);
     json_known(s, m, f);
     fputc('}', f);
 }
@@ -189,7 +229,7 @@ static void text_mark(const struct swarm *s, const struct merged *m, FILE *f)
 
 void swarm_classes_text(const struct swarm *s, FILE *f)
 {
-    char vts[256];
+    char vts[256], found[128];
     sig_width = 40;             /* the longest signature's, so that none is cut */
     for (int k = 0; k < nclasses; k++)
         if ((int)strlen(classes[k].first.signature) > sig_width)
@@ -199,8 +239,9 @@ void swarm_classes_text(const struct swarm *s, FILE *f)
     for (int k = 0; k < nclasses; k++) {
         const struct merged *m = &classes[k];
         text_vts(m, vts, sizeof vts);
-        fprintf(f, "  %-*s %6.0f hits  VT%s %s  first: VT %d op %.0f, vt-%d/%s\n",
-                sig_width, m->first.signature, m->hits, m->nvts == 1 ? "" : "s", vts, m->first_vt,
+        first_found(s, m, found, sizeof found);
+        fprintf(f, "  %-*s %6.0f hits  VT%s %s  %s at op %.0f, vt-%d/%s\n", sig_width,
+                m->first.signature, m->hits, m->nvts == 1 ? "" : "s", vts, found,
                 m->first.first_op, m->first_vt, m->first.detail);
         if (m->first.repro[0])
             fprintf(f, "  %-*s trace vt-%d/%s (%.0f ops), reproducer vt-%d/%s\n", sig_width, "",

@@ -5,6 +5,7 @@
 #include "front/cli/summary_classes.h"
 #include "front/cli/model.h"
 #include "front/cli/runopts.h"
+#include "front/cli/search_shape.h"
 #include "front/cli/junit.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@
 struct vt_row {
     int have_vt, have_summary, in_joblog, exit_code, job_exit, job_signal, options_differ;
     int signalled;               /* the VT's wrapper passed a signal on to it */
-    char login[512], hostname[256], options[256], run_id[64], status[48];
+    char login[512], hostname[256], options[256], shape[32], run_id[64], status[48];
     uint64_t input_seed;
     double ops, seconds, ops_per_s, states, matched, restores, discrepancies, job_runtime;
     double searches;             /* SPIN searches the VT's run made (restarts after complete ones) */
@@ -208,6 +209,7 @@ static void gather(struct swarm *s, struct totals *t)
         r->exit_code = -1;
         swarm_diversify(s->o.swarm_seed, i, &so, &r->input_seed);
         search_opts_describe(&so, r->options, sizeof r->options);
+        snprintf(r->shape, sizeof r->shape, "%s", search_shape_get(so.shape)->name);
     }
     read_joblog(s);
     for (int i = 0; i < s->nvts; i++) {
@@ -294,11 +296,12 @@ static void json_vts(const struct swarm *s, FILE *f)
         rerun_cmd(s, i, cmd, sizeof cmd);
         json_escape(cmd, qc, sizeof qc);
         fprintf(f, "%s{\"vt\":%d,\"sshlogin\":\"%s\",\"hostname\":\"%s\",\"options\":\"%s\","
-                "\"input_seed\":%llu,\"run_id\":\"%s\",\"status\":\"%s\",\"exit\":%d,"
+                "\"shape\":\"%s\",\"input_seed\":%llu,\"run_id\":\"%s\",\"status\":\"%s\",\"exit\":%d,"
                 "\"ops\":%.0f,\"seconds\":%.3f,\"ops_per_s\":%.1f,\"states\":%.0f,\"matched\":%.0f,"
                 "\"restores\":%.0f,\"discrepancies\":%.0f,\"searches\":%.0f,"
                 "\"last_search_complete\":%s,\"run_dir\":\"%s\",\"rerun\":\"%s\"}",
-                i ? "," : "", i, a, b, r->options, (unsigned long long)r->input_seed, r->run_id,
+                i ? "," : "", i, a, b, r->options, r->shape, (unsigned long long)r->input_seed,
+                r->run_id,
                 r->status, r->exit_code, r->ops, r->seconds, r->ops_per_s, r->states, r->matched,
                 r->restores, r->discrepancies, r->searches, r->last_complete ? "true" : "false",
                 r->have_vt ? qd : "", qc);
@@ -362,15 +365,16 @@ static void text_hosts(const struct swarm *s, FILE *f)
     }
 }
 
-/* "order=t_rand hash=5 storage=bitstate k=3 spin_seed=9" -> "t_rand h5 bitstate k=3 rs9" */
+/* "order=t_rand hash=5 storage=bitstate k=3 spin_seed=9 shape=dive30" ->
+ * "t_rand h5 bitstate k=3 rs9 dive30" */
 static void compact_options(const char *in, char *out, size_t len)
 {
-    static const char *const from[] = {"order=", "hash=", "storage=", "spin_seed="};
-    static const char *const to[] = {"", "h", "", "rs"};
+    static const char *const from[] = {"order=", "hash=", "storage=", "spin_seed=", "shape="};
+    static const char *const to[] = {"", "h", "", "rs", ""};
     size_t n = 0;
     while (*in && n + 1 < len) {
         int hit = 0;
-        for (int k = 0; k < 4 && !hit; k++)
+        for (int k = 0; k < 5 && !hit; k++)
             if (!strncmp(in, from[k], strlen(from[k]))) {
                 n += snprintf(out + n, len - n, "%s", to[k]);
                 in += strlen(from[k]);
@@ -384,13 +388,13 @@ static void compact_options(const char *in, char *out, size_t len)
 
 static void text_row(int i, const struct vt_row *r, FILE *f)
 {
-    char opts[96], searches[24] = "-";
+    char opts[112], searches[24] = "-";
     compact_options(r->options, opts, sizeof opts);
     /* "3 done": three searches, the last explored everything; "1 cut": stopped by a limit. */
     if (r->have_summary)
         snprintf(searches, sizeof searches, "%.0f %s", r->searches,
                  r->last_complete ? "done" : "cut");
-    fprintf(f, "%4d %-16.16s %-40.40s %9.0f %8.1f %9.0f %5.0f %-8s %s\n", i,
+    fprintf(f, "%4d %-16.16s %-50.50s %9.0f %8.1f %9.0f %5.0f %-8s %s\n", i,
             r->login[0] ? r->login : "-", opts, r->ops, r->ops_per_s, r->states,
             r->discrepancies, searches, r->status);
 }
@@ -398,7 +402,7 @@ static void text_row(int i, const struct vt_row *r, FILE *f)
 static void text_table(const struct swarm *s, const struct totals *t, FILE *f)
 {
     int shown = 0, hidden = 0;
-    fprintf(f, "%4s %-16s %-40s %9s %8s %9s %5s %-8s %s\n", "VT", "host", "options", "ops",
+    fprintf(f, "%4s %-16s %-50s %9s %8s %9s %5s %-8s %s\n", "VT", "host", "options", "ops",
             "ops/s", "states", "disc", "searches", "status");
     for (int i = 0; i < s->nvts; i++) {
         if (shown < TABLE_ROWS || strcmp(rows[i].status, "ok")) {
@@ -410,7 +414,7 @@ static void text_table(const struct swarm *s, const struct totals *t, FILE *f)
     }
     if (hidden)
         fprintf(f, "     (%d more VTs with status ok: see summary.json)\n", hidden);
-    fprintf(f, "%4s %-16s %-40s %9.0f %8.1f %9.0f %5.0f %-8s %d ok, %d not ok\n", "all", "", "",
+    fprintf(f, "%4s %-16s %-50s %9.0f %8.1f %9.0f %5.0f %-8s %d ok, %d not ok\n", "all", "", "",
             t->ops, t->ops_per_s, t->states, t->discrepancies, "", t->ok, t->failed);
 }
 
