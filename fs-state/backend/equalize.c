@@ -356,10 +356,21 @@ static int fill_space(int rootfd, uint64_t free, uint64_t left, struct free_coun
     return rc;
 }
 
+/* A target that refuses a filler (a planted EACCES, a union without the filler's branch) is
+ * left as it is, as at equalization: a warning, and its finding comes at the first step. */
+static int fill_refused(struct backend *b, struct free_counts *applied)
+{
+    fprintf(stderr, "metis: warning: fs %s: filling the device: cannot make a filler: %s; "
+            "left unfilled, so ENOSPC may come at different points\n", b->cfg->name,
+            strerror(errno));
+    applied->fill_failed = 1;
+    return 0;
+}
+
 /* One backend's part of equalize_fill: the filler directory made first (a run of one fs has
  * none yet), then more inode fillers, then space. */
-static int fill_one(struct backend *b, uint64_t bytes, uint64_t inodes, struct free_counts *fc,
-                    struct free_counts *applied)
+static int fill_one(struct backend *b, int target, uint64_t bytes, uint64_t inodes,
+                    struct free_counts *fc, struct free_counts *applied)
 {
     if (applied->fill_failed)       /* it refused the filler at set-up (eq_give_up) */
         return 0;
@@ -379,6 +390,8 @@ static int fill_one(struct backend *b, uint64_t bytes, uint64_t inodes, struct f
         rc = fill_space(b->rootfd, fc->bytes, bytes, applied);
     if (rc == 0 || errno == ENOSPC || errno == EFBIG)
         rc = free_counts(b->rootfd, fc);
+    else if (target)
+        rc = fill_refused(b, applied);
     if (rc < 0)
         snprintf(b->err, sizeof b->err, "%s: filling the device: %s", b->cfg->name,
                  strerror(errno));
@@ -389,7 +402,7 @@ int equalize_fill(struct backend **be, int n, uint64_t bytes, uint64_t inodes,
                   struct free_counts *fc, struct free_counts *applied)
 {
     for (int i = 0; i < n; i++)
-        if (fill_one(be[i], bytes, inodes, &fc[i], &applied[i]) < 0)
+        if (fill_one(be[i], i > 0, bytes, inodes, &fc[i], &applied[i]) < 0)
             return -1;
     return 0;
 }
