@@ -97,5 +97,7 @@ if command -v parallel >/dev/null; then
   [ "$(count 'href="vt-[0-9]*/report.html"' "$T/swarm.dom")" -eq 2 ] || fail "swarm: not 2 VT rows"
   [ -f "$T/swarm/vt-1/report.html" ] || fail "swarm: VT 1 has no report.html"
   grep -q '<tr class="diff">' "$T/swarm.dom" || fail "swarm: no discrepancy shown"
+else
+  skip_part swarm "GNU parallel is not installed: the swarm's report"
 fi
 echo "PASS: reports render offline; screenshots in $SHOTS"
