@@ -51,7 +51,8 @@ include tests/fsx/rules.mk
 deps:
 	@scripts/deps.sh
 
-# The FUSE file systems the target profiles test (configs/targets/); make run does not need them.
+# What make deps installs and the FUSE file systems the target profiles test (configs/targets/):
+# make check needs them (every shipped target bug is replayed on its target), make run does not.
 targets-deps:
 	@scripts/deps.sh --targets
 
@@ -70,7 +71,7 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/run-default.sh
 
-check: deps
+check: targets-deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory check-symbols check-cycles check-includes unit fuzz-replay integration
 

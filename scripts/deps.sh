@@ -8,10 +8,10 @@ pkgs=(build-essential pkg-config spin fuse3 libfuse3-dev libcriterion-dev libini
 pkgs+=(bindfs)   # tests/integration/fuse_dir_backed.sh: a target over a {dir}, engine_lacks.sh: one without fallocate
 pkgs+=(procps)   # pgrep, ps: engine_hang.sh, engine_daemon_died.sh; bindfs also engine_restore_unreachable.sh
 pkgs+=(libxml2-utils)   # xmllint: tests validate --junit output against tests/junit.xsd
-# --targets: the FUSE file systems of the target profiles (configs/targets/), for make campaign.
+# --targets: also the FUSE file systems of the target profiles (configs/targets/), for make
+# campaign and make check (whose tests replay every shipped trace of a target bug on its target).
 if [ "${1:-}" = "--targets" ]; then
-  pkgs=(fuse2fs ntfs-3g exfat-fuse exfatprogs fuse-overlayfs unionfs-fuse mergerfs bindfs gocryptfs
-        sshfs openssh-server openssh-client)
+  pkgs+=(ntfs-3g exfat-fuse exfatprogs fuse-overlayfs unionfs-fuse mergerfs gocryptfs sshfs)
 fi
 # --fuzz: clang and its libFuzzer runtime, for make fuzz (make check replays the corpora with gcc).
 if [ "${1:-}" = "--fuzz" ]; then

@@ -7,7 +7,7 @@ $(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/%.o) $(LIBCLI) $(LIBMETIS) $(LIBREFFS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(REPORT_LIBS) -lcriterion
 
 unit: $(UNIT_BIN)
-	$(UNIT_BIN) --jobs 2 $(UNIT_ARGS)
+	@tests/run-unit.sh $(UNIT_BIN) --jobs 2 $(UNIT_ARGS)
 
 integration: all
 	@tests/run-integration.sh $(IT)

@@ -7,7 +7,12 @@ CALLS=${1:-1000000} SEED=${2:-1}
 need_tools mkfs.ext4 losetup fusermount3
 [ -e /dev/fuse ] || skip "/dev/fuse missing"
 [ -x "$BIN/reffs" ] || skip "$BIN/reffs not built"
-env -u SANITIZE make --no-print-directory build/libreffs.a build/libreffs-mutant.a >/dev/null
+# The plain build's libraries, whatever the calling make was given: SANITIZE=1 reaches a nested
+# make through MAKEFLAGS too, which would build in build/san and leave these as they were.
+env -u SANITIZE -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+  make --no-print-directory build/libreffs.a build/libreffs-mutant.a >/dev/null
+stale=$(find reffs/lib reffs/reffs.h -name '*.[ch]' \( -newer build/libreffs.a -o -newer build/libreffs-mutant.a \) | head -n3)
+[ -z "$stale" ] || fail "build/libreffs*.a are older than ${stale//$'\n'/ }: the make above did not rebuild them"
 mkdir -p build/bench
 for lib in reffs reffs-mutant; do
   ${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -Ireffs -o "build/bench/vs_kernel-$lib" \
@@ -61,10 +66,17 @@ run "library vs ext4 (with snapshots)" -m all -x -S -l "$WORK/ext4"
 # The mutations of these calls must show as differences (the library build with them planted).
 for mut in MUT_PUNCH_PARTIAL_KEEPS_DATA MUT_ZERO_RANGE_KEEPS_DATA MUT_COLLAPSE_SHIFT_SHORT \
            MUT_INSERT_SKIPS_FIRST_BLOCK MUT_COPY_RANGE_HOLE_SKIPPED; do
-  if bg "$WORK/mut.out" build/bench/vs_kernel-reffs-mutant -n 20000 -s "$SEED" -m all -l -M "$mut" "$WORK/ext4"; then
-    echo "$mut: NOT caught in 20000 calls"; status=1
+  rc=0
+  bg "$WORK/mut.out" build/bench/vs_kernel-reffs-mutant -n 20000 -s "$SEED" -m all -l -M "$mut" "$WORK/ext4" || rc=$?
+  caught=$(grep -m1 '^DIFFERENCE' "$WORK/mut.out" || true)
+  # Only exit 1 with a DIFFERENCE is a catch: 2 is a refused mutation name or a library built
+  # without the mutations, where no defect ran at all.
+  if [ $rc -eq 1 ] && [ -n "$caught" ]; then
+    echo "$mut: caught, $caught"
   else
-    echo "$mut: caught, $(grep -m1 '^DIFFERENCE' "$WORK/mut.out")"
+    echo "$mut: NOT caught in 20000 calls (exit $rc, want 1 and a DIFFERENCE line):"
+    tail -n 3 "$WORK/mut.out"
+    status=1
   fi
 done
 exit $status

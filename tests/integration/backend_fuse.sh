@@ -15,7 +15,7 @@ if command -v fuse2fs >/dev/null; then
         --mount-cmd 'fuse2fs {img} {mnt}' --unmount-cmd 'umount {mnt}' roundtrip
   ran=1
 else
-  echo "== fuse2fs not installed (Debian package fuse2fs): image tests left out"
+  skip_part fuse2fs "fuse2fs is not installed (Debian package fuse2fs): the image tests"
 fi
 if [ -x "$BIN/reffs" ]; then
   drive "reffs through mount_cmd, no image: restore = fresh mount + replay" --type fuse \
@@ -42,8 +42,10 @@ if [ -x "$BIN/reffs" ]; then
   grep -q "^ok bad replay refused: .*neither logical restore nor replay reach it: the saved state has '/" \
     "$T/out" || fail "the failed replay's message"
   ran=1
+else
+  skip_part reffs "$BIN/reffs is not built: the tests without an image"
 fi
-[ $ran -eq 1 ] || { echo "neither fuse2fs nor bin/reffs available"; exit 77; }
+[ $ran -eq 1 ] || skip "neither fuse2fs nor bin/reffs available"
 
 expect_fail "mount command fails" "^setup failed as expected: fs fuse: setup: first mount: 'false' did not mount .* \(it failed\)" \
   --type fuse --mount-cmd 'false'
@@ -57,5 +59,7 @@ if [ -x "$BIN/reffs" ]; then
   expect_fail "readback = dump without the snapshot protocol" \
     "^setup failed as expected: fs fuse: setup: readback = dump needs the snapshot protocol \(restore is logical\)" \
     --type fuse --mount-cmd '{bin}/reffs -o nosnapshots {mnt}' --readback dump
+else
+  skip_part reffs-refusals "$BIN/reffs is not built"
 fi
 finish

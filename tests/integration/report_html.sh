@@ -99,5 +99,7 @@ if command -v parallel >/dev/null; then
   grep -q '<tr class="diff">' "$T/swarm.dom" || fail "swarm: no discrepancy shown"
   grep -qE 'first found by VT [01] after [0-9.]+ s \(shape [a-z0-9]+\)' "$T/swarm.dom" ||
     fail "swarm: a class does not name the VT that found it first"
+else
+  skip_part swarm "GNU parallel is not installed: the swarm's report"
 fi
 echo "PASS: reports render offline; screenshots in $SHOTS"

@@ -33,7 +33,7 @@ assert_clean "$SW/out"
 # --stop-on-discrepancy: 6 VTs, 2 at a time, each soon finds the planted bug; once the first
 # reports it no further VT starts.
 MUTANT=$METIS_BIN/reffs-mutant
-[ -x "$MUTANT" ] || { echo "no $MUTANT: skipping the discrepancy part"; echo PASS; exit 0; }
+[ -x "$MUTANT" ] || { skip_part stop-on-discrepancy "no $MUTANT"; echo PASS; exit 0; }
 sed '/^\[fs ext4\]/,/^$/d' "$CFG" > "$SW/mutant.ini"
 printf '[fs mut]\ntype = reffs\nsize = 256K\nreffs_opts = mutation=MUT_RMDIR_NONEMPTY\n' >> "$SW/mutant.ini"
 export METIS_REFFS_BIN=$MUTANT

@@ -33,13 +33,35 @@ fail() {
 }
 
 # skip REASON: the test cannot run here (a tool, a device, a binary is missing); status 77.
+# run-integration.sh names it and fails the run unless tests/skip-allowed.txt excuses it.
 skip() { echo "skip: $*"; exit 77; }
+
+# skip_part PART REASON: one part of the test cannot run here and the rest goes on. The part
+# is a skip all the same: run-integration.sh names it as TEST/PART (from METIS_SKIP_LOG) and
+# holds it to the allow-list like a whole test.
+skip_part() {
+  local part=$1
+  shift
+  echo "skip: $part: $*"
+  if [ -n "${METIS_SKIP_LOG:-}" ]; then printf '%s\t%s\n' "$part" "$*" >>"$METIS_SKIP_LOG"; fi
+  return 0
+}
 
 # need_tools TOOL...: skips unless every TOOL is on the PATH.
 need_tools() {
   local t
   for t in "$@"; do command -v "$t" >/dev/null || skip "$t missing"; done
 }
+
+# kernel_has_fs FSTYPE: 0 when the kernel knows FSTYPE, after trying to load its module by
+# name and by its fs- alias, the names Metis's config check asks modprobe about: a module that
+# is not loaded yet does not make the fs absent.
+kernel_has_fs() {
+  _metis_fs_listed "$1" && return 0
+  modprobe -q "$1" 2>/dev/null || modprobe -q "fs-$1" 2>/dev/null || true
+  _metis_fs_listed "$1"
+}
+_metis_fs_listed() { awk -v fs="$1" '$NF == fs { found = 1 } END { exit !found }' /proc/filesystems; }
 
 # Nothing of the run whose id is $1 may remain: mounts, loop devices, /dev/shm files.
 assert_no_leftovers() {

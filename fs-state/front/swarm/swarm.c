@@ -119,9 +119,9 @@ static int parse(int argc, char **argv, struct swarm_opts *o)
         return -1;
     }
     if (optind < argc || (!o->config && !o->check) || !o->hosts) {
+        /* one line, as every other refusal: --help prints the usage */
         fprintf(stderr, "metis swarm: %s\n", !o->hosts ? "--hosts HOSTS is required" :
                 optind < argc ? "expected exactly one CONFIG" : "expected a CONFIG");
-        swarm_usage(stderr);
         return -1;
     }
     return 0;
