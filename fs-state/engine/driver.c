@@ -203,36 +203,6 @@ static void finish_at_exit(void)
     next_search(st, "search complete");
 }
 
-/* Experiment: a search whose last steps mostly led back to stored states has gone stale. */
-static struct {
-    int win, at, sum;
-    unsigned char back[4096];
-} stale;
-
-static void note_backtrack(int backed)
-{
-    if (stale.win <= 0)
-        return;
-    stale.sum += backed - stale.back[stale.at];
-    stale.back[stale.at] = (unsigned char)backed;
-    stale.at = (stale.at + 1) % stale.win;
-}
-
-static void end_stale_search(double now)
-{
-    static double thr = -1;
-    if (thr < 0) {
-        const char *w = getenv("METIS_STALE_WIN"), *t = getenv("METIS_STALE_NEW");
-        stale.win = w ? atoi(w) : 0;
-        thr = t ? atof(t) : 0;
-    }
-    if (stale.win <= 0 || E.ops < (uint64_t)stale.win || stop_signal ||
-        !search_should_restart(&E, now))
-        return;
-    if (1.0 - (double)stale.sum / stale.win < thr)
-        next_search(verdict(), "search went stale");
-}
-
 /* [run] search_ops: a search of its length ends and the next one, with the next derived seed
  * (and so its own [vary] variants), starts from fresh file systems. */
 static void end_search_at_its_length(double now)
@@ -288,7 +258,6 @@ static void stop_if_done(double now)
         finish(verdict(), "time limit");
     stop_if_out_of_memory(now);
     end_search_at_its_length(now);
-    end_stale_search(now);
 }
 
 static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long depth)
@@ -384,7 +353,6 @@ void metis_step(int op, double stored, double matched, long depth)
         return;
     /* The live state differs from the one SPIN tracks: it backtracked. */
     uint64_t from = metis_sid != E.live_sid ? metis_sid : STEP_NO_STATE;
-    note_backtrack(from != STEP_NO_STATE);
     if (from != STEP_NO_STATE) {
         if (engine_path_unwind_to(&E, metis_sid) < 0)
             step_failed(NULL, metis_sid, E.ops);
