@@ -88,9 +88,11 @@ int engine_init(struct engine *e)
     snprintf(e->out_dir, sizeof e->out_dir, "%s", env_or("METIS_OUT", "."));
     if (search_resume(e) < 0)
         return -1;
+    equalize_quiet(e->search.index > 1);
     vary_apply(&e->cfg);
-    if (e->cfg.vary.long_names_on || e->cfg.vary.fill_on || e->cfg.vary.fill_inodes_on ||
-        e->cfg.vary.mtime_on)
+    /* Short searches are the config's routine: their variants are in each search's log. */
+    if ((e->cfg.vary.long_names_on || e->cfg.vary.fill_on || e->cfg.vary.fill_inodes_on ||
+         e->cfg.vary.mtime_on) && !e->cfg.run.search_ops)
         fprintf(stderr, "metis: search %d (seed %llu) varies: %s\n", e->search.index,
                 (unsigned long long)e->cfg.run.seed, vary_describe(&e->cfg, err, sizeof err));
     snprintf(e->run_id, sizeof e->run_id, "%s", env_or("METIS_RUN_ID", "manual"));

@@ -109,11 +109,14 @@ static int is_tmpfs(const struct fs_config *f)
     return f->type == FS_KERNEL && strcmp(f->fstype, "tmpfs") == 0;
 }
 
+/* Only when the tmpfs side's root has that mode: a cryfs root that keeps 0700 against a tmpfs
+ * mounted mode=0755 is the other fs's doing. */
 static const char *tmpfs_root_mode(const struct hint_case *c)
 {
     unsigned r, g;
-    if (!mode_pair(c, &r, &g) || strcmp(c->d->entry, "/") != 0 ||
-        !(is_tmpfs(&c->cfg->fs[c->fs]) || is_tmpfs(&c->cfg->fs[0])))
+    if (!mode_pair(c, &r, &g) || strcmp(c->d->entry, "/") != 0)
+        return NULL;
+    if (!(is_tmpfs(&c->cfg->fs[c->fs]) && g == 01777) && !(is_tmpfs(&c->cfg->fs[0]) && r == 01777))
         return NULL;
     return "Known tmpfs behaviour: its root directory has mode 1777 unless it is mounted with "
            "mode=0755.";

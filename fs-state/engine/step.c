@@ -316,6 +316,8 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
     for (int i = 0; i < g->nfs; i++)
         if (g->crash[i] && crash_setup(g->crash[i]) < 0)
             return gerr(g, "%s", g->be[i]->err);
+    if (equalize_grow_reference(g->be, g->nfs, g->cfg->run.equalize_limit) < 0)
+        return gerr(g, "%s", g->be[0]->err);
     if (prepopulate_early(g) < 0)
         return -1;
     /* Free space equal on every fs, so ENOSPC falls at the same operation on each; the roots
