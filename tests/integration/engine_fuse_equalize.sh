@@ -43,12 +43,17 @@ assert r["equalized_inodes"] > 1, "the reference got no inode fillers for the ex
 PY
 assert_no_leftovers "$(run_id_of "$T/err")"
 
+# Runs config $1 into $T/$2 (stderr in $T/err, shown), which must exit 0.
+run_ok() {
+  "$METIS_BIN/metis" run "$1" --out "$T/$2" 2>"$T/err"
+  local rc=$?
+  cat "$T/err"
+  [ $rc -eq 0 ] || fail "$2: exit status $rc"
+}
+
 # 64 GiB free against 1 MiB: above equalize_limit (1 GiB), so the RefFS reference grows to it.
 write_cfg "capacity=64G,maxfilesize=256M" >"$T/huge.ini"
-"$METIS_BIN/metis" run "$T/huge.ini" --out "$T/huge" 2>"$T/err"
-rc=$?
-cat "$T/err"
-[ $rc -eq 0 ] || fail "huge: exit status $rc"
+run_ok "$T/huge.ini" huge
 grep -q "fs ref (the reference) has less room than its targets: grown to 65536 MiB" "$T/err" ||
   fail "huge: the reference did not grow"
 python3 - "$T/huge/summary.json" $MiB <<'PY' || fail "huge: summary.json"
@@ -62,10 +67,7 @@ assert_no_leftovers "$(run_id_of "$T/err")"
 
 # ... beside a tmpfs reference, which cannot grow: nothing is filled, and a warning says so.
 write_cfg "capacity=64G,maxfilesize=256M" "$(printf 'type = kernel\nfstype = tmpfs\nmount_opts = mode=0755')" >"$T/tmpfs.ini"
-"$METIS_BIN/metis" run "$T/tmpfs.ini" --out "$T/tmpfs" 2>"$T/err"
-rc=$?
-cat "$T/err"
-[ $rc -eq 0 ] || fail "huge beside tmpfs: exit status $rc"
+run_ok "$T/tmpfs.ini" tmpfs
 grep -q "warning: fs big has .* more free space than fs ref, above equalize_limit" "$T/err" ||
   fail "huge beside tmpfs: no warning"
 python3 - "$T/tmpfs/summary.json" $MiB <<'PY' || fail "huge beside tmpfs: summary.json"
