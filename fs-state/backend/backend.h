@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "tree/digest.h"
 #include "engine/config.h"
+#include "lib/buf.h"
 #include "lib/spawner.h"   /* run_cmd */
 
 /*
@@ -84,6 +85,13 @@ struct backend {
                                    entries already, so the engine does not make them */
     uint64_t grown_bytes, grown_inodes;   /* after grow: its capacity and inode limit (0: the
                                              config's) */
+    int record_history;         /* set by the engine: a backend whose restores leave more in the
+                                   fs than its saved state (one without snapshots) records what
+                                   they did in history, for a replay of its real history */
+    struct buf history;         /* ... one line per event: "fresh sid=S" (mounted afresh and
+                                   brought to state S by replay), "call ret=R errno=E KIND ARGS"
+                                   (a logical restore's call, rcalls.h); the engine logs the
+                                   lines after every step (fs-state/LOG.md) and empties it */
 };
 
 /* The abstract state of b's tree (mounted: between begin and end) by its own read_back or

@@ -243,6 +243,16 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
 
 static void fu_teardown(struct backend *b);
 
+/* Restores without snapshots leave in the daemon what its calls did besides making the saved
+ * state (a logical restore) or start it afresh (a replay): its real history since the last
+ * fresh mount is what a replay must repeat, so the engine logs when that history starts. */
+static void note_fresh(struct backend *b, struct fpriv *p, uint64_t id)
+{
+    int tracked = !p->has_image && (p->mode == FM_LOGICAL || p->mode == FM_REPLAY);
+    if (b->record_history && tracked)
+        buf_printf(&b->history, "fresh sid=%llu\n", (unsigned long long)id);
+}
+
 /* A daemon of the snapshot protocol may also hand its tree over in one request (the
  * protocol's optional DUMP, README.md): readback = auto uses it, dump requires it. */
 static int choose_readback(struct backend *b, struct fpriv *p)
@@ -273,9 +283,13 @@ static int choose_mode(struct backend *b, struct fpriv *p)
     if (strcmp(want, "snapshot") == 0 && !answers)
         return bk_err(b, "setup", "restore = snapshot, but the fs does not answer the snapshot "
                       "ioctls (REFFS_IOC_SAVE/DISCARD on its root)");
-    p->mode = answers ? FM_SNAPSHOT : strcmp(want, "replay") == 0 ? FM_REPLAY : FM_LOGICAL;
+    int replayed = strcmp(want, "replay") == 0 || b->cfg->replay_logical;
+    p->mode = answers ? FM_SNAPSHOT : replayed ? FM_REPLAY : FM_LOGICAL;
     if (p->mode == FM_LOGICAL && !(p->lr = lr_open(b)))
         return bk_err(b, "setup", "out of memory");
+    if (p->mode == FM_LOGICAL && b->record_history)
+        lr_journal(p->lr, &b->history);
+    note_fresh(b, p, 0);
     return choose_readback(b, p);
 }
 
@@ -513,6 +527,7 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
         f_mount(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
         return -1;
     p->replays++;
+    note_fresh(b, p, id);
     int rc = b->replay_fn(b->replay_ctx, b, from, id);
     bk_close_root(b);
     if (rc < 0 && !b->err[0])
