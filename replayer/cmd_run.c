@@ -7,6 +7,12 @@
 #include "replay.h"
 #include "session.h"
 
+static uint64_t last_seq(const struct trace *t)
+{
+    long last = trace_last_op(t);
+    return last >= 0 ? t->ops[last].seq : 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
     struct cli_opts o;
@@ -15,18 +21,18 @@ int cmd_trace(int argc, char **argv)
     int parsed = cli_parse(argc, argv, "trace", &o);
     if (parsed != 0)
         return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
-    if (cli_load(o.input, &rl) < 0)
+    if (cli_load(o.input, o.fs, &rl) < 0)
         return EXIT_BAD_INPUT;
     int rc = o.out ? trace_write_file(&rl.trace, o.out, err, sizeof err)
                    : trace_write(&rl.trace, stdout);
     if (rc < 0)
         fprintf(stderr, "metis-replay: %s\n", o.out ? err : "writing the trace failed");
     else if (o.out)
-        fprintf(stderr, "metis-replay: %zu operations of the search path to %s %llu in %s\n",
-                rl.trace.nops, rl.has_disc ? "the discrepancy at operation" : "operation",
-                (unsigned long long)(rl.has_disc ? rl.disc_seq
-                                     : rl.trace.nops ? rl.trace.ops[rl.trace.nops - 1].seq : 0),
-                o.out);
+        fprintf(stderr, "metis-replay: %zu operations %s to %s %llu in %s\n",
+                rl.trace.nops - rl.trace.ncalls, rl.trace.ncalls ? "and restore calls of the "
+                "target's history since its last fresh mount" : "of the search path",
+                rl.has_disc ? "the discrepancy at operation" : "operation",
+                (unsigned long long)(rl.has_disc ? rl.disc_seq : last_seq(&rl.trace)), o.out);
     runlog_free(&rl);
     return rc < 0 ? EXIT_INFRA : 0;
 }
@@ -40,7 +46,7 @@ int cmd_check(int argc, char **argv)
     int parsed = cli_parse(argc, argv, "check", &o);
     if (parsed != 0)
         return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
-    if (cli_load(o.input, &rl) < 0)
+    if (cli_load(o.input, o.fs, &rl) < 0)
         return EXIT_BAD_INPUT;
     int rc = cli_check(&rl.trace, o.config, &cfg, map);
     if (rc == 0)
@@ -106,7 +112,7 @@ int cmd_run(int argc, char **argv)
     int parsed = cli_parse(argc, argv, "run", &o);
     if (parsed != 0)
         return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
-    if (cli_load(o.input, &rl) < 0)
+    if (cli_load(o.input, o.fs, &rl) < 0)
         return EXIT_BAD_INPUT;
     if (cli_check(&rl.trace, o.config, &cfg, map) < 0) {
         runlog_free(&rl);

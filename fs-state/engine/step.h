@@ -7,6 +7,7 @@
 #include "tree/classify.h"
 #include "backend/backend.h"
 #include "backend/equalize.h"
+#include "backend/rcalls.h"
 #include "config.h"
 #include "crash_check.h"
 #include "differs.h"
@@ -99,6 +100,11 @@ int fsgroup_initial(struct fsgroup *g);
  * fs lists as `unsupported` runs on those first, one at a time; once one refuses it with
  * EOPNOTSUPP, no other fs runs it (out[].skipped), so every state stays as it was. */
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to);
+/* A restore call of a traced history (backend/rcalls.h) on every fs, as a step without a
+ * read-back: restore(from) unless STEP_NO_STATE, the call, save(to) unless STEP_NO_STATE;
+ * out[].res gets its outcome, out[].digest stays the last read-back's. A backend that
+ * restores by replay repeats it on the way to a state after it. */
+int fsgroup_call(struct fsgroup *g, const struct rcall *c, uint64_t from, uint64_t to);
 /* Compares every fs's outcome with the reference's (initial, or a step refused as unsupported:
  * states only); sets out[].differs and returns how many differ. */
 int fsgroup_compare(struct fsgroup *g, int initial);
