@@ -390,9 +390,9 @@ static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct
                 sh->first);
     else
         fprintf(stderr, "metis-replay: shrink: starts from the initial state\n");
-    fprintf(stderr, "metis-replay: shrink: %zu -> %zu %s in %.3f s (%zu tests, %zu "
-            "steps)%s%s%s\n", from, n, sh->t->ncalls ? "steps (operations and restore calls)"
-            : "operations", now_seconds() - t0, sh->tests, sh->steps,
+    fprintf(stderr, "metis-replay: shrink: %zu -> %zu operations%s in %.3f s (%zu tests, %zu "
+            "steps)%s%s%s\n", from, n, sh->t->ncalls ? " and restore calls" : "",
+            now_seconds() - t0, sh->tests, sh->steps,
             timeup ? ", stopped by the time limit (shortest so far, maybe not minimal)" : "",
             o->out ? ", written to " : "", o->out ? o->out : "");
     if (rc < 0)
