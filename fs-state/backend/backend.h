@@ -76,6 +76,8 @@ struct backend {
     void *priv;
     int daemon_died;            /* the mount answered ENOTCONN or was gone (backend_daemon_gone) */
     int restore_unreachable;    /* the last restore failed: no way brought the state back */
+    int unmount_failed;         /* the last unmount of a daemon's mount failed for good (its
+                                   unmount_cmd failed, or met EBUSY for BK_BUSY_SECONDS) */
     int own_failure;            /* the last read-back failed in Metis's own part (an image
                                    store), not the target's: set by the backend, reset per read */
     backend_replay_fn replay_fn;   /* set by the engine; needed only where snapshots are not */

@@ -421,7 +421,7 @@ void engine_report_target_failure(struct engine *e, int i, enum target_failure k
                                   const struct op_args *a, uint64_t state)
 {
     static const unsigned bits[] = { 0, DIFF_DAEMON_DIED, DIFF_HANG, DIFF_RESTORE_UNREACHABLE,
-                                     DIFF_UNREADABLE };
+                                     DIFF_UNREADABLE, DIFF_UNMOUNT_FAILED };
     char path[1200], line[2000];
     struct dclass c;
     int fresh;

@@ -700,13 +700,15 @@ enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs)
         return k;
     if (g->be[i]->restore_unreachable)
         return TF_RESTORE_UNREACHABLE;
+    if (g->be[i]->unmount_failed)
+        return TF_UNMOUNT_FAILED;
     return g->out[i].unreadable ? TF_UNREADABLE : TF_NONE;
 }
 
 const char *target_failure_name(enum target_failure k)
 {
     static const char *const names[] = { "none", "daemon-died", "hang", "restore-unreachable",
-                                         "unreadable" };
+                                         "unreadable", "unmount-failed" };
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 

@@ -47,6 +47,8 @@ enum target_failure {
     TF_RESTORE_UNREACHABLE,      /* neither logical restore nor replay brought a state back */
     TF_UNREADABLE,               /* its tree could not be read back (an entry readdir listed
                                     could not be looked up, EIO): a broken tree, not a state */
+    TF_UNMOUNT_FAILED,           /* its mount could not be unmounted (unmount_cmd failed, or
+                                    was busy for BK_BUSY_SECONDS), or its daemon did not exit */
 };
 
 /* The file systems a run steps together; fs 0 is the reference. */
@@ -112,7 +114,7 @@ int fsgroup_compare(struct fsgroup *g, int initial);
  * daemon died, hung or could not bring a state back (probing it from a worker, within the time
  * limit), or TF_NONE for an infrastructure failure. g->err keeps the failure's message. */
 enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs);
-/* "daemon-died", "hang", "restore-unreachable": the class names. */
+/* "daemon-died", "hang", "restore-unreachable", "unreadable", "unmount-failed": the class names. */
 const char *target_failure_name(enum target_failure k);
 /* A target that died or hangs: its daemon killed and its connection aborted, then waits for
  * the workers blocked on it; 0 when none is left blocked, so the teardown can proceed. */
