@@ -347,7 +347,19 @@ static int is_target_failure(const struct run_class *c)
 {
     return !strncmp(c->signature, "daemon-died ", 12) || !strncmp(c->signature, "hang ", 5) ||
            !strncmp(c->signature, "restore-unreachable ", 20) ||
-           !strncmp(c->signature, "unreadable ", 11);
+           !strncmp(c->signature, "unreadable ", 11) || !strncmp(c->signature, "unmount-failed ", 15);
+}
+
+int triage_classes_found(const char *out)
+{
+    char path[PATH_MAX + 32];
+    struct run_class *v = NULL;
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    char *json = read_text_file(path, 64 << 20);
+    int n = json ? classfile_parse(json, &v) : 0;
+    free(json);
+    free(v);
+    return n > 0 ? n : 0;
 }
 
 int triage_run(const struct triage *t)
