@@ -11,12 +11,13 @@
 
 static uint64_t rc_state = 0x5eed;
 
+/* xorshift64: any fixed sequence will do. */
 static uint64_t rc_rand(void)
 {
-    uint64_t z = (rc_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    rc_state ^= rc_state << 13;
+    rc_state ^= rc_state >> 7;
+    rc_state ^= rc_state << 17;
+    return rc_state;
 }
 
 /* Names with bytes the writer escapes now and then: space, '%', control and high bytes. */
