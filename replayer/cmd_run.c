@@ -50,7 +50,8 @@ int cmd_check(int argc, char **argv)
         return EXIT_BAD_INPUT;
     int rc = cli_check(&rl.trace, o.config, &cfg, map);
     if (rc == 0)
-        printf("%s: ok (%zu operations on %d file systems)\n", o.input, rl.trace.nops,
+        printf("%s: ok (%zu operations%s on %d file systems)\n", o.input,
+               rl.trace.nops - rl.trace.ncalls, rl.trace.ncalls ? " and restore calls" : "",
                rl.trace.nfs);
     runlog_free(&rl);
     return rc < 0 ? EXIT_BAD_INPUT : 0;

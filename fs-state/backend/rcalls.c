@@ -43,7 +43,8 @@ static long rc_link(int rootfd, const struct rcall *c)
     char to_buf[4096], from_buf[4096];
     const char *to_last, *from_last;
     int to = beneath_parent(rootfd, c->path, to_buf, sizeof to_buf, &to_last);
-    int from = to < 0 ? -1 : beneath_parent(rootfd, c->path2, from_buf, sizeof from_buf, &from_last);
+    int from = to < 0 ? -1
+                      : beneath_parent(rootfd, c->path2, from_buf, sizeof from_buf, &from_last);
     long r = from < 0 ? -1 : linkat(from, from_last, to, to_last, 0);
     beneath_close(from, 0);
     return beneath_close(to, r);

@@ -225,7 +225,8 @@ static long exec_setxattr(int rootfd, const struct op_args *a)
     int fd = open_target(rootfd, a->path);
     if (fd < 0)
         return -1;
-    return beneath_close(fd, setxattr(beneath_fd_path(fd, p, sizeof p), a->xname, value, a->size, a->flags));
+    return beneath_close(fd, setxattr(beneath_fd_path(fd, p, sizeof p), a->xname, value, a->size,
+                                      a->flags));
 }
 
 static long exec_removexattr(int rootfd, const struct op_args *a)

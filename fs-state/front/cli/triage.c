@@ -347,7 +347,8 @@ static int is_target_failure(const struct run_class *c)
 {
     return !strncmp(c->signature, "daemon-died ", 12) || !strncmp(c->signature, "hang ", 5) ||
            !strncmp(c->signature, "restore-unreachable ", 20) ||
-           !strncmp(c->signature, "unreadable ", 11) || !strncmp(c->signature, "unmount-failed ", 15);
+           !strncmp(c->signature, "unreadable ", 11) ||
+           !strncmp(c->signature, "unmount-failed ", 15);
 }
 
 int triage_classes_found(const char *out)
