@@ -177,6 +177,7 @@ void replay_ops(struct session *s, const struct trace *t, const int map[METIS_MA
         if (verbose && report)
             print_step(report, s, op);
         if (op->is_call) {
+            o->calls++;
             compare_call(s, op, map, report, o);
             continue;
         }

@@ -27,7 +27,7 @@ head -1 "$detail" | grep -q '^operation [0-9]*: write_file ' || fail "the class 
 
 # 2. trace: the history, every operation since the mount (not only the path) and the calls.
 "$R" trace "$detail" -o "$T/hist.trace" 2>"$T/out" || fail "trace failed"
-grep -q 'and restore calls of the target.s history' "$T/out" || fail "trace did not say history"
+grep -q 'restore calls of fs fuse.s history since its last fresh mount' "$T/out" || fail "trace did not say history"
 ncalls=$(grep -c '^call ' "$T/hist.trace")
 nops=$(grep -c '^op ' "$T/hist.trace")
 seq=$(head -1 "$detail" | sed 's/^operation \([0-9]*\):.*/\1/')
