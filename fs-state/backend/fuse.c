@@ -219,12 +219,14 @@ static int said_busy(const char *out)
 }
 
 /* The unmount command, again while it fails only because the mount is busy, for as long as a
- * kernel unmount retries EBUSY (BK_BUSY_SECONDS): a daemon that mounts over its own directory
+ * kernel unmount retries EBUSY (BK_BUSY_SECONDS, but half the step's time limit at most, so
+ * that a busy mount is not taken for a hang): a daemon that mounts over its own directory
  * keeps the mount busy until it has exited. Its exit status (0 once the mount is gone). */
 static int unmount_cmd(struct backend *b, const char *cmd, double timeout, char *out,
                        size_t outlen)
 {
-    double end = now_seconds() + BK_BUSY_SECONDS, pause = 1e-3;
+    double busy = timeout / 2 < BK_BUSY_SECONDS ? timeout / 2 : BK_BUSY_SECONDS;
+    double end = now_seconds() + busy, pause = 1e-3;
     for (;;) {
         int rc = run_cmd(timeout, out, outlen, "%s", cmd);
         if (rc == 0 || !bk_is_mounted(b->mnt))
