@@ -122,6 +122,18 @@ static void replay_kept_remounted(struct metis_config *cfg)
     }
 }
 
+/* A FUSE fs without an image that would restore logically replays on a fresh mount instead:
+ * a logical restore makes calls of its own, which a replay of a trace must not add to what
+ * the trace holds (a history's calls are its own steps). */
+static void replay_logical_by_replay(struct metis_config *cfg)
+{
+    for (int i = 0; i < cfg->nfs; i++) {
+        struct fs_config *c = &cfg->fs[i];
+        if (c->type == FS_FUSE && (!c->size || c->dir_backed))
+            c->replay_logical = 1;
+    }
+}
+
 int trace_check_config(const struct trace *t, const char *override, struct metis_config *cfg,
                       int map[METIS_MAX_FS], char *err, size_t errlen)
 {
@@ -141,6 +153,7 @@ int trace_check_config(const struct trace *t, const char *override, struct metis
     vary_apply(cfg);            /* the search's variant, as the engine drew it from the seed */
     snprintf(cfg->run.hash, sizeof cfg->run.hash, "%s", t->hash);
     replay_kept_remounted(cfg);
+    replay_logical_by_replay(cfg);
     return match_fs(t, cfg, override == NULL, map, err, errlen);
 }
 
@@ -269,7 +282,7 @@ static int check_lacks(const struct trace *t, const struct metis_config *cfg, ch
                        size_t errlen)
 {
     for (size_t k = 0; k < t->nops; k++) {
-        const char *w = lacked_step(cfg, &t->ops[k].args);
+        const char *w = t->ops[k].is_call ? NULL : lacked_step(cfg, &t->ops[k].args);
         if (w)
             return snprintf(err, errlen, "%s:%d: op %llu: %s is never drawn with config %s "
                             "(lacks = %s): the trace is not of a run of it", t->file,
@@ -290,8 +303,11 @@ int trace_check_pool(const struct trace *t, const struct metis_config *cfg, char
         return snprintf(err, errlen, "%s: cannot build the name pool", cfg->path), -1;
     }
     int rc = 0;
+    /* A call's paths are those of a tree the run read back (rcall_parse keeps them below the
+     * root): they need not be pool names. */
     for (size_t k = 0; k < t->nops && rc == 0; k++) {
-        const char *what, *which = op_problem(&ps, &t->ops[k].args, &what);
+        const char *what, *which = t->ops[k].is_call ? NULL
+                                   : op_problem(&ps, &t->ops[k].args, &what);
         if (which) {
             snprintf(err, errlen, "%s:%d: op %llu: %s '%.200s' is not in the pool of %s",
                      t->file, t->ops[k].line, (unsigned long long)t->ops[k].seq, which, what,

@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "emit.h"
+#include "emitc_calls.h"
 #include "emitc_crash.h"
 #include "emitc_ops.h"
 #include "trace.h"
@@ -184,6 +185,16 @@ static void emit_pre_call(FILE *f, const struct op_args *a)
     fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n");
 }
 
+/* A restore call before the saved state a trace starts from: set-up like the operations. */
+static void emit_pre_restore_call(FILE *f, const struct emit *e, const struct trace_op *op)
+{
+    char text[300];
+    emitc_call_text(op, e->t->fs[op->call_fs].name, text, sizeof text);
+    fprintf(f, "    errno = 0;\n");
+    emitc_call(f, op);
+    fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n");
+}
+
 /* The initial state, then (for a trace shrunk from a saved state) the search path's operations
  * that made that state: the reproducer recreates it by operations, unchecked, as set-up. */
 static void emit_prepopulate(FILE *f, const struct emit *e, const struct op_args *pre, size_t n)
@@ -197,7 +208,10 @@ static void emit_prepopulate(FILE *f, const struct emit *e, const struct op_args
                 "path that made it (up to operation %" PRIu64 " of the run). */\n", e->t->start,
                 e->t->ops[e->t->start - 1].seq);
     for (size_t k = 0; k < e->t->start; k++)
-        emit_pre_call(f, &e->t->ops[k].args);
+        if (e->t->ops[k].is_call)
+            emit_pre_restore_call(f, e, &e->t->ops[k]);
+        else
+            emit_pre_call(f, &e->t->ops[k].args);
     fprintf(f, "    (void)r;\n}\n\n");
 }
 
@@ -233,6 +247,23 @@ static void emitc_comment(FILE *f, const char *text)
         fputc(text[0] == '*' && text[1] == '/' ? '+' : text[0], f);
 }
 
+/* A restore call of the history, run on the fs under test whichever fs made it (the trace
+ * is one sequence for every fs), shown beside its recorded outcome when this fs made it. */
+static void emit_call_step(FILE *f, const struct emit *e, const struct trace_op *op,
+                           size_t step)
+{
+    char text[300];
+    int own = e->map[e->fut] == op->call_fs;
+    emitc_call_text(op, e->t->fs[op->call_fs].name, text, sizeof text);
+    fprintf(f, "    case %zu: /* before operation %" PRIu64 " of the run: ", step, op->seq);
+    emitc_comment(f, text);
+    fprintf(f, " */\n");
+    emitc_call(f, op);
+    fprintf(f, "    return report_call(%zu, ", step);
+    emitc_cstr(f, text);
+    fprintf(f, ", r, %d, %ldL, %s);\n", own, op->call_res.ret, errno_symbol(op->call_res.err));
+}
+
 static void emit_steps(FILE *f, const struct emit *e)
 {
     char text[2 * METIS_PATH_MAX + 512];
@@ -243,6 +274,10 @@ static void emit_steps(FILE *f, const struct emit *e)
         const struct trace_op *op = &e->t->ops[k];
         const struct trace_outcome *fo = rec >= 0 ? &op->res[rec] : NULL;
         size_t step = k - e->t->start + 1;
+        if (op->is_call) {
+            emit_call_step(f, e, op, step);
+            continue;
+        }
         op_format_named(&op->args, text, sizeof text);
         fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run: ", step, op->seq);
         emitc_comment(f, text);
@@ -335,6 +370,8 @@ static int write_program(const struct emit *e, const char *path, char *err, size
             "#define INSERT_CAP %" PRIu64 "ull\n", config_file_extent(e->cfg));
     fputs(program_head, f);
     fputs(program_newops, f);
+    if (e->t->ncalls)
+        emitc_calls_support(f);
     fputs(reprotree_text, f);
     emit_tree(f, e);
     fputs(program_check, f);
@@ -379,7 +416,7 @@ int cmd_emit_c(int argc, char **argv)
     int parsed = cli_parse(argc, argv, "emit-c", &o);
     if (parsed != 0)
         return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
-    if (cli_load(o.input, &rl) < 0)
+    if (cli_load(o.input, o.fs, &rl) < 0)
         return EXIT_BAD_INPUT;
     if (cli_check(&rl.trace, o.config, &cfg, e.map) < 0 ||
         (e.fut = cli_fs(&o, &rl.trace, &cfg, e.map)) < 0) {
@@ -394,10 +431,11 @@ int cmd_emit_c(int argc, char **argv)
     if (rc < 0)
         fprintf(stderr, "metis-replay: emit-c: %s\n", err);
     else
-        printf("emit-c: %s/repro.c and %s/run.sh: %zu operations on fs %s (after %zu that "
+        printf("emit-c: %s/repro.c and %s/run.sh: %zu %s on fs %s (after %zu that "
                "recreate the saved state it starts from), checked against %s (run: sudo "
-               "%s/run.sh)\n", dir, dir, rl.trace.nops - rl.trace.start, cfg.fs[e.fut].name,
-               rl.trace.start, cfg.fs[0].name, dir);
+               "%s/run.sh)\n", dir, dir, rl.trace.nops - rl.trace.start,
+               rl.trace.ncalls ? "steps (operations and restore calls)" : "operations",
+               cfg.fs[e.fut].name, rl.trace.start, cfg.fs[0].name, dir);
     emit_free(&e);
     runlog_free(&rl);
     return rc < 0 ? EXIT_INFRA : 0;

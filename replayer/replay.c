@@ -1,5 +1,7 @@
 /* Replay of trace operations: every result, errno and abstract state against the trace and against fs 0. */
 #include "replay.h"
+#include "backend/rcalls_text.h"
+#include "lib/buf.h"
 #include "lib/helpers.h"
 
 #include <inttypes.h>
@@ -99,9 +101,43 @@ static void compare_recorded(struct session *s, const struct trace_outcome *rec,
     }
 }
 
+/* A call is compared on the fs that made it, by its outcome there (no state: it is no step of
+ * the search, the operation after it is). */
+static void compare_call(struct session *s, const struct trace_op *op, const int map[METIS_MAX_FS],
+                         FILE *report, struct replay_outcome *o)
+{
+    for (int i = 0; i < s->g.nfs; i++) {
+        if (map[i] != op->call_fs)
+            continue;
+        o->compared++;
+        if (s->out[i].ret == op->call_res.ret && s->out[i].err == op->call_res.err)
+            continue;
+        if (o->mismatched++ < REPORT_LIMIT && report)
+            fprintf(report, "mismatch call before op %" PRIu64 " fs=%s: replayed ret=%ld "
+                    "errno=%s; trace ret=%ld errno=%s\n", op->seq, s->cfg.fs[i].name,
+                    s->out[i].ret, trace_errno_name(s->out[i].err), op->call_res.ret,
+                    trace_errno_name(op->call_res.err));
+    }
+}
+
+static void print_call(FILE *f, const struct session *s, const struct trace_op *op)
+{
+    struct buf b = { 0 };
+    if (rcall_format(&op->call, &b) == 0)
+        fprintf(f, "call %" PRIu64 " %.200s%s\n", op->seq, b.p, b.len > 200 ? "..." : "");
+    buf_free(&b);
+    for (int i = 0; i < s->g.nfs; i++)
+        fprintf(f, "  %-12sret=%ld errno=%s\n", s->cfg.fs[i].name, s->out[i].ret,
+                trace_errno_name(s->out[i].err));
+}
+
 static void print_step(FILE *f, const struct session *s, const struct trace_op *op)
 {
     char text[2 * METIS_PATH_MAX + 512];
+    if (op->is_call) {
+        print_call(f, s, op);
+        return;
+    }
     op_format(&op->args, text, sizeof text);
     fprintf(f, "op %" PRIu64 " %s\n", op->seq, text);
     for (int i = 0; i < s->g.nfs; i++) {
@@ -133,13 +169,18 @@ void replay_ops(struct session *s, const struct trace *t, const int map[METIS_MA
             break;
         }
         const struct trace_op *op = &t->ops[k];
-        if (session_step(s, &op->args, SESSION_NO_STATE, SESSION_NO_STATE) < 0) {
+        if (session_trace_step(s, op, SESSION_NO_STATE, SESSION_NO_STATE) < 0) {
             o->infra = 1;
             break;
         }
         o->ops++;
         if (verbose && report)
             print_step(report, s, op);
+        if (op->is_call) {
+            o->calls++;
+            compare_call(s, op, map, report, o);
+            continue;
+        }
         compare_recorded(s, op->res, map, op->seq, 0, report, o);
         note_disc(s, 0, o);
     }

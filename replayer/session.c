@@ -113,6 +113,20 @@ int session_step(struct session *s, const struct op_args *a, uint64_t from, uint
     return 0;
 }
 
+int session_call(struct session *s, const struct rcall *c, uint64_t from, uint64_t to)
+{
+    if (fsgroup_call(&s->g, c, from, to) < 0)
+        return group_failed(s);
+    take_outcomes(s);
+    return 0;
+}
+
+int session_trace_step(struct session *s, const struct trace_op *op, uint64_t from, uint64_t to)
+{
+    return op->is_call ? session_call(s, &op->call, from, to)
+                       : session_step(s, &op->args, from, to);
+}
+
 void session_discard(struct session *s, uint64_t sid)
 {
     fsgroup_discard(&s->g, sid);

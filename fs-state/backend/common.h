@@ -66,6 +66,10 @@ int bk_mount_dev(const char *path, unsigned *major, unsigned *minor);
 int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int *status);
 /* umount2 with retries on EBUSY for up to timeout seconds, then a lazy detach (-1 if lazy). */
 int bk_unmount(const char *path, double timeout);
+/* How long an unmount that meets EBUSY is tried again before it fails: a file's last close
+ * can be finished by the kernel after close(2) returned (a deferred fput), a daemon can still
+ * be exiting; on a loaded machine either was seen to take longer than 0.2 s. */
+#define BK_BUSY_SECONDS 3.0
 
 /* Starts a daemon: argv[0] searched in PATH, in its own process group, stdin from /dev/null,
  * stdout+stderr to logfd (or /dev/null if logfd < 0); its pid or -1 (spawner.h's spawn_start). */

@@ -96,12 +96,11 @@ static int k_mount(struct backend *b, struct kpriv *p, const char *step)
     return 0;
 }
 
-/* A plain unmount; EBUSY is retried for a while: a file's last close can be finished by the
- * kernel after close(2) returned (a deferred fput), and on a loaded machine that was seen to
- * take longer than 0.2 s (fuse2fs profile beside other runs: one unmount of its ext4 failed). */
+/* A plain unmount; EBUSY is retried for BK_BUSY_SECONDS (fuse2fs profile beside other runs: one
+ * unmount of its ext4 failed after 0.2 s of retries). */
 static int k_umount(struct backend *b, const char *step)
 {
-    double end = now_seconds() + 3.0;
+    double end = now_seconds() + BK_BUSY_SECONDS;
     bk_close_root(b);
     while (umount2(b->mnt, UMOUNT_NOFOLLOW) < 0) {
         if (errno == EINVAL) {

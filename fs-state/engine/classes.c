@@ -9,13 +9,14 @@
 
 static void kinds_text(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
              d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
              d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
              d & DIFF_CRASH_FSCK ? "crash-fsck," : "",
              d & DIFF_DAEMON_DIED ? "daemon-died," : "", d & DIFF_HANG ? "hang," : "",
              d & DIFF_RESTORE_UNREACHABLE ? "restore-unreachable," : "",
-             d & DIFF_UNREADABLE ? "unreadable," : "");
+             d & DIFF_UNREADABLE ? "unreadable," : "",
+             d & DIFF_UNMOUNT_FAILED ? "unmount-failed," : "");
     size_t n = strlen(buf);
     if (n)
         buf[n - 1] = '\0';

@@ -56,6 +56,9 @@ struct fs_config {
     uint64_t lacks_words;       /* parsed: bit word id (features.h) */
     unsigned lacks_ignore;      /* TREE_IGNORE_* every fs's lacks take out of the state: the
                                    same on every fs of the run, beside its own ignore */
+    int replay_logical;         /* not a key: set by metis-replay, a fuse fs that would restore
+                                   logically restores by replay on a fresh mount instead, so
+                                   that it does nothing a trace does not hold */
 };
 
 /* Weighted partitions of a size/offset argument. */

@@ -9,9 +9,12 @@ enum { DIFF_RET = 1, DIFF_ERRNO = 2, DIFF_STATE = 4 };
 enum { DIFF_CRASH = 8, DIFF_CRASH_MOUNT = 16, DIFF_CRASH_FSCK = 32 };
 #define DIFF_CRASH_ANY (DIFF_CRASH | DIFF_CRASH_MOUNT | DIFF_CRASH_FSCK)
 /* A target that failed a step instead of answering it (step.h's enum target_failure): its daemon
- * died, it hung, a saved state could not be brought back, or its tree could not be read. Each is a class of its own per fs. */
-enum { DIFF_DAEMON_DIED = 64, DIFF_HANG = 128, DIFF_RESTORE_UNREACHABLE = 256, DIFF_UNREADABLE = 512 };
-#define DIFF_TARGET (DIFF_DAEMON_DIED | DIFF_HANG | DIFF_RESTORE_UNREACHABLE | DIFF_UNREADABLE)
+ * died, it hung, a saved state could not be brought back, its tree could not be read, or its
+ * mount could not be unmounted. Each is a class of its own per fs. */
+enum { DIFF_DAEMON_DIED = 64, DIFF_HANG = 128, DIFF_RESTORE_UNREACHABLE = 256, DIFF_UNREADABLE = 512,
+       DIFF_UNMOUNT_FAILED = 1024 };
+#define DIFF_TARGET (DIFF_DAEMON_DIED | DIFF_HANG | DIFF_RESTORE_UNREACHABLE | DIFF_UNREADABLE | \
+                     DIFF_UNMOUNT_FAILED)
 #define DIFF_OF_CRASH(kinds) ((unsigned)(kinds) << 3)     /* CRASH_* to DIFF_CRASH* */
 #define CRASH_OF_DIFF(differs) (((unsigned)(differs) >> 3) & 7u)
 

@@ -368,7 +368,9 @@ void metis_step(int op, double stored, double matched, long depth)
     E.ops++;
     E.g.live = E.cur_sid;
     prof_mark(PROF_DRAW);
-    if (fsgroup_step(&E.g, &E.args, from, to) < 0)
+    int stepped = fsgroup_step(&E.g, &E.args, from, to);
+    engine_log_history(&E, E.ops);
+    if (stepped < 0)
         step_failed(&E.args, E.cur_sid, E.ops - 1);
     prof_mark(PROF_STEP);
     for (int i = 0; i < E.g.nfs; i++)

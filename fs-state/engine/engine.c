@@ -112,7 +112,31 @@ int engine_init(struct engine *e)
     mkdir(path, 0755);
     if (fsgroup_open(&e->g, &e->cfg, e->run_id, path) < 0)
         return fail(e, e->g.err);
+    for (int i = 0; i < e->g.nfs; i++)
+        e->g.be[i]->record_history = 1;
     return 0;
+}
+
+/* Each line "WORD REST" of a backend's history becomes the record "WORD SEQ FS REST". */
+static void log_history_of(struct backend *b, uint64_t seq)
+{
+    for (char *line = b->history.p, *end = line + b->history.len; line && line < end;) {
+        char *nl = memchr(line, '\n', (size_t)(end - line)), *sp;
+        size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        sp = memchr(line, ' ', n);
+        if (sp)
+            log_line("%.*s %llu %s %.*s", (int)(sp - line), line, (unsigned long long)seq,
+                     b->cfg->name, (int)(n - (size_t)(sp - line) - 1), sp + 1);
+        line += n + 1;
+    }
+    b->history.len = 0;
+}
+
+void engine_log_history(struct engine *e, uint64_t seq)
+{
+    for (int i = 0; i < e->g.nfs; i++)
+        if (e->g.be[i] && e->g.be[i]->history.len)
+            log_history_of(e->g.be[i], seq);
 }
 
 static void log_free_space(struct engine *e)
@@ -134,10 +158,14 @@ static void log_free_space(struct engine *e)
 int engine_start(struct engine *e)
 {
     char hex[2 * TREE_MAX_DIGEST + 1];
-    if (fsgroup_setup(&e->g, e->g.timeout) < 0)
+    int rc = fsgroup_setup(&e->g, e->g.timeout);
+    engine_log_history(e, 0);
+    if (rc < 0)
         return -1;
     log_free_space(e);
-    if (fsgroup_initial(&e->g) < 0 || engine_path_push(e, 0, 0) < 0)
+    rc = fsgroup_initial(&e->g);
+    engine_log_history(e, 0);
+    if (rc < 0 || engine_path_push(e, 0, 0) < 0)
         return -1;
     e->next_sid = 1;
     for (int i = 0; i < e->cfg.nfs; i++) {
@@ -419,7 +447,7 @@ void engine_report_target_failure(struct engine *e, int i, enum target_failure k
                                   const struct op_args *a, uint64_t state)
 {
     static const unsigned bits[] = { 0, DIFF_DAEMON_DIED, DIFF_HANG, DIFF_RESTORE_UNREACHABLE,
-                                     DIFF_UNREADABLE };
+                                     DIFF_UNREADABLE, DIFF_UNMOUNT_FAILED };
     char path[1200], line[2000];
     struct dclass c;
     int fresh;

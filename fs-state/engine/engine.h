@@ -73,6 +73,9 @@ static inline int engine_class_known(const struct engine *e, int k)
  * detail file naming the state, the operation and what failed. Counts as a discrepancy. */
 void engine_report_target_failure(struct engine *e, int i, enum target_failure k,
                                   const struct op_args *a, uint64_t state);
+/* Logs what the last step's restores left in the backends' history (backend.h): their
+ * "call" and "fresh" records, numbered seq (the step's operation; 0 at set-up). */
+void engine_log_history(struct engine *e, uint64_t seq);
 /* Search path: push the state a step made, or unwind to a state SPIN went back to. */
 int engine_path_push(struct engine *e, uint64_t sid, uint64_t seq);
 int engine_path_unwind_to(struct engine *e, uint64_t sid);

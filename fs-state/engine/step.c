@@ -1,5 +1,6 @@
 /* The step core: what the engine and the replayer both do to run, restore, read back and compare one operation. */
 #include "step.h"
+#include "backend/rcalls_text.h"
 #include "lib/buf.h"
 #include "lib/errnos.h"
 #include "fsset.h"
@@ -16,9 +17,12 @@
 struct step_history {
     uint64_t sid, parent;
     char *op;                    /* op_format's text: a few dozen bytes against op_args' 8 KiB;
+                                    "call " and a restore call's text (fsgroup_call);
                                     NULL: refused as unsupported, so it changed nothing anywhere */
     UT_hash_handle hh;
 };
+
+#define CALL_PREFIX "call "
 
 static int fsset_workers;
 
@@ -71,12 +75,10 @@ static void history_forget(struct fsgroup *g, uint64_t sid)
     }
 }
 
-static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const struct op_args *a)
+static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const char *text)
 {
-    char text[METIS_OP_LINE_MAX];
     struct step_history *h;
     history_forget(g, sid);
-    op_format(a, text, sizeof text);
     if (!(h = calloc(1, sizeof *h)) || !(h->op = strdup(text))) {
         free(h);
         return gerr(g, "%s", "out of memory for the search path's history");
@@ -85,6 +87,25 @@ static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const s
     h->parent = parent;
     HASH_ADD(hh, g->hist, sid, sizeof h->sid, h);
     return 0;
+}
+
+static int history_add_op(struct fsgroup *g, uint64_t sid, uint64_t parent,
+                          const struct op_args *a)
+{
+    char text[METIS_OP_LINE_MAX];
+    op_format(a, text, sizeof text);
+    return history_add(g, sid, parent, text);
+}
+
+static int history_add_call(struct fsgroup *g, uint64_t sid, uint64_t parent,
+                            const struct rcall *c)
+{
+    struct buf b = { 0 };
+    int rc = buf_printf(&b, CALL_PREFIX) == 0 && rcall_format(c, &b) == 0
+                 ? history_add(g, sid, parent, b.p)
+                 : gerr(g, "%s", "out of memory for the search path's history");
+    buf_free(&b);
+    return rc;
 }
 
 /* The step that made sid was refused as unsupported: the file systems that skipped it must not
@@ -130,6 +151,23 @@ static int fs_index(const struct fsgroup *g, const struct backend *b)
     return i;
 }
 
+/* A restore call on the way to a state: run as a replay of a history traced it (fsgroup_call). */
+static int replay_call(struct backend *b, const char *text)
+{
+    char *copy = strdup(text), err[300];
+    unsigned char *data = NULL;
+    struct rcall c;
+    int rc = copy ? rcall_parse(copy, &c, &data, err, sizeof err) : -1;
+    if (rc == 0)
+        rcall_exec(b->rootfd, &c);
+    else
+        snprintf(b->err, sizeof b->err, "%s: replaying a restore call: %s", b->cfg->name,
+                 copy ? err : "out of memory");
+    free(data);
+    free(copy);
+    return rc;
+}
+
 /* A backend without snapshots holds state `from` (BACKEND_REPLAY_INITIAL: it was remounted
  * fresh, and the initial state's making, fillers and prepopulation, comes first): rebuild
  * state sid by the operations that led from there to it. */
@@ -153,12 +191,13 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t from, uint64_t
     for (long k = n - 1; rc == 0 && k >= 0; k--) {
         if (!ops[k])
             continue;
-        if (op_parse(ops[k], &a, err, sizeof err) < 0) {
-            snprintf(b->err, sizeof b->err, "%s: replaying '%s': %s", b->cfg->name, ops[k], err);
-            rc = -1;
-        } else {
+        if (strncmp(ops[k], CALL_PREFIX, strlen(CALL_PREFIX)) == 0)
+            rc = replay_call(b, ops[k] + strlen(CALL_PREFIX));
+        else if (op_parse(ops[k], &a, err, sizeof err) < 0)
+            rc = -1, snprintf(b->err, sizeof b->err, "%s: replaying '%s': %s", b->cfg->name,
+                              ops[k], err);
+        else
             op_exec(b->rootfd, &a, &r);
-        }
     }
     free(ops);
     return rc;
@@ -338,7 +377,8 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
 
 struct step_job {
     struct fsgroup *g;
-    const struct op_args *args;  /* NULL: make the initial state */
+    const struct op_args *args;  /* NULL: make the initial state (or run call) */
+    const struct rcall *call;    /* not NULL: a restore call instead (fsgroup_call) */
     uint64_t from, to;
     unsigned only;               /* bit i: run on fs i (0: on all) */
     const struct op_result *skip;/* not NULL: leave the operation out and record this refusal */
@@ -409,6 +449,12 @@ static int lazy_work(struct fsgroup *g, int i, uint64_t save_first)
     return lazy && save_first != STEP_NO_STATE ? b->ops->save(b, save_first) : 0;
 }
 
+static void call_exec(int rootfd, const struct rcall *c, struct op_result *r)
+{
+    r->ret = rcall_exec(rootfd, c);
+    r->err = r->ret < 0 ? errno : 0;
+}
+
 static int step_one(int i, void *ctx)
 {
     struct step_job *j = ctx;
@@ -430,6 +476,8 @@ static int step_one(int i, void *ctx)
     o->skipped = j->skip != NULL;
     if (j->skip)
         o->res = *j->skip;
+    else if (j->call)
+        call_exec(b->rootfd, j->call, &o->res);
     else if (j->args)
         op_exec(b->rootfd, j->args, &o->res);
     else if (!b->populated && !j->g->plan_made_early)   /* else they are there already */
@@ -446,7 +494,7 @@ static int step_one(int i, void *ctx)
     if (crash_capture_step(j, i) < 0)
         return -1;
     double t_read = now_seconds();
-    if (fsgroup_read_state(j->g, i) < 0)
+    if (!j->call && fsgroup_read_state(j->g, i) < 0)
         return -1;
     double t_end = now_seconds();
     if (b->ops->end(b) < 0 ||
@@ -456,13 +504,13 @@ static int step_one(int i, void *ctx)
     o->t_op += t_abs - t_op;
     o->t_abstract += t_end - t_read;
     o->t_finish += now_seconds() - t_end;
-    return crash_verify_step(j, i);
+    return j->call ? 0 : crash_verify_step(j, i);
 }
 
 int fsgroup_initial(struct fsgroup *g)
 {
     int lazy = g->lazy_save;
-    struct step_job j = { g, NULL, STEP_NO_STATE, 0, 0, NULL, STEP_NO_STATE, 0 };
+    struct step_job j = { g, NULL, NULL, STEP_NO_STATE, 0, 0, NULL, STEP_NO_STATE, 0 };
     g->lazy_save = 0;            /* the initial state is always saved */
     int rc = fsgroup_run(g, step_one, &j, "initial state");
     g->lazy_save = lazy;
@@ -531,26 +579,47 @@ static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate, uint
     return j->only ? fsgroup_run(g, step_one, j, op_name(j->args->op)) : 0;
 }
 
+/* After a step to state to: the discards it did, the save lazy_save put off, the live state. */
+static void stepped_to(struct fsgroup *g, uint64_t to)
+{
+    g->ndiscards = 0;
+    if (g->lazy_save)
+        g->unsaved = to;
+    g->live = to;
+}
+
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to)
 {
     /* A restore elsewhere abandons an unsaved live state: SPIN never comes back to it. */
-    struct step_job j = { g, a, from, to, 0, NULL,
+    struct step_job j = { g, a, NULL, from, to, 0, NULL,
                           from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE, 0 };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
     unsigned gate = gatekeepers(g, a);
-    if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, a) < 0)
+    if (to != STEP_NO_STATE && g->needs_history && history_add_op(g, to, parent, a) < 0)
         return -1;
     g->unsupported_step = 0;
     g->unsaved = STEP_NO_STATE;
     if (gate ? gated_step(g, &j, gate, parent) < 0
              : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
         return -1;
-    g->ndiscards = 0;
-    if (g->lazy_save)
-        g->unsaved = to;
     if (g->unsupported_step && to != STEP_NO_STATE && g->needs_history)
         history_refused(g, to);
-    g->live = to;
+    stepped_to(g, to);
+    return 0;
+}
+
+int fsgroup_call(struct fsgroup *g, const struct rcall *c, uint64_t from, uint64_t to)
+{
+    struct step_job j = { g, NULL, c, from, to, 0, NULL,
+                          from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE, 0 };
+    uint64_t parent = from != STEP_NO_STATE ? from : g->live;
+    if (to != STEP_NO_STATE && g->needs_history && history_add_call(g, to, parent, c) < 0)
+        return -1;
+    g->unsupported_step = 0;
+    g->unsaved = STEP_NO_STATE;
+    if (fsgroup_run(g, step_one, &j, "a restore call") < 0)
+        return -1;
+    stepped_to(g, to);
     return 0;
 }
 
@@ -633,13 +702,15 @@ enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs)
         return k;
     if (g->be[i]->restore_unreachable)
         return TF_RESTORE_UNREACHABLE;
+    if (g->be[i]->unmount_failed)
+        return TF_UNMOUNT_FAILED;
     return g->out[i].unreadable ? TF_UNREADABLE : TF_NONE;
 }
 
 const char *target_failure_name(enum target_failure k)
 {
     static const char *const names[] = { "none", "daemon-died", "hang", "restore-unreachable",
-                                         "unreadable" };
+                                         "unreadable", "unmount-failed" };
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 

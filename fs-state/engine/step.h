@@ -7,6 +7,7 @@
 #include "tree/classify.h"
 #include "backend/backend.h"
 #include "backend/equalize.h"
+#include "backend/rcalls.h"
 #include "config.h"
 #include "crash_check.h"
 #include "differs.h"
@@ -46,6 +47,8 @@ enum target_failure {
     TF_RESTORE_UNREACHABLE,      /* neither logical restore nor replay brought a state back */
     TF_UNREADABLE,               /* its tree could not be read back (an entry readdir listed
                                     could not be looked up, EIO): a broken tree, not a state */
+    TF_UNMOUNT_FAILED,           /* its mount could not be unmounted (unmount_cmd failed, or
+                                    was busy for BK_BUSY_SECONDS), or its daemon did not exit */
 };
 
 /* The file systems a run steps together; fs 0 is the reference. */
@@ -99,6 +102,11 @@ int fsgroup_initial(struct fsgroup *g);
  * fs lists as `unsupported` runs on those first, one at a time; once one refuses it with
  * EOPNOTSUPP, no other fs runs it (out[].skipped), so every state stays as it was. */
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to);
+/* A restore call of a traced history (backend/rcalls.h) on every fs, as a step without a
+ * read-back: restore(from) unless STEP_NO_STATE, the call, save(to) unless STEP_NO_STATE;
+ * out[].res gets its outcome, out[].digest stays the last read-back's. A backend that
+ * restores by replay repeats it on the way to a state after it. */
+int fsgroup_call(struct fsgroup *g, const struct rcall *c, uint64_t from, uint64_t to);
 /* Compares every fs's outcome with the reference's (initial, or a step refused as unsupported:
  * states only); sets out[].differs and returns how many differ. */
 int fsgroup_compare(struct fsgroup *g, int initial);
@@ -106,7 +114,7 @@ int fsgroup_compare(struct fsgroup *g, int initial);
  * daemon died, hung or could not bring a state back (probing it from a worker, within the time
  * limit), or TF_NONE for an infrastructure failure. g->err keeps the failure's message. */
 enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs);
-/* "daemon-died", "hang", "restore-unreachable": the class names. */
+/* "daemon-died", "hang", "restore-unreachable", "unreadable", "unmount-failed": the class names. */
 const char *target_failure_name(enum target_failure k);
 /* A target that died or hangs: its daemon killed and its connection aborted, then waits for
  * the workers blocked on it; 0 when none is left blocked, so the teardown can proceed. */

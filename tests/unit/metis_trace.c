@@ -149,6 +149,25 @@ static void mtr_discs(struct trace_disc *d, int nfs)
         }
 }
 
+/* A restore call of a few kinds, with names and data the writer escapes and compresses. */
+static void mtr_call(struct trace *t, uint64_t seq)
+{
+    static const enum rcall_kind kinds[] = { RC_UNLINK, RC_WRITE, RC_CHOWN, RC_SETXATTR,
+                                             RC_SYMLINK, RC_PUNCH };
+    unsigned char data[64] = { 0 };
+    char path[64], target[64];
+    mtr_path(path, sizeof path, 0);
+    mtr_path(target, sizeof target, 1);
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = mtr_below(3) ? 0 : (unsigned char)mtr_rand();
+    struct rcall c = { .kind = kinds[mtr_below(6)], .path = path, .path2 = target,
+                       .xname = "user.a b", .off = mtr_value(), .size = mtr_value(),
+                       .uid = (uint32_t)mtr_rand(), .gid = (uint32_t)mtr_rand(), .data = data,
+                       .len = (size_t)mtr_below(sizeof data) };
+    struct op_result res = { mtr_below(2) ? 0 : -1, mtr_below(2) ? 0 : ENOENT };
+    cr_assert_not_null(trace_add_call(t, seq, (int)mtr_below((uint64_t)t->nfs), &c, res));
+}
+
 static void mtr_trace(struct trace *t, size_t max_ops)
 {
     int dlen;
@@ -159,6 +178,8 @@ static void mtr_trace(struct trace *t, size_t max_ops)
         struct op_args a;
         mtr_args(&a);
         seq += 1 + mtr_below(mtr_below(2) ? 3 : 100000);
+        for (int calls = mtr_below(4) ? 0 : 1 + (int)mtr_below(3); calls > 0; calls--)
+            mtr_call(t, seq);
         struct trace_op *op = trace_add_op(t, seq, &a);
         cr_assert_not_null(op);
         for (int i = 0; i < t->nfs; i++)
@@ -197,6 +218,19 @@ static void mtr_same_discs(const struct trace_disc *a, const struct trace_disc *
     }
 }
 
+static void mtr_same_call(const struct trace_op *a, const struct trace_op *b)
+{
+    struct buf x = { 0 }, y = { 0 };
+    cr_assert_eq(a->call_fs, b->call_fs);
+    cr_assert_eq(a->call_res.ret, b->call_res.ret);
+    cr_assert_eq(a->call_res.err, b->call_res.err);
+    cr_assert_eq(rcall_format(&a->call, &x), 0);
+    cr_assert_eq(rcall_format(&b->call, &y), 0);
+    cr_assert_str_eq(x.p, y.p);
+    buf_free(&x);
+    buf_free(&y);
+}
+
 static void mtr_same_trace(const struct trace *a, const struct trace *b)
 {
     cr_assert_eq(a->seed, b->seed);
@@ -217,8 +251,14 @@ static void mtr_same_trace(const struct trace *a, const struct trace *b)
     }
     mtr_same_discs(a->init_disc, b->init_disc);
     cr_assert_eq(a->nops, b->nops);
+    cr_assert_eq(a->ncalls, b->ncalls);
     for (size_t k = 0; k < a->nops; k++) {
         cr_assert_eq(a->ops[k].seq, b->ops[k].seq);
+        cr_assert_eq(a->ops[k].is_call, b->ops[k].is_call);
+        if (a->ops[k].is_call) {
+            mtr_same_call(&a->ops[k], &b->ops[k]);
+            continue;
+        }
         cr_assert_eq(memcmp(&a->ops[k].args, &b->ops[k].args, sizeof a->ops[k].args), 0,
                      "op %zu arguments differ", k);
         for (int i = 0; i < a->nfs; i++)

@@ -54,14 +54,18 @@ static void last_line(const char *file, const char *prefix, char *out, size_t le
         fclose(f);
 }
 
-/* The trace's operations after its start record (those before it recreate a saved state). */
+/* The trace's steps after its start record (those before it recreate a saved state): its
+ * operations, and a history's restore calls (replayer/TRACE.md). */
 static int count_ops(const char *trace)
 {
     char line[256];
-    int n = 0;
+    int n = 0, whole = 1;
     FILE *f = fopen(trace, "r");
     while (f && fgets(line, sizeof line, f)) {
-        n += strncmp(line, "op ", 3) == 0;
+        /* a call's line may be longer than line: count it once, at its start */
+        if (whole)
+            n += strncmp(line, "op ", 3) == 0 || strncmp(line, "call ", 5) == 0;
+        whole = strchr(line, '\n') != NULL;
         if (strncmp(line, "start ", 6) == 0)
             n = 0;
     }
@@ -75,13 +79,14 @@ struct class_paths {
     char repro[PATH_MAX + 80], cfg[PATH_MAX + 80], secs[32];
 };
 
-/* Shrinks the class's first example; on failure the unshrunk search path stands in. */
+/* Shrinks the class's first example; on failure the unshrunk trace (the search path, or a
+ * target's history) stands in. */
 static void shrink_class(const struct triage *t, struct run_class *c, struct class_paths *p,
                          double limit)
 {
     char *shrink[] = { p->replay, "shrink", p->detail, "--config", p->cfg, "--fs", c->fs,
                        "--seconds", p->secs, "-o", p->trace, NULL };
-    char *trace[] = { p->replay, "trace", p->detail, "-o", p->trace, NULL };
+    char *trace[] = { p->replay, "trace", p->detail, "--fs", c->fs, "-o", p->trace, NULL };
     char said[300];
     double t0 = now_seconds();
     snprintf(p->secs, sizeof p->secs, "%.1f", limit);
@@ -96,10 +101,10 @@ static void shrink_class(const struct triage *t, struct run_class *c, struct cla
         snprintf(c->triage, sizeof c->triage, "shrunk %.280s", said);
         return;
     }
-    snprintf(c->start, sizeof c->start, "the initial state (the unshrunk search path)");
+    snprintf(c->start, sizeof c->start, "the initial state (the unshrunk trace)");
     last_line(p->log, NULL, said, sizeof said);
-    snprintf(c->triage, sizeof c->triage, "not shrunk (shrink exit %d: %.200s); the search "
-             "path instead", rc, said);
+    snprintf(c->triage, sizeof c->triage, "not shrunk (shrink exit %d: %.200s); the unshrunk "
+             "trace instead", rc, said);
     unlink(p->trace);
     if (*t->stop || run_child(t, trace, p->log, now_seconds() + 60) != 0)
         unlink(p->trace);
@@ -342,7 +347,20 @@ static int is_target_failure(const struct run_class *c)
 {
     return !strncmp(c->signature, "daemon-died ", 12) || !strncmp(c->signature, "hang ", 5) ||
            !strncmp(c->signature, "restore-unreachable ", 20) ||
-           !strncmp(c->signature, "unreadable ", 11);
+           !strncmp(c->signature, "unreadable ", 11) ||
+           !strncmp(c->signature, "unmount-failed ", 15);
+}
+
+int triage_classes_found(const char *out)
+{
+    char path[PATH_MAX + 32];
+    struct run_class *v = NULL;
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    char *json = read_text_file(path, 64 << 20);
+    int n = json ? classfile_parse(json, &v) : 0;
+    free(json);
+    free(v);
+    return n > 0 ? n : 0;
 }
 
 int triage_run(const struct triage *t)
