@@ -341,6 +341,18 @@ static int prepopulate_early(struct fsgroup *g)
     return fsgroup_run(g, prepopulate_one, g, "prepopulation");
 }
 
+/* The fs whose step of the set-up failed names the failure: a target's daemon may have died
+ * meanwhile, which is a finding (fsgroup_target_failure), not Metis's own failure. */
+static int setup_failed(struct fsgroup *g, const char *what)
+{
+    for (int i = 0; i < g->nfs; i++)
+        if (g->be[i]->err[0]) {
+            g->failed_fs = i;
+            return gerr(g, "%s", g->be[i]->err);
+        }
+    return gerr(g, "%s failed", what);
+}
+
 int fsgroup_setup(struct fsgroup *g, double setup_timeout)
 {
     double step_timeout = g->timeout;
@@ -356,7 +368,7 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
         if (g->crash[i] && crash_setup(g->crash[i]) < 0)
             return gerr(g, "%s", g->be[i]->err);
     if (equalize_grow_reference(g->be, g->nfs, g->cfg->run.equalize_limit) < 0)
-        return gerr(g, "%s", g->be[0]->err);
+        return setup_failed(g, "growing the reference");
     if (prepopulate_early(g) < 0)
         return -1;
     /* Free space equal on every fs, so ENOSPC falls at the same operation on each; the roots
@@ -365,12 +377,7 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
                           g->cfg->run.equalize_limit) == 0 && fill_varied(g) == 0 &&
         equalize_root(g->be, g->nfs, g->fillers) == 0)
         return 0;
-    for (int i = 0; i < g->nfs; i++)
-        if (g->be[i]->err[0]) {
-            g->failed_fs = i;    /* a target's daemon may have died meanwhile */
-            return gerr(g, "%s", g->be[i]->err);
-        }
-    return gerr(g, "%s", "equalizing free space and roots failed");
+    return setup_failed(g, "equalizing free space and roots");
 }
 
 /* ---- steps ---- */
