@@ -144,6 +144,7 @@ struct run_config {
     char search[16];            /* the search kind: "dfs" (SPIN) or "random" (the measuring stick) */
     long walk_max;              /* search = random: a walk's operations are at most this many */
     long dive;                  /* search = dfs: a dive's operations at most (0: no dives) */
+    int revisits;               /* search = dfs: times a state reached again is expanded again */
     uint64_t search_ops;        /* a search ends after this many operations and the next one
                                    starts (0: only when SPIN has explored everything) */
 };

@@ -144,6 +144,7 @@ static const struct config_key run_keys[] = {
     RUNK(search, CK_STR, NO_RANGE, "dfs"),
     RUNK(walk_max, CK_LONG, RANGE(1, 1e8), "3000"),
     RUNK(dive, CK_LONG, RANGE(0, 1e8), "0"),
+    RUNK(revisits, CK_INT, RANGE(0, 1000), "0"),
     RUNK(search_ops, CK_U64, NO_RANGE, "0"),
 };
 

@@ -3,6 +3,7 @@
 #include "engine.h"
 #include "log.h"
 #include "dive.h"
+#include "revisits.h"
 #include "random_walk.h"
 #include "backend/runlock.h"
 #include "lib/signals.h"
@@ -16,10 +17,12 @@
 
 unsigned char metis_abs[METIS_MAX_FS * TREE_MAX_DIGEST];
 uint64_t metis_sid;
+uint32_t metis_round;
 
 /* pan calls metis_step without a context: this is the one place the engine lives. */
 static struct engine E;
 static struct dive dive;         /* [run] dive: SPIN's dives and climbs */
+static struct revisits revisits; /* [run] revisits: rounds of a state reached again */
 static int last_leaf;            /* the last step's trees differed: nothing below it is searched */
 static volatile sig_atomic_t stop_signal;
 static int run_lock = -1;   /* the run's lock (backend/runlock.h), held while pan lives */
@@ -297,6 +300,8 @@ static void track_state(uint64_t sid, int leaf)
 {
     for (int i = 0; i < E.g.nfs && !leaf; i++)
         memcpy(metis_abs + (size_t)i * E.g.dlen, E.g.out[i].digest, (size_t)E.g.dlen);
+    if (!leaf)
+        metis_round = revisits_round(&revisits, metis_abs, (size_t)E.g.nfs * (size_t)E.g.dlen);
     metis_sid = sid;
     E.live_sid = sid;
     last_leaf = leaf;
@@ -403,6 +408,7 @@ void metis_start(void)
         exit(METIS_EXIT_BAD_INPUT);
     }
     dive_init(&dive, E.cfg.run.seed, E.cfg.run.dive);
+    revisits_init(&revisits, E.cfg.run.revisits);
     run_lock = runlock_hold(E.run_id, E.err, sizeof E.err);
     if (run_lock < 0) {
         fprintf(stderr, "metis: infrastructure failure: %s\n", E.err);

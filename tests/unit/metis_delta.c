@@ -122,6 +122,20 @@ Test(delta, an_extra_xattr_stays_known_when_another_one_is_set_on_both)
     tree_delta_free(&next.now);
 }
 
+/* With compare_mtime the m= field comes before DATA: a content difference stays content (a
+ * leaf), not an xattr difference the search would go on below. */
+Test(delta, a_content_difference_with_mtimes_is_structure)
+{
+    struct step s;
+    compare(ROOT "/f0 f 0644 1 0 0 5 m=now aaaa [user.x0=1:a]\n",
+            ROOT "/f0 f 0644 1 0 0 5 m=now bbbb [user.x0=1:a]\n", NULL, &s);
+    cr_expect_eq(s.verdict, DELTA_STRUCTURE);
+    cr_expect_eq(s.fresh.attr, TREE_DIFF_CONTENT);
+    compare(ROOT "/f0 f 0644 1 0 0 5 m=now aaaa []\n",
+            ROOT "/f0 f 0644 1 0 0 5 m=1000.0 aaaa []\n", NULL, &s);
+    cr_expect_eq(s.fresh.attr, TREE_DIFF_CONTENT, "an mtime difference is named content");
+}
+
 Test(delta, a_line_that_is_no_listing_line_is_refused)
 {
     struct step s;
