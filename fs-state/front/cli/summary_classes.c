@@ -27,9 +27,18 @@ static void fill(struct run_class *c, json_object *obj)
     c->exit_target = c->exit_ref = -1;
     rj_num_at(obj, "repro_exit_target", &c->exit_target);
     rj_num_at(obj, "repro_exit_reference", &c->exit_ref);
+    rj_num_at(obj, "repro_runs", &c->runs);
+    rj_num_at(obj, "repro_bites", &c->bites);
+    rj_copy(obj, "repro_why", c->why, sizeof c->why);
+    rj_copy(obj, "group", c->group, sizeof c->group);
+    if (!c->group[0])           /* a summary written before groups: each class its own */
+        snprintf(c->group, sizeof c->group, "%s", c->signature);
+    rj_copy(obj, "cause", c->cause, sizeof c->cause);
+    rj_copy(obj, "below_delta", c->below, sizeof c->below);
     c->known = rj_true(obj, "known");
     rj_copy(obj, "note", c->note, sizeof c->note);
     rj_copy(obj, "link", c->link, sizeof c->link);
+    c->group_record = !strcmp(rj_str(obj, "record", ""), "group");
 }
 
 /* The classes up to the first element that is not an object, as the engine writes only objects. */
