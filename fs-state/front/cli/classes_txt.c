@@ -139,7 +139,7 @@ static void group_line(FILE *f, const struct listing *l, int head)
     const struct run_class *h = &l->v[head];
     double hits = 0;
     int members = 0, known = 0;
-    fprintf(f, "g%d %s: ", l->gid[head], class_has_cause(h) ? h->group : "(its own)");
+    fprintf(f, "g%d %s: ", l->gid[head], h->group);
     for (int k = head; k < l->n; k++)
         if (class_group_head(l->v, k) == head) {
             members++;
@@ -151,7 +151,7 @@ static void group_line(FILE *f, const struct listing *l, int head)
         if (class_group_head(l->v, k) == head)
             fprintf(f, "%s%d", n++ ? " " : "", l->v[k].id);
     fprintf(f, "), %.0f hit%s: %s", hits, hits == 1 ? "" : "s", h->cause[0] ? h->cause :
-            "no cause known: a group of its own");
+            "no cause known");
     if (l->have_known)
         fprintf(f, known == members ? " [known]" : " [%d new]", members - known);
     fputc('\n', f);
