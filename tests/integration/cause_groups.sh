@@ -107,7 +107,10 @@ PY
 
 # 3. A known file of the group record alone: every class of the group is known, the others new.
 printf '# one verdict for one cause\ngroup: %s\nnote: libfuse 2 aliasing\n' "$KEY" >"$T/group.known"
-run r2 --known "$T/group.known"
+export REPRO_TMP=$T/repro-tmp
+mkdir -p "$REPRO_TMP"
+sed 's/^shrink_seconds = 0$/shrink_seconds = 12/' "$CFG" >"$T/triaged.ini"   # reproducers too
+CFG=$T/triaged.ini run r2 --known "$T/group.known"
 python3 - "$T/r2/summary.json" "$KEY" <<'PY' || fail "r2: the group record does not mark its classes known"
 import json, sys
 s, key = json.load(open(sys.argv[1])), sys.argv[2]
@@ -123,4 +126,9 @@ grep -q "^g[0-9]* $KEY: .* \[known\]\$" "$T/r2/classes.txt" || fail "r2: classes
 [ "$(grep -c '\[known: libfuse 2 aliasing\]$' "$T/r2/classes.txt")" = "$k" ] || fail "r2: classes.txt does not mark each class"
 [ "$(grep -c '<skipped message="libfuse 2 aliasing"/>' "$T/r2.xml")" = "$k" ] || fail "r2: JUnit does not skip the group's classes"
 grep -q "known=$k not_seen=0\$" "$T/r2.out" || fail "r2: the summary line does not count them known"
+# metis-replay recheck of the group record runs the reproducer of each class of the group.
+"$B/metis-replay" recheck "$T/group.known" "$T/r2" --timeout 60 >"$T/recheck.out" 2>&1
+[ "$(grep -c '^\(fixed\|still fails\|cannot run\): .*bindfs state ' "$T/recheck.out")" = "$k" ] ||
+    { cat "$T/recheck.out"; fail "recheck of the group record did not run each class's reproducer"; }
+[ -z "$(ls -A "$REPRO_TMP")" ] || fail "reproducer files left behind"
 echo "ok: $n classes in the group ($ids); one group record marks $k known"
