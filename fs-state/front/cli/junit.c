@@ -93,6 +93,17 @@ static void class_case(FILE *f, const struct junit_suite *s, const struct run_cl
     fputs("    </testcase>\n", f);
 }
 
+/* The classes' test cases, group by group. */
+static void class_cases(FILE *f, const struct junit_suite *s, const struct run_class *v, int n)
+{
+    int *order = calloc((size_t)n + 1, sizeof *order);
+    if (order)
+        class_groups_order(v, n, order, NULL);
+    for (int k = 0; k < n; k++)
+        class_case(f, s, &v[order ? order[k] : k]);
+    free(order);
+}
+
 static void run_case(FILE *f, const struct junit_suite *s, double seconds)
 {
     char cls[600];
@@ -151,12 +162,7 @@ static void suite(FILE *f, const struct junit_suite *s, const char *stamp)
     fputs(">\n", f);
     properties(f, sum);
     run_case(f, s, seconds);
-    int *order = calloc((size_t)n + 1, sizeof *order);
-    if (order)
-        class_groups_order(v, n, order, NULL);
-    for (int k = 0; k < n; k++)
-        class_case(f, s, &v[order ? order[k] : k]);
-    free(order);
+    class_cases(f, s, v, n);
     fputs("  </testsuite>\n", f);
     json_object_put(sum);
     free(v);

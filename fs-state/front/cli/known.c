@@ -147,14 +147,45 @@ static int record_for(const struct run_class *c, const struct known_list *k, int
            (r->group ? known_find_group(k, r->signature) : known_find(k, r->signature)) < 0;
 }
 
+/* How many of the classes k covers already: by their own records, or with groups by their
+ * groups' too. */
+static int covered(const struct run_class *v, int n, const struct known_list *k, int groups)
+{
+    int m = 0;
+    for (int j = 0; j < n; j++)
+        m += (groups ? known_match(k, v[j].signature, v[j].group)
+                     : known_find(k, v[j].signature)) >= 0;
+    return m;
+}
+
+/* Appends the record of each class k does not cover yet to the file to (and to k, so that a
+ * group is recorded once): how many, or -1 when the file could not be written. */
+static int append_records(const struct run_class *v, int n, const struct known_class *tmpl,
+                          int groups, struct known_list *k, const char *to)
+{
+    char err[PATH_MAX + 200];
+    int added = 0;
+    for (int j = 0; j < n; j++) {
+        struct known_class c = *tmpl;
+        if (!record_for(&v[j], k, groups, &c))
+            continue;
+        if (known_append(to, &c, err, sizeof err) < 0 || known_add(k, &c) < 0) {
+            fprintf(stderr, "metis known: %s\n", err);
+            return -1;
+        }
+        added++;
+    }
+    return added;
+}
+
 static int add_classes(const char *dir, const struct known_class *tmpl, const char *to, int groups)
 {
-    char file[PATH_MAX + 32], err[PATH_MAX + 200];
+    char file[PATH_MAX + 32];
     struct known_list k;
     struct run_class *v;
     snprintf(file, sizeof file, "%s/summary.json", dir);
     char *json = read_text_file(file, 64 << 20);
-    int n = classfile_listed(json, &v), added = 0, failed = 0;
+    int n = classfile_listed(json, &v);
     free(json);
     if (n < 0) {
         fprintf(stderr, "metis known: %s: no readable classes (not a run or swarm directory)\n", file);
@@ -164,30 +195,16 @@ static int add_classes(const char *dir, const struct known_class *tmpl, const ch
         free(v);
         return METIS_EXIT_BAD_INPUT;
     }
-    int before = 0;
-    for (int j = 0; j < n; j++)
-        before += (groups ? known_match(&k, v[j].signature, v[j].group)
-                          : known_find(&k, v[j].signature)) >= 0;
-    for (int j = 0; j < n; j++) {
-        struct known_class c = *tmpl;
-        if (!record_for(&v[j], &k, groups, &c))
-            continue;
-        if (known_append(to, &c, err, sizeof err) < 0 || known_add(&k, &c) < 0) {
-            fprintf(stderr, "metis known: %s\n", err);
-            failed = 1;
-            break;
-        }
-        added++;
-    }
-    if (groups)
+    int before = covered(v, n, &k, groups), added = append_records(v, n, tmpl, groups, &k, to);
+    if (added >= 0 && groups)
         printf("metis known: %d record%s added to %s, %d class%s covered already\n", added,
                added == 1 ? "" : "s", to, before, before == 1 ? "" : "es");
-    else
+    else if (added >= 0)
         printf("metis known: %d class%s added to %s, %d already there\n", added,
                added == 1 ? "" : "es", to, before);
     known_free(&k);
     free(v);
-    return failed ? METIS_EXIT_INFRA : METIS_EXIT_OK;
+    return added < 0 ? METIS_EXIT_INFRA : METIS_EXIT_OK;
 }
 
 int known_main(int argc, char **argv)

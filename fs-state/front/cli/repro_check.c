@@ -26,8 +26,10 @@ static int finished(int rc)
 static void run_again(const struct triage *t, struct run_class *c, char *const argv[],
                       const char *log, double took, double stop)
 {
+    double t0 = now_seconds();
     while (c->runs < REPRO_RUNS && !*t->stop && now_seconds() + took <= stop) {
         int rc = triage_run_child(t, argv, log, stop);
+        c->rerun_s = now_seconds() - t0;
         if (!finished(rc))
             break;
         c->runs++;

@@ -15,6 +15,7 @@ struct run_class {
     double shrink_s;            /* how long its shrink took */
     double exit_target, exit_ref;  /* the reproducer's exit on each; -1 when not run */
     double runs, bites;         /* the reproducer's runs on the target, and how many exited 1 */
+    double rerun_s;             /* how long its runs again took (the triage's, not in the summary) */
     char why[700];              /* why it may not bite (when it did not every time), else "" */
     char group[160], cause[200];   /* its cause group's key, and the cause's title ("": none) */
     char below[300];            /* the known delta it was found below, else "" */

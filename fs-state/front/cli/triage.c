@@ -169,14 +169,18 @@ int triage_classes_found(const char *out)
 /* Each class's reproducer on the target and the reference. The first runs get as long as the
  * shrinking had (at least EMIT_SECONDS), not per class: a run of many classes ends in bounded
  * time, later classes marked "not run". Runs again of one that did not bite come out of what
- * its class's share of shrink_seconds left unspent. */
-static void check_all(const struct triage *t, struct run_class *v, int n, const char *json)
+ * its class's share of shrink_seconds left unspent, and of what the shrinking left of it all
+ * (left), so that shrinking and runs again stay within shrink_seconds. */
+static void check_all(const struct triage *t, struct run_class *v, int n, const char *json,
+                      double left)
 {
     double until = now_seconds() + (t->seconds > EMIT_SECONDS ? t->seconds : EMIT_SECONDS);
     json_object *summary = rj_parse(json);
     for (int k = 0; k < n; k++) {
         double spare = t->seconds / n - v[k].shrink_s;
+        spare = spare < left ? spare : left;
         repro_check(t, &v[k], until, spare > 0 ? spare : 0, summary);
+        left -= v[k].rerun_s;
     }
     json_object_put(summary);
 }
@@ -206,7 +210,7 @@ int triage_run(const struct triage *t)
         triage_class(t, &v[k], limit);
     }
     if (t->seconds > 0)
-        check_all(t, v, n, json);
+        check_all(t, v, n, json, end - now_seconds());
     for (int k = 0; k < n && t->seconds > 0; k++)
         add_keys(&json, &v[k]);
     if (n > 0 && t->seconds > 0)

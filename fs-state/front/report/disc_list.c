@@ -67,6 +67,17 @@ static void show_detail(FILE *f, const struct run_loc *loc, const char *path)
     disc_free(&d);
 }
 
+/* <p class="CLS">LABEL TEXT</p>, nothing when text is empty. */
+static void html_para(FILE *f, const char *cls, const char *label, const char *text)
+{
+    if (!text[0])
+        return;
+    fprintf(f, "<p class=\"%s\">", cls);
+    html_esc(f, label);
+    html_esc(f, text);
+    fputs("</p>\n", f);
+}
+
 void disc_ref_show(FILE *f, const struct run_loc *loc, const struct disc_ref *r, int detail)
 {
     fputs("<section class=\"disc\"><h3>", f);
@@ -77,11 +88,7 @@ void disc_ref_show(FILE *f, const struct run_loc *loc, const struct disc_ref *r,
         html_esc(f, r->signature);
         fputs("</span></p>\n", f);
     }
-    if (r->group[0]) {
-        fputs("<p class=\"group\">group: ", f);
-        html_esc(f, r->group);
-        fputs("</p>\n", f);
-    }
+    html_para(f, "group", "group: ", r->group);
     if (r->known[0]) {
         fprintf(f, "<p class=\"%s\">", strcmp(r->known, "new") ? "note" : "status-bad");
         html_esc(f, strcmp(r->known, "new") ? r->known : "new: not in the known file");
