@@ -34,9 +34,10 @@ static const struct {
     { "recheck", "KNOWN_FILE DIR... [--target FS] [--timeout S]",
       "Runs every known class's self-checking reproducer (class-K-repro/ with its signature\n"
       "file, found in the DIRs: run or swarm directories, or directories of kept reproducers)\n"
-      "against the target as installed today; one line per class: 'still fails', 'fixed'\n"
-      "or 'cannot run' (why). --target FS runs them on that fs of their config instead of\n"
-      "the one that disagreed; --timeout S bounds each (default 300).\n"
+      "against the target as installed today (a group record: of each class of the group);\n"
+      "one line per class: 'still fails', 'fixed' or 'cannot run' (why). --target FS runs\n"
+      "them on that fs of their config instead of the one that disagreed; --timeout S\n"
+      "bounds each (default 300).\n"
       "exit status: 0 every class fixed, 1 one still fails, 3 none fails but one cannot run,\n"
       "             2 bad input, 130 interrupted\n" },
 };

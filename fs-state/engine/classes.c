@@ -131,6 +131,8 @@ void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct 
     struct hint_case h = { g->cfg, i, a, c->kinds, c->ref, c->res,
                            c->kinds & DIFF_STATE ? &c->d : NULL };
     hints_find(&h, c->hint, sizeof c->hint);
+    const char *title = hints_cause(&h, c->cause_id, sizeof c->cause_id);
+    snprintf(c->cause, sizeof c->cause, "%s", title ? title : "");
 }
 
 void classes_target_failure(struct fsgroup *g, int i, unsigned kind, const struct op_args *a,
@@ -208,6 +210,18 @@ void classes_describe(const struct dclass *c, const struct metis_config *cfg, ch
              kinds, strchr(kinds, ',') ? "" : "s", ev);
 }
 
+/* What groups the class with others: its group key, the cause's title, and the known delta it
+ * was found below. */
+static void json_group(const struct dclass *c, FILE *f)
+{
+    char group[400], cause[500], below[700];
+    json_escape(c->group[0] ? c->group : c->signature, group, sizeof group);
+    json_escape(c->cause, cause, sizeof cause);
+    json_escape(c->below_delta, below, sizeof below);
+    fprintf(f, ",\"group\":\"%s\",\"cause\":\"%s\",\"below_delta\":\"%s\"", group, cause,
+            below);
+}
+
 static void json_class(const struct dclass *c, const struct metis_config *cfg, FILE *f)
 {
     char kinds[128], entry[1100], ref[300], other[300], hint[2100], sig[400];
@@ -221,11 +235,13 @@ static void json_class(const struct dclass *c, const struct metis_config *cfg, F
             "\"kinds\":\"%s\",\"attribute\":\"%s\",\"hits\":%llu,\"first_op\":%llu,"
             "\"first_s\":%.3f,\"entry\":\"%s\",\"reference_value\":\"%s\",\"value\":\"%s\","
             "\"ret\":%ld,\"errno\":\"%s\",\"reference_ret\":%ld,\"reference_errno\":\"%s\","
-            "\"detail\":\"%s\",\"hint\":\"%s\"}",
+            "\"detail\":\"%s\",\"hint\":\"%s\"",
             c->id, sig, c->op < 0 ? "initial" : op_name((enum op_id)c->op),
             cfg->fs[c->fs].name, kinds, tree_diff_name(c->attr), (unsigned long long)c->hits,
             (unsigned long long)c->first_seq, c->first_s, entry, ref, other, c->res.ret,
             errno_name(c->res.err), c->ref.ret, errno_name(c->ref.err), c->detail, hint);
+    json_group(c, f);
+    fputc('}', f);
 }
 
 void classes_write_json(const struct dclass_table *t, const struct metis_config *cfg, FILE *f)

@@ -2,6 +2,7 @@
 #include "engine.h"
 #include "lib/numbers.h"
 #include "lib/buf.h"
+#include "causes.h"
 #include "fsset.h"
 #include "log.h"
 #include "opflags.h"
@@ -328,6 +329,20 @@ static double run_seconds(const struct engine *e)
     return start > 0 ? now_seconds() - start : 0;
 }
 
+/* The class's group: its cause, or the known delta of fs i along the path (the one the step
+ * came from, and the one the state it made has). */
+static void assign_cause(struct engine *e, int i, const struct op_args *a, struct dclass *c)
+{
+    char below[400];
+    struct cause_path p = { NULL, NULL, NULL };
+    if (a && e->depth >= 1) {
+        p.made = known_delta_at(e, e->depth - 1, i);
+        p.below = e->depth >= 2 ? known_delta_at(e, e->depth - 2, i) : NULL;
+        p.below_text = known_delta_describe(e, i, below, sizeof below);
+    }
+    causes_assign(c, e->cfg.fs[i].name, &p);
+}
+
 /* Signs every fs that differs and counts the hits; idx[] gets the step's classes. Returns how
  * many of them are new. */
 static int classify_step(struct engine *e, const struct op_args *a, int *idx, int *n)
@@ -342,6 +357,7 @@ static int classify_step(struct engine *e, const struct op_args *a, int *idx, in
         if (!e->g.out[i].differs)
             continue;
         classes_classify(&e->g, i, a, &c);
+        assign_cause(e, i, a, &c);
         int k = classes_add(&e->classes, &c, e->ops, run_seconds(e), &fresh);
         if (k < 0) {
             e->step_unknown++;     /* not counted, so not known either */
@@ -453,6 +469,7 @@ void engine_report_target_failure(struct engine *e, int i, enum target_failure k
     int fresh;
     e->discrepancies++;
     classes_target_failure(&e->g, i, bits[k], a, &c);
+    causes_assign(&c, e->cfg.fs[i].name, NULL);
     int idx = classes_add(&e->classes, &c, e->ops, run_seconds(e), &fresh);
     log_line("target %llu fs=%s failure=%s state=%llu op=%s message=%s",
              (unsigned long long)e->ops, e->cfg.fs[i].name, target_failure_name(k),

@@ -2,6 +2,7 @@
 #include "run_outputs.h"
 #include "lib/helpers.h"
 #include "step.h"
+#include "causes.h"
 #include "features.h"
 #include <stdio.h>
 #include <string.h>
@@ -43,18 +44,33 @@ static struct report_sample counters(const struct engine *e, double now)
                                    e->discrepancies };
 }
 
-/* " classes=N" only once there is a discrepancy: a clean run's lines stay as they were; with
- * a known file, " new=N known=M not_seen=K" splits them and counts the known ones not found. */
+/* The known file's records no class of the run matched: a group record is seen when any class
+ * of its group is found (and not covered by a class record of its own). */
+static int known_not_seen(const struct engine *e)
+{
+    int gone = 0;
+    for (int r = 0; r < e->known.n; r++) {
+        int seen = 0;
+        for (int k = 0; k < e->classes.n && !seen; k++)
+            seen = known_match(&e->known, e->classes.v[k].signature, e->classes.v[k].group) == r;
+        gone += !seen;
+    }
+    return gone;
+}
+
+/* " classes=N groups=G" only once there is a discrepancy: a clean run's lines stay as they
+ * were; with a known file, " new=N known=M not_seen=K" splits them and counts the known
+ * records not found. */
 static void print_classes_count(const struct engine *e)
 {
     int known = 0;
     for (int k = 0; k < e->classes.n; k++)
         known += engine_class_known(e, k);
     if (e->discrepancies)
-        fprintf(stderr, " classes=%d", e->classes.n);
+        fprintf(stderr, " classes=%d groups=%d", e->classes.n, causes_count(&e->classes));
     if (e->have_known)
         fprintf(stderr, " new=%d known=%d not_seen=%d", e->classes.n - known, known,
-                e->known.n - known);
+                known_not_seen(e));
     fputc('\n', stderr);
 }
 
@@ -162,6 +178,7 @@ static void write_summary_json(struct engine *e, enum metis_exit st, const char 
             e->search.index, e->search.completed ? "true" : "false",
             (unsigned long long)e->search.base_seed);
     fprintf(f, "\"discrepancy_classes\":%d,", e->classes.n);
+    causes_write_json(&e->classes, f);
     classes_write_json(&e->classes, &e->cfg, f);
     fputs(",\"fs\":[", f);
     for (int i = 0; i < e->g.nfs; i++)

@@ -47,7 +47,7 @@ static void usage(FILE *f)
             "                          [--swarm-seed S] [--stop-on-discrepancy] [--vt-timeout S]\n"
             "       metis swarm --check --hosts HOSTS [CONFIG]\n"
             "       metis report RUN_DIR|SWARM_DIR      # writes DIR/report.html\n"
-            "       metis known add RUN_DIR|SWARM_DIR [--note TEXT] [--link URL] --to FILE\n"
+            "       metis known add RUN_DIR|SWARM_DIR [--groups] [--note TEXT] [--link URL] --to FILE\n"
             "       metis clean                         # removes what runs killed outright left\n"
             "       metis --version\n"
             "exit status: 0 no discrepancy, 1 discrepancy (with --known: a new class),\n"

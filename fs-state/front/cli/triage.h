@@ -22,7 +22,5 @@ struct triage {
 int triage_run(const struct triage *t);
 /* How many classes out/summary.json lists (0 without the file). */
 int triage_classes_found(const char *out);
-/* Writes text to dir/name through a temporary file renamed over it: 0, or -1. */
-int triage_write_text(const char *dir, const char *name, const char *text);
 
 #endif
