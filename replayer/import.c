@@ -1,4 +1,4 @@
-/* Importing exported states: image bytes written into the unmounted backing file, or REFFS_IOC_LOAD on the mount. */
+/* Importing exported states: image bytes written into the unmounted backing file, REFFS_IOC_LOAD on the mount, or the backend's own load (a tmpfs's tree, a FUSE fs's directories). */
 #include "import.h"
 
 #include <errno.h>
@@ -29,7 +29,9 @@ static int ierr(struct backend *b, const char *fmt, ...)
 int import_supported(const struct fs_config *cfg)
 {
     return (cfg->type == FS_KERNEL && !fs_format_devless(cfg->fstype)) || cfg->type == FS_REFFS ||
-           (cfg->type == FS_FUSE && cfg->size && !cfg->dir_backed && cfg->remount);
+           (cfg->type == FS_FUSE && cfg->size && !cfg->dir_backed && cfg->remount) ||
+           (cfg->type == FS_KERNEL && strcmp(cfg->fstype, "tmpfs") == 0) ||
+           (cfg->type == FS_FUSE && cfg->dir_backed);
 }
 
 static int copy_into(struct backend *b, int in, int out, off_t size)
@@ -102,6 +104,8 @@ int import_state(struct backend *b, const char *file, uint64_t sid)
     if (!file)
         return ierr(b, "no exported state");
     if (!import_supported(b->cfg))
-        return ierr(b, "a type=fuse fs without an image has no state to load");
+        return ierr(b, "a type=fuse fs without an image or {dir} directories has no state to load");
+    if (b->ops->import_state)
+        return b->ops->import_state(b, file, sid);
     return b->cfg->type == FS_REFFS ? import_pickle(b, file, sid) : import_image(b, file, sid);
 }

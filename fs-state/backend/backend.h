@@ -46,6 +46,10 @@ struct backend_ops {
      * daemon it became, found by its mount point), which ends its FUSE connection, so nothing
      * it serves can block; callable while another thread is stuck in a call on the mount. */
     void (*kill_daemon)(struct backend *b);
+    /* Optional: makes the state export_state wrote to file (of this fs's config, in another
+     * run) the live one, saved as id: for a state that is no image the replayer can write
+     * back (a tmpfs's tree, a FUSE fs's backing directories). NULL: replayer/import.c's way. */
+    int (*import_state)(struct backend *b, const char *file, uint64_t id);
     /* Optional: set up again (nothing in it yet) with room for bytes and inodes more than it
      * has: for a file system whose limits are only numbers (RefFS). NULL: it cannot grow. */
     int (*grow)(struct backend *b, uint64_t bytes, uint64_t inodes);

@@ -230,18 +230,37 @@ static void d_discard(struct backend *b, uint64_t id)
         lr_discard(p->lr, id);
 }
 
+/* A tmpfs's saved state is a recorded tree: written out as a directory (treedir.h), which
+ * the replayer loads back. An overlay's is not: what it holds depends on which layer has an
+ * entry, which the tree does not say. */
 static int d_export(struct backend *b, uint64_t id, const char *dir, char *out, size_t outlen)
 {
-    (void)id, (void)dir, (void)out, (void)outlen;
-    return bk_err(b, "export", "no image: %s keeps its state in memory (restored logically)",
-                  b->cfg->fstype);
+    struct dpriv *p = set_up(b, "export");
+    if (!p)
+        return -1;
+    if (p->overlay)
+        return bk_err(b, "export", "no image: an overlay's state is its layers (restored "
+                      "logically)");
+    if (snprintf(out, outlen, "%s/%s-%llu.tree", dir, b->cfg->name, (unsigned long long)id) >=
+        (int)outlen)
+        return bk_err(b, "export", "path too long under %s", dir);
+    return lr_export(p->lr, b, id, out);
 }
 
-/* Nothing is ever written out: a report must not count on a state of this fs. */
 static int d_can_export(struct backend *b, uint64_t id)
 {
-    (void)b, (void)id;
-    return 0;
+    struct dpriv *p = b->priv;
+    return p && p->set_up && !p->overlay && lr_has(p->lr, id);
+}
+
+static int d_import(struct backend *b, const char *file, uint64_t id)
+{
+    struct dpriv *p = set_up(b, "import");
+    if (!p)
+        return -1;
+    if (p->overlay)
+        return bk_err(b, "import", "an overlay loads no exported state");
+    return lr_import(p->lr, b, file, id);
 }
 
 /* Idempotent and safe after a partial setup. */
@@ -296,6 +315,7 @@ const struct backend_ops backend_devless_ops = {
     .discard = d_discard,
     .export_state = d_export,
     .can_export = d_can_export,
+    .import_state = d_import,
     .teardown = d_teardown,
     .held_bytes = d_held_bytes,
     .read_back = d_read_back,

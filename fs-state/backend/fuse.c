@@ -1,6 +1,7 @@
 /* FUSE (any mount command) backend: image-backed states like kernel, or a mount kept up and restored by the snapshot ioctls, logically, or by replay. */
 #include "backend.h"
 #include "common.h"
+#include "dirckpt.h"
 #include "dump_readback.h"
 #include "imgstore.h"
 #include "logical_states.h"
@@ -81,6 +82,7 @@ struct fpriv {
     struct ph_dirs dirs;        /* the {dir} names of mount_cmd and unmount_cmd */
     struct scratch scratch;     /* where they are, if there are any */
     char dir_path[PH_MAX_DIRS][1100];
+    struct dirckpt *dck;        /* {dir}-backed: checkpoints of its directories (dirckpt.h) */
 };
 
 static struct fpriv *fuse_priv_get_or_make(struct backend *b)
@@ -340,6 +342,17 @@ static int scan_dirs(struct backend *b, struct fpriv *p)
     return 0;
 }
 
+/* A {dir}-backed fs restored without snapshots keeps its directories at checkpoints; one that
+ * restores by replay only loads them (the replayer's imports), it takes none. */
+static int open_dir_checkpoints(struct backend *b, struct fpriv *p)
+{
+    if (!p->dirs.n || p->mode == FM_SNAPSHOT)
+        return 0;
+    uint64_t every = p->mode == FM_LOGICAL ? (uint64_t)b->cfg->remount_every : 0;
+    p->dck = dck_open(p->scratch.path, every);
+    return p->dck ? 0 : bk_err(b, "setup", "out of memory");
+}
+
 static int fu_setup_steps(struct backend *b, struct fpriv *p)
 {
     const struct fs_config *c = b->cfg;
@@ -362,7 +375,7 @@ static int fu_setup_steps(struct backend *b, struct fpriv *p)
         bk_pin_cpu();           /* every step is FUSE round trips to the daemon it starts */
     if (fresh_dirs(b, p) < 0 || f_mount(b, p, "setup: first mount") < 0)
         return -1;
-    return p->has_image ? 0 : choose_mode(b, p);
+    return p->has_image ? 0 : choose_mode(b, p) < 0 ? -1 : open_dir_checkpoints(b, p);
 }
 
 static int fu_setup(struct backend *b)
@@ -397,6 +410,8 @@ static int fu_begin(struct backend *b)
         drop_checkpoint(p);
         p->stepped = 1;
     }
+    if (p->dck)
+        dck_begin(p->dck);
     if (bk_open_root(b) < 0)
         return -1;
     /* A path-based daemon's kernel caches each name of a hard-linked file apart: the step
@@ -520,6 +535,8 @@ static int fu_save(struct backend *b, uint64_t id)
         return 0;
     if (p->mode == FM_LOGICAL && lr_save(p->lr, b, id) < 0)
         return -1;
+    if (p->dck && dck_saved(p->dck, b, id) < 0)
+        return -1;
     if (!p->has_image)
         return remember(b, p, id);   /* the engine's replay path is the state */
     return bimage_save(b, &p->im, id);
@@ -545,6 +562,15 @@ static int restore_replay_start(struct backend *b, struct fpriv *p, uint64_t id,
     return bimage_restore(b, &p->im, *from == BACKEND_REPLAY_INITIAL ? FRESH_IMAGE_KEY : *from);
 }
 
+/* What a replay to id mounts: fresh directories, or those of the newest checkpoint on its way. */
+static int replay_dirs(struct backend *b, struct fpriv *p, uint64_t id, uint64_t *from)
+{
+    *from = p->dck ? dck_nearest(p->dck, id) : BACKEND_REPLAY_INITIAL;
+    if (*from == BACKEND_REPLAY_INITIAL)
+        return fresh_dirs(b, p) < 0 ? -1 : restore_replay_start(b, p, id, from);
+    return scratch_fresh(b, &p->scratch) < 0 ? -1 : dck_put_back(p->dck, b, *from);
+}
+
 static int replay(struct backend *b, struct fpriv *p, uint64_t id)
 {
     struct saved_id *s;
@@ -556,8 +582,8 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
     if (!b->replay_fn)
         return bk_err(b, "restore", "state %llu: no image to restore and no replay hook",
                       (unsigned long long)id);
-    if ((b->mounted && f_unmount(b, p, "restore: unmount") < 0) || fresh_dirs(b, p) < 0 ||
-        restore_replay_start(b, p, id, &from) < 0 ||
+    if ((b->mounted && f_unmount(b, p, "restore: unmount") < 0) ||
+        replay_dirs(b, p, id, &from) < 0 ||
         f_mount(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
         return -1;
     p->replays++;
@@ -629,6 +655,22 @@ static int snapshot_restore(struct backend *b, struct fpriv *p, uint64_t id)
                   errno == ENOENT ? "never saved (or discarded)" : strerror(errno));
 }
 
+/* A fs without an image restored logically or by replay; a {dir}-backed one's checkpoints
+ * learn the live state. */
+static int daemon_restore(struct backend *b, struct fpriv *p, uint64_t id)
+{
+    int rc;
+    if (p->mode == FM_LOGICAL && b->populated && id == 0 && !lr_holds(p->lr, id))
+        rc = fresh_initial(b, p);
+    else if (p->mode == FM_LOGICAL)
+        rc = lr_restore(p->lr, b, id, replay_fallback);
+    else
+        rc = replay(b, p, id);
+    if (rc == 0 && p->dck)
+        dck_restored(p->dck, id);
+    return rc;
+}
+
 static int fu_restore(struct backend *b, uint64_t id)
 {
     struct fpriv *p = b->priv;
@@ -638,12 +680,8 @@ static int fu_restore(struct backend *b, uint64_t id)
         return kept_restore(b, p, id);
     if (p->mode == FM_SNAPSHOT)
         return snapshot_restore(b, p, id);
-    if (p->mode == FM_LOGICAL && b->populated && id == 0 && !lr_holds(p->lr, id))
-        return fresh_initial(b, p);
-    if (p->mode == FM_LOGICAL)
-        return lr_restore(p->lr, b, id, replay_fallback);
     if (!p->has_image)
-        return replay(b, p, id);
+        return daemon_restore(b, p, id);
     if (!imgstore_has(p->im.store, id))
         return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
                       (unsigned long long)id);
@@ -663,6 +701,8 @@ static void fu_discard(struct backend *b, uint64_t id)
         forget(p, id);
     if (p && p->lr)
         lr_discard(p->lr, id);
+    if (p)
+        dck_discard(p->dck, id);
 }
 
 static int fu_export(struct backend *b, uint64_t id, const char *dir, char *out, size_t outlen)
@@ -670,6 +710,8 @@ static int fu_export(struct backend *b, uint64_t id, const char *dir, char *out,
     struct fpriv *p = b->priv;
     if (!p || !p->set_up)
         return bk_err(b, "export", "not set up");
+    if (p->dck)
+        return dck_export(p->dck, b, id, dir, out, outlen);
     if (!p->has_image)
         return bk_err(b, "export", p->dirs.n ? "no image: this fs keeps its state in its {dir} "
                       "directories" : "no image: this fs keeps its state in its daemon (set size)");
@@ -683,7 +725,29 @@ static int fu_export(struct backend *b, uint64_t id, const char *dir, char *out,
 static int fu_can_export(struct backend *b, uint64_t id)
 {
     struct fpriv *p = b->priv;
+    if (p && p->set_up && p->dck)
+        return dck_has(p->dck, id);
     return p && p->set_up && p->has_image && (!p->kept || imgstore_has(p->im.store, id));
+}
+
+/* The replayer's load of a {dir}-backed fs's exported checkpoint: its directories on a fresh
+ * tmpfs, a fresh mount of them, state id. */
+static int fu_import(struct backend *b, const char *path, uint64_t id)
+{
+    struct fpriv *p = b->priv;
+    if (!p || !p->set_up || !p->dck)
+        return bk_err(b, "import", "only a {dir}-backed fs restored without snapshots loads "
+                      "exported directories");
+    if ((b->mounted && f_unmount(b, p, "import: unmount") < 0) ||
+        scratch_fresh(b, &p->scratch) < 0 || dck_import(p->dck, b, path, id) < 0 ||
+        f_mount(b, p, "import: mount") < 0 || remember(b, p, id) < 0)
+        return -1;
+    if (p->lr)
+        lr_begin(p->lr);        /* its next read-back records what the mount shows */
+    if (p->lr && lr_save(p->lr, b, id) < 0)
+        return -1;
+    note_fresh(b, p, id);
+    return 0;
 }
 
 static void fu_teardown(struct backend *b)
@@ -705,6 +769,8 @@ static void fu_teardown(struct backend *b)
     if (p->has_image)
         bimage_destroy(b, &p->im);
     scratch_unmount(&p->scratch);       /* after the daemon: it held the directories */
+    dck_close(p->dck);
+    p->dck = NULL;
     forget(p, UINT64_MAX);
     p->live_known = p->next_known = p->checkpoint_pending = p->stepped = 0;
     lr_close(p->lr);
@@ -742,7 +808,7 @@ static uint64_t fu_held_bytes(struct backend *b)
     if (p && p->kept)
         return lr_held_bytes(p->lr) + imgstore_bytes(p->im.store);
     if (p && p->lr)
-        return lr_held_bytes(p->lr);
+        return lr_held_bytes(p->lr) + dck_held_bytes(p->dck);
     return p && p->has_image && p->im.store ? imgstore_bytes(p->im.store) : 0;
 }
 
@@ -800,6 +866,25 @@ static int kept_read_back(struct backend *b, struct fpriv *p, const struct tree_
     return n;
 }
 
+static int dir_unmount(struct backend *b)
+{
+    return f_unmount(b, b->priv, "read-back: checkpoint");
+}
+
+static int dir_mount(struct backend *b)
+{
+    return f_mount(b, b->priv, "read-back: checkpoint") < 0 ? -1 : bk_open_root(b);
+}
+
+/* {dir}-backed and restored logically: every remount_every steps a checkpoint (dirckpt.h). */
+static int dir_read_back(struct backend *b, struct fpriv *p, const struct tree_opts *o,
+                         unsigned char *out, FILE *listing, struct tree_index *index)
+{
+    static const struct dck_mount around = { dir_unmount, dir_mount };
+    int n = lr_read_back(p->lr, b, o, out, listing, index);
+    return n < 0 || dck_after_read_back(p->dck, b, p->lr, &around) < 0 ? -1 : n;
+}
+
 /* Logical mode records the tree as it reads it back: the one walk serves both. */
 static int fu_read_back(struct backend *b, const struct tree_opts *o, unsigned char *out,
                         FILE *listing, struct tree_index *index)
@@ -807,6 +892,8 @@ static int fu_read_back(struct backend *b, const struct tree_opts *o, unsigned c
     struct fpriv *p = b->priv;
     if (p && p->kept)
         return kept_read_back(b, p, o, out, listing, index);
+    if (p && p->lr && p->dck)
+        return dir_read_back(b, p, o, out, listing, index);
     if (p && p->lr)
         return lr_read_back(p->lr, b, o, out, listing, index);
     if (p && p->by_dump)
@@ -833,6 +920,8 @@ static void fu_stats(struct backend *b, FILE *json)
         fprintf(json, ",\"fresh_initial\":%llu", (unsigned long long)p->fresh_restores);
     if (p->lr)
         lr_print_stats(p->lr, json);
+    if (p->dck)
+        dck_stats(p->dck, json);
 }
 
 const struct backend_ops backend_fuse_ops = {
@@ -849,4 +938,5 @@ const struct backend_ops backend_fuse_ops = {
     .read_back = fu_read_back,
     .stats = fu_stats,
     .kill_daemon = fu_kill_daemon,
+    .import_state = fu_import,
 };

@@ -4,6 +4,7 @@
 #include "equalize.h"
 #include "fstree.h"
 #include "logical_apply.h"
+#include "treedir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -330,4 +331,47 @@ int lr_recheck(struct lrestore *lr, struct backend *b, char *msg, size_t msglen)
     }
     ft_unref(&lr->st, live);
     return same;
+}
+
+int lr_has(struct lrestore *lr, uint64_t id)
+{
+    struct saved *s;
+    HASH_FIND(hh, lr->states, &id, sizeof id, s);
+    return s != NULL;
+}
+
+int lr_export(struct lrestore *lr, struct backend *b, uint64_t id, const char *path)
+{
+    struct saved *s;
+    char why[700];
+    HASH_FIND(hh, lr->states, &id, sizeof id, s);
+    if (!s)
+        return bk_err(b, "export", "state %llu was never saved (or was discarded)",
+                      (unsigned long long)id);
+    return td_write(&lr->st, s->tree, path, why, sizeof why) < 0
+               ? bk_err(b, "export", "state %llu: %s", (unsigned long long)id, why) : 0;
+}
+
+int lr_import(struct lrestore *lr, struct backend *b, const char *path, uint64_t id)
+{
+    char why[700];
+    struct ft_tree *t = td_read(&lr->st, path, why, sizeof why);
+    if (!t)
+        return bk_err(b, "import", "%s", why);
+    int fd = -1, rc = -1;
+    if ((lr->last_valid || record_mount(lr, b, "import") == 0) &&
+        (fd = open(b->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        bk_err(b, "import", "cannot open %s: %s", b->mnt, strerror(errno));
+    else if (fd >= 0 && try_logical(lr, b, fd, t, why, sizeof why) < 0)
+        bk_err(b, "import", "%s: %s", path, why);
+    else if (fd >= 0)
+        rc = 0;
+    if (fd >= 0)
+        close(fd);
+    if (rc == 0) {
+        now_holds(lr, t);
+        rc = lr_save(lr, b, id);
+    }
+    ft_unref(&lr->st, t);
+    return rc;
 }

@@ -50,6 +50,13 @@ const struct lr_counts *lr_counts(const struct lrestore *lr);
 /* Drops the kernel's cached pages of every name of a hard-linked file in the tree last
  * recorded (a path-based daemon caches each name apart); returns how many. */
 int lr_drop_link_caches(struct lrestore *lr, int rootfd);
+/* Saved state id as the new directory path (treedir.h), for the replayer. */
+int lr_export(struct lrestore *lr, struct backend *b, uint64_t id, const char *path);
+/* 1 if state id is saved (so it can be exported). */
+int lr_has(struct lrestore *lr, uint64_t id);
+/* Makes the mount (b->mnt) hold the tree of the exported directory path, verified as a restore
+ * is, and keeps it as state id; the root's excluded entries (fillers) stay as they are. */
+int lr_import(struct lrestore *lr, struct backend *b, const char *path, uint64_t id);
 /* Records the mount below b->rootfd again (a fresh mount of the same fs) and compares it with
  * the tree recorded before: 1 if the same, 0 if not (the first difference in msg), -1 with
  * b->err. The new recording becomes the last. */

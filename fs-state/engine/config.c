@@ -1051,9 +1051,10 @@ static void finish_fs(struct parse_state *st, int i)
         strcmp(fs->restore, "auto"))
         fail(st, lines[FSK_RESTORE], "[fs %s]: restore applies to a fuse file system without "
              "size (with a size its states are images)", fs->name);
-    if (lines[FSK_REMOUNT_EVERY] && !(fs->size && !fs->dir_backed && !fs->remount))
+    if (lines[FSK_REMOUNT_EVERY] && !fs->dir_backed && !(fs->size && !fs->remount))
         fail(st, lines[FSK_REMOUNT_EVERY], "[fs %s]: remount_every applies to a fuse file "
-             "system with a size kept mounted (remount = 0)", fs->name);
+             "system with a size kept mounted (remount = 0), or one whose mount_cmd names a "
+             "{dir}", fs->name);
     for (int k = 0; k < FSK_COUNT; k++)
         if (fs_keys[k].default_by_type && !lines[k] && (fs_keys[k].types & T(fs->type)))
             set_key(st, &fs_keys[k], fs, fs_keys[k].dflt);
