@@ -279,6 +279,7 @@ static int pass2_line(void *ctx, const char *line, long nr)
     else if (starts(line, "op") && on_path(p, line, "op"))
         write_op(p->out, line);
     else if ((starts(line, "res") && on_path(p, line, "res")) ||
+             (starts(line, "fault") && on_path(p, line, "fault")) ||
              (starts(line, "discrepancy") && on_path(p, line, "discrepancy")))
         fprintf(p->out, "%s\n", line);
     return 0;

@@ -105,9 +105,15 @@ int session_start(struct session *s, const struct metis_config *cfg)
     return 0;
 }
 
-int session_step(struct session *s, const struct op_args *a, uint64_t from, uint64_t to)
+int session_step(struct session *s, const struct op_args *a, const struct fault_spec *fault,
+                 uint64_t from, uint64_t to)
 {
-    if (fsgroup_step(&s->g, a, from, to) < 0)
+    struct fault_spec f = { 0 };
+    if (fault && fault->on) {
+        f = *fault;
+        fault_spec_hook(&f, &s->cfg, (int)a->op);
+    }
+    if (fsgroup_step(&s->g, a, &f, from, to) < 0)
         return group_failed(s);
     take_outcomes(s);
     return 0;
