@@ -1,4 +1,7 @@
 /* bin/metis-faultdev: a FUSE 3 low-level daemon that serves one image file and fails its reads and writes on command (Metis's faulty device). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE             /* fallocate; Metis's build defines it, a reproducer's does not */
+#endif
 #define FUSE_USE_VERSION 314
 
 #include <errno.h>

@@ -25,3 +25,13 @@ $(BUILD)/replayer/reprotree_text.h: $(REPRO_TREE_TEXT)
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' > $@
 $(BUILD)/replayer/emitc.o: $(BUILD)/replayer/reprotree_text.h
 $(BUILD)/replayer/emitc.o: CFLAGS += -I$(BUILD)/replayer
+
+# emit-c writes the faulty device's source beside a reproducer whose last step is a fault step,
+# for run.sh to build where Metis is not installed: faultdev/'s text as C string lines.
+FAULTDEV_TEXT := faultdev/faultdev_proto.h faultdev/faultdev.c
+$(BUILD)/replayer/faultdev_text.h: $(FAULTDEV_TEXT)
+	@mkdir -p $(dir $@)
+	cat $^ | grep -v '^#include "' | \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' > $@
+$(BUILD)/replayer/emitc_fault.o: $(BUILD)/replayer/faultdev_text.h
+$(BUILD)/replayer/emitc_fault.o: CFLAGS += -I$(BUILD)/replayer

@@ -108,19 +108,6 @@ const char *faultdev_device(const struct faultdev *f)
     return f->dev;
 }
 
-void faultdev_arm_text(const struct faultdev_arm *a, char *out, size_t len)
-{
-    int n = snprintf(out, len, "arm %s %s at=%llu", a->writes ? "write" : "read",
-                     a->lose ? "lost" : "eio", (unsigned long long)a->at);
-    if (n > 0 && (size_t)n < len && a->count)
-        n += snprintf(out + n, len - (size_t)n, " count=%llu", (unsigned long long)a->count);
-    if (n > 0 && (size_t)n < len && a->len)
-        n += snprintf(out + n, len - (size_t)n, " off=%llu len=%llu", (unsigned long long)a->off,
-                      (unsigned long long)a->len);
-    if (n > 0 && (size_t)n < len && a->silent)
-        snprintf(out + n, len - (size_t)n, " silent");
-}
-
 static int command(struct faultdev *f, const char *text)
 {
     size_t n = strlen(text);
@@ -129,10 +116,8 @@ static int command(struct faultdev *f, const char *text)
     return ferr(f, "'%s' refused: %s", text, strerror(errno));
 }
 
-int faultdev_arm(struct faultdev *f, const struct faultdev_arm *a)
+int faultdev_arm(struct faultdev *f, const char *text)
 {
-    char text[200];
-    faultdev_arm_text(a, text, sizeof text);
     return command(f, text);
 }
 

@@ -15,15 +15,6 @@
  */
 struct faultdev;
 
-/* What to arm (faultdev_proto.h's arm command). */
-struct faultdev_arm {
-    int writes;                 /* 1: writes count and fail; 0: reads */
-    int lose;                   /* writes: acknowledged and dropped instead of failed */
-    int silent;                 /* lost writes: no fsync reports them (a test hook) */
-    uint64_t at, count;         /* the at-th matching request fails first; count (0: all after) */
-    uint64_t off, len;          /* only requests overlapping [off, off + len) (len 0: all) */
-};
-
 /* What the daemon saw since the last arm. */
 struct faultdev_counts {
     uint64_t reads, writes, fsyncs, matched, failed, lost;
@@ -34,11 +25,10 @@ struct faultdev_counts {
 struct faultdev *faultdev_open(struct backend *b);
 /* "/dev/loopN": the device a file system is mounted from to meet the faults. */
 const char *faultdev_device(const struct faultdev *f);
-int faultdev_arm(struct faultdev *f, const struct faultdev_arm *a);
+/* Arms a fault: command is an arm command of faultdev_proto.h ("arm write eio at=3"). */
+int faultdev_arm(struct faultdev *f, const char *command);
 /* Lets every request pass again and says what happened while armed. */
 int faultdev_disarm(struct faultdev *f, struct faultdev_counts *c);
-/* The arm command a text form (for logs and reproducers): "arm write eio at=3". */
-void faultdev_arm_text(const struct faultdev_arm *a, char *out, size_t len);
 /* Detaches the loop device, unmounts the daemon and waits for it to exit; NULL is fine. */
 void faultdev_close(struct faultdev *f);
 

@@ -141,7 +141,8 @@ struct run_config {
     char crash_test_skip[32];   /* test hook: an operation whose fsync crash=fsync leaves out */
     double faults;              /* share of steps that are fault steps (fault_kinds.h); 0 = off */
     char fault_kinds[64];       /* the kinds a fault step draws from: eio_write,eio_read,lost_write */
-    char fault_test_silent[32]; /* test hook: an operation whose fault steps lose a write silently */
+    char fault_test_silent[32]; /* test hook: the one operation with fault steps, each losing a
+                                   write silently (no flush tells) */
     char search[16];            /* the search kind: "dfs" (SPIN) or "random" (the measuring stick) */
     long walk_max;              /* search = random: a walk's operations are at most this many */
     long dive;                  /* search = dfs: a dive's operations at most (0: no dives) */

@@ -301,7 +301,7 @@ static void log_faults(void)
         const struct fault_result *r = &E.g.out[i].fault;
         if (!r->checked)
             continue;
-        fault_arm_text(&r->spec, armed, sizeof armed);
+        fault_arm_command(&r->spec, armed, sizeof armed);
         log_line("faulted %llu %s armed=%s reads=%llu writes=%llu failed=%llu lost=%llu "
                  "ret=%ld errno=%s sync=%s state=%s found=%s%s%s", (unsigned long long)E.ops,
                  E.cfg.fs[i].name, strchr(armed, ' ') + 1, (unsigned long long)r->seen.reads, (unsigned long long)r->seen.writes,

@@ -134,30 +134,16 @@ int fault_state_digest(struct fault_check *c, uint64_t sid, unsigned char *out)
 
 /* ---- the fault ---- */
 
-/* An EIO fault fails every request from the drawn one on (a device that broke); a lost
- * write is that one write alone. */
-static struct faultdev_arm arm_of(const struct fault_spec *s)
-{
-    return (struct faultdev_arm){ .writes = s->kind != FAULT_EIO_READ,
-                                  .lose = s->kind == FAULT_LOST_WRITE, .silent = s->silent,
-                                  .at = s->at, .count = s->kind == FAULT_LOST_WRITE };
-}
-
-void fault_arm_text(const struct fault_spec *s, char *out, size_t len)
-{
-    struct faultdev_arm a = arm_of(s);
-    faultdev_arm_text(&a, out, len);
-}
-
 /* The operation and a syncfs, the fault armed from the first request they make to the last:
  * what the syncfs answers is what an application that syncs is told. */
 static int run_faulted(struct fault_check *c, const struct fault_step *s, struct fault_result *r)
 {
     struct backend *b = c->b;
-    struct faultdev_arm arm = arm_of(s->spec);
+    char armed[200];
+    fault_arm_command(s->spec, armed, sizeof armed);
     if (b->ops->begin_faulty(b) < 0)
         return -1;
-    if (faultdev_arm(c->dev, &arm) < 0) {
+    if (faultdev_arm(c->dev, armed) < 0) {
         b->ops->end(b);
         return -1;
     }
@@ -400,7 +386,7 @@ int fault_check_step(struct fault_check *c, const struct fault_step *s, struct f
 void fault_report(struct fault_check *c, const struct fault_result *r, FILE *f)
 {
     char armed[200];
-    fault_arm_text(&r->spec, armed, sizeof armed);
+    fault_arm_command(&r->spec, armed, sizeof armed);
     fprintf(f, "\n## fault check of %s (%s from request %llu): %s\n", c->b->cfg->name,
             fault_kind_name(r->spec.kind), (unsigned long long)r->spec.at,
             fault_found_name(r->kinds));

@@ -74,8 +74,6 @@ int fault_check_step(struct fault_check *c, const struct fault_step *s, struct f
 /* The report section of the last check: the fault, what the device saw, the finding, both
  * trees. */
 void fault_report(struct fault_check *c, const struct fault_result *r, FILE *f);
-/* The arm command of spec for the faulty device ("arm write eio at=3"), for logs. */
-void fault_arm_text(const struct fault_spec *s, char *out, size_t len);
 void fault_close(struct fault_check *c);
 
 #endif

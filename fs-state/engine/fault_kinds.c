@@ -21,6 +21,14 @@ const char *fault_kind_name(enum fault_kind k)
     return (unsigned)k < FAULT_NKINDS ? kind_names[k] : "?";
 }
 
+void fault_arm_command(const struct fault_spec *s, char *out, size_t len)
+{
+    int lost = s->kind == FAULT_LOST_WRITE;
+    snprintf(out, len, "arm %s %s at=%llu%s%s", s->kind == FAULT_EIO_READ ? "read" : "write",
+             lost ? "lost" : "eio", (unsigned long long)s->at, lost ? " count=1" : "",
+             lost && s->silent ? " silent" : "");
+}
+
 int fault_kinds_parse(const char *list, unsigned *bits, char *bad, size_t len)
 {
     char copy[256], *save = NULL;

@@ -21,6 +21,9 @@ struct fault_spec {
     int silent;         /* a lost write no flush reports ([run] fault_test_silent, a test hook) */
 };
 
+/* The faulty device's arm command of s (faultdev/faultdev_proto.h): an EIO fault fails every
+ * request of its direction from the at-th on, a lost write is that one write alone. */
+void fault_arm_command(const struct fault_spec *s, char *out, size_t len);
 /* "eio_write", "eio_read", "lost_write"; -1 / "?" for anything else. */
 int fault_kind_parse(const char *s);
 const char *fault_kind_name(enum fault_kind k);

@@ -31,7 +31,9 @@ static uint64_t seen_of(const struct fault_plan *p, enum op_id op, int writes)
 void fault_plan_draw(struct fault_plan *p, enum op_id op, struct fault_spec *s)
 {
     memset(s, 0, sizeof *s);
-    if (p->share <= 0 || rng_unit(&p->rng) >= p->share)
+    /* The test hook's operation alone gets fault steps: what is found is the planted loss. */
+    if (p->share <= 0 || (p->silent_op >= 0 && (int)op != p->silent_op) ||
+        rng_unit(&p->rng) >= p->share)
         return;
     s->on = 1;
     s->kind = (enum fault_kind)p->kinds[rng_below(&p->rng, (uint64_t)p->nkinds)];
