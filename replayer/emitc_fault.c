@@ -111,17 +111,17 @@ static void script_judge(FILE *f, const struct fs_config *c)
 {
     const char *checker = crash_checker(c->fstype);
     fprintf(f, "  found() { echo \"fault check: $1\" | tee -a \"$work/all.out\"; }\n");
-    fprintf(f, "  fault=0\n  if mount -t %s %s%s \"$loop\" \"$mnt\"; then\n", c->fstype,
+    fprintf(f, "  fault=0 unread=0\n  if mount -t %s %s%s \"$loop\" \"$mnt\"; then\n", c->fstype,
             c->mount_opts[0] ? "-o " : "", c->mount_opts);
     fprintf(f, "    \"$here/repro\" \"$mnt\" list >\"$work/faulted.txt\" || { found 'its tree cannot "
-            "be read after the fault'; fault=1; }\n    do_umount\n"
-            "  else\n    found 'it does not mount again after the fault'; fault=1\n  fi\n");
+            "be read after the fault'; unread=1; }\n    do_umount\n"
+            "  else\n    found 'it does not mount again after the fault'; unread=1\n  fi\n");
     if (checker)
         fprintf(f, "  %s \"$img\" >\"$work/fsck.txt\" 2>&1 || { found \"'%s' finds the image "
                 "damaged: $(grep -v -e '^Pass' -e '^Phase' -e '^e2fsck' \"$work/fsck.txt\" | head -n 1)\";"
                 " fault=1; }\n", checker, checker);
     fprintf(f, "  answer=$(sed -n 's/.*: \\([a-z]*\\)$/\\1/p' \"$work/fault.txt\")\n"
-            "  if [ $fault = 1 ] || cmp -s \"$work/clean.txt\" \"$work/faulted.txt\"; then :\n"
+            "  if [ $unread = 1 ] || cmp -s \"$work/clean.txt\" \"$work/faulted.txt\"; then :\n"
             "  elif [ \"$answer\" = acknowledged ]; then\n"
             "    found \"acknowledged, and not there after the remount: $(diff \"$work/clean.txt\" "
             "\"$work/faulted.txt\" | grep -m1 '^>')\"; fault=1\n"
@@ -129,7 +129,7 @@ static void script_judge(FILE *f, const struct fs_config *c)
             "  elif [ \"$answer\" = failed ]; then\n"
             "    found 'failed, and left a state neither before nor after it'; fault=1\n"
             "  else\n    found 'it answered what no fault explains'; fault=1\n  fi\n"
-            "  [ $fault = 1 ] && rc=1\n"
+            "  [ $fault = 1 ] || [ $unread = 1 ] && rc=1\n"
             "  # Metis goes on from the clean run's state: so does the final tree check.\n"
             "  cp --sparse=always \"$work/clean.img\" \"$img\" || exit 2\n");
 }

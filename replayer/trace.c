@@ -354,7 +354,7 @@ static int parse_own_check(struct parser *p, char **tok, int *n, unsigned *diffe
     if (kind <= 0)
         return perr(p, "'%.40s' is not a %s", tok[*n - 1] + 6, crash
                     ? "crash kind (differs, mount or fsck)"
-                    : "fault finding (lost, partial, fsck, errno or mount)");
+                    : "fault finding (lost, partial, fsck, errno, mount or stale, comma-separated)");
     *differs |= crash ? DIFF_OF_CRASH(kind) : DIFF_OF_FAULT(kind);
     (*n)--;
     return 0;
@@ -703,15 +703,18 @@ static void own_check_field(unsigned differs, char *out, size_t len)
     unsigned crash = CRASH_OF_DIFF(differs), fault = FAULT_OF_DIFF(differs);
     if (crash)
         snprintf(out, len, " crash=%s", crash_kind_name(crash));
-    else if (fault)
-        snprintf(out, len, " fault=%s", fault_found_name(fault));
+    else if (fault) {
+        char list[64];
+        fault_found_list(fault, list, sizeof list);
+        snprintf(out, len, " fault=%s", list);
+    }
     else
         out[0] = '\0';
 }
 
 static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const struct trace_disc *d)
 {
-    char own[32];
+    char own[80];
     for (int i = 0; i < t->nfs; i++) {
         if (!d[i].have)
             continue;

@@ -137,6 +137,9 @@ int bk_loop_attach(int fd, const char *file);
 int bk_loop_attach_direct(int fd, const char *file);
 /* Detaches loop device nr; when it is still busy, marks it to detach at its last close. */
 int bk_loop_detach(int nr);
+/* Waits until loop device nr has let go of its backing file (up to timeout seconds): 0, or -1
+ * when it still holds it. */
+int bk_loop_wait_detached(int nr, double timeout);
 /* Detaches every loop device whose backing file name starts with prefix (one still in use is
  * marked to detach at its last close); how many. The first that could not be is said in err
  * (when err is not NULL and still ""). */

@@ -141,10 +141,14 @@ int faultdev_disarm(struct faultdev *f, struct faultdev_counts *c)
     return command(f, "disarm") < 0 ? -1 : read_counts(f, c);
 }
 
-/* The daemon exits once unmounted; one that does not is killed. */
-static void stop_daemon(struct faultdev *f)
+/* The daemon exits once unmounted; one that does not is killed. A mount the loop device still
+ * holds a file of is left for the sweep: unmounted lazily, its file's path would become "/img",
+ * which names no run, and the loop device could no longer be found. */
+static void stop_daemon(struct faultdev *f, int loop_free)
 {
     int st;
+    if (!loop_free)
+        return;
     if (bk_is_mounted(f->mnt))
         bk_unmount(f->mnt, 2.0);
     if (f->pid <= 0)
@@ -171,7 +175,7 @@ void faultdev_close(struct faultdev *f)
         bk_loop_detach(f->loopnr);
     if (f->imgfd >= 0)
         close(f->imgfd);
-    stop_daemon(f);
+    stop_daemon(f, f->loopnr < 0 || bk_loop_wait_detached(f->loopnr, 3.0) == 0);
     rmdir(f->mnt);
     free(f);
 }

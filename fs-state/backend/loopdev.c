@@ -97,6 +97,19 @@ int bk_loop_detach(int nr)
     return rc;
 }
 
+int bk_loop_wait_detached(int nr, double timeout)
+{
+    char path[64];
+    double end = now_seconds() + timeout;
+    snprintf(path, sizeof path, "/sys/block/loop%d/loop/backing_file", nr);
+    while (access(path, F_OK) == 0) {
+        if (now_seconds() > end)
+            return -1;
+        bk_sleep(1e-3);
+    }
+    return 0;
+}
+
 int bk_loop_backing_file(const char *name, char *file, size_t len)
 {
     char path[512];

@@ -296,18 +296,19 @@ static void stop_if_done(double now)
 /* A fault step's check of each fs: what was armed, what the device saw, what it showed. */
 static void log_faults(void)
 {
-    char armed[200];
+    char armed[200], found[64];
     for (int i = 0; i < E.g.nfs; i++) {
         const struct fault_result *r = &E.g.out[i].fault;
         if (!r->checked)
             continue;
         fault_arm_command(&r->spec, armed, sizeof armed);
+        fault_found_list(r->kinds, found, sizeof found);
         log_line("faulted %llu %s armed=%s reads=%llu writes=%llu failed=%llu lost=%llu "
                  "ret=%ld errno=%s sync=%s state=%s found=%s%s%s", (unsigned long long)E.ops,
                  E.cfg.fs[i].name, strchr(armed, ' ') + 1, (unsigned long long)r->seen.reads, (unsigned long long)r->seen.writes,
                  (unsigned long long)r->seen.failed, (unsigned long long)r->seen.lost, r->res.ret,
-                 errno_name(r->res.err), errno_name(r->sync_err), r->state,
-                 fault_found_name(r->kinds), r->detail[0] ? " detail=" : "", r->detail);
+                 errno_name(r->res.err), errno_name(r->sync_err), r->state, found,
+                 r->detail[0] ? " detail=" : "", r->detail);
         fault_plan_learn(&faults, E.args.op, r->seen.reads, r->seen.writes);
     }
 }

@@ -283,13 +283,15 @@ static void log_outcomes(struct engine *e)
 {
     for (int i = 0; i < e->g.nfs; i++) {
         unsigned d = e->g.out[i].differs, crash = CRASH_OF_DIFF(d), fault = FAULT_OF_DIFF(d);
+        char found[64];
+        fault_found_list(fault, found, sizeof found);
         if (d)
             log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s%s%s%s%s",
                      (unsigned long long)e->ops, e->cfg.fs[i].name,
                      d & DIFF_RET ? "differs" : "same", d & DIFF_ERRNO ? "differs" : "same",
                      d & DIFF_STATE ? "differs" : "same", crash ? " crash=" : "",
                      crash ? crash_kind_name(crash) : "", fault ? " fault=" : "",
-                     fault ? fault_found_name(fault) : "");
+                     fault ? found : "");
     }
 }
 

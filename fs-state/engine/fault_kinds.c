@@ -21,12 +21,14 @@ const char *fault_kind_name(enum fault_kind k)
     return (unsigned)k < FAULT_NKINDS ? kind_names[k] : "?";
 }
 
+/* The test hook's loss is every write from the drawn one on, told by no flush: a device whose
+ * write cache is gone, which no file system can see. */
 void fault_arm_command(const struct fault_spec *s, char *out, size_t len)
 {
-    int lost = s->kind == FAULT_LOST_WRITE;
-    snprintf(out, len, "arm %s %s at=%llu%s%s", s->kind == FAULT_EIO_READ ? "read" : "write",
-             lost ? "lost" : "eio", (unsigned long long)s->at, lost ? " count=1" : "",
-             lost && s->silent ? " silent" : "");
+    int lost = s->kind == FAULT_LOST_WRITE, silent = lost && s->silent;
+    snprintf(out, len, "arm %s %s at=%llu%s", s->kind == FAULT_EIO_READ ? "read" : "write",
+             lost ? "lost" : "eio", (unsigned long long)s->at,
+             silent ? " silent" : lost ? " count=1" : "");
 }
 
 int fault_kinds_parse(const char *list, unsigned *bits, char *bad, size_t len)
@@ -58,14 +60,39 @@ const char *fault_found_name(unsigned kinds)
     return "same";
 }
 
-int fault_found_parse(const char *s)
+void fault_found_list(unsigned kinds, char *out, size_t len)
 {
-    if (strcmp(s, "same") == 0)
-        return 0;
+    size_t used = 0;
+    snprintf(out, len, "same");
+    for (size_t i = 0; i < sizeof found_names / sizeof found_names[0] && used < len; i++)
+        if (kinds & found_names[i].kind)
+            used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "",
+                                     found_names[i].name);
+}
+
+static int found_one(const char *s, size_t n)
+{
     for (size_t i = 0; i < sizeof found_names / sizeof found_names[0]; i++)
-        if (strcmp(s, found_names[i].name) == 0)
+        if (strlen(found_names[i].name) == n && strncmp(s, found_names[i].name, n) == 0)
             return (int)found_names[i].kind;
     return -1;
+}
+
+int fault_found_parse(const char *s)
+{
+    int kinds = 0;
+    if (strcmp(s, "same") == 0)
+        return 0;
+    for (;;) {
+        size_t n = strcspn(s, ",");
+        int k = found_one(s, n);
+        if (k < 0)
+            return -1;
+        kinds |= k;
+        if (!s[n])
+            return kinds;
+        s += n + 1;
+    }
 }
 
 /* EIO: the device failed; EROFS: the fs stopped writing after an error (errors=remount-ro);

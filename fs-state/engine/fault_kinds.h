@@ -18,11 +18,13 @@ struct fault_spec {
     int on;
     enum fault_kind kind;
     uint64_t at;
-    int silent;         /* a lost write no flush reports ([run] fault_test_silent, a test hook) */
+    int silent;         /* [run] fault_test_silent, a test hook: every write from the at-th on
+                           is lost, and no flush reports it */
 };
 
 /* The faulty device's arm command of s (faultdev/faultdev_proto.h): an EIO fault fails every
- * request of its direction from the at-th on, a lost write is that one write alone. */
+ * request of its direction from the at-th on, a lost write is that one write alone (the test
+ * hook's: every write from there on, silently). */
 void fault_arm_command(const struct fault_spec *s, char *out, size_t len);
 /* "eio_write", "eio_read", "lost_write"; -1 / "?" for anything else. */
 int fault_kind_parse(const char *s);
@@ -42,7 +44,10 @@ enum {
 };
 /* "lost", "partial", "fsck", "errno", "mount", "stale" (the first kind set), "same" for 0. */
 const char *fault_found_name(unsigned kinds);
-/* The kind of a name fault_found_name gives; 0 for "same", -1 if unknown. */
+/* Every kind set, comma-separated ("lost,fsck"), "same" for 0. */
+void fault_found_list(unsigned kinds, char *out, size_t len);
+/* The kinds of a name or list fault_found_name and fault_found_list give; 0 for "same", -1 if
+ * a name is unknown. */
 int fault_found_parse(const char *s);
 /* The errnos a failed operation may answer under a fault, beside its clean run's. */
 int fault_errno_allowed(int err);

@@ -22,10 +22,13 @@ void fault_plan_init(struct fault_plan *p, const struct metis_config *cfg)
     rng_seed(&p->rng, cfg->run.seed ^ 0x6661756c74737465ULL);
 }
 
+/* The requests the operation's fault steps saw at most; before it had one, what any had. */
 static uint64_t seen_of(const struct fault_plan *p, enum op_id op, int writes)
 {
-    uint64_t n = (unsigned)op < OP_COUNT ? p->seen[op][writes] : 0;
-    return n ? n : FIRST_GUESS;
+    uint64_t n = (unsigned)op < OP_COUNT ? p->seen[op][writes] : 0, any = 0;
+    for (int k = 0; k < OP_COUNT && !n; k++)
+        any = p->seen[k][writes] > any ? p->seen[k][writes] : any;
+    return n ? n : any ? any : FIRST_GUESS;
 }
 
 void fault_plan_draw(struct fault_plan *p, enum op_id op, struct fault_spec *s)
@@ -41,6 +44,8 @@ void fault_plan_draw(struct fault_plan *p, enum op_id op, struct fault_spec *s)
         s->kind = FAULT_LOST_WRITE;      /* the hook's: fault_spec_hook makes it silent */
     s->at = rng_below(&p->rng, seen_of(p, op, s->kind != FAULT_EIO_READ));
     fault_spec_hook(s, p->cfg, (int)op);
+    if (s->silent)
+        s->at = 0;              /* the hook loses the operation's every write */
 }
 
 void fault_plan_learn(struct fault_plan *p, enum op_id op, uint64_t reads, uint64_t writes)
