@@ -51,9 +51,9 @@ void emitc_fault_call(FILE *f, const struct emit *e)
     fprintf(f, "    default:\n        fprintf(stderr, \"repro: step %%d is no fault step\\n\", k);\n"
             "        return 2;\n    }\n"
             "    int err = r < 0 ? (errno ? errno : EIO) : 0;\n"
-            "    int fd = open(\".\", O_RDONLY | O_DIRECTORY);\n"
-            "    int serr = fd < 0 ? errno : syncfs(fd) < 0 ? errno : 0;\n"
-            "    if (fd >= 0)\n        close(fd);\n"
+            "    int root = open(\".\", O_RDONLY | O_DIRECTORY);\n"
+            "    int serr = root < 0 ? errno : syncfs(root) < 0 ? errno : 0;\n"
+            "    if (root >= 0)\n        close(root);\n"
             "    printf(\"fault step %%d: ret=%%ld errno=%%s, then syncfs %%s; clean run: ret=%%ld \"\n"
             "           \"errno=%%s: %%s\\n\", k, r, ename(err), ename(serr), cret, ename(cerr),\n"
             "           fault_answer(r, err, serr, cret, cerr));\n    return 0;\n}\n\n");
