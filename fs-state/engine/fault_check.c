@@ -6,6 +6,7 @@
 #include "lib/errnos.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,13 +281,29 @@ static int read_state(struct fault_check *c, uint64_t sid, int slot, char **text
     return b->ops->end(b) < 0 ? -1 : rc;
 }
 
+/* A write's bytes, which the file may hold where neither state before nor after shows them. */
+static int note_written(struct fault_check *c, const struct op_args *a)
+{
+    int wrote = a->op == OP_write_file || (a->op == OP_open_unlink && a->flags == OU_WRITE);
+    if (!wrote || a->size > METIS_WRITE_MAX)
+        return 0;
+    unsigned char *bytes = malloc(a->size ? a->size : 1);
+    if (!bytes)
+        return ferr(c, "out of memory for a write's bytes");
+    op_fill_bytes(a->data_seed, bytes, a->size);
+    int append = a->op == OP_write_file && (a->flags & O_APPEND);
+    int rc = fault_files_wrote(c->files, a->path, a->offset, append, bytes, a->size);
+    free(bytes);
+    return rc < 0 ? ferr(c, "out of memory for a write's bytes") : 0;
+}
+
 /* A failed operation's tree, neither before nor after it: what fault_data.c allows of data. */
 static int judge_mixture(struct fault_check *c, const struct fault_step *s,
                          struct fault_result *r)
 {
     char *before = NULL, what[sizeof r->detail];
     size_t len = 0;
-    if (read_state(c, s->from, FAULT_FILES_BEFORE, &before, &len) < 0 ||
+    if (note_written(c, s->a) < 0 || read_state(c, s->from, FAULT_FILES_BEFORE, &before, &len) < 0 ||
         read_state(c, s->back, FAULT_FILES_AFTER, NULL, NULL) < 0) {
         free(before);
         return -1;

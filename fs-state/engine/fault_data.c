@@ -23,9 +23,19 @@ struct file_data {
     long len[3];
 };
 
+/* What the operation wrote through a descriptor. */
+struct written {
+    char *path;
+    uint64_t off;
+    int append;                 /* at the end of the file as it was before */
+    unsigned char *bytes;
+    size_t len;
+};
+
 struct fault_files {
     struct file_data *v;
     size_t n, cap;
+    struct written w;           /* path NULL: none */
 };
 
 /* ---- which files ---- */
@@ -152,10 +162,24 @@ int fault_files_read(struct fault_files *ff, int slot, int rootfd)
     return 0;
 }
 
+int fault_files_wrote(struct fault_files *ff, const char *path, uint64_t off, int append,
+                      const void *bytes, size_t len)
+{
+    free(ff->w.path);
+    free(ff->w.bytes);
+    ff->w = (struct written){ strdup(path), off, append, malloc(len ? len : 1), len };
+    if (!ff->w.path || !ff->w.bytes)
+        return -1;
+    memcpy(ff->w.bytes, bytes, len);
+    return 0;
+}
+
 void fault_files_free(struct fault_files *ff)
 {
     if (!ff)
         return;
+    free(ff->w.path);
+    free(ff->w.bytes);
     for (size_t k = 0; k < ff->n; k++) {
         for (int s = 0; s < 3; s++)
             free(ff->v[k].bytes[s]);
@@ -201,13 +225,23 @@ static int meta_differs(const char *a, const char *b, struct state_diff *d)
     return bad || m.differs;
 }
 
-static int byte_ok(const struct file_data *f, long k)
+/* Whether byte k is one the operation wrote through its descriptor (w: NULL when none). */
+static int written_byte(const struct written *w, const struct file_data *f, long k, char got)
+{
+    if (!w || !w->path || strcmp(w->path, f->path) != 0)
+        return 0;
+    uint64_t at = w->append ? (uint64_t)(f->len[FAULT_FILES_BEFORE] > 0 ? f->len[FAULT_FILES_BEFORE] : 0)
+                            : w->off;
+    return (uint64_t)k >= at && (uint64_t)k - at < w->len && (char)w->bytes[k - (long)at] == got;
+}
+
+static int byte_ok(const struct file_data *f, const struct written *w, long k)
 {
     char got = f->bytes[FAULT_FILES_FAULTED][k];
     for (int s = FAULT_FILES_BEFORE; s <= FAULT_FILES_AFTER; s++)
         if (f->bytes[s] && k < f->len[s] && f->bytes[s][k] == got)
             return 1;
-    return got == 0;
+    return got == 0 || written_byte(w, f, k, got);
 }
 
 /* The first byte of a file after the fault that no one wrote; 1 with detail, else 0. */
@@ -216,7 +250,7 @@ static int stale_byte(const struct fault_files *ff, char *detail, size_t len)
     for (size_t i = 0; i < ff->n; i++) {
         const struct file_data *f = &ff->v[i];
         for (long k = 0; f->bytes[FAULT_FILES_FAULTED] && k < f->len[FAULT_FILES_FAULTED]; k++)
-            if (!byte_ok(f, k)) {
+            if (!byte_ok(f, &ff->w, k)) {
                 snprintf(detail, len, "%s: byte %ld of %ld is 0x%02x after the fault, which it "
                          "held neither before (%ld bytes) nor after (%ld bytes) the operation",
                          f->path, k, f->len[FAULT_FILES_FAULTED],

@@ -3,6 +3,7 @@
 #define METIS_FAULT_DATA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * No file system promises that a write which failed left all of its data or none (POSIX leaves
@@ -22,6 +23,11 @@ struct fault_files *fault_files_differing(const char *clean_listing, const char 
  * fault (a file missing there is noted as missing); -1 when out of memory. */
 enum { FAULT_FILES_BEFORE, FAULT_FILES_AFTER, FAULT_FILES_FAULTED };
 int fault_files_read(struct fault_files *ff, int slot, int rootfd);
+/* The bytes the operation wrote to path at off (at the file's end before it, with append), which
+ * a byte after the fault may be too: a file whose name the operation removed has no state after
+ * it to show them (open_unlink). -1 when out of memory. */
+int fault_files_wrote(struct fault_files *ff, const char *path, uint64_t off, int append,
+                      const void *bytes, size_t len);
 /* 0 when the tree after the fault is such a mixture; else FAULT_PARTIAL (an entry is neither
  * before nor after in more than its data) or FAULT_STALE (a byte no one wrote), with the first
  * such thing in detail. */

@@ -32,7 +32,7 @@ for k in eio_write eio_read lost_write; do
   [ "$all" -gt 0 ] || continue
   hit=$(grep "^faulted .* armed=$armed " "$log" | grep -vc 'failed=0 lost=0')
   found=$(grep "^faulted .* armed=$armed " "$log" | grep -o 'found=[a-z,]*' | sort | uniq -c |
-          sort -rn | awk '{printf "%s%s %s", NR > 1 ? ", " : "", $1, substr($2, 7)}')
+          sort -rn | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, substr($2, 7)}')
   echo "  $k: $all steps, $hit hit a request; found: $found"
 done
 echo "classes:"
