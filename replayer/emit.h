@@ -29,6 +29,8 @@ void emit_step_call(FILE *f, const struct emit *e, const struct trace_op *op);
 void emit_op_call(FILE *f, const struct op_args *a);
 /* "ENOENT", or "0" for none: an errno as C text. */
 const char *emit_errno_symbol(int err);
+/* run.sh's "mount -t FSTYPE [-o OPTS] DEV MNT" of kernel fs c (DEV and MNT shell words, quoted). */
+void emit_mount_cmd(FILE *f, const struct fs_config *c, const char *dev, const char *mnt);
 /* Writes run.sh, which makes a file system of the config and runs the program on it. */
 int emit_write_script(const struct emit *e, const char *path, char *err, size_t errlen);
 

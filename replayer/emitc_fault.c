@@ -98,8 +98,9 @@ static void script_runs(FILE *f, const struct fs_config *c, const char *armed)
             " do_umount\n"
             "  cp --sparse=always \"$img\" \"$work/clean.img\" || exit 2\n"
             "  cp --sparse=always \"$work/before.img\" \"$img\" || exit 2\n");
-    fprintf(f, "  mount -t %s %s%s \"$floop\" \"$mnt\" || exit 2\n", c->fstype,
-            c->mount_opts[0] ? "-o " : "", c->mount_opts);
+    fprintf(f, "  ");
+    emit_mount_cmd(f, c, "$floop", "$mnt");
+    fprintf(f, " || exit 2\n");
     fprintf(f, "  echo '%s' >\"$fdm/ctl\" || exit 2\n", armed);
     fprintf(f, "  \"$here/repro\" \"$mnt\" fault \"$nsteps\" | tee \"$work/fault.txt\"\n"
             "  echo disarm >\"$fdm/ctl\"; echo \"the faulty device saw: $(cat \"$fdm/ctl\")\"\n"
@@ -111,8 +112,9 @@ static void script_judge(FILE *f, const struct fs_config *c)
 {
     const char *checker = crash_checker(c->fstype);
     fprintf(f, "  found() { echo \"fault check: $1\" | tee -a \"$work/all.out\"; }\n");
-    fprintf(f, "  fault=0 unread=0\n  if mount -t %s %s%s \"$loop\" \"$mnt\"; then\n", c->fstype,
-            c->mount_opts[0] ? "-o " : "", c->mount_opts);
+    fprintf(f, "  fault=0 unread=0\n  if ");
+    emit_mount_cmd(f, c, "$loop", "$mnt");
+    fprintf(f, "; then\n");
     fprintf(f, "    \"$here/repro\" \"$mnt\" list >\"$work/faulted.txt\" || { found 'its tree cannot "
             "be read after the fault'; unread=1; }\n    do_umount\n"
             "  else\n    found 'it does not mount again after the fault'; unread=1\n  fi\n");

@@ -1,4 +1,4 @@
-/* emit-c: the C statement of one step's call (its syscall, or the refusal Metis recorded where it did not run) and errnos as C text. */
+/* emit-c: the C statement of one step's call (its syscall, or the refusal Metis recorded where it did not run), errnos as C text, and run.sh's mount command. */
 #include "emit.h"
 #include "emitc_ops.h"
 
@@ -46,3 +46,9 @@ void emit_step_call(FILE *f, const struct emit *e, const struct trace_op *op)
         emit_op_call(f, &op->args);
 }
 
+
+void emit_mount_cmd(FILE *f, const struct fs_config *c, const char *dev, const char *mnt)
+{
+    fprintf(f, "mount -t %s %s%s%s\"%s\" \"%s\"", c->fstype, c->mount_opts[0] ? "-o " : "",
+            c->mount_opts, c->mount_opts[0] ? " " : "", dev, mnt);
+}

@@ -94,8 +94,9 @@ static void emit_kernel(FILE *f, const struct emit *e, const struct fs_config *c
     fprintf(f, "  truncate -s %" PRIu64 " \"$img\" || exit 2\n", image_size(c));
     mkfs_line(f, c, image_size(c));
     fprintf(f, "  loop=$(losetup -f --show \"$img\") || exit 2\n");
-    fprintf(f, "  do_mount() { mount -t %s %s%s \"$loop\" \"$mnt\" || exit 2; }\n", c->fstype,
-            c->mount_opts[0] ? "-o " : "", c->mount_opts);
+    fprintf(f, "  do_mount() { ");
+    emit_mount_cmd(f, c, "$loop", "$mnt");
+    fprintf(f, " || exit 2; }\n");
     fprintf(f, "  do_umount() { umount \"$mnt\" || exit 2; }\n");
     if (c->remount)
         fprintf(f, "  # Metis unmounts and mounts again around every operation: so does this.\n"

@@ -19,10 +19,14 @@ endif
 REPRO_TREE_TEXT := fs-state/lib/buf.h fs-state/tree/tree.h fs-state/tree/diff.h \
                    fs-state/tree/reprotree.h fs-state/lib/buf.c fs-state/tree/walk.c \
                    fs-state/tree/line.c fs-state/tree/diff.c fs-state/tree/reprotree.c
-$(BUILD)/replayer/reprotree_text.h: $(REPRO_TREE_TEXT)
+# Sources as C string lines, their includes of each other left out: the one recipe of both texts.
+define c_text_lines
 	@mkdir -p $(dir $@)
 	cat $^ | grep -v '^#include "' | \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' > $@
+endef
+$(BUILD)/replayer/reprotree_text.h: $(REPRO_TREE_TEXT)
+	$(c_text_lines)
 $(BUILD)/replayer/emitc.o: $(BUILD)/replayer/reprotree_text.h
 $(BUILD)/replayer/emitc.o: CFLAGS += -I$(BUILD)/replayer
 
@@ -30,8 +34,6 @@ $(BUILD)/replayer/emitc.o: CFLAGS += -I$(BUILD)/replayer
 # for run.sh to build where Metis is not installed: faultdev/'s text as C string lines.
 FAULTDEV_TEXT := faultdev/faultdev_proto.h faultdev/faultdev.c
 $(BUILD)/replayer/faultdev_text.h: $(FAULTDEV_TEXT)
-	@mkdir -p $(dir $@)
-	cat $^ | grep -v '^#include "' | \
-	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' > $@
+	$(c_text_lines)
 $(BUILD)/replayer/emitc_fault.o: $(BUILD)/replayer/faultdev_text.h
 $(BUILD)/replayer/emitc_fault.o: CFLAGS += -I$(BUILD)/replayer

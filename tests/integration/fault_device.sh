@@ -96,15 +96,19 @@ FAIL_LOG=
 # SIGINT while fault steps go: exit 130 and nothing left; SIGKILL of the engine: the front end's
 # sweep removes the daemon, both loop devices and the mounts.
 fsconf ext4 4M > "$T/int.ini"
-for sig in INT KILL; do
-  "$METIS_BIN/metis" run "$T/int.ini" --seconds 120 --keep-going --out "$T/$sig" 2>"$T/$sig.err" &
+# under_way NAME: a run of int.ini in the background (pid), once 20 fault steps are done (id).
+under_way() {
+  "$METIS_BIN/metis" run "$T/int.ini" --seconds 120 --keep-going --out "$T/$1" 2>"$T/$1.err" &
   pid=$!
   for _ in $(seq 300); do
-    n=$(grep -c '^faulted' "$T/$sig/log.txt" 2>/dev/null)
+    n=$(grep -c '^faulted' "$T/$1/log.txt" 2>/dev/null)
     [ "${n:-0}" -ge 20 ] && break
     sleep 0.1
   done
-  id=$(run_id_of "$T/$sig.err")
+  id=$(run_id_of "$T/$1.err")
+}
+for sig in INT KILL; do
+  under_way $sig
   pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null || fail "$sig: no faulty device while the run goes"
   if [ $sig = INT ]; then kill -INT $pid; else kill -KILL "$(pgrep -P $pid | head -n1)"; fi
   wait $pid
@@ -118,14 +122,7 @@ done
 
 # The front end and the engine killed together (nothing of Metis runs its sweep): metis clean
 # sweeps what is left, the faulty device's daemon, loop device and mount included.
-"$METIS_BIN/metis" run "$T/int.ini" --seconds 120 --keep-going --out "$T/all" 2>"$T/all.err" &
-pid=$!
-for _ in $(seq 300); do
-  n=$(grep -c '^faulted' "$T/all/log.txt" 2>/dev/null)
-  [ "${n:-0}" -ge 20 ] && break
-  sleep 0.1
-done
-id=$(run_id_of "$T/all.err")
+under_way all
 kill -KILL $pid "$(pgrep -P $pid | head -n1)"
 wait $pid
 pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null || fail "all: the daemon did not outlive the run"
