@@ -449,6 +449,7 @@ static int fault_after_step(struct step_job *j, int i, uint64_t origin)
         if (origin == FAULT_FROM_STATE)
             b->ops->discard(b, origin);
         o->t_fault += now_seconds() - t;
+        o->fault_steps++;
     }
     return j->to != STEP_NO_STATE ? fault_note_state(g->fault[i], j->to, o->digest, o->dlen) : 0;
 }

@@ -31,6 +31,7 @@ struct fs_outcome {
     struct crash_result crash;   /* the step's crash check, when [run] crash is on */
     struct fault_result fault;   /* the step's fault check, when it was a fault step */
     double t_prepare, t_op, t_abstract, t_finish, t_crash, t_fault;
+    uint64_t fault_steps;        /* fault checks made (t_fault is their time) */
 };
 
 struct step_history;
