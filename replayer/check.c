@@ -1,5 +1,6 @@
 /* Trace checks against its config: embedded-config loading with trace line numbers, fs matching, pool membership. */
 #include "check.h"
+#include "engine/fault_kinds.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -292,9 +293,25 @@ static int check_lacks(const struct trace *t, const struct metis_config *cfg, ch
     return 0;
 }
 
+/* 0, or -1 naming the first fault step when no fs of the config gets fault steps: its
+ * replays could not re-arm the fault. */
+static int check_faults(const struct trace *t, const struct metis_config *cfg, char *err,
+                        size_t errlen)
+{
+    for (int i = 0; i < cfg->nfs; i++)
+        if (fault_applies(cfg, &cfg->fs[i]))
+            return 0;
+    for (size_t k = 0; k < t->nops; k++)
+        if (t->ops[k].fault.on)
+            return snprintf(err, errlen, "%s:%d: op %llu is a fault step, and no file system of "
+                            "config %s gets fault steps ([run] faults = 0?)", t->file,
+                            t->ops[k].line, (unsigned long long)t->ops[k].seq, cfg->path), -1;
+    return 0;
+}
+
 int trace_check_pool(const struct trace *t, const struct metis_config *cfg, char *err, size_t errlen)
 {
-    if (check_lacks(t, cfg, err, errlen) < 0)
+    if (check_lacks(t, cfg, err, errlen) < 0 || check_faults(t, cfg, err, errlen) < 0)
         return -1;
     struct pool_set ps;
     if (pool_build(&ps, cfg) < 0) {

@@ -20,6 +20,7 @@
 #include "emit.h"
 #include "emitc_calls.h"
 #include "emitc_crash.h"
+#include "emitc_fault.h"
 #include "emitc_ops.h"
 #include "trace.h"
 
@@ -30,12 +31,6 @@ static const char reprotree_text[] =
     ;
 
 /* ---- C text ---- */
-
-static const char *errno_symbol(int err)
-{
-    const char *n = err ? strerrorname_np(err) : NULL;
-    return n ? n : "0";
-}
 
 static const char program_includes[] =
     "#define _GNU_SOURCE\n"
@@ -147,8 +142,9 @@ static const char program_main[] =
     "    const char *what = argc > 2 ? argv[2] : \"all\";\n"
     "    int all = !strcmp(what, \"all\"), differs = 0;\n"
     "    verbose = getenv(\"REPRO_VERBOSE\") != NULL;\n"
-    "    if (argc < 2 || argc > 4 || ((!strcmp(what, \"step\") || !strcmp(what, \"sync\")) && argc != 4)) {\n"
-    "        fprintf(stderr, \"usage: %s MOUNT_POINT [all | pre | step K | sync K | tree | list]\\n\", argv[0]);\n"
+    "    int one_step = !strcmp(what, \"step\") || !strcmp(what, \"sync\") || !strcmp(what, \"fault\");\n"
+    "    if (argc < 2 || argc > 4 || (one_step && argc != 4)) {\n"
+    "        fprintf(stderr, \"usage: %s MOUNT_POINT [all | pre | step K | sync K | fault K | tree | list]\\n\", argv[0]);\n"
     "        return 2;\n    }\n"
     "    if (chdir(argv[1]) < 0) {\n"
     "        fprintf(stderr, \"repro: %s: %s\\n\", argv[1], strerror(errno));\n        return 2;\n    }\n"
@@ -158,6 +154,7 @@ static const char program_main[] =
     "    for (int k = 1; all && k <= NSTEPS; k++)\n        differs |= step(k);\n"
     "    if (!strcmp(what, \"step\"))\n        differs |= step(atoi(argv[3]));\n"
     "    if (!strcmp(what, \"sync\"))\n        crash_sync(atoi(argv[3]));\n"
+    "    if (!strcmp(what, \"fault\"))\n        return fault_call(atoi(argv[3]));\n"
     "    if (!strcmp(what, \"list\"))\n        list_tree();\n"
     "    if (all || !strcmp(what, \"tree\"))\n        differs |= check_tree();\n"
     "    if (all && differs)\n"
@@ -166,22 +163,12 @@ static const char program_main[] =
     "        printf(\"repro: every step and the final tree match the reference\\n\");\n"
     "    return differs ? 1 : 0;\n}\n";
 
-/* The syscall of one operation, as a statement setting r (errno kept from the call). */
-static void emit_call(FILE *f, const struct op_args *a)
-{
-    emitc_op_fn *emit = emitc_emitter(a->op);
-    if (emit)
-        emit(f, a);
-    else
-        fprintf(f, "    errno = EINVAL; r = -1;\n");
-}
-
 static void emit_pre_call(FILE *f, const struct op_args *a)
 {
     char text[2 * METIS_PATH_MAX + 512];
     op_format_named(a, text, sizeof text);
     fprintf(f, "    errno = 0;\n");
-    emit_call(f, a);
+    emit_op_call(f, a);
     fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n");
 }
 
@@ -215,31 +202,6 @@ static void emit_prepopulate(FILE *f, const struct emit *e, const struct op_args
     fprintf(f, "    (void)r;\n}\n\n");
 }
 
-/* 1 when the fs under test did not run op in the run: a gatekeeper (a fs that lists it
- * `unsupported`, step.c) refused it with EOPNOTSUPP, and the fs under test is none. */
-static int skipped_here(const struct emit *e, const struct trace_op *op)
-{
-    int v = op_variant_of(&op->args);
-    if (fs_unsupported(&e->cfg->fs[e->fut], op->args.op, v))
-        return 0;
-    for (int i = 0; i < e->cfg->nfs; i++) {
-        const struct trace_outcome *o = e->map[i] >= 0 ? &op->res[e->map[i]] : NULL;
-        if (fs_unsupported(&e->cfg->fs[i], op->args.op, v) && o && o->have && o->err == EOPNOTSUPP)
-            return 1;
-    }
-    return 0;
-}
-
-/* A step's call, or the refusal Metis recorded where it did not run the call (skipped_here). */
-static void emit_step_call(FILE *f, const struct emit *e, const struct trace_op *op)
-{
-    if (skipped_here(e, op))
-        fprintf(f, "    /* a file system that lists it unsupported refused it: Metis ran it"
-                " nowhere else */\n    r = -1; errno = EOPNOTSUPP;\n");
-    else
-        emit_call(f, &op->args);
-}
-
 /* Text inside a C comment, with any star-slash broken so that it cannot end the comment. */
 static void emitc_comment(FILE *f, const char *text)
 {
@@ -261,7 +223,8 @@ static void emit_call_step(FILE *f, const struct emit *e, const struct trace_op 
     emitc_call(f, op);
     fprintf(f, "    return report_call(%zu, ", step);
     emitc_cstr(f, text);
-    fprintf(f, ", r, %d, %ldL, %s);\n", own, op->call_res.ret, errno_symbol(op->call_res.err));
+    fprintf(f, ", r, %d, %ldL, %s);\n", own, op->call_res.ret,
+            emit_errno_symbol(op->call_res.err));
 }
 
 static void emit_steps(FILE *f, const struct emit *e)
@@ -285,8 +248,8 @@ static void emit_steps(FILE *f, const struct emit *e)
         emit_step_call(f, e, op);
         fprintf(f, "    return report(%zu, ", step);
         emitc_cstr(f, text);
-        fprintf(f, ", r, %ldL, %s, %d, %ldL, %s);\n", e->ref[k].ret, errno_symbol(e->ref[k].err),
-                fo && fo->have && e->fut != 0, fo ? fo->ret : 0, errno_symbol(fo ? fo->err : 0));
+        fprintf(f, ", r, %ldL, %s, %d, %ldL, %s);\n", e->ref[k].ret, emit_errno_symbol(e->ref[k].err),
+                fo && fo->have && e->fut != 0, fo ? fo->ret : 0, emit_errno_symbol(fo ? fo->err : 0));
     }
     fprintf(f, "    }\n    fprintf(stderr, \"repro: no step %%d\\n\", k);\n    (void)r;\n"
             "    return 0;\n}\n\n");
@@ -310,7 +273,7 @@ static void emit_rules(FILE *f, const struct emit *e)
     char msg[256];
     fprintf(f, "static const int EQUIV[][2] = { ");
     for (int k = 0; k < fut->nequiv; k++)
-        fprintf(f, "{ %s, %s }, ", errno_symbol(fut->equiv[k][0]), errno_symbol(fut->equiv[k][1]));
+        fprintf(f, "{ %s, %s }, ", emit_errno_symbol(fut->equiv[k][0]), emit_errno_symbol(fut->equiv[k][1]));
     fprintf(f, "{ 0, 0 } };\n");
     if (tree_parse_ignore(fut->ignore, &one, msg, sizeof msg) == 0)
         ig |= one;
@@ -378,6 +341,7 @@ static int write_program(const struct emit *e, const char *path, char *err, size
     emit_prepopulate(f, e, pre, npre);
     emit_steps(f, e);
     emitc_crash_sync(f, e->t, e->cfg, &e->cfg->fs[e->fut]);
+    emitc_fault_call(f, e);
     fputs(program_list, f);
     fputs(program_main, f);
     free(pre);
@@ -401,6 +365,8 @@ static int emit_all(struct emit *e, const char *dir, char *err, size_t errlen)
         return -1;
     snprintf(path, sizeof path, "%s/repro.c", dir);
     if (write_program(e, path, err, errlen) < 0)
+        return -1;
+    if (emitc_fault_last(e, &e->cfg->fs[e->fut]) && emitc_fault_source(dir, err, errlen) < 0)
         return -1;
     snprintf(path, sizeof path, "%s/run.sh", dir);
     return emit_write_script(e, path, err, errlen);

@@ -1,5 +1,6 @@
 /* emit-c for crash checks: the reproducer's sync of each step, and the run.sh part that copies the device, recovers the copy and compares. */
 #include "emitc_crash.h"
+#include "emit.h"
 #include "engine/crash_modes.h"
 
 #include <inttypes.h>
@@ -119,8 +120,9 @@ static void emit_recover(FILE *f, const struct fs_config *c, int mode)
 {
     const char *checker = crash_checker(c->fstype);
     fprintf(f, "  cloop=$(losetup -f --show \"$work/crash.img\") || exit 2\n  mkdir -p \"$work/cmnt\"\n");
-    fprintf(f, "  if mount -t %s %s%s \"$cloop\" \"$work/cmnt\"; then\n", c->fstype,
-            c->mount_opts[0] ? "-o " : "", c->mount_opts);
+    fprintf(f, "  if ");
+    emit_mount_cmd(f, c, "$cloop", "$work/cmnt");
+    fprintf(f, "; then\n");
     fprintf(f, "    \"$here/repro\" \"$work/cmnt\" list >\"$work/rec.txt\"; umount \"$work/cmnt\"\n"
             "  else\n    echo \"repro: the crash copy does not mount\"; crash=1\n  fi\n"
             "  losetup -d \"$cloop\"; cloop=\n");

@@ -37,10 +37,14 @@ int replay_same_disc(const unsigned a[METIS_MAX_FS], const unsigned b[METIS_MAX_
 
 const char *replay_kinds(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
              d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
              d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
-             d & DIFF_CRASH_FSCK ? "crash-fsck," : "", d ? "" : "none");
+             d & DIFF_CRASH_FSCK ? "crash-fsck," : "", d & DIFF_FAULT_LOST ? "fault-lost," : "",
+             d & DIFF_FAULT_PARTIAL ? "fault-partial," : "",
+             d & DIFF_FAULT_FSCK ? "fault-fsck," : "", d & DIFF_FAULT_ERRNO ? "fault-errno," : "",
+             d & DIFF_FAULT_MOUNT ? "fault-mount," : "", d & DIFF_FAULT_STALE ? "fault-stale," : "",
+             d ? "" : "none");
     size_t n = strlen(buf);
     if (n && buf[n - 1] == ',')
         buf[n - 1] = '\0';
@@ -50,7 +54,7 @@ const char *replay_kinds(unsigned d, char *buf, size_t len)
 void replay_describe(const struct metis_config *cfg, const unsigned d[METIS_MAX_FS], char *buf,
                      size_t len)
 {
-    char kinds[64];
+    char kinds[200];
     size_t used = 0;
     buf[0] = '\0';
     for (int i = 0; i < cfg->nfs && used < len; i++)
@@ -59,8 +63,9 @@ void replay_describe(const struct metis_config *cfg, const unsigned d[METIS_MAX_
                                      used ? "; " : "", cfg->fs[i].name, cfg->fs[0].name,
                                      replay_kinds(d[i], kinds, sizeof kinds));
         else if (d[i])
-            used += (size_t)snprintf(buf + used, len - used, "%sfs %s fails its crash check: %s",
+            used += (size_t)snprintf(buf + used, len - used, "%sfs %s fails its %s check: %s",
                                      used ? "; " : "", cfg->fs[i].name,
+                                     d[i] & DIFF_CRASH_ANY ? "crash" : "fault",
                                      replay_kinds(d[i], kinds, sizeof kinds));
     if (!used)
         snprintf(buf, len, "no discrepancy");

@@ -34,3 +34,11 @@ $(BUILD)/replayer/rcalls_code.h: $(REPRO_CALLS_TEXT)
 	$(as_c_text)
 $(BUILD)/replayer/emitc_calls.o: $(BUILD)/replayer/rcalls_code.h
 $(BUILD)/replayer/emitc_calls.o: CFLAGS += -I$(BUILD)/replayer
+
+# emit-c writes the faulty device's source beside a reproducer whose last step is a fault step,
+# for run.sh to build where Metis is not installed: faultdev/'s text as C string lines.
+FAULTDEV_TEXT := faultdev/faultdev_proto.h faultdev/faultdev.c
+$(BUILD)/replayer/faultdev_text.h: $(FAULTDEV_TEXT)
+	$(as_c_text)
+$(BUILD)/replayer/emitc_fault.o: $(BUILD)/replayer/faultdev_text.h
+$(BUILD)/replayer/emitc_fault.o: CFLAGS += -I$(BUILD)/replayer

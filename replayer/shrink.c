@@ -19,6 +19,8 @@ struct target {
     unsigned kinds;             /* DIFF_* of that fs */
     enum tree_diff attr;         /* with DIFF_STATE: learnt from the first full replay */
     int attr_known;
+    enum tree_diff fault_attr;   /* with a fault check's lost or partial state: the same */
+    int fault_attr_known;
 };
 
 /* The states of the last candidate replayed: sid[k] is the state after its first k ops, so a
@@ -103,6 +105,15 @@ static int on_target(struct shrinker *sh, const struct op_args *a, enum tree_dif
         sh->s.differs[w->fs] &= ~DIFF_STATE;
     if (a->op != w->op || sh->s.differs[w->fs] != w->kinds)
         return 0;
+    if (w->kinds & (DIFF_FAULT_LOST | DIFF_FAULT_PARTIAL)) {
+        enum tree_diff fa = sh->s.g.out[w->fs].fault.diff.attr;
+        if (!w->fault_attr_known) {
+            w->fault_attr = fa;
+            w->fault_attr_known = 1;
+        }
+        if (fa != w->fault_attr)
+            return 0;
+    }
     if (!(w->kinds & DIFF_STATE))
         return 1;
     if (!w->attr_known) {
@@ -304,6 +315,7 @@ static int record_prefix(struct shrinker *sh, struct trace *out)
         struct trace_op *op = trace_add_op(out, src->seq, &src->args);
         if (!op)
             return -1;
+        op->fault = src->fault;
         for (int i = 0; i < sh->s.g.nfs; i++)
             if (sh->map[i] >= 0) {
                 op->res[i] = src->res[sh->map[i]];
@@ -338,6 +350,7 @@ static int record(struct shrinker *sh, const size_t *cur, size_t n, const char *
         struct trace_op *op = trace_add_op(out, src->seq, &src->args);
         if (!op)
             return -1;
+        op->fault = src->fault;
         record_outcomes(&sh->s, op);
     }
     return 0;
@@ -603,15 +616,16 @@ static int set_target(struct shrinker *sh, const struct cli_opts *o)
     if (fs < 0)
         return 0;
     replay_expected(sh->t, sh->map, sh->cfg.nfs, want);
-    /* The reference has no class of its own but its crash check's. */
-    int ref_ok = fs != 0 || (want[0] & DIFF_CRASH_ANY);
+    /* The reference has no class of its own but its crash or fault check's. */
+    int ref_ok = fs != 0 || (want[0] & DIFF_OWN_PROMISE);
     long last = trace_last_op(sh->t);
     if (!ref_ok || !want[fs] || last < 0) {
         fprintf(stderr, "metis-replay: %s records no discrepancy of fs %s after an operation: "
                 "nothing to shrink\n", o->input, sh->cfg.fs[fs].name);
         return 0;
     }
-    sh->want = (struct target){ fs, sh->t->ops[last].args.op, want[fs], TREE_DIFF_NONE, 0 };
+    sh->want = (struct target){ fs, sh->t->ops[last].args.op, want[fs], TREE_DIFF_NONE, 0,
+                                TREE_DIFF_NONE, 0 };
     return 1;
 }
 

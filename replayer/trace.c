@@ -382,16 +382,46 @@ static int parse_same(struct parser *p, const char *v, unsigned bit, unsigned *d
     return 0;
 }
 
-/* The optional last field "crash=KIND" (a crash check's finding, crash_modes.h): its DIFF bits. */
-static int parse_crash(struct parser *p, char **tok, int *n, unsigned *differs)
+/* The optional last field "crash=KIND" (a crash check's finding, crash_modes.h) or
+ * "fault=KIND" (a fault check's, fault_kinds.h): its DIFF bits. */
+static int parse_own_check(struct parser *p, char **tok, int *n, unsigned *differs)
 {
-    if (*n < 1 || strncmp(tok[*n - 1], "crash=", 6) != 0)
+    int crash = *n >= 1 && strncmp(tok[*n - 1], "crash=", 6) == 0;
+    int fault = *n >= 1 && strncmp(tok[*n - 1], "fault=", 6) == 0;
+    if (!crash && !fault)
         return 0;
-    int kind = crash_kind_parse(tok[*n - 1] + 6);
+    int kind = crash ? crash_kind_parse(tok[*n - 1] + 6) : fault_found_parse(tok[*n - 1] + 6);
     if (kind <= 0)
-        return perr(p, "'%.40s' is not a crash kind (differs, mount or fsck)", tok[*n - 1] + 6);
-    *differs |= DIFF_OF_CRASH(kind);
+        return perr(p, "'%.40s' is not a %s", tok[*n - 1] + 6, crash
+                    ? "crash kind (differs, mount or fsck)"
+                    : "fault finding (lost, partial, fsck, errno, mount or stale, comma-separated)");
+    *differs |= crash ? DIFF_OF_CRASH(kind) : DIFF_OF_FAULT(kind);
     (*n)--;
+    return 0;
+}
+
+/* "fault SEQ kind=K at=N" right after op SEQ: the fault its step armed. */
+static int parse_fault(struct parser *p, char **tok, int n)
+{
+    static const char *const keys[] = { "kind", "at" };
+    char *v[2];
+    if (n < 2)
+        return perr(p, "fault: missing operation number");
+    struct trace_op *op = current_op(p, tok[1], "fault");
+    if (!op || take_kv(p, tok + 2, n - 2, keys, 2, v) < 0)
+        return -1;
+    if (op->fault.on)
+        return perr(p, "second fault record of op %.40s", tok[1]);
+    for (int i = 0; i < p->t->nfs; i++)
+        if (op->res[i].have || op->disc[i].have)
+            return perr(p, "fault record after the op's res records (it follows the op record)");
+    int kind = fault_kind_parse(v[0]);
+    if (kind < 0)
+        return perr(p, "'%.40s' is not a fault kind (eio_write, eio_read or lost_write)", v[0]);
+    if (parse_canonical_u64(v[1], &op->fault.at))
+        return perr(p, "bad at '%.40s'", v[1]);
+    op->fault.kind = (enum fault_kind)kind;
+    op->fault.on = 1;
     return 0;
 }
 
@@ -411,7 +441,7 @@ static int parse_disc(struct parser *p, char **tok, int n)
             return -1;
         d = op->disc;
     }
-    if (parse_crash(p, tok, &n, &differs) < 0 || take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
+    if (parse_own_check(p, tok, &n, &differs) < 0 || take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
         return -1;
     int i = fs_of(p, v[0]);
     if (i < 0)
@@ -606,6 +636,8 @@ static int parse_body(struct parser *p, char *line)
         return parse_res(p, tok, n);
     if (strcmp(tok[0], "discrepancy") == 0)
         return parse_disc(p, tok, n);
+    if (strcmp(tok[0], "fault") == 0)
+        return parse_fault(p, tok, n);
     if (strcmp(tok[0], "end") == 0)
         return parse_end(p, tok, n);
     if (strcmp(tok[0], "start") == 0)
@@ -756,16 +788,33 @@ static void write_outcome(FILE *f, const char *what, uint64_t seq, const char *n
             trace_errno_name(o->err), hex);
 }
 
+/* " crash=KIND" or " fault=KIND" of a discrepancy record, "" without one. */
+static void own_check_field(unsigned differs, char *out, size_t len)
+{
+    unsigned crash = CRASH_OF_DIFF(differs), fault = FAULT_OF_DIFF(differs);
+    if (crash)
+        snprintf(out, len, " crash=%s", crash_kind_name(crash));
+    else if (fault) {
+        char list[64];
+        fault_found_list(fault, list, sizeof list);
+        snprintf(out, len, " fault=%s", list);
+    }
+    else
+        out[0] = '\0';
+}
+
 static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const struct trace_disc *d)
 {
-    for (int i = 0; i < t->nfs; i++)
-        if (d[i].have)
-            fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s\n", seq,
-                    t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
-                    d[i].differs & DIFF_ERRNO ? "differs" : "same",
-                    d[i].differs & DIFF_STATE ? "differs" : "same",
-                    CRASH_OF_DIFF(d[i].differs) ? " crash=" : "",
-                    CRASH_OF_DIFF(d[i].differs) ? crash_kind_name(CRASH_OF_DIFF(d[i].differs)) : "");
+    char own[80];
+    for (int i = 0; i < t->nfs; i++) {
+        if (!d[i].have)
+            continue;
+        own_check_field(d[i].differs, own, sizeof own);
+        fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s\n", seq,
+                t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
+                d[i].differs & DIFF_ERRNO ? "differs" : "same",
+                d[i].differs & DIFF_STATE ? "differs" : "same", own);
+    }
 }
 
 static void write_header(const struct trace *t, FILE *f)
@@ -811,6 +860,9 @@ int trace_write(const struct trace *t, FILE *f)
         if (op_format(&op->args, text, sizeof text) < 0)
             return -1;
         fprintf(f, "op %" PRIu64 " %s\n", op->seq, text);
+        if (op->fault.on)
+            fprintf(f, "fault %" PRIu64 " kind=%s at=%" PRIu64 "\n", op->seq,
+                    fault_kind_name(op->fault.kind), op->fault.at);
         for (int i = 0; i < t->nfs; i++)
             if (op->res[i].have)
                 write_outcome(f, "res", op->seq, t->fs[i].name, &op->res[i]);

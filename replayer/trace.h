@@ -11,6 +11,7 @@
 #include "engine/ops.h"
 #include "engine/differs.h"
 #include "backend/rcalls.h"
+#include "engine/fault_kinds.h"
 
 #define TRACE_VERSION 1
 /* Longest line the parser accepts: an op line of METIS_OP_LINE_MAX plus its "op SEQ " prefix. */
@@ -50,6 +51,7 @@ struct trace_op {
     uint64_t seq;               /* the operation's number in the run that recorded it */
     int line;                   /* line of its "op" record (0 when made in memory) */
     struct op_args args;
+    struct fault_spec fault;    /* a fault step's fault ("fault" record); on 0: none */
     struct trace_outcome res[METIS_MAX_FS];   /* by trace fs index */
     struct trace_disc disc[METIS_MAX_FS];
     int is_call;

@@ -20,6 +20,7 @@
  * b->err; a -1 is an infrastructure failure, never a discrepancy.
  */
 struct backend;
+struct faultdev;
 struct backend_ops {
     int (*setup)(struct backend *b);
     int (*begin)(struct backend *b);              /* sets b->rootfd */
@@ -53,6 +54,11 @@ struct backend_ops {
     /* Optional: set up again (nothing in it yet) with room for bytes and inodes more than it
      * has: for a file system whose limits are only numbers (RefFS). NULL: it cannot grow. */
     int (*grow)(struct backend *b, uint64_t bytes, uint64_t inodes);
+    /* Optional (a kernel fs on a loop device): its faulty device (backend/faultdev.h), made at
+     * the first call and kept until the teardown; NULL with b->err when it cannot be made. */
+    struct faultdev *(*faultdev)(struct backend *b);
+    /* Optional, beside faultdev: begin, but mounted from the faulty device (b unmounted). */
+    int (*begin_faulty)(struct backend *b);
 };
 
 /* Brings a freshly mounted, empty file system to state id by replaying the operations of the

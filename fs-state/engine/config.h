@@ -37,6 +37,7 @@ struct fs_config {
                                    mount) or "auto" (default: dump, but vfs for a mutant) */
     int readback_check;         /* reffs with dump: every Nth read-back also walks the mount; 0 never */
     int crash;                  /* 1 (default): crash-check this fs when [run] crash is on */
+    int faults;                 /* 1 (default): fault steps on this fs when [run] faults is on */
     char restore[12];           /* fuse without size: "auto" (default), "snapshot", "logical" or
                                    "replay" (fs-state/backend/README.md) */
     uint64_t inodes;            /* tmpfs, overlay: nr_inodes of the tmpfs (0: the kernel's default) */
@@ -141,6 +142,10 @@ struct run_config {
     int out_line;               /* line of the out key (0 = not given), for config_validate */
     char crash[16];             /* crash check: off, fsync, syncfs or any (crash_modes.h) */
     char crash_test_skip[32];   /* test hook: an operation whose fsync crash=fsync leaves out */
+    double faults;              /* share of steps that are fault steps (fault_kinds.h); 0 = off */
+    char fault_kinds[64];       /* the kinds a fault step draws from: eio_write,eio_read,lost_write */
+    char fault_test_silent[32]; /* test hook: the one operation with fault steps, each losing a
+                                   write silently (no flush tells) */
     char search[16];            /* the search kind: "dfs" (SPIN) or "random" (the measuring stick) */
     long walk_max;              /* search = random: a walk's operations are at most this many */
     long dive;                  /* search = dfs: a dive's operations at most (0: no dives) */

@@ -15,6 +15,18 @@ enum { DIFF_DAEMON_DIED = 64, DIFF_HANG = 128, DIFF_RESTORE_UNREACHABLE = 256, D
        DIFF_UNMOUNT_FAILED = 1024 };
 #define DIFF_TARGET (DIFF_DAEMON_DIED | DIFF_HANG | DIFF_RESTORE_UNREACHABLE | DIFF_UNREADABLE | \
                      DIFF_UNMOUNT_FAILED)
+/* A fault check's findings on one fs (fault_kinds.h's FAULT_*; the reference can have them
+ * too): a change acknowledged and gone, a failure that left a state neither before nor after,
+ * a damaged image, an answer no fault explains, an image that does not mount again, bytes no
+ * one wrote. */
+enum { DIFF_FAULT_LOST = 2048, DIFF_FAULT_PARTIAL = 4096, DIFF_FAULT_FSCK = 8192,
+       DIFF_FAULT_ERRNO = 16384, DIFF_FAULT_MOUNT = 32768, DIFF_FAULT_STALE = 65536 };
+#define DIFF_FAULT_ANY (DIFF_FAULT_LOST | DIFF_FAULT_PARTIAL | DIFF_FAULT_FSCK | DIFF_FAULT_ERRNO | \
+                        DIFF_FAULT_MOUNT | DIFF_FAULT_STALE)
+#define DIFF_OF_FAULT(kinds) ((unsigned)(kinds) << 11)    /* FAULT_* to DIFF_FAULT* */
+#define FAULT_OF_DIFF(differs) (((unsigned)(differs) >> 11) & 63u)
+/* A finding of the fs against its own promise (crash or fault), not against the reference. */
+#define DIFF_OWN_PROMISE (DIFF_CRASH_ANY | DIFF_FAULT_ANY)
 #define DIFF_OF_CRASH(kinds) ((unsigned)(kinds) << 3)     /* CRASH_* to DIFF_CRASH* */
 #define CRASH_OF_DIFF(differs) (((unsigned)(differs) >> 3) & 7u)
 

@@ -300,24 +300,29 @@ static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a
     for (int i = 0; i < e->g.nfs; i++) {
         const struct fs_outcome *o = &e->g.out[i];
         hex_encode(o->digest, (size_t)o->dlen, hex);
-        unsigned crash = CRASH_OF_DIFF(o->differs);
-        fprintf(f, "%-12s ret=%ld errno=%s state=%s%s%s%s%s%s%s\n", e->cfg.fs[i].name, o->res.ret,
-                errno_name(o->res.err), hex, o->differs & DIFF_RET ? " [ret differs]" : "",
+        unsigned crash = CRASH_OF_DIFF(o->differs), fault = FAULT_OF_DIFF(o->differs);
+        fprintf(f, "%-12s ret=%ld errno=%s state=%s%s%s%s%s%s%s%s%s%s\n", e->cfg.fs[i].name,
+                o->res.ret, errno_name(o->res.err), hex, o->differs & DIFF_RET ? " [ret differs]" : "",
                 o->differs & DIFF_ERRNO ? " [errno differs]" : "",
                 o->differs & DIFF_STATE ? " [state differs]" : "", crash ? " [crash: " : "",
-                crash ? crash_kind_name(crash) : "", crash ? "]" : "");
+                crash ? crash_kind_name(crash) : "", crash ? "]" : "", fault ? " [fault: " : "",
+                fault ? fault_found_name(fault) : "", fault ? "]" : "");
     }
 }
 
 static void log_outcomes(struct engine *e)
 {
     for (int i = 0; i < e->g.nfs; i++) {
-        unsigned d = e->g.out[i].differs, crash = CRASH_OF_DIFF(d);
+        unsigned d = e->g.out[i].differs, crash = CRASH_OF_DIFF(d), fault = FAULT_OF_DIFF(d);
+        char found[64];
+        fault_found_list(fault, found, sizeof found);
         if (d)
-            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s%s%s", (unsigned long long)e->ops,
-                     e->cfg.fs[i].name, d & DIFF_RET ? "differs" : "same",
-                     d & DIFF_ERRNO ? "differs" : "same", d & DIFF_STATE ? "differs" : "same",
-                     crash ? " crash=" : "", crash ? crash_kind_name(crash) : "");
+            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s%s%s%s%s",
+                     (unsigned long long)e->ops, e->cfg.fs[i].name,
+                     d & DIFF_RET ? "differs" : "same", d & DIFF_ERRNO ? "differs" : "same",
+                     d & DIFF_STATE ? "differs" : "same", crash ? " crash=" : "",
+                     crash ? crash_kind_name(crash) : "", fault ? " fault=" : "",
+                     fault ? found : "");
     }
 }
 
@@ -431,6 +436,9 @@ void engine_report_discrepancy(struct engine *e, const struct op_args *a)
     for (int i = 0; a && i < e->g.nfs; i++)
         if (CRASH_OF_DIFF(e->g.out[i].differs))
             fsgroup_crash_report(&e->g, i, f, dir, e->ops);
+    for (int i = 0; a && i < e->g.nfs; i++)
+        if (FAULT_OF_DIFF(e->g.out[i].differs))
+            fsgroup_fault_report(&e->g, i, f);
     if (f != stderr)
         fclose(f);
     log_flush();

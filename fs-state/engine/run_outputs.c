@@ -98,9 +98,11 @@ static void write_timing_json(const struct engine *e, FILE *f)
         const struct fs_outcome *o = &e->g.out[i];
         double n = e->ops ? (double)e->ops : 1;
         fprintf(f, "%s\"%s\":{\"restore_mount\":%.1f,\"operation\":%.1f,\"abstract\":%.1f,"
-                "\"unmount_save\":%.1f,\"crash\":%.1f,\"held_bytes\":%llu}", i ? "," : "",
+                "\"unmount_save\":%.1f,\"crash\":%.1f,\"fault\":%.1f,\"fault_steps\":%llu,"
+                "\"held_bytes\":%llu}", i ? "," : "",
                 e->cfg.fs[i].name, o->t_prepare / n * 1e6, o->t_op / n * 1e6,
                 o->t_abstract / n * 1e6, o->t_finish / n * 1e6, o->t_crash / n * 1e6,
+                o->t_fault / n * 1e6, (unsigned long long)o->fault_steps,
                 e->g.be[i] ? (unsigned long long)e->g.be[i]->ops->held_bytes(e->g.be[i]) : 0ULL);
     }
     fputs("}", f);

@@ -26,6 +26,8 @@ struct step_history {
 
 static int fsset_workers;
 
+
+
 static int gerr(struct fsgroup *g, const char *fmt, const char *detail)
 {
     snprintf(g->err, sizeof g->err, fmt, detail);
@@ -256,6 +258,8 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
             return gerr(g, "cannot create the backend of fs %s", fs->name);
         if (!(g->crash[i] = crash_open(g->cfg, i, g->be[i], &g->abs[i], &failed)) && failed)
             return gerr(g, "out of memory for the crash check of fs %s", fs->name);
+        if (!(g->fault[i] = fault_open(g->cfg, i, g->be[i], &g->abs[i], &failed)) && failed)
+            return gerr(g, "out of memory for the fault check of fs %s", fs->name);
         g->be[i]->replay_fn = replay_to_state;
         g->be[i]->replay_ctx = g;
         g->be[i]->populate_fn = populate_dir;
@@ -365,7 +369,8 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
         return -1;
     g->failed_fs = -1;
     for (int i = 0; i < g->nfs; i++)
-        if (g->crash[i] && crash_setup(g->crash[i]) < 0)
+        if ((g->crash[i] && crash_setup(g->crash[i]) < 0) ||
+            (g->fault[i] && fault_setup(g->fault[i]) < 0))
             return gerr(g, "%s", g->be[i]->err);
     if (equalize_grow_reference(g->be, g->nfs, g->cfg->run.equalize_limit) < 0)
         return setup_failed(g, "growing the reference");
@@ -386,6 +391,7 @@ struct step_job {
     struct fsgroup *g;
     const struct op_args *args;  /* NULL: make the initial state (or run call) */
     const struct rcall *call;    /* not NULL: a restore call instead (fsgroup_call) */
+    const struct fault_spec *fault;  /* NULL or not on: no fault step */
     uint64_t from, to;
     unsigned only;               /* bit i: run on fs i (0: on all) */
     const struct op_result *skip;/* not NULL: leave the operation out and record this refusal */
@@ -393,6 +399,9 @@ struct step_job {
                                     from it (STEP_NO_STATE: nothing to save) */
     int again;                   /* a second pass on fs that ran already: saves and discards
                                     before the step are done */
+    unsigned char fault_before[METIS_MAX_FS][TREE_MAX_DIGEST];  /* a fault step: each fs's
+                                    digest of the state the step starts from ... */
+    int fault_blen[METIS_MAX_FS];  /* ... and its length (-1: unknown) */
 };
 
 int fsgroup_read_state(struct fsgroup *g, int i)
@@ -401,7 +410,9 @@ int fsgroup_read_state(struct fsgroup *g, int i)
     struct fs_outcome *o = &g->out[i];
     /* The reference's entries come with its digest, for state-aware path draws. */
     b->own_failure = 0;
-    o->dlen = backend_read_back(b, &g->abs[i], o->digest, crash_live_listing(g->crash[i]),
+    FILE *listing = crash_live_listing(g->crash[i]);
+    o->dlen = backend_read_back(b, &g->abs[i], o->digest,
+                                listing ? listing : fault_clean_listing(g->fault[i]),
                                 i == 0 ? &g->tree : NULL);
     o->unreadable = o->dlen < 0 && !b->own_failure;
     if (o->dlen >= 0)
@@ -435,6 +446,61 @@ static int crash_verify_step(struct step_job *j, int i)
     int rc = crash_verify(j->g->crash[i], o->digest, o->dlen, &o->crash);
     o->t_crash += now_seconds() - t;
     return rc;
+}
+
+/* Where a fault step keeps the state it starts from, and the one its clean run made, when the
+ * caller saves none (a replay). */
+#define FAULT_FROM_STATE (UINT64_MAX - 16)
+#define FAULT_BACK_STATE (UINT64_MAX - 17)
+
+/* Before the clean step of a fault step: the saved state it starts from (kept under
+ * FAULT_FROM_STATE when the caller saves none) and its digest; STEP_NO_STATE when the step is
+ * no fault step on fs i. */
+static int fault_origin(struct step_job *j, int i, uint64_t *origin)
+{
+    struct fsgroup *g = j->g;
+    struct backend *b = g->be[i];
+    struct fs_outcome *o = &g->out[i];
+    *origin = STEP_NO_STATE;
+    memset(&o->fault, 0, sizeof o->fault);
+    if (!g->fault[i] || !j->fault || !j->fault->on || !j->args || j->skip || j->again)
+        return 0;
+    *origin = j->from != STEP_NO_STATE ? j->from : g->live;
+    j->fault_blen[i] = o->dlen;
+    if (j->from != STEP_NO_STATE)
+        j->fault_blen[i] = fault_state_digest(g->fault[i], j->from, j->fault_before[i]);
+    else
+        memcpy(j->fault_before[i], o->digest, sizeof o->digest);
+    if (*origin == STEP_NO_STATE && b->ops->save(b, *origin = FAULT_FROM_STATE) < 0)
+        return -1;
+    return fault_expect(g->fault[i]);
+}
+
+/* After the clean step: the fault check (which leaves the fs in the clean step's state), and
+ * that state noted for later checks. */
+static int fault_after_step(struct step_job *j, int i, uint64_t origin)
+{
+    struct fsgroup *g = j->g;
+    struct backend *b = g->be[i];
+    struct fs_outcome *o = &g->out[i];
+    if (!g->fault[i])
+        return 0;
+    if (origin != STEP_NO_STATE) {
+        double t = now_seconds();
+        uint64_t back = j->to != STEP_NO_STATE ? j->to : FAULT_BACK_STATE;
+        struct fault_step s = { origin, back, j->args, j->fault, o->res, j->fault_before[i],
+                                o->digest, j->fault_blen[i], o->dlen };
+        if ((back == FAULT_BACK_STATE && b->ops->save(b, back) < 0) ||
+            fault_check_step(g->fault[i], &s, &o->fault) < 0)
+            return -1;
+        if (back == FAULT_BACK_STATE)
+            b->ops->discard(b, back);
+        if (origin == FAULT_FROM_STATE)
+            b->ops->discard(b, origin);
+        o->t_fault += now_seconds() - t;
+        o->fault_steps++;
+    }
+    return j->to != STEP_NO_STATE ? fault_note_state(g->fault[i], j->to, o->digest, o->dlen) : 0;
 }
 
 /* Saves lazily: RefFS, whose save is an ioctl nothing else depends on. A kernel fs's save
@@ -472,6 +538,9 @@ static int step_one(int i, void *ctx)
     double t = now_seconds();
     o->unreadable = 0;
     if (!j->again && lazy_work(j->g, i, j->save_first) < 0)
+        return -1;
+    uint64_t origin;
+    if (fault_origin(j, i, &origin) < 0)
         return -1;
     double t_restore = now_seconds();
     o->t_finish += t_restore - t;
@@ -511,13 +580,17 @@ static int step_one(int i, void *ctx)
     o->t_op += t_abs - t_op;
     o->t_abstract += t_end - t_read;
     o->t_finish += now_seconds() - t_end;
-    return j->call ? 0 : crash_verify_step(j, i);
+    if (j->call)
+        return 0;
+    if (fault_after_step(j, i, origin) < 0)
+        return -1;
+    return crash_verify_step(j, i);
 }
 
 int fsgroup_initial(struct fsgroup *g)
 {
     int lazy = g->lazy_save;
-    struct step_job j = { g, NULL, NULL, STEP_NO_STATE, 0, 0, NULL, STEP_NO_STATE, 0 };
+    struct step_job j = { .g = g, .from = STEP_NO_STATE, .to = 0, .save_first = STEP_NO_STATE };
     g->lazy_save = 0;            /* the initial state is always saved */
     int rc = fsgroup_run(g, step_one, &j, "initial state");
     g->lazy_save = lazy;
@@ -525,7 +598,7 @@ int fsgroup_initial(struct fsgroup *g)
         return -1;
     for (int i = 0; i < g->nfs; i++)
         g->out[i].t_prepare = g->out[i].t_op = g->out[i].t_abstract = g->out[i].t_finish =
-            g->out[i].t_crash = 0;
+            g->out[i].t_crash = g->out[i].t_fault = 0;
     g->live = 0;
     return 0;
 }
@@ -595,11 +668,12 @@ static void stepped_to(struct fsgroup *g, uint64_t to)
     g->live = to;
 }
 
-int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to)
+int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_spec *fault,
+                 uint64_t from, uint64_t to)
 {
     /* A restore elsewhere abandons an unsaved live state: SPIN never comes back to it. */
-    struct step_job j = { g, a, NULL, from, to, 0, NULL,
-                          from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE, 0 };
+    struct step_job j = { .g = g, .args = a, .fault = fault, .from = from, .to = to,
+                          .save_first = from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
     unsigned gate = gatekeepers(g, a);
     if (to != STEP_NO_STATE && g->needs_history && history_add_op(g, to, parent, a) < 0)
@@ -617,8 +691,8 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint
 
 int fsgroup_call(struct fsgroup *g, const struct rcall *c, uint64_t from, uint64_t to)
 {
-    struct step_job j = { g, NULL, c, from, to, 0, NULL,
-                          from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE, 0 };
+    struct step_job j = { .g = g, .call = c, .from = from, .to = to,
+                          .save_first = from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
     if (to != STEP_NO_STATE && g->needs_history && history_add_call(g, to, parent, c) < 0)
         return -1;
@@ -649,10 +723,11 @@ int fsgroup_compare(struct fsgroup *g, int initial)
         n += o->differs != 0;
     }
     g->out[0].differs = 0;
-    /* A crash check holds each fs to its own promise: the reference can fail it too. */
+    /* A crash or fault check holds each fs to its own promise: the reference can fail it too. */
     for (int i = 0; i < g->nfs; i++) {
-        n += g->out[i].crash.kinds && !g->out[i].differs;
-        g->out[i].differs |= DIFF_OF_CRASH(g->out[i].crash.kinds);
+        unsigned own = DIFF_OF_CRASH(g->out[i].crash.kinds) | DIFF_OF_FAULT(g->out[i].fault.kinds);
+        n += own && !g->out[i].differs;
+        g->out[i].differs |= own;
     }
     return n;
 }
@@ -752,6 +827,9 @@ int fsgroup_discard(struct fsgroup *g, uint64_t sid)
 {
     struct discard_job j = { g, sid };
     history_forget(g, sid);
+    for (int i = 0; i < g->nfs; i++)
+        if (g->fault[i])
+            fault_forget_state(g->fault[i], sid);
     if (!g->lazy_save)
         return fsgroup_run(g, discard_one, &j, "discard");
     int unsaved = sid == g->unsaved, eager = 0;
@@ -788,6 +866,12 @@ void fsgroup_crash_report(struct fsgroup *g, int i, FILE *f, const char *dir, ui
         crash_report(g->crash[i], &g->out[i].crash, f, dir, seq);
 }
 
+void fsgroup_fault_report(struct fsgroup *g, int i, FILE *f)
+{
+    if (g->fault[i] && g->out[i].fault.checked)
+        fault_report(g->fault[i], &g->out[i].fault, f);
+}
+
 void fsgroup_crash_close(struct fsgroup *g)
 {
     for (int i = 0; i < g->nfs; i++) {
@@ -799,6 +883,10 @@ void fsgroup_crash_close(struct fsgroup *g)
 void fsgroup_close(struct fsgroup *g)
 {
     fsgroup_crash_close(g);
+    for (int i = 0; i < g->nfs; i++) {
+        fault_close(g->fault[i]);
+        g->fault[i] = NULL;
+    }
     for (int i = 0; i < g->nfs; i++)
         if (g->be[i]) {
             backend_close(g->be[i]);

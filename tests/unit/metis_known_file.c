@@ -63,7 +63,7 @@ Test(known_file, refusals_name_the_line, .fini = drop)
 Test(known_file, append_makes_the_file_and_reads_back, .fini = drop)
 {
     struct known_list k;
-    struct known_class c = { "chmod bad state mode", "a note", "" };
+    struct known_class c = { .signature = "chmod bad state mode", .note = "a note" };
     char err[256];
     snprintf(path, sizeof path, "/tmp/metis-known-unit.%d", (int)getpid());
     unlink(path);

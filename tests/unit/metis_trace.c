@@ -146,6 +146,8 @@ static void mtr_discs(struct trace_disc *d, int nfs)
         if (mtr_below(5) == 0) {
             d[i].have = 1;
             d[i].differs = 1 + (unsigned)mtr_below(7);
+            if (mtr_below(3) == 0)      /* a fault check's findings, any set of them */
+                d[i].differs |= DIFF_OF_FAULT(1 + mtr_below(63));
         }
 }
 
@@ -168,6 +170,17 @@ static void mtr_call(struct trace *t, uint64_t seq)
     cr_assert_not_null(trace_add_call(t, seq, (int)mtr_below((uint64_t)t->nfs), &c, res));
 }
 
+/* A fault step now and then: its kind and request. */
+static void mtr_fault(struct fault_spec *f)
+{
+    memset(f, 0, sizeof *f);
+    if (mtr_below(4))
+        return;
+    f->on = 1;
+    f->kind = (enum fault_kind)mtr_below(FAULT_NKINDS);
+    f->at = mtr_below(2) ? mtr_below(20) : mtr_value();
+}
+
 static void mtr_trace(struct trace *t, size_t max_ops)
 {
     int dlen;
@@ -182,6 +195,7 @@ static void mtr_trace(struct trace *t, size_t max_ops)
             mtr_call(t, seq);
         struct trace_op *op = trace_add_op(t, seq, &a);
         cr_assert_not_null(op);
+        mtr_fault(&op->fault);
         for (int i = 0; i < t->nfs; i++)
             if (mtr_below(8))
                 mtr_outcome(&op->res[i], dlen);
@@ -264,6 +278,11 @@ static void mtr_same_trace(const struct trace *a, const struct trace *b)
         for (int i = 0; i < a->nfs; i++)
             mtr_same_outcome(&a->ops[k].res[i], &b->ops[k].res[i]);
         mtr_same_discs(a->ops[k].disc, b->ops[k].disc);
+        cr_assert_eq(a->ops[k].fault.on, b->ops[k].fault.on, "op %zu: fault step or not", k);
+        if (a->ops[k].fault.on) {
+            cr_assert_eq(a->ops[k].fault.kind, b->ops[k].fault.kind);
+            cr_assert_eq(a->ops[k].fault.at, b->ops[k].fault.at);
+        }
     }
 }
 
