@@ -1,4 +1,4 @@
-/* Checkpoints of a {dir}-backed FUSE fs: its backing directories kept every remount_every steps down a search path, put back for a replay, exported and imported. */
+/* Checkpoints of a {dir}-backed FUSE fs: its backing directories kept every remount_every steps it runs, put back for a replay, exported and imported. */
 #include "dirckpt.h"
 #include "common.h"
 #include "treedir.h"
@@ -10,12 +10,11 @@
 #include <unistd.h>
 #include <uthash.h>
 
-/* A saved state: where it stands on its search path, and its directories if it is a checkpoint. */
+/* A saved state: its parent on its search path, and its directories if it is a checkpoint. */
 struct mark {
     UT_hash_handle hh;
     uint64_t id, parent;
     int has_parent;
-    uint64_t since;             /* steps since the last checkpoint on its path */
     struct ft_tree *dirs;
 };
 
@@ -29,8 +28,10 @@ struct dirckpt {
     uint64_t live;              /* the state last saved, restored or imported */
     int live_known;
     int stepped;                /* an operation may have run since */
-    uint64_t next_since;        /* the state read back: steps since a checkpoint, for its save */
-    int next_known;
+    int counted;                /* the state read back counted as a step already */
+    /* Steps the fs ran since its last mount of kept directories: the history a replay of a
+     * class must redo (runlog.c), whatever path the restores between them took. */
+    uint64_t since;
     uint64_t taken, put_back, imported;
 };
 
@@ -64,7 +65,6 @@ static void drop_pending(struct dirckpt *d)
 {
     ft_unref(&d->st, d->pending);
     d->pending = NULL;
-    d->next_known = 0;
 }
 
 void dck_discard(struct dirckpt *d, uint64_t id)
@@ -96,13 +96,6 @@ void dck_begin(struct dirckpt *d)
 {
     drop_pending(d);
     d->stepped = 1;
-}
-
-/* Steps since the last checkpoint on the path to the live state; unknown: one is due. */
-static uint64_t live_since(struct dirckpt *d)
-{
-    struct mark *m = d->live_known ? find(d, d->live) : NULL;
-    return m ? m->since : d->every;
 }
 
 /* The directories as they are now (the daemon unmounted), shared with the newest recording. */
@@ -152,17 +145,17 @@ int dck_after_read_back(struct dirckpt *d, struct backend *b, struct lrestore *l
 {
     /* Only the first read-back of a new state counts a step: a report reads a saved state
      * again for its listings, which is no step down the search path. */
-    if ((d->live_known && !d->stepped) || d->next_known)
+    if ((d->live_known && !d->stepped) || d->counted)
         return 0;
-    uint64_t since = live_since(d) + 1;
-    if (d->every && since >= d->every) {
-        if (checkpoint(d, b, lr, m) < 0)
-            return -1;
-        since = 0;
-    }
-    d->next_since = since;
-    d->next_known = 1;
-    return 0;
+    /* A listing of the state just saved (the engine's judge, a report) begins and reads back
+     * like a step; it changed nothing, and a checkpoint there would fail outside any step. */
+    if (d->live_known && lr_holds(lr, d->live))
+        return 0;
+    d->counted = 1;
+    if (!d->every || ++d->since < d->every)
+        return 0;
+    d->since = 0;
+    return checkpoint(d, b, lr, m);
 }
 
 static void set_live(struct dirckpt *d, uint64_t id)
@@ -170,18 +163,18 @@ static void set_live(struct dirckpt *d, uint64_t id)
     d->live = id;
     d->live_known = 1;
     d->stepped = 0;
-    d->next_known = 0;
+    d->counted = 0;
 }
 
 int dck_saved(struct dirckpt *d, struct backend *b, uint64_t id)
 {
     struct mark *m = find(d, id);
+    int kept = d->pending != NULL;
     /* A step run again on this fs saves its state once more: it keeps its place on the path. */
     if (!m) {
         if (!(m = calloc(1, sizeof *m)))
             return bk_err(b, "save", "out of memory");
         m->id = id;
-        m->since = d->next_known ? d->next_since : live_since(d) + 1;
         m->parent = d->live;
         m->has_parent = d->live_known;
         HASH_ADD(hh, d->marks, id, sizeof m->id, m);
@@ -189,11 +182,10 @@ int dck_saved(struct dirckpt *d, struct backend *b, uint64_t id)
     if (d->pending) {
         ft_unref(&d->st, m->dirs);
         m->dirs = d->pending;
-        m->since = 0;
         d->pending = NULL;
     }
     set_live(d, id);
-    return 0;
+    return kept;
 }
 
 void dck_restored(struct dirckpt *d, uint64_t id)
@@ -245,7 +237,7 @@ int dck_export(struct dirckpt *d, struct backend *b, uint64_t id, const char *di
     struct mark *m = find(d, id);
     if (!m || !m->dirs)
         return bk_err(b, "export", "no checkpoint of state %llu: its directories are kept "
-                      "every remount_every steps of a search path only", (unsigned long long)id);
+                      "every remount_every steps only", (unsigned long long)id);
     if (snprintf(out, outlen, "%s/%s-%llu.dirs", dir, b->cfg->name, (unsigned long long)id) >=
         (int)outlen)
         return bk_err(b, "export", "path too long under %s", dir);

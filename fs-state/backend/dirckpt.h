@@ -1,4 +1,4 @@
-/* Checkpoints of a {dir}-backed FUSE fs: its backing directories kept every remount_every steps down a search path, put back for a replay, exported and imported. */
+/* Checkpoints of a {dir}-backed FUSE fs: its backing directories kept every remount_every steps it runs, put back for a replay, exported and imported. */
 #ifndef METIS_DIRCKPT_H
 #define METIS_DIRCKPT_H
 
@@ -29,10 +29,13 @@ struct dirckpt *dck_open(const char *root, uint64_t every);
 void dck_close(struct dirckpt *d);
 /* An operation may follow: a checkpoint taken since the last save no longer names it. */
 void dck_begin(struct dirckpt *d);
-/* After the read-back of a step (lr has recorded the live tree): a checkpoint if one is due. */
+/* After the read-back of a step (lr has recorded the live tree): a checkpoint if the fs ran
+ * every steps since its last one (counted in time, not down the path: a replay of a class
+ * redoes what the fs ran since it last mounted kept directories, restores included). */
 int dck_after_read_back(struct dirckpt *d, struct backend *b, struct lrestore *lr,
                         const struct dck_mount *m);
-/* The state just read back is saved as id; restored: the mount holds id. */
+/* The state just read back is saved as id: 1 if a checkpoint was taken of it (the fs was
+ * mounted again on its directories), else 0, or -1. Restored: the mount holds id. */
 int dck_saved(struct dirckpt *d, struct backend *b, uint64_t id);
 void dck_restored(struct dirckpt *d, uint64_t id);
 void dck_discard(struct dirckpt *d, uint64_t id);

@@ -535,8 +535,11 @@ static int fu_save(struct backend *b, uint64_t id)
         return 0;
     if (p->mode == FM_LOGICAL && lr_save(p->lr, b, id) < 0)
         return -1;
-    if (p->dck && dck_saved(p->dck, b, id) < 0)
+    int kept = p->dck ? dck_saved(p->dck, b, id) : 0;
+    if (kept < 0)
         return -1;
+    if (kept)
+        note_fresh(b, p, id);   /* mounted again on the kept directories: its history restarts */
     if (!p->has_image)
         return remember(b, p, id);   /* the engine's replay path is the state */
     return bimage_save(b, &p->im, id);

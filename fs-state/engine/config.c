@@ -1061,6 +1061,9 @@ static void finish_fs(struct parse_state *st, int i)
         fail(st, lines[FSK_REMOUNT_EVERY], "[fs %s]: remount_every applies to a fuse file "
              "system with a size kept mounted (remount = 0), or one whose mount_cmd names a "
              "{dir}", fs->name);
+    /* A {dir}-backed fs's checkpoints cost it an unmount and a mount each: asked for only. */
+    if (fs->dir_backed && !lines[FSK_REMOUNT_EVERY])
+        fs->remount_every = 0;
     for (int k = 0; k < FSK_COUNT; k++)
         if (fs_keys[k].default_by_type && !lines[k] && (fs_keys[k].types & T(fs->type)))
             set_key(st, &fs_keys[k], fs, fs_keys[k].dflt);

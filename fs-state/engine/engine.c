@@ -118,12 +118,27 @@ int engine_init(struct engine *e)
     return 0;
 }
 
+/* A fresh mount on the state this step made (a checkpoint of kept directories): the export
+ * a replay of what the fs ran since can start from (export_ring). */
+static void note_fresh_state(struct engine *e, const char *line, size_t n, uint64_t seq)
+{
+    unsigned long long sid;
+    if (n > 10 && strncmp(line, "fresh sid=", 10) == 0 && sscanf(line + 10, "%llu", &sid) == 1 &&
+        sid + 1 == e->next_sid) {
+        if (e->fresh_pinned && fsgroup_discard(&e->g, e->fresh_sid) == 0)
+            e->fresh_pinned = 0;
+        e->fresh_sid = sid;
+        e->fresh_seq = seq;
+    }
+}
+
 /* Each line "WORD REST" of a backend's history becomes the record "WORD SEQ FS REST". */
-static void log_history_of(struct backend *b, uint64_t seq)
+static void log_history_of(struct engine *e, struct backend *b, uint64_t seq)
 {
     for (char *line = b->history.p, *end = line + b->history.len; line && line < end;) {
         char *nl = memchr(line, '\n', (size_t)(end - line)), *sp;
         size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        note_fresh_state(e, line, n, seq);
         sp = memchr(line, ' ', n);
         if (sp)
             log_line("%.*s %llu %s %.*s", (int)(sp - line), line, (unsigned long long)seq,
@@ -137,7 +152,7 @@ void engine_log_history(struct engine *e, uint64_t seq)
 {
     for (int i = 0; i < e->g.nfs; i++)
         if (e->g.be[i] && e->g.be[i]->history.len)
-            log_history_of(e->g.be[i], seq);
+            log_history_of(e, e->g.be[i], seq);
 }
 
 static void log_free_space(struct engine *e)
@@ -215,7 +230,11 @@ int engine_path_unwind_to(struct engine *e, uint64_t sid)
 {
     while (e->depth > 0 && e->path[e->depth - 1].sid != sid) {
         known_delta_drop(&e->path[--e->depth], e->g.nfs);
-        if (fsgroup_discard(&e->g, e->path[e->depth].sid) < 0)
+        uint64_t gone = e->path[e->depth].sid;
+        /* The newest fresh mount's state stays: a class found later replays from it. */
+        if (gone && gone == e->fresh_sid && !e->fresh_pinned)
+            e->fresh_pinned = 1;
+        else if (fsgroup_discard(&e->g, gone) < 0)
             return -1;
     }
     if (e->depth > 0)
@@ -251,19 +270,35 @@ static int exportable_by_all(struct engine *e, uint64_t sid)
     return 1;
 }
 
-static void export_path_state(struct engine *e, FILE *f, const char *dir, size_t k)
+static void export_state(struct engine *e, FILE *f, const char *dir, uint64_t sid, uint64_t seq)
 {
     char out[1200];
-    uint64_t sid = e->path[k].sid;
     for (int i = 0; i < e->g.nfs; i++) {
         struct backend *b = e->g.be[i];
         if (b->ops->export_state(b, sid, dir, out, sizeof out) < 0)
             snprintf(out, sizeof out, "(not saved: %s)", b->err);
         fprintf(f, "state sid=%llu seq=%llu fs=%s file=%s\n", (unsigned long long)sid,
-                (unsigned long long)e->path[k].seq, b->cfg->name, out);
+                (unsigned long long)seq, b->cfg->name, out);
         log_line("export sid=%llu seq=%llu fs=%s file=%s", (unsigned long long)sid,
-                 (unsigned long long)e->path[k].seq, b->cfg->name, out);
+                 (unsigned long long)seq, b->cfg->name, out);
     }
+}
+
+static void export_path_state(struct engine *e, FILE *f, const char *dir, size_t k)
+{
+    export_state(e, f, dir, e->path[k].sid, e->path[k].seq);
+}
+
+/* The newest checkpoint a fs was mounted on afresh, when it is off the path's exported ring:
+ * a {dir}-backed fs's trace is its history since that mount, which may have left the path
+ * (logical restores), so only that state lets the replayer start near the end. */
+static void export_fresh(struct engine *e, FILE *f, const char *dir, size_t first)
+{
+    for (size_t k = first; k < e->depth; k++)
+        if (e->path[k].sid == e->fresh_sid)
+            return;
+    if (e->fresh_sid && exportable_by_all(e, e->fresh_sid))
+        export_state(e, f, dir, e->fresh_sid, e->fresh_seq);
 }
 
 /* Saves the concrete states of the last ring states of the search path for the replayer.
@@ -284,6 +319,7 @@ static void export_ring(struct engine *e, FILE *f, const char *dir)
         }
     for (size_t k = first; k < e->depth; k++)
         export_path_state(e, f, dir, k);
+    export_fresh(e, f, dir, first);
 }
 
 static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a)

@@ -32,6 +32,10 @@ struct engine {
     struct path_entry *path;
     size_t depth, path_cap;
     uint64_t cur_sid, live_sid, next_sid;
+    /* The state a step made on which a fs was mounted afresh (its kept directories,
+     * "fresh" in its history) and that step: a trace of what the fs ran since starts there. */
+    uint64_t fresh_sid, fresh_seq;
+    int fresh_pinned;            /* SPIN went back past it: discarded when a newer one comes */
     uint64_t ops, restores, discrepancies;   /* discrepancies: every hit of every class */
     struct dclass_table classes;
     double stored, matched;
