@@ -97,6 +97,8 @@ struct backend {
                                    entries already, so the engine does not make them */
     uint64_t grown_bytes, grown_inodes;   /* after grow: its capacity and inode limit (0: the
                                              config's) */
+    int listing;                /* set by the engine around a begin, read-back and end that only
+                                   list the live state (no operation runs): no step to count */
     int record_history;         /* set by the engine: a backend whose restores leave more in the
                                    fs than its saved state (one without snapshots) records what
                                    they did in history, for a replay of its real history */

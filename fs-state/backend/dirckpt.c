@@ -148,8 +148,8 @@ int dck_after_read_back(struct dirckpt *d, struct backend *b, struct lrestore *l
     if ((d->live_known && !d->stepped) || d->counted)
         return 0;
     /* A listing of the state just saved (the engine's judge, a report) begins and reads back
-     * like a step; it changed nothing, and a checkpoint there would fail outside any step. */
-    if (d->live_known && lr_holds(lr, d->live))
+     * like a step; no operation ran, and a checkpoint there would fail outside any step. */
+    if (b->listing)
         return 0;
     d->counted = 1;
     if (!d->every || ++d->since < d->every)

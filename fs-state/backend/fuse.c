@@ -858,6 +858,10 @@ static int kept_read_back(struct backend *b, struct fpriv *p, const struct tree_
      * state again for its listings, and that is no step down the search path. */
     if ((p->live_known && !p->stepped) || p->next_known)
         return n;
+    /* The engine's listing of the state just saved (judging a known delta) begins and reads
+     * back like a step; no operation ran. */
+    if (b->listing)
+        return n;
     uint64_t every = (uint64_t)b->cfg->remount_every, since = live_since(b, p) + 1;
     if (every && since >= every) {
         if (remount_check(b, p) < 0)

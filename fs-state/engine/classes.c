@@ -38,12 +38,14 @@ static int list_mounted(void *ctx, FILE *f)
     struct listing_job *j = ctx;
     struct backend *b = j->g->be[j->i];
     unsigned char digest[TREE_MAX_DIGEST];
+    b->listing = 1;
     int rc = b->ops->begin(b);
     if (rc == 0) {
         rc = backend_read_back(b, &j->g->abs[j->i], digest, f, NULL) < 0 ? -1 : 0;
         if (b->ops->end(b) < 0)
             rc = -1;
     }
+    b->listing = 0;
     return rc;
 }
 

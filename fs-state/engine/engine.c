@@ -255,9 +255,11 @@ static void write_listing(struct engine *e, FILE *f, int i)
         fprintf(f, "(cannot mount: %s)\n", b->err);
         return;
     }
+    b->listing = 1;
     if (backend_read_back(b, &e->g.abs[i], digest, f, NULL) < 0)
         fprintf(f, "(cannot read the tree back: %s)\n", b->err);
     b->ops->end(b);
+    b->listing = 0;
 }
 
 static int exportable_by_all(struct engine *e, uint64_t sid)
