@@ -233,7 +233,6 @@ int dck_put_back(struct dirckpt *d, struct backend *b, uint64_t key)
 int dck_export(struct dirckpt *d, struct backend *b, uint64_t id, const char *dir, char *out,
                size_t outlen)
 {
-    char why[700];
     struct mark *m = find(d, id);
     if (!m || !m->dirs)
         return bk_err(b, "export", "no checkpoint of state %llu: its directories are kept "
@@ -241,16 +240,14 @@ int dck_export(struct dirckpt *d, struct backend *b, uint64_t id, const char *di
     if (snprintf(out, outlen, "%s/%s-%llu.dirs", dir, b->cfg->name, (unsigned long long)id) >=
         (int)outlen)
         return bk_err(b, "export", "path too long under %s", dir);
-    return td_write(&d->st, m->dirs, out, why, sizeof why) < 0
-               ? bk_err(b, "export", "state %llu: %s", (unsigned long long)id, why) : 0;
+    return td_export(b, &d->st, m->dirs, id, out);
 }
 
 int dck_import(struct dirckpt *d, struct backend *b, const char *path, uint64_t id)
 {
-    char why[700];
-    struct ft_tree *t = td_read(&d->st, path, why, sizeof why);
+    struct ft_tree *t = td_import(b, &d->st, path);
     if (!t)
-        return bk_err(b, "import", "%s", why);
+        return -1;
     if (fill_root(d, b, t, "import") < 0) {
         ft_unref(&d->st, t);
         return -1;

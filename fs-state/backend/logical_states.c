@@ -343,21 +343,19 @@ int lr_has(struct lrestore *lr, uint64_t id)
 int lr_export(struct lrestore *lr, struct backend *b, uint64_t id, const char *path)
 {
     struct saved *s;
-    char why[700];
     HASH_FIND(hh, lr->states, &id, sizeof id, s);
     if (!s)
         return bk_err(b, "export", "state %llu was never saved (or was discarded)",
                       (unsigned long long)id);
-    return td_write(&lr->st, s->tree, path, why, sizeof why) < 0
-               ? bk_err(b, "export", "state %llu: %s", (unsigned long long)id, why) : 0;
+    return td_export(b, &lr->st, s->tree, id, path);
 }
 
 int lr_import(struct lrestore *lr, struct backend *b, const char *path, uint64_t id)
 {
     char why[700];
-    struct ft_tree *t = td_read(&lr->st, path, why, sizeof why);
+    struct ft_tree *t = td_import(b, &lr->st, path);
     if (!t)
-        return bk_err(b, "import", "%s", why);
+        return -1;
     int fd = -1, rc = -1;
     if ((lr->last_valid || record_mount(lr, b, "import") == 0) &&
         (fd = open(b->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)

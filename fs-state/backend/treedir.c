@@ -1,6 +1,7 @@
 /* Recorded trees written out as a directory and read back in: the saved states of file systems that have no image (a tmpfs, a FUSE fs's backing directories). */
 #define _XOPEN_SOURCE 700       /* nftw */
 #include "treedir.h"
+#include "common.h"
 #include "logical_apply.h"
 
 #include <errno.h>
@@ -67,5 +68,22 @@ struct ft_tree *td_read(struct ft_store *st, const char *path, char *err, size_t
         snprintf(err, errlen, "cannot read the directory %s: %s", path, strerror(errno));
     if (fd >= 0)
         close(fd);
+    return t;
+}
+
+int td_export(struct backend *b, struct ft_store *st, const struct ft_tree *t, uint64_t id,
+              const char *path)
+{
+    char why[700];
+    return td_write(st, t, path, why, sizeof why) < 0
+               ? bk_err(b, "export", "state %llu: %s", (unsigned long long)id, why) : 0;
+}
+
+struct ft_tree *td_import(struct backend *b, struct ft_store *st, const char *path)
+{
+    char why[700];
+    struct ft_tree *t = td_read(st, path, why, sizeof why);
+    if (!t)
+        bk_err(b, "import", "%s", why);
     return t;
 }

@@ -3,6 +3,7 @@
 #define METIS_TREEDIR_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "fstree.h"
 
 /*
@@ -20,5 +21,12 @@ int td_write(struct ft_store *st, const struct ft_tree *t, const char *path, cha
              size_t errlen);
 /* The tree of the directory path (NULL with the reason in err). */
 struct ft_tree *td_read(struct ft_store *st, const char *path, char *err, size_t errlen);
+
+struct backend;
+/* td_write and td_read for a backend's export_state and import_state: a failure's reason goes
+ * to b->err (0 or -1; the tree or NULL). */
+int td_export(struct backend *b, struct ft_store *st, const struct ft_tree *t, uint64_t id,
+              const char *path);
+struct ft_tree *td_import(struct backend *b, struct ft_store *st, const char *path);
 
 #endif
