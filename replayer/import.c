@@ -26,12 +26,19 @@ static int ierr(struct backend *b, const char *fmt, ...)
     return -1;
 }
 
+/* States that are no image or pickle, which the backend loads itself (import_state): a tmpfs's
+ * recorded tree, a {dir}-backed fs's directories. */
+static int loaded_by_backend(const struct fs_config *cfg)
+{
+    return (cfg->type == FS_KERNEL && strcmp(cfg->fstype, "tmpfs") == 0) ||
+           (cfg->type == FS_FUSE && cfg->dir_backed);
+}
+
 int import_supported(const struct fs_config *cfg)
 {
     return (cfg->type == FS_KERNEL && !fs_format_devless(cfg->fstype)) || cfg->type == FS_REFFS ||
            (cfg->type == FS_FUSE && cfg->size && !cfg->dir_backed && cfg->remount) ||
-           (cfg->type == FS_KERNEL && strcmp(cfg->fstype, "tmpfs") == 0) ||
-           (cfg->type == FS_FUSE && cfg->dir_backed);
+           loaded_by_backend(cfg);
 }
 
 static int copy_into(struct backend *b, int in, int out, off_t size)
@@ -105,7 +112,8 @@ int import_state(struct backend *b, const char *file, uint64_t sid)
         return ierr(b, "no exported state");
     if (!import_supported(b->cfg))
         return ierr(b, "a type=fuse fs without an image or {dir} directories has no state to load");
-    if (b->ops->import_state)
-        return b->ops->import_state(b, file, sid);
+    if (loaded_by_backend(b->cfg))
+        return b->ops->import_state ? b->ops->import_state(b, file, sid)
+                                    : ierr(b, "this backend loads no exported state");
     return b->cfg->type == FS_REFFS ? import_pickle(b, file, sid) : import_image(b, file, sid);
 }
