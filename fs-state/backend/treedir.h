@@ -13,8 +13,8 @@
  * reason in err.
  */
 
-/* Makes the empty directory below dirfd hold t (made by the calls of logical_apply.h) and
- * checks by recording it again that it does. */
+/* Makes the directory dirfd hold t (the difference from what it holds, by the calls of
+ * logical_apply.h; callers give it an empty one) and checks by recording it again that it does. */
 int td_fill(struct ft_store *st, int dirfd, const struct ft_tree *t, char *err, size_t errlen);
 /* Writes t as the new directory path (one left there by an earlier export is replaced). */
 int td_write(struct ft_store *st, const struct ft_tree *t, const char *path, char *err,
