@@ -53,24 +53,34 @@ static void make_source(void)
     cr_assert_eq(symlinkat("../f", td_src, "d/l"), 0);
 }
 
-static int same(const struct ft_tree *a, const struct ft_tree *b)
+/* The source made and recorded. */
+static struct ft_tree *source_tree(void)
 {
-    return a->dlen == b->dlen && memcmp(a->digest, b->digest, (size_t)a->dlen) == 0 &&
-           ft_same_links(a, b);
+    make_source();
+    struct ft_tree *t = ft_record(&td_st, td_src, NULL);
+    cr_assert_not_null(t);
+    return t;
+}
+
+/* got must be want, hard-link groups included; got is dropped. */
+static void expect_same(const struct ft_tree *want, struct ft_tree *got, const char *what)
+{
+    char diff[800];
+    cr_assert_not_null(got, "%s: not recorded", what);
+    ft_first_difference(&td_st, want, "source", got, what, diff, sizeof diff);
+    cr_expect(want->dlen == got->dlen &&
+              memcmp(want->digest, got->digest, (size_t)want->dlen) == 0 &&
+              ft_same_links(want, got), "%s", diff);
+    ft_unref(&td_st, got);
 }
 
 Test(metis_treedir, write_then_read_keeps_the_tree)
 {
-    char err[700], out[128], diff[800];
-    make_source();
-    struct ft_tree *t = ft_record(&td_st, td_src, NULL);
-    cr_assert_not_null(t);
+    char err[700], out[128];
+    struct ft_tree *t = source_tree();
     snprintf(out, sizeof out, "%s/out", td_dir);
     cr_assert_eq(td_write(&td_st, t, out, err, sizeof err), 0, "%s", err);
-    struct ft_tree *back = td_read(&td_st, out, err, sizeof err);
-    cr_assert_not_null(back, "%s", err);
-    ft_first_difference(&td_st, t, "source", back, "written", diff, sizeof diff);
-    cr_expect(same(t, back), "%s", diff);
+    expect_same(t, td_read(&td_st, out, err, sizeof err), "written");
     struct stat a, b, hole;
     char path[160];
     snprintf(path, sizeof path, "%s/f", out);
@@ -85,7 +95,6 @@ Test(metis_treedir, write_then_read_keeps_the_tree)
                  (long long)hole.st_blocks);
     /* written again over itself: the old directory is replaced, not merged */
     cr_assert_eq(td_write(&td_st, t, out, err, sizeof err), 0, "%s", err);
-    ft_unref(&td_st, back);
     ft_unref(&td_st, t);
 }
 
@@ -93,21 +102,15 @@ Test(metis_treedir, write_then_read_keeps_the_tree)
  * difference's start (so a put-back over leftovers cannot merge them in). */
 Test(metis_treedir, fill_replaces_what_the_directory_held)
 {
-    char err[700], path[128], diff[800];
-    make_source();
-    struct ft_tree *t = ft_record(&td_st, td_src, NULL);
-    cr_assert_not_null(t);
+    char err[700], path[128];
+    struct ft_tree *t = source_tree();
     snprintf(path, sizeof path, "%s/src/d", td_dir);
     int fd = open(path, O_RDONLY | O_DIRECTORY);
     cr_assert_geq(fd, 0);
     cr_assert_eq(td_fill(&td_st, fd, t, err, sizeof err), 0, "%s", err);
-    struct ft_tree *got = ft_record(&td_st, fd, NULL);
-    cr_assert_not_null(got);
-    ft_first_difference(&td_st, t, "tree", got, "filled", diff, sizeof diff);
-    cr_expect(same(t, got), "%s", diff);
+    expect_same(t, ft_record(&td_st, fd, NULL), "filled");
     close(fd);
     cr_expect_null(td_read(&td_st, "/nonexistent/metis-treedir", err, sizeof err));
     cr_expect(strstr(err, "cannot read the directory") != NULL, "%s", err);
-    ft_unref(&td_st, got);
     ft_unref(&td_st, t);
 }
