@@ -92,6 +92,11 @@ void dck_close(struct dirckpt *d)
     free(d);
 }
 
+void dck_fresh(struct dirckpt *d)
+{
+    d->since = 0;
+}
+
 void dck_begin(struct dirckpt *d)
 {
     drop_pending(d);

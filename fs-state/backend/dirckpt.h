@@ -27,6 +27,9 @@ struct dck_mount {
  * still works). NULL when out of memory. */
 struct dirckpt *dck_open(const char *root, uint64_t every);
 void dck_close(struct dirckpt *d);
+/* The fs was mounted afresh and replayed to a state: its history restarts there, and so does
+ * the count of steps to the next checkpoint. */
+void dck_fresh(struct dirckpt *d);
 /* An operation may follow: a checkpoint taken since the last save no longer names it. */
 void dck_begin(struct dirckpt *d);
 /* After the read-back of a step (lr has recorded the live tree): a checkpoint if the fs ran

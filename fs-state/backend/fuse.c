@@ -591,6 +591,8 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
         return -1;
     p->replays++;
     note_fresh(b, p, id);
+    if (p->dck)
+        dck_fresh(p->dck);
     int rc = b->replay_fn(b->replay_ctx, b, from, id);
     bk_close_root(b);
     if (rc < 0 && !b->err[0])
