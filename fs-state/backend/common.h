@@ -16,6 +16,7 @@ extern const struct backend_ops backend_kernel_ops;
 extern const struct backend_ops backend_reffs_ops;
 extern const struct backend_ops backend_fuse_ops;
 extern const struct backend_ops backend_devless_ops;
+extern const struct backend_ops backend_kernel_kept_ops;
 
 /* Formats "fs NAME: STEP: message" into b->err; returns -1 so callers can return it. */
 int bk_err(struct backend *b, const char *step, const char *fmt, ...)

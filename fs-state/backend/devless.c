@@ -177,8 +177,9 @@ static int d_save(struct backend *b, uint64_t id)
 }
 
 /* A logical restore that missed: a fresh mount, and the engine replays the search path. */
-static int d_replay(struct backend *b, uint64_t id)
+static int d_replay(void *ctx, struct backend *b, uint64_t id)
 {
+    (void)ctx;
     struct dpriv *p = b->priv;
     if (!b->replay_fn)
         return bk_err(b, "restore", "state %llu: the logical restore missed and nothing "
@@ -202,7 +203,7 @@ static int fresh_initial(struct backend *b, struct dpriv *p, uint64_t id)
 {
     if (!p->overlay || !b->populated || id != 0 || lr_holds(p->lr, id))
         return 0;
-    if (d_replay(b, id) < 0)
+    if (d_replay(NULL, b, id) < 0)
         return -1;
     p->fresh_restores++;
     lr_begin(p->lr);            /* the next read-back records what the fresh layers hold */
@@ -220,7 +221,7 @@ static int d_restore(struct backend *b, uint64_t id)
         return fresh < 0 ? -1 : 0;
     if (!b->mounted && d_mount(b, p, "restore: mount") < 0)
         return -1;
-    return lr_restore(p->lr, b, id, d_replay);
+    return lr_restore(p->lr, b, id, d_replay, NULL);
 }
 
 static void d_discard(struct backend *b, uint64_t id)

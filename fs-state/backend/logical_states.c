@@ -26,6 +26,7 @@ struct lrestore {
     struct ft_store st;
     struct saved *states;
     struct ft_tree *last;       /* the tree the mount held when last recorded */
+    struct ft_tree *rechecked;  /* the tree the last lr_recheck held the mount to */
     int last_valid;             /* ... and still holds (no operation since) */
     unsigned ignore;            /* attributes the digest leaves out: their calls may fail */
     struct lr_counts n;
@@ -56,6 +57,7 @@ void lr_close(struct lrestore *lr)
         return;
     lr_discard(lr, UINT64_MAX);
     ft_unref(&lr->st, lr->last);
+    ft_unref(&lr->st, lr->rechecked);
     ft_store_free(&lr->st);
     free(lr);
 }
@@ -205,14 +207,14 @@ static void now_holds(struct lrestore *lr, struct ft_tree *t)
 }
 
 static int fall_back(struct lrestore *lr, struct backend *b, uint64_t id, struct ft_tree *want,
-                     lr_replay_fn replay, const char *why)
+                     lr_replay_fn replay, void *ctx, const char *why)
 {
     char diff[700];
     if (++lr->n.fallbacks <= FALLBACKS_TOLD)
         fprintf(stderr, "metis: fs %s: logical restore of state %llu missed (%s); replaying "
                 "instead\n", b->cfg->name, (unsigned long long)id, why);
     lr->last_valid = 0;
-    if (replay(b, id) < 0 || record_mount(lr, b, "restore: after replay") < 0)
+    if (replay(ctx, b, id) < 0 || record_mount(lr, b, "restore: after replay") < 0)
         return -1;
     if (reaches(lr->last, want)) {
         now_holds(lr, want);
@@ -225,7 +227,8 @@ static int fall_back(struct lrestore *lr, struct backend *b, uint64_t id, struct
                   (unsigned long long)id, diff);
 }
 
-int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn replay)
+int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn replay,
+               void *ctx)
 {
     struct saved *s;
     char why[700];
@@ -252,7 +255,7 @@ int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn
         now_holds(lr, s->tree);
         return 0;
     }
-    return fall_back(lr, b, id, s->tree, replay, why);
+    return fall_back(lr, b, id, s->tree, replay, ctx, why);
 }
 
 static void drop(struct lrestore *lr, struct saved *s)
@@ -315,13 +318,23 @@ int lr_recheck(struct lrestore *lr, struct backend *b, char *msg, size_t msglen)
     struct ft_tree *live = lr->last ? ft_ref(lr->last) : NULL;
     if (!live)
         return bk_err(b, "read-back", "no tree recorded before the remount");
-    int same = -1;
-    if (record(lr, b, b->rootfd, live, "read-back after a remount") == 0) {
-        same = reaches(lr->last, live);
-        if (!same)
-            ft_first_difference(&lr->st, live, "live", lr->last, "after the remount", msg,
-                                msglen);
-    }
-    ft_unref(&lr->st, live);
+    ft_unref(&lr->st, lr->rechecked);
+    lr->rechecked = live;
+    if (record(lr, b, b->rootfd, live, "read-back after a remount") < 0)
+        return -1;
+    int same = reaches(lr->last, live);
+    if (!same)
+        ft_first_difference(&lr->st, live, "live", lr->last, "after the remount", msg, msglen);
     return same;
+}
+
+int lr_recheck_listings(struct lrestore *lr, char **before, char **again)
+{
+    *before = lr->rechecked && lr->last ? ft_listing(&lr->st, lr->rechecked) : NULL;
+    *again = *before ? ft_listing(&lr->st, lr->last) : NULL;
+    if (*again)
+        return 0;
+    free(*before);
+    *before = NULL;
+    return -1;
 }
