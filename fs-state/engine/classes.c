@@ -9,13 +9,13 @@
 
 static void kinds_text(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
              d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
              d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
              d & DIFF_CRASH_FSCK ? "crash-fsck," : "",
              d & DIFF_DAEMON_DIED ? "daemon-died," : "", d & DIFF_HANG ? "hang," : "",
              d & DIFF_RESTORE_UNREACHABLE ? "restore-unreachable," : "",
-             d & DIFF_UNREADABLE ? "unreadable," : "");
+             d & DIFF_UNREADABLE ? "unreadable," : "", d & DIFF_REMOUNT ? "remount," : "");
     size_t n = strlen(buf);
     if (n)
         buf[n - 1] = '\0';
@@ -105,6 +105,9 @@ static void sign(struct dclass *c, const struct metis_config *cfg)
     kinds_text(c->kinds, kinds, sizeof kinds);
     if (c->kinds & DIFF_TARGET)     /* whatever the operation: "daemon-died bindfs" */
         snprintf(c->signature, sizeof c->signature, "%s %s", kinds, fs);
+    else if (c->kinds & DIFF_REMOUNT)   /* the checkpoint's step is not its cause */
+        snprintf(c->signature, sizeof c->signature, "remount %.32s state %.24s", fs,
+                 tree_diff_name(c->attr));
     else if ((c->kinds & (DIFF_RET | DIFF_ERRNO)) && !(c->kinds & DIFF_CRASH_ANY))
         sign_outcomes(c, op, fs);
     else                            /* the state alone, or a crash check: what it shows first */
@@ -121,7 +124,9 @@ void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct 
     c->kinds = g->out[i].differs;
     c->ref = g->out[0].res;
     c->res = g->out[i].res;
-    if ((c->kinds & DIFF_STATE) && g->out[i].have_fresh)
+    if (c->kinds & DIFF_REMOUNT)
+        c->d = g->out[i].remount.d;    /* the cause: the device is not what the mount showed */
+    else if ((c->kinds & DIFF_STATE) && g->out[i].have_fresh)
         c->d = g->out[i].fresh;        /* what the step added to the known delta */
     else if (c->kinds & DIFF_STATE)
         state_difference(g, i, &c->d);
@@ -180,6 +185,11 @@ static void evidence(const struct dclass *c, const struct metis_config *cfg, cha
         snprintf(out, len, "%s", c->d.entry);
         return;
     }
+    if (c->kinds & DIFF_REMOUNT) {
+        snprintf(out, len, "%s of %s: live %s, after the remount %s", tree_diff_name(c->attr),
+                 c->d.entry, c->d.ref, c->d.other);
+        return;
+    }
     if (c->kinds & (DIFF_RET | DIFF_ERRNO))
         n += (size_t)snprintf(out, len, "ret=%ld errno=%s, reference ret=%ld errno=%s",
                               c->res.ret, errno_name(c->res.err), c->ref.ret,
@@ -199,6 +209,12 @@ void classes_describe(const struct dclass *c, const struct metis_config *cfg, ch
     evidence(c, cfg, ev, sizeof ev);
     if (c->kinds & DIFF_TARGET) {
         snprintf(out, len, "class %d: %s on %s at %s (%s)", c->id, kinds, cfg->fs[c->fs].name,
+                 c->op < 0 ? "the initial state" : op_name((enum op_id)c->op), ev);
+        return;
+    }
+    if (c->kinds & DIFF_REMOUNT) {
+        snprintf(out, len, "class %d: the remount check of %s at a checkpoint after %s: the "
+                 "tree on its device is not the one it showed (%s)", c->id, cfg->fs[c->fs].name,
                  c->op < 0 ? "the initial state" : op_name((enum op_id)c->op), ev);
         return;
     }

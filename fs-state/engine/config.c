@@ -36,6 +36,7 @@ struct parse_state {
     int fs;                     /* index of the current [fs NAME] */
     int fs_key_line[METIS_MAX_FS][FSK_COUNT];
     int ops_line, pool_line, pool_key_line;
+    int lose_line;              /* [run] remount_test_lose's line, 0 if not given */
     bool part_given[ARG_NKINDS], mode_given[ARG_NKINDS];   /* [sizes] keys seen */
     int err_line;               /* line of the first problem, 0 if none yet */
     bool failed;
@@ -241,6 +242,8 @@ static void run_checks(struct parse_state *st, const char *name, const char *val
         fail(st, st->line, "crash: '%s' is not off, fsync, syncfs or any", value);
     if (strcmp(name, "crash_test_skip") == 0 && value[0] && op_lookup(value) < 0)
         fail(st, st->line, "crash_test_skip: '%s' is not an operation", value);
+    if (strcmp(name, "remount_test_lose") == 0)
+        st->lose_line = st->line;
     if (strcmp(name, "search") == 0 && search_kind_parse(value) < 0)
         fail(st, st->line, "search: '%s' is not dfs or random", value);
 }
@@ -989,6 +992,16 @@ static void check_placeholders(struct parse_state *st, struct fs_config *fs, con
     check_populate_dir(st, fs, &dirs, lines[FSK_POPULATE_DIR]);
 }
 
+/* Kept mounted across steps (remount = 0) with an image its checkpoints keep. */
+static int kept_with_image(const struct fs_config *fs)
+{
+    if (fs->remount)
+        return 0;
+    if (fs->type == FS_KERNEL)
+        return !fs_format_devless(fs->fstype);
+    return fs->type == FS_FUSE && fs->size && !fs->dir_backed;
+}
+
 /* tmpfs and overlay have no device: no mkfs; tmpfs's data lives in its mount, so it stays
  * mounted (remount 0); inodes and populate_lower mean something only here. */
 static void finish_devless(struct parse_state *st, struct fs_config *fs, const int *lines)
@@ -1051,9 +1064,10 @@ static void finish_fs(struct parse_state *st, int i)
         strcmp(fs->restore, "auto"))
         fail(st, lines[FSK_RESTORE], "[fs %s]: restore applies to a fuse file system without "
              "size (with a size its states are images)", fs->name);
-    if (lines[FSK_REMOUNT_EVERY] && !(fs->size && !fs->dir_backed && !fs->remount))
-        fail(st, lines[FSK_REMOUNT_EVERY], "[fs %s]: remount_every applies to a fuse file "
-             "system with a size kept mounted (remount = 0)", fs->name);
+    if (lines[FSK_REMOUNT_EVERY] && !kept_with_image(fs))
+        fail(st, lines[FSK_REMOUNT_EVERY], "[fs %s]: remount_every applies to a file system "
+             "with an image kept mounted (remount = 0): a kernel fs with a device, or a fuse "
+             "fs with a size", fs->name);
     for (int k = 0; k < FSK_COUNT; k++)
         if (fs_keys[k].default_by_type && !lines[k] && (fs_keys[k].types & T(fs->type)))
             set_key(st, &fs_keys[k], fs, fs_keys[k].dflt);
@@ -1287,6 +1301,20 @@ static void finish_lacks(struct parse_state *st)
         cfg->fs[i].lacks_ignore = fx.ignore;
 }
 
+/* The lost-write hook acts at a kept kernel fs's checkpoints: without one it would test
+ * nothing, silently. */
+static void finish_lose_hook(struct parse_state *st)
+{
+    const struct metis_config *cfg = st->cfg;
+    if (!cfg->run.remount_test_lose)
+        return;
+    for (int i = 0; i < cfg->nfs; i++)
+        if (cfg->fs[i].type == FS_KERNEL && kept_with_image(&cfg->fs[i]))
+            return;
+    fail(st, st->lose_line, "remount_test_lose: no kernel file system with a device is kept "
+         "mounted (remount = 0), so no checkpoint could show a lost write");
+}
+
 static void finish(struct parse_state *st)
 {
     struct metis_config *cfg = st->cfg;
@@ -1315,6 +1343,8 @@ static void finish(struct parse_state *st)
     char msg[400];
     if (!st->failed && crash_config_problem(cfg, &bad_fs, msg, sizeof msg) < 0)
         fail(st, cfg->fs[bad_fs].line, "[fs %s]: %s", cfg->fs[bad_fs].name, msg);
+    if (!st->failed)
+        finish_lose_hook(st);
 }
 
 /* ---------------------------------------------------------------- defaults */

@@ -138,6 +138,8 @@ struct run_config {
     int out_line;               /* line of the out key (0 = not given), for config_validate */
     char crash[16];             /* crash check: off, fsync, syncfs or any (crash_modes.h) */
     char crash_test_skip[32];   /* test hook: an operation whose fsync crash=fsync leaves out */
+    uint64_t remount_test_lose; /* test hook: a write_file of at least this many bytes never
+                                   reaches the device of a kernel fs kept mounted (0: off) */
     char search[16];            /* the search kind: "dfs" (SPIN) or "random" (the measuring stick) */
     long walk_max;              /* search = random: a walk's operations are at most this many */
     long dive;                  /* search = dfs: a dive's operations at most (0: no dives) */

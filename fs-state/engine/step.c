@@ -7,9 +7,11 @@
 #include "prepopulate.h"
 #include "lib/helpers.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <uthash.h>
 
 /* A state's parent and the operation that made it: what a backend without snapshots replays. */
@@ -224,7 +226,8 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
         /* Logically restored file systems replay when a restore misses. */
         g->needs_history |= (fs->type == FS_FUSE &&
                              (fs->size == 0 || fs->dir_backed || !fs->remount)) ||
-                            (fs->type == FS_KERNEL && fs_format_devless(fs->fstype));
+                            (fs->type == FS_KERNEL &&
+                             (fs_format_devless(fs->fstype) || !fs->remount));
         if (fs->op_timeout > g->timeout)
             g->timeout = fs->op_timeout;
     }
@@ -409,6 +412,23 @@ static int lazy_work(struct fsgroup *g, int i, uint64_t save_first)
     return lazy && save_first != STEP_NO_STATE ? b->ops->save(b, save_first) : 0;
 }
 
+/* [run] remount_test_lose, a test hook: the data of a write of at least that many bytes never
+ * reaches the device of a kernel fs kept mounted (backend.h's lose_write). An append landed at
+ * the end of the file as it is now. */
+static void lose_write(const struct fsgroup *g, struct backend *b, const struct op_args *a,
+                       const struct op_result *r)
+{
+    uint64_t least = g->cfg->run.remount_test_lose;
+    struct stat st;
+    if (!least || !b->ops->lose_write || a->op != OP_write_file || r->ret <= 0 ||
+        (uint64_t)r->ret < least)
+        return;
+    uint64_t off = a->offset;
+    if ((a->flags & O_APPEND) && fstatat(b->rootfd, a->path + 1, &st, 0) == 0)
+        off = (uint64_t)st.st_size - (uint64_t)r->ret;
+    b->ops->lose_write(b, a->path, off, (uint64_t)r->ret);
+}
+
 static int step_one(int i, void *ctx)
 {
     struct step_job *j = ctx;
@@ -432,6 +452,8 @@ static int step_one(int i, void *ctx)
         o->res = *j->skip;
     else if (j->args)
         op_exec(b->rootfd, j->args, &o->res);
+    if (j->args && !j->skip)
+        lose_write(j->g, b, j->args, &o->res);
     else if (!b->populated && !j->g->plan_made_early)   /* else they are there already */
         prepopulate_run(b->rootfd, j->g->plan, j->g->nplan);
     /* Only a FUSE mount whose daemon is gone answers these: a finding of its own
@@ -446,7 +468,12 @@ static int step_one(int i, void *ctx)
     if (crash_capture_step(j, i) < 0)
         return -1;
     double t_read = now_seconds();
-    if (fsgroup_read_state(j->g, i) < 0)
+    b->read_step = 1;
+    b->checkpoint_now = j->g->checkpoint_next;
+    int read = fsgroup_read_state(j->g, i);
+    b->read_step = b->checkpoint_now = 0;
+    o->remount = b->remount;
+    if (read < 0)
         return -1;
     double t_end = now_seconds();
     if (b->ops->end(b) < 0 ||
@@ -546,6 +573,7 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint
              : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
         return -1;
     g->ndiscards = 0;
+    g->checkpoint_next = 0;
     if (g->lazy_save)
         g->unsaved = to;
     if (g->unsupported_step && to != STEP_NO_STATE && g->needs_history)
@@ -573,10 +601,12 @@ int fsgroup_compare(struct fsgroup *g, int initial)
         n += o->differs != 0;
     }
     g->out[0].differs = 0;
-    /* A crash check holds each fs to its own promise: the reference can fail it too. */
+    /* A crash check or a remount check holds each fs to itself: the reference can fail too. */
     for (int i = 0; i < g->nfs; i++) {
-        n += g->out[i].crash.kinds && !g->out[i].differs;
-        g->out[i].differs |= DIFF_OF_CRASH(g->out[i].crash.kinds);
+        struct fs_outcome *o = &g->out[i];
+        unsigned own = DIFF_OF_CRASH(o->crash.kinds) | (o->remount.differs ? DIFF_REMOUNT : 0);
+        n += own && !o->differs;
+        o->differs |= own;
     }
     return n;
 }
