@@ -103,7 +103,10 @@ static void emit_kernel(FILE *f, const struct fs_config *c, int crash)
         fprintf(f, "  do_mount; repro tree; do_umount\n"
                 "  verdict\n");
     else
-        fprintf(f, "  do_mount; repro; do_umount\n");
+        fprintf(f, "  # Metis keeps it mounted across operations and remounts it at checkpoints:\n"
+                "  # the tree read after a remount must still be the reference's.\n"
+                "  do_mount; repro; do_umount\n"
+                "  do_mount; repro tree; do_umount\n");
 }
 
 /* tmpfs: "mode=0755,size=N[,nr_inodes=M]" as the backend mounts it (devless.c). */

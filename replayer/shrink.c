@@ -91,6 +91,17 @@ static const struct tree_delta *known_before(const struct shrinker *sh, size_t j
     return sh->sid[0] ? &sh->saved_delta : NULL;
 }
 
+/* The most telling difference a remount check found is the class's attribute. */
+static int remount_attr_kept(struct shrinker *sh, struct target *w)
+{
+    enum tree_diff at = sh->s.g.out[w->fs].remount.d.attr;
+    if (!w->attr_known) {
+        w->attr = at;
+        w->attr_known = 1;
+    }
+    return at == w->attr;
+}
+
 /* Did the step just replayed (operation a, judged to add attr) end in the target discrepancy?
  * A difference the state before held already is none, as in the run. */
 static int on_target(struct shrinker *sh, const struct op_args *a, enum tree_diff at)
@@ -98,8 +109,11 @@ static int on_target(struct shrinker *sh, const struct op_args *a, enum tree_dif
     struct target *w = &sh->want;
     if (at == TREE_DIFF_NONE)
         sh->s.differs[w->fs] &= ~DIFF_STATE;
-    if (a->op != w->op || sh->s.differs[w->fs] != w->kinds)
+    /* A remount check's finding is the checkpoint's, whichever operation it came after. */
+    if ((a->op != w->op && !(w->kinds & DIFF_REMOUNT)) || sh->s.differs[w->fs] != w->kinds)
         return 0;
+    if (w->kinds & DIFF_REMOUNT)
+        return remount_attr_kept(sh, w);
     if (!(w->kinds & DIFF_STATE))
         return 1;
     if (!w->attr_known) {
@@ -129,6 +143,7 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         uint64_t to = sh->next_sid++;
         const struct op_args *a = &sh->t->ops[cand[j]].args;
         double t = now_seconds();
+        sh->s.g.checkpoint_next = j + 1 == n;   /* a kept fs's remount check ends a candidate */
         if (session_step(&sh->s, a, from, to) < 0)
             return TEST_INFRA;
         sh->step_s += now_seconds() - t;
@@ -302,6 +317,7 @@ static int record(struct shrinker *sh, const size_t *cur, size_t n, const char *
         return -1;
     for (size_t k = 0; k < n; k++) {
         const struct trace_op *src = &sh->t->ops[cur[k]];
+        sh->s.g.checkpoint_next = k + 1 == n;
         if (session_step(&sh->s, &src->args, k == 0 ? sh->sid[0] : SESSION_NO_STATE,
                          SESSION_NO_STATE) < 0)
             return -1;
@@ -572,8 +588,8 @@ static int set_target(struct shrinker *sh, const struct cli_opts *o)
     if (fs < 0)
         return 0;
     replay_expected(sh->t, sh->map, sh->cfg.nfs, want);
-    /* The reference has no class of its own but its crash check's. */
-    int ref_ok = fs != 0 || (want[0] & DIFF_CRASH_ANY);
+    /* The reference has no class of its own but its crash and remount checks'. */
+    int ref_ok = fs != 0 || (want[0] & (DIFF_CRASH_ANY | DIFF_REMOUNT));
     if (!ref_ok || !want[fs] || sh->t->nops == 0) {
         fprintf(stderr, "metis-replay: %s records no discrepancy of fs %s after an operation: "
                 "nothing to shrink\n", o->input, sh->cfg.fs[fs].name);

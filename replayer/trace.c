@@ -355,6 +355,18 @@ static int parse_crash(struct parser *p, char **tok, int *n, unsigned *differs)
     return 0;
 }
 
+/* The optional last field "remount=differs" (a kept fs's remount check): its DIFF bit. */
+static int parse_remount(struct parser *p, char **tok, int *n, unsigned *differs)
+{
+    if (*n < 1 || strncmp(tok[*n - 1], "remount=", 8) != 0)
+        return 0;
+    if (strcmp(tok[*n - 1] + 8, "differs") != 0)
+        return perr(p, "'%.40s' is not remount=differs", tok[*n - 1]);
+    *differs |= DIFF_REMOUNT;
+    (*n)--;
+    return 0;
+}
+
 static int parse_disc(struct parser *p, char **tok, int n)
 {
     static const char *const keys[] = { "fs", "ret", "errno", "state" };
@@ -371,7 +383,8 @@ static int parse_disc(struct parser *p, char **tok, int n)
             return -1;
         d = op->disc;
     }
-    if (parse_crash(p, tok, &n, &differs) < 0 || take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
+    if (parse_remount(p, tok, &n, &differs) < 0 || parse_crash(p, tok, &n, &differs) < 0 ||
+        take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
         return -1;
     int i = fs_of(p, v[0]);
     if (i < 0)
@@ -669,12 +682,13 @@ static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const stru
 {
     for (int i = 0; i < t->nfs; i++)
         if (d[i].have)
-            fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s\n", seq,
+            fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s%s\n", seq,
                     t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
                     d[i].differs & DIFF_ERRNO ? "differs" : "same",
                     d[i].differs & DIFF_STATE ? "differs" : "same",
                     CRASH_OF_DIFF(d[i].differs) ? " crash=" : "",
-                    CRASH_OF_DIFF(d[i].differs) ? crash_kind_name(CRASH_OF_DIFF(d[i].differs)) : "");
+                    CRASH_OF_DIFF(d[i].differs) ? crash_kind_name(CRASH_OF_DIFF(d[i].differs)) : "",
+                    d[i].differs & DIFF_REMOUNT ? " remount=differs" : "");
 }
 
 static void write_header(const struct trace *t, FILE *f)
