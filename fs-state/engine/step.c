@@ -452,10 +452,10 @@ static int step_one(int i, void *ctx)
         o->res = *j->skip;
     else if (j->args)
         op_exec(b->rootfd, j->args, &o->res);
-    if (j->args && !j->skip)
-        lose_write(j->g, b, j->args, &o->res);
     else if (!b->populated && !j->g->plan_made_early)   /* else they are there already */
         prepopulate_run(b->rootfd, j->g->plan, j->g->nplan);
+    if (j->args && !j->skip)
+        lose_write(j->g, b, j->args, &o->res);
     /* Only a FUSE mount whose daemon is gone answers these: a finding of its own
      * (fsgroup_target_failure), not an errno to compare. */
     if (backend_errno_of_dead_daemon(o->res.err) && backend_daemon_gone(b)) {
