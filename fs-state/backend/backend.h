@@ -107,6 +107,8 @@ struct backend {
                                    path (a report's read-back is none) */
     int checkpoint_now;         /* set by the replayer: that read-back takes a checkpoint
                                    whatever remount_every says (a trace's last operation) */
+    uint64_t ample_bytes, ample_inodes;  /* set by the engine: free bytes and inodes more than
+                                            the pool could ever take (0: none are) */
     struct backend_remount remount;
 };
 

@@ -1023,6 +1023,10 @@ static void finish_devless(struct parse_state *st, struct fs_config *fs, const i
     else if (devless && st->cfg->run.compare_mtime)
         fail(st, fs->line, "[fs %s]: %s is restored logically and recorded trees hold no "
              "mtimes: compare_mtime cannot be used with it", fs->name, fs->fstype);
+    else if (fs->type == FS_KERNEL && !devless && !fs->remount && st->cfg->run.compare_mtime)
+        fail(st, lines[FSK_REMOUNT] ? lines[FSK_REMOUNT] : fs->line, "[fs %s]: kept mounted "
+             "(remount = 0), it is restored logically and recorded trees hold no mtimes: "
+             "compare_mtime needs remount = 1", fs->name);
     if (tmpfs)
         fs->remount = 0;
 }
@@ -1169,14 +1173,25 @@ static uint64_t file_data_bound(const struct metis_config *cfg)
     return bound;
 }
 
+uint64_t config_pool_data(const struct metis_config *cfg)
+{
+    uint64_t files = (pool_dir_count(&cfg->pool) + 1) * (uint64_t)cfg->pool.files;
+    uint64_t bound = file_data_bound(cfg);
+    return bound > UINT64_MAX / files ? UINT64_MAX : files * bound;
+}
+
+uint64_t config_pool_names(const struct metis_config *cfg)
+{
+    uint64_t dirs = pool_dir_count(&cfg->pool);
+    return dirs + (dirs + 1) * (uint64_t)cfg->pool.files;
+}
+
 /* ENOSPC at different points on two file systems is a false discrepancy, so the pool's data
  * must fit in half of every device (the rest is metadata, journal and slack). */
 static void finish_sizing(struct parse_state *st)
 {
     const struct metis_config *cfg = st->cfg;
-    uint64_t files = (pool_dir_count(&cfg->pool) + 1) * (uint64_t)cfg->pool.files;
-    uint64_t bound = file_data_bound(cfg);
-    uint64_t data = bound > UINT64_MAX / files ? UINT64_MAX : files * bound;
+    uint64_t data = config_pool_data(cfg);
     for (int i = 0; i < cfg->nfs && !st->failed; i++) {
         const struct fs_config *fs = &cfg->fs[i];
         uint64_t size = fs->size;
@@ -1195,11 +1210,12 @@ static void finish_sizing(struct parse_state *st)
 /* A filled device meets ENOSPC where its own accounting says: only file systems of one kind
  * (all RefFS, or one fstype) meet it at the same operation. */
 /* A FUSE fs without an image whose daemon does not answer the snapshot ioctls, and a kernel fs
- * without a device (tmpfs, overlay), are brought back to a saved state by ordinary calls. */
+ * without a device (tmpfs, overlay) or kept mounted, are brought back to a saved state by
+ * ordinary calls. */
 static int may_restore_logically(const struct fs_config *fs)
 {
     if (fs->type == FS_KERNEL)
-        return fs_format_devless(fs->fstype);
+        return fs_format_devless(fs->fstype) || !fs->remount;
     return fs->type == FS_FUSE && (!fs->size || fs->dir_backed) &&
            strcmp(fs->restore, "snapshot") != 0;
 }

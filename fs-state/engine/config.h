@@ -225,6 +225,10 @@ const char *choice_kind_name(enum choice_kind k);
 /* The furthest one file can reach by the config's enabled operations and sizes (the sizing
  * rule's per_file, configs/README.md); INSERT_RANGE is capped there (op_set_insert_cap). */
 uint64_t config_file_extent(const struct metis_config *cfg);
+/* The bytes of data the pool's files can hold at most: the sizing rule's left side. */
+uint64_t config_pool_data(const struct metis_config *cfg);
+/* The pool's names, directories and files: the inodes its entries can take at most. */
+uint64_t config_pool_names(const struct metis_config *cfg);
 /* 1 when fs lists a's operation or its variant (variant id v, or -1) in unsupported. */
 int fs_unsupported(const struct fs_config *fs, enum op_id op, int v);
 

@@ -210,6 +210,18 @@ static int init_plan(struct fsgroup *g)
     return rc < 0 ? gerr(g, "%s", "out of memory for the prepopulation plan") : 0;
 }
 
+/* Free space no search of the config can exhaust: twice the pool's data plus 16 KiB of
+ * metadata a name (a directory's blocks, an external xattr block, an extent tree), twice its
+ * names in inodes. A kept fs's restore need not bring back free counts above these exactly. */
+static void set_ample(struct backend *b, const struct metis_config *cfg)
+{
+    uint64_t data = config_pool_data(cfg), names = config_pool_names(cfg);
+    const uint64_t meta = 16 * 1024;
+    b->ample_bytes = data > UINT64_MAX / 4 || names > UINT64_MAX / 4 / meta
+                         ? 0 : 2 * data + names * meta;
+    b->ample_inodes = 2 * names;
+}
+
 static int open_backends(struct fsgroup *g, const char *run_id, const char *workdir)
 {
     int failed = 0;
@@ -222,6 +234,7 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
         g->be[i]->replay_fn = replay_to_state;
         g->be[i]->replay_ctx = g;
         g->be[i]->populate_fn = populate_dir;
+        set_ample(g->be[i], g->cfg);
         g->limit[i] = fs->op_timeout;
         /* Logically restored file systems replay when a restore misses. */
         g->needs_history |= (fs->type == FS_FUSE &&
