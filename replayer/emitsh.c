@@ -83,7 +83,16 @@ static uint64_t image_size(const struct fs_config *c)
     return c->size ? c->size : fs_format_default_size(c->fstype);
 }
 
-static void emit_kernel(FILE *f, const struct fs_config *c, int crash)
+/* remount_test_lose took writes out of the image inside Metis: a kernel keeps them, so what the
+ * run found cannot show here, and the script says why. */
+static void lost_write_note(FILE *f, uint64_t least)
+{
+    fprintf(f, "  echo \"run.sh: the run had the test hook remount_test_lose = %" PRIu64 ": Metis "
+            "took the data of writes of at least that many bytes out of the image at its "
+            "checkpoints; this kernel keeps them, so a remount here finds nothing\"\n", least);
+}
+
+static void emit_kernel(FILE *f, const struct fs_config *c, int crash, uint64_t lose)
 {
     fprintf(f, "  as_root 'loop devices and mounts'\n");
     fprintf(f, "  truncate -s %" PRIu64 " \"$img\" || exit 2\n", image_size(c));
@@ -107,6 +116,8 @@ static void emit_kernel(FILE *f, const struct fs_config *c, int crash)
                 "  # the tree read after a remount must still be the reference's.\n"
                 "  do_mount; repro; do_umount\n"
                 "  do_mount; repro tree; do_umount\n");
+    if (!c->remount && lose)
+        lost_write_note(f, lose);
 }
 
 /* tmpfs: "mode=0755,size=N[,nr_inodes=M]" as the backend mounts it (devless.c). */
@@ -249,7 +260,7 @@ static void emit_cases(FILE *f, const struct emit *e)
         if (c->type == FS_KERNEL && fs_format_devless(c->fstype))
             emit_devless(f, c);
         else if (c->type == FS_KERNEL)
-            emit_kernel(f, c, emitc_crash_mode(e->cfg, c));
+            emit_kernel(f, c, emitc_crash_mode(e->cfg, c), e->cfg->run.remount_test_lose);
         else if (c->type == FS_REFFS)
             emit_reffs(f, e, c);
         else

@@ -90,7 +90,7 @@ write_cfg 16 "umount {mnt}" | sed 's/^remount = 0$/remount = 1/' >"$T/bad.ini"
 "$METIS_BIN/metis" check "$T/bad.ini" >"$T/out" 2>&1
 rc=$?
 [ $rc -eq 2 ] || fail "remount_every with remount = 1: exit status $rc, want 2"
-grep -q "bad.ini:[0-9]*: .*remount_every applies to a fuse file system with a size kept mounted" "$T/out" ||
+grep -q "bad.ini:[0-9]*: .*remount_every applies to a file system with an image kept mounted" "$T/out" ||
   fail "remount_every with remount = 1: $(head -n1 "$T/out")"
 
 # 3. Planted incoherence: every unmount adds a directory to the image behind the daemon's
