@@ -184,15 +184,10 @@ static int d_replay(void *ctx, struct backend *b, uint64_t id)
     if (!b->replay_fn)
         return bk_err(b, "restore", "state %llu: the logical restore missed and nothing "
                       "replays", (unsigned long long)id);
-    if (d_fresh(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
+    if (d_fresh(b, p, "restore: fresh mount") < 0)
         return -1;
     p->replays++;
-    int rc = b->replay_fn(b->replay_ctx, b, BACKEND_REPLAY_INITIAL, id);
-    bk_close_root(b);
-    if (rc < 0 && !b->err[0])
-        bk_err(b, "restore", "replaying the operations to state %llu failed",
-               (unsigned long long)id);
-    return rc < 0 ? -1 : 0;
+    return bk_replay(b, BACKEND_REPLAY_INITIAL, id);
 }
 
 /* A logical restore brings the tree back, not the layer that held it: an entry it remakes is

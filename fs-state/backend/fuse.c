@@ -423,15 +423,10 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
         return bk_err(b, "restore", "state %llu: no image to restore and no replay hook",
                       (unsigned long long)id);
     if ((b->mounted && f_unmount(b, p, "restore: unmount") < 0) || fresh_dirs(b, p) < 0 ||
-        f_mount(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
+        f_mount(b, p, "restore: fresh mount") < 0)
         return -1;
     p->replays++;
-    int rc = b->replay_fn(b->replay_ctx, b, BACKEND_REPLAY_INITIAL, id);
-    bk_close_root(b);
-    if (rc < 0 && !b->err[0])
-        bk_err(b, "restore", "replaying the operations to state %llu failed",
-               (unsigned long long)id);
-    return rc < 0 ? -1 : 0;
+    return bk_replay(b, BACKEND_REPLAY_INITIAL, id);
 }
 
 /* The fallback of a logical restore that missed. */

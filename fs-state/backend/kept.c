@@ -300,15 +300,10 @@ static int replay(void *ctx, struct backend *b, uint64_t id)
         return -1;
     imgstore_file_changed(k->im->store);
     if (bimage_restore(b, k->im, from == BACKEND_REPLAY_INITIAL ? FRESH_IMAGE_KEY : from) < 0 ||
-        k->ops->mount(b, "restore: mount a checkpoint") < 0 || bk_open_root(b) < 0)
+        k->ops->mount(b, "restore: mount a checkpoint") < 0)
         return -1;
     k->n.replays++;
-    int rc = b->replay_fn(b->replay_ctx, b, from, id);
-    bk_close_root(b);
-    if (rc < 0 && !b->err[0])
-        bk_err(b, "restore", "replaying the operations to state %llu failed",
-               (unsigned long long)id);
-    return rc < 0 ? -1 : 0;
+    return bk_replay(b, from, id);
 }
 
 /* A free count as saved, or, saved and now, at least ample: where the pool could never take
