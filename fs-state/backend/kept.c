@@ -147,7 +147,10 @@ int kept_read_back(struct kept *k, struct backend *b, const struct tree_opts *o,
     if (b->read_step)
         k->since = k->since >= SINCE_UNKNOWN ? SINCE_UNKNOWN : k->since + 1;
     if (b->read_step && ((every && k->since >= every) || b->checkpoint_now)) {
-        if (remount_check(k, b, check, diff, difflen) < 0)
+        double t = now_seconds();
+        int rc = remount_check(k, b, check, diff, difflen);
+        k->n.checkpoint_s += now_seconds() - t;
+        if (rc < 0)
             return -1;
         k->since = 0;
     }

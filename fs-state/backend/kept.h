@@ -32,6 +32,7 @@ struct kept_counts {
     uint64_t statfs_misses;     /* restores the digest verified but whose free counts were not
                                    the saved ones, replayed instead */
     uint64_t replays;           /* mounts of a checkpoint's image with the operations since */
+    double checkpoint_s;        /* seconds the checkpoints took: unmount, image, mount, walk */
 };
 
 /* For b, image-backed by im (its store), mounted and unmounted by ops: keeps the image as it is

@@ -231,8 +231,9 @@ static void kk_stats(struct backend *b, FILE *json)
         return;
     const struct kept_counts *k = kept_counts(p->kept);
     fprintf(json, "\"restore\":\"logical\",\"readback\":\"vfs\",\"replays\":%llu,"
-            "\"kept\":{\"remount_checks\":%llu,\"statfs_misses\":%llu,\"lost_bytes\":%llu}",
-            (unsigned long long)k->replays, (unsigned long long)k->remount_checks,
+            "\"kept\":{\"remount_checks\":%llu,\"checkpoint_s\":%.3f,\"statfs_misses\":%llu,"
+            "\"lost_bytes\":%llu}", (unsigned long long)k->replays,
+            (unsigned long long)k->remount_checks, k->checkpoint_s,
             (unsigned long long)k->statfs_misses, (unsigned long long)p->lost_bytes);
     lr_print_stats(kept_lr(p->kept), json);
 }
