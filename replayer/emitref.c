@@ -71,10 +71,10 @@ static int replay_steps(struct session *s, struct emit *e, char *err, size_t err
     for (size_t k = first; k < e->t->nops; k++) {
         if (session_interrupted())
             return snprintf(err, errlen, "interrupted"), -1;
-        if (session_step(s, &e->t->ops[k].args, SESSION_NO_STATE, SESSION_NO_STATE) < 0)
+        if (session_trace_step(s, &e->t->ops[k], SESSION_NO_STATE, SESSION_NO_STATE) < 0)
             return snprintf(err, errlen, "infrastructure failure: %s", s->err), -1;
         e->ref[k] = s->g.out[0].res;
-        int rec = e->map[0] >= 0 ? e->map[0] : -1;
+        int rec = e->map[0] >= 0 && !e->t->ops[k].is_call ? e->map[0] : -1;
         const struct trace_outcome *r = rec >= 0 ? &e->t->ops[k].res[rec] : NULL;
         if (r && r->have && (r->ret != e->ref[k].ret || r->err != e->ref[k].err))
             fprintf(stderr, "metis-replay: emit-c: warning: step %zu on %s gave ret=%ld errno=%s "

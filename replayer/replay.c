@@ -1,5 +1,7 @@
 /* Replay of trace operations: every result, errno and abstract state against the trace and against fs 0. */
 #include "replay.h"
+#include "backend/rcalls_text.h"
+#include "lib/buf.h"
 #include "lib/helpers.h"
 
 #include <inttypes.h>
@@ -35,10 +37,14 @@ int replay_same_disc(const unsigned a[METIS_MAX_FS], const unsigned b[METIS_MAX_
 
 const char *replay_kinds(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
              d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
              d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
-             d & DIFF_CRASH_FSCK ? "crash-fsck," : "", d & DIFF_REMOUNT ? "remount," : "",
+             d & DIFF_CRASH_FSCK ? "crash-fsck," : "", d & DIFF_FAULT_LOST ? "fault-lost," : "",
+             d & DIFF_FAULT_PARTIAL ? "fault-partial," : "",
+             d & DIFF_FAULT_FSCK ? "fault-fsck," : "", d & DIFF_FAULT_ERRNO ? "fault-errno," : "",
+             d & DIFF_FAULT_MOUNT ? "fault-mount," : "", d & DIFF_FAULT_STALE ? "fault-stale," : "",
+             d & DIFF_REMOUNT ? "remount," : "",
              d ? "" : "none");
     size_t n = strlen(buf);
     if (n && buf[n - 1] == ',')
@@ -49,7 +55,7 @@ const char *replay_kinds(unsigned d, char *buf, size_t len)
 void replay_describe(const struct metis_config *cfg, const unsigned d[METIS_MAX_FS], char *buf,
                      size_t len)
 {
-    char kinds[64];
+    char kinds[200];
     size_t used = 0;
     buf[0] = '\0';
     for (int i = 0; i < cfg->nfs && used < len; i++)
@@ -61,8 +67,9 @@ void replay_describe(const struct metis_config *cfg, const unsigned d[METIS_MAX_
             used += (size_t)snprintf(buf + used, len - used, "%sfs %s fails its remount check",
                                      used ? "; " : "", cfg->fs[i].name);
         else if (d[i])
-            used += (size_t)snprintf(buf + used, len - used, "%sfs %s fails its crash check: %s",
+            used += (size_t)snprintf(buf + used, len - used, "%sfs %s fails its %s check: %s",
                                      used ? "; " : "", cfg->fs[i].name,
+                                     d[i] & DIFF_CRASH_ANY ? "crash" : "fault",
                                      replay_kinds(d[i], kinds, sizeof kinds));
     if (!used)
         snprintf(buf, len, "no discrepancy");
@@ -103,9 +110,43 @@ static void compare_recorded(struct session *s, const struct trace_outcome *rec,
     }
 }
 
+/* A call is compared on the fs that made it, by its outcome there (no state: it is no step of
+ * the search, the operation after it is). */
+static void compare_call(struct session *s, const struct trace_op *op, const int map[METIS_MAX_FS],
+                         FILE *report, struct replay_outcome *o)
+{
+    for (int i = 0; i < s->g.nfs; i++) {
+        if (map[i] != op->call_fs)
+            continue;
+        o->compared++;
+        if (s->out[i].ret == op->call_res.ret && s->out[i].err == op->call_res.err)
+            continue;
+        if (o->mismatched++ < REPORT_LIMIT && report)
+            fprintf(report, "mismatch call before op %" PRIu64 " fs=%s: replayed ret=%ld "
+                    "errno=%s; trace ret=%ld errno=%s\n", op->seq, s->cfg.fs[i].name,
+                    s->out[i].ret, trace_errno_name(s->out[i].err), op->call_res.ret,
+                    trace_errno_name(op->call_res.err));
+    }
+}
+
+static void print_call(FILE *f, const struct session *s, const struct trace_op *op)
+{
+    struct buf b = { 0 };
+    if (rcall_format(&op->call, &b) == 0)
+        fprintf(f, "call %" PRIu64 " %.200s%s\n", op->seq, b.p, b.len > 200 ? "..." : "");
+    buf_free(&b);
+    for (int i = 0; i < s->g.nfs; i++)
+        fprintf(f, "  %-12sret=%ld errno=%s\n", s->cfg.fs[i].name, s->out[i].ret,
+                trace_errno_name(s->out[i].err));
+}
+
 static void print_step(FILE *f, const struct session *s, const struct trace_op *op)
 {
     char text[2 * METIS_PATH_MAX + 512];
+    if (op->is_call) {
+        print_call(f, s, op);
+        return;
+    }
     op_format(&op->args, text, sizeof text);
     fprintf(f, "op %" PRIu64 " %s\n", op->seq, text);
     for (int i = 0; i < s->g.nfs; i++) {
@@ -138,13 +179,18 @@ void replay_ops(struct session *s, const struct trace *t, const int map[METIS_MA
         }
         const struct trace_op *op = &t->ops[k];
         s->g.checkpoint_next = k + 1 == t->nops;    /* where the run found what it found */
-        if (session_step(s, &op->args, SESSION_NO_STATE, SESSION_NO_STATE) < 0) {
+        if (session_trace_step(s, op, SESSION_NO_STATE, SESSION_NO_STATE) < 0) {
             o->infra = 1;
             break;
         }
         o->ops++;
         if (verbose && report)
             print_step(report, s, op);
+        if (op->is_call) {
+            o->calls++;
+            compare_call(s, op, map, report, o);
+            continue;
+        }
         compare_recorded(s, op->res, map, op->seq, 0, report, o);
         note_disc(s, 0, o);
     }

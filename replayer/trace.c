@@ -1,5 +1,6 @@
 /* Trace text form: the strict parser (file:line errors, hostile input refused) and the canonical writer. */
 #include "trace.h"
+#include "backend/rcalls_text.h"
 #include "engine/crash_modes.h"
 #include "lib/buf.h"
 #include "lib/numbers.h"
@@ -31,6 +32,10 @@ void trace_free(struct trace *t)
     for (int i = 0; i < t->ncfg; i++)
         free(t->cfg[i]);
     free(t->cfg);
+    for (size_t k = 0; k < t->nops; k++) {
+        free(t->ops[k].call_text);
+        free(t->ops[k].call_data);
+    }
     free(t->ops);
     memset(t, 0, sizeof *t);
 }
@@ -44,6 +49,41 @@ struct trace_op *trace_add_op(struct trace *t, uint64_t seq, const struct op_arg
     op->seq = seq;
     op->args = *a;
     return op;
+}
+
+/* Takes text (a call's text form, malloc'd) as step k's call, parsed; -1 with err. */
+static int own_call(struct trace_op *op, char *text, char *err, size_t errlen)
+{
+    op->is_call = 1;
+    op->call_text = text;
+    return rcall_parse(text, &op->call, &op->call_data, err, errlen);
+}
+
+struct trace_op *trace_add_call(struct trace *t, uint64_t seq, int fs, const struct rcall *c,
+                                struct op_result res)
+{
+    struct buf b = { 0 };
+    char err[200];
+    struct op_args none = { 0 };
+    struct trace_op *op = rcall_format(c, &b) == 0 ? trace_add_op(t, seq, &none) : NULL;
+    if (!op || own_call(op, b.p, err, sizeof err) < 0) {
+        if (op)
+            op->call_text = NULL, t->nops--;
+        free(b.p);
+        return NULL;
+    }
+    op->call_fs = fs;
+    op->call_res = res;
+    t->ncalls++;
+    return op;
+}
+
+long trace_last_op(const struct trace *t)
+{
+    long k = (long)t->nops - 1;
+    while (k >= 0 && t->ops[k].is_call)
+        k--;
+    return k;
 }
 
 int trace_add_cfg_line(struct trace *t, const char *line)
@@ -298,7 +338,7 @@ static struct trace_op *current_op(struct parser *p, const char *seqtext, const 
         perr(p, "%s: bad operation number '%.40s'", what, seqtext);
         return NULL;
     }
-    if (!t->nops || t->ops[t->nops - 1].seq != seq) {
+    if (!t->nops || t->ops[t->nops - 1].is_call || t->ops[t->nops - 1].seq != seq) {
         perr(p, "%s %" PRIu64 " does not follow op %" PRIu64, what, seq,
              t->nops ? t->ops[t->nops - 1].seq : 0);
         return NULL;
@@ -342,15 +382,20 @@ static int parse_same(struct parser *p, const char *v, unsigned bit, unsigned *d
     return 0;
 }
 
-/* The optional last field "crash=KIND" (a crash check's finding, crash_modes.h): its DIFF bits. */
-static int parse_crash(struct parser *p, char **tok, int *n, unsigned *differs)
+/* The optional last field "crash=KIND" (a crash check's finding, crash_modes.h) or
+ * "fault=KIND" (a fault check's, fault_kinds.h): its DIFF bits. */
+static int parse_own_check(struct parser *p, char **tok, int *n, unsigned *differs)
 {
-    if (*n < 1 || strncmp(tok[*n - 1], "crash=", 6) != 0)
+    int crash = *n >= 1 && strncmp(tok[*n - 1], "crash=", 6) == 0;
+    int fault = *n >= 1 && strncmp(tok[*n - 1], "fault=", 6) == 0;
+    if (!crash && !fault)
         return 0;
-    int kind = crash_kind_parse(tok[*n - 1] + 6);
+    int kind = crash ? crash_kind_parse(tok[*n - 1] + 6) : fault_found_parse(tok[*n - 1] + 6);
     if (kind <= 0)
-        return perr(p, "'%.40s' is not a crash kind (differs, mount or fsck)", tok[*n - 1] + 6);
-    *differs |= DIFF_OF_CRASH(kind);
+        return perr(p, "'%.40s' is not a %s", tok[*n - 1] + 6, crash
+                    ? "crash kind (differs, mount or fsck)"
+                    : "fault finding (lost, partial, fsck, errno, mount or stale, comma-separated)");
+    *differs |= crash ? DIFF_OF_CRASH(kind) : DIFF_OF_FAULT(kind);
     (*n)--;
     return 0;
 }
@@ -364,6 +409,31 @@ static int parse_remount(struct parser *p, char **tok, int *n, unsigned *differs
         return perr(p, "'%.40s' is not remount=differs", tok[*n - 1]);
     *differs |= DIFF_REMOUNT;
     (*n)--;
+    return 0;
+}
+
+/* "fault SEQ kind=K at=N" right after op SEQ: the fault its step armed. */
+static int parse_fault(struct parser *p, char **tok, int n)
+{
+    static const char *const keys[] = { "kind", "at" };
+    char *v[2];
+    if (n < 2)
+        return perr(p, "fault: missing operation number");
+    struct trace_op *op = current_op(p, tok[1], "fault");
+    if (!op || take_kv(p, tok + 2, n - 2, keys, 2, v) < 0)
+        return -1;
+    if (op->fault.on)
+        return perr(p, "second fault record of op %.40s", tok[1]);
+    for (int i = 0; i < p->t->nfs; i++)
+        if (op->res[i].have || op->disc[i].have)
+            return perr(p, "fault record after the op's res records (it follows the op record)");
+    int kind = fault_kind_parse(v[0]);
+    if (kind < 0)
+        return perr(p, "'%.40s' is not a fault kind (eio_write, eio_read or lost_write)", v[0]);
+    if (parse_canonical_u64(v[1], &op->fault.at))
+        return perr(p, "bad at '%.40s'", v[1]);
+    op->fault.kind = (enum fault_kind)kind;
+    op->fault.on = 1;
     return 0;
 }
 
@@ -383,7 +453,7 @@ static int parse_disc(struct parser *p, char **tok, int n)
             return -1;
         d = op->disc;
     }
-    if (parse_remount(p, tok, &n, &differs) < 0 || parse_crash(p, tok, &n, &differs) < 0 ||
+    if (parse_remount(p, tok, &n, &differs) < 0 || parse_own_check(p, tok, &n, &differs) < 0 ||
         take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
         return -1;
     int i = fs_of(p, v[0]);
@@ -415,8 +485,9 @@ static int parse_op(struct parser *p, char *line)
     if (parse_canonical_u64(line + 3, &seq) || seq == 0)
         return perr(p, "op: bad operation number '%.40s'", line + 3);
     struct trace *t = p->t;
-    if (t->nops && seq <= t->ops[t->nops - 1].seq)
-        return perr(p, "op %" PRIu64 " after op %" PRIu64 " (numbers must increase)", seq,
+    long last = trace_last_op(t);
+    if ((last >= 0 && seq <= t->ops[last].seq) || (t->nops && seq < t->ops[t->nops - 1].seq))
+        return perr(p, "op %" PRIu64 " after step %" PRIu64 " (numbers must increase)", seq,
                     t->ops[t->nops - 1].seq);
     struct op_args a;
     char msg[256];
@@ -429,6 +500,46 @@ static int parse_op(struct parser *p, char *line)
     return 0;
 }
 
+/* "call SEQ NAME ret=R errno=E KIND ARGS": a call fs NAME's logical restore made before
+ * operation SEQ, with its outcome there. */
+static int parse_call(struct parser *p, char *line)
+{
+    char *tok[5], msg[300];
+    uint64_t seq;
+    struct trace *t = p->t;
+    struct op_result res;
+    char *rest = line;
+    for (int k = 0; k < 5; k++) {
+        tok[k] = rest;
+        if (!(rest = strchr(rest, ' ')))
+            return perr(p, "call: expected 'call SEQ NAME ret=R errno=E KIND ARGS'");
+        *rest++ = '\0';
+    }
+    long last = trace_last_op(t);
+    if (parse_canonical_u64(tok[1], &seq) || seq == 0)
+        return perr(p, "call: bad operation number '%.40s'", tok[1]);
+    if ((last >= 0 && seq <= t->ops[last].seq) || (t->nops && seq < t->ops[t->nops - 1].seq))
+        return perr(p, "call %" PRIu64 " after step %" PRIu64 " (a call comes before its "
+                    "operation)", seq, t->ops[t->nops - 1].seq);
+    int fs = fs_of(p, tok[2]);
+    if (fs < 0)
+        return -1;
+    if (strncmp(tok[3], "ret=", 4) || parse_long(tok[3] + 4, &res.ret))
+        return perr(p, "call: bad ret '%.40s'", tok[3]);
+    if (strncmp(tok[4], "errno=", 6) || (res.err = trace_errno_parse(tok[4] + 6)) < 0)
+        return perr(p, "call: bad errno '%.40s'", tok[4]);
+    char *text = strdup(rest);
+    struct op_args none = { 0 };
+    struct trace_op *op = text ? trace_add_op(t, seq, &none) : NULL;
+    if (!op)
+        return free(text), perr(p, "out of memory");
+    op->line = p->line;
+    op->call_fs = fs;
+    op->call_res = res;
+    t->ncalls++;
+    return own_call(op, text, msg, sizeof msg) < 0 ? perr(p, "%s", msg) : 0;
+}
+
 /* "start SEQ": the operations so far (up to op SEQ) recreate the state the trace starts from. */
 static int parse_start(struct parser *p, char **tok, int n)
 {
@@ -436,7 +547,7 @@ static int parse_start(struct parser *p, char **tok, int n)
     struct trace *t = p->t;
     if (n != 2 || parse_canonical_u64(tok[1], &seq))
         return perr(p, "start: expected 'start SEQ'");
-    if (t->start || !t->nops || t->ops[t->nops - 1].seq != seq)
+    if (t->start || !t->nops || t->ops[t->nops - 1].is_call || t->ops[t->nops - 1].seq != seq)
         return perr(p, "start %" PRIu64 " out of place (once, right after op %" PRIu64 ")", seq,
                     seq);
     t->start = t->nops;
@@ -464,17 +575,23 @@ static int parse_state_file(struct parser *p, const char *line)
     return perr(p, "state: no fs '%.*s'", (int)(len > 64 ? 64 : len), name);
 }
 
+/* "end ops=N", with "calls=M" after it when the trace holds calls. */
 static int parse_end(struct parser *p, char **tok, int n)
 {
-    static const char *const keys[] = { "ops" };
-    char *v[1];
-    if (take_kv(p, tok + 1, n - 1, keys, 1, v) < 0)
+    static const char *const keys[] = { "ops", "calls" };
+    char *v[2];
+    uint64_t calls = 0;
+    int with_calls = p->t->ncalls > 0;
+    if (take_kv(p, tok + 1, n - 1, keys, 1 + with_calls, v) < 0)
         return -1;
     if (parse_canonical_u64(v[0], &p->end_ops))
         return perr(p, "bad ops '%.40s'", v[0]);
-    if (p->end_ops != p->t->nops)
-        return perr(p, "end says %" PRIu64 " operations, the trace has %zu (truncated?)",
-                    p->end_ops, p->t->nops);
+    if (with_calls && parse_canonical_u64(v[1], &calls))
+        return perr(p, "bad calls '%.40s'", v[1]);
+    if (p->end_ops != p->t->nops - p->t->ncalls || calls != p->t->ncalls)
+        return perr(p, "end says %" PRIu64 " operations and %" PRIu64 " calls, the trace has %zu "
+                    "and %zu (truncated?)", p->end_ops, calls, p->t->nops - p->t->ncalls,
+                    p->t->ncalls);
     p->have_end = 1;
     p->stage = ST_END;
     return 0;
@@ -519,6 +636,8 @@ static int parse_body(struct parser *p, char *line)
     p->stage = ST_BODY;
     if (starts(line, "op"))
         return parse_op(p, line);
+    if (starts(line, "call"))
+        return parse_call(p, line);
     if (starts(line, "state"))
         return parse_state_file(p, line);
     int n = split(line, tok, MAX_TOKENS);
@@ -530,6 +649,8 @@ static int parse_body(struct parser *p, char *line)
         return parse_res(p, tok, n);
     if (strcmp(tok[0], "discrepancy") == 0)
         return parse_disc(p, tok, n);
+    if (strcmp(tok[0], "fault") == 0)
+        return parse_fault(p, tok, n);
     if (strcmp(tok[0], "end") == 0)
         return parse_end(p, tok, n);
     if (strcmp(tok[0], "start") == 0)
@@ -600,7 +721,7 @@ int trace_parse(const char *text, size_t len, const char *file, struct trace *t,
                 size_t errlen)
 {
     struct parser p = { .t = t, .file = file, .err = err, .errlen = errlen };
-    char *line = malloc(TRACE_LINE_MAX + 1);
+    char *line = malloc(TRACE_CALL_LINE_MAX + 1);
     trace_init(t);
     snprintf(t->file, sizeof t->file, "%s", file);
     if (!line) {
@@ -612,8 +733,10 @@ int trace_parse(const char *text, size_t len, const char *file, struct trace *t,
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
         p.line++;
-        if (n > TRACE_LINE_MAX)
-            rc = perr(&p, "line longer than %d characters", TRACE_LINE_MAX);
+        int is_call = n > 5 && strncmp(text + pos, "call ", 5) == 0;
+        if (n > (is_call ? TRACE_CALL_LINE_MAX : TRACE_LINE_MAX))
+            rc = perr(&p, "line longer than %d characters",
+                      is_call ? TRACE_CALL_LINE_MAX : TRACE_LINE_MAX);
         else if ((rc = check_bytes(&p, text + pos, n)) == 0) {
             memcpy(line, text + pos, n);
             line[n] = '\0';
@@ -678,17 +801,34 @@ static void write_outcome(FILE *f, const char *what, uint64_t seq, const char *n
             trace_errno_name(o->err), hex);
 }
 
+/* " crash=KIND" or " fault=KIND" of a discrepancy record, "" without one. */
+static void own_check_field(unsigned differs, char *out, size_t len)
+{
+    unsigned crash = CRASH_OF_DIFF(differs), fault = FAULT_OF_DIFF(differs);
+    if (crash)
+        snprintf(out, len, " crash=%s", crash_kind_name(crash));
+    else if (fault) {
+        char list[64];
+        fault_found_list(fault, list, sizeof list);
+        snprintf(out, len, " fault=%s", list);
+    }
+    else
+        out[0] = '\0';
+}
+
 static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const struct trace_disc *d)
 {
-    for (int i = 0; i < t->nfs; i++)
-        if (d[i].have)
-            fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s%s\n", seq,
-                    t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
-                    d[i].differs & DIFF_ERRNO ? "differs" : "same",
-                    d[i].differs & DIFF_STATE ? "differs" : "same",
-                    CRASH_OF_DIFF(d[i].differs) ? " crash=" : "",
-                    CRASH_OF_DIFF(d[i].differs) ? crash_kind_name(CRASH_OF_DIFF(d[i].differs)) : "",
-                    d[i].differs & DIFF_REMOUNT ? " remount=differs" : "");
+    char own[80];
+    for (int i = 0; i < t->nfs; i++) {
+        if (!d[i].have)
+            continue;
+        own_check_field(d[i].differs, own, sizeof own);
+        fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s\n", seq,
+                t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
+                d[i].differs & DIFF_ERRNO ? "differs" : "same",
+                d[i].differs & DIFF_STATE ? "differs" : "same", own,
+                d[i].differs & DIFF_REMOUNT ? " remount=differs" : "");
+    }
 }
 
 static void write_header(const struct trace *t, FILE *f)
@@ -710,15 +850,33 @@ static void write_header(const struct trace *t, FILE *f)
     write_discs(f, t, 0, t->init_disc);
 }
 
+static int write_call(FILE *f, const struct trace *t, const struct trace_op *op)
+{
+    struct buf b = { 0 };
+    int rc = rcall_format_outcome(&op->call, op->call_res.ret, op->call_res.err, &b);
+    if (rc == 0)
+        fprintf(f, "call %" PRIu64 " %s %s\n", op->seq, t->fs[op->call_fs].name, b.p);
+    buf_free(&b);
+    return rc;
+}
+
 int trace_write(const struct trace *t, FILE *f)
 {
     char text[2 * METIS_PATH_MAX + 512];
     write_header(t, f);
     for (size_t k = 0; k < t->nops; k++) {
         const struct trace_op *op = &t->ops[k];
+        if (op->is_call) {
+            if (write_call(f, t, op) < 0)
+                return -1;
+            continue;
+        }
         if (op_format(&op->args, text, sizeof text) < 0)
             return -1;
         fprintf(f, "op %" PRIu64 " %s\n", op->seq, text);
+        if (op->fault.on)
+            fprintf(f, "fault %" PRIu64 " kind=%s at=%" PRIu64 "\n", op->seq,
+                    fault_kind_name(op->fault.kind), op->fault.at);
         for (int i = 0; i < t->nfs; i++)
             if (op->res[i].have)
                 write_outcome(f, "res", op->seq, t->fs[i].name, &op->res[i]);
@@ -730,7 +888,10 @@ int trace_write(const struct trace *t, FILE *f)
                     fprintf(f, "state %s %s\n", t->fs[i].name, t->start_state[i]);
         }
     }
-    fprintf(f, "end ops=%zu\n", t->nops);
+    if (t->ncalls)
+        fprintf(f, "end ops=%zu calls=%zu\n", t->nops - t->ncalls, t->ncalls);
+    else
+        fprintf(f, "end ops=%zu\n", t->nops);
     return ferror(f) ? -1 : 0;
 }
 
@@ -751,7 +912,8 @@ int trace_write_file(const struct trace *t, const char *path, char *err, size_t 
 
 int trace_final_discrepancy(const struct trace *t, unsigned differs[METIS_MAX_FS])
 {
-    const struct trace_disc *d = t->nops ? t->ops[t->nops - 1].disc : t->init_disc;
+    long last = trace_last_op(t);
+    const struct trace_disc *d = last >= 0 ? t->ops[last].disc : t->init_disc;
     int any = 0;
     for (int i = 0; i < METIS_MAX_FS; i++) {
         differs[i] = i < t->nfs && d[i].have ? d[i].differs : 0;

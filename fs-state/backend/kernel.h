@@ -8,6 +8,7 @@ struct kdev {
     struct backend_image im;
     int loopnr;                 /* -1 when not attached */
     char loopdev[32];
+    struct faultdev *fault;     /* the faulty device over the image, once asked for */
     unsigned long mflags;       /* mount_opts as mount(2) flags ... */
     char mdata[256];            /* ... and the fs's own options */
 };

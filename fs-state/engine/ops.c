@@ -3,18 +3,17 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/falloc.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "choose.h"
+#include "lib/beneath.h"
 #include "lib/buf.h"
 #include "config.h"
 #include "input.h"
@@ -30,57 +29,18 @@ static const char *const field_key[NFIELDS] = {
 
 #define UID_KEEP ((uint32_t)-1)
 
-/* ---------- confinement helpers ---------- */
-
-static int open_beneath(int rootfd, const char *rel, uint64_t flags, mode_t mode)
-{
-    /* A pool name may be a FIFO, socket or device (mknod): without O_NONBLOCK opening a FIFO
-     * waits for a peer forever. Regular files ignore it; O_PATH opens refuse it. */
-    if (!(flags & O_PATH))
-        flags |= O_NONBLOCK;
-    struct open_how how = {
-        .flags = flags | O_CLOEXEC,
-        .mode = (flags & (O_CREAT | __O_TMPFILE)) ? mode : 0,
-        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-    };
-    return (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
-}
+/* ---------- confinement helpers (lib/beneath.h) ---------- */
 
 /* The target of a path, following a final symlink, as an O_PATH fd confined below rootfd. */
 static int open_target(int rootfd, const char *path)
 {
-    return open_beneath(rootfd, path + 1, O_PATH, 0);
+    return beneath_open(rootfd, path + 1, O_PATH, 0);
 }
 
 /* The parent directory of path as an O_PATH fd; *last points at the last component inside buf. */
 static int open_parent(int rootfd, const char *path, char *buf, const char **last)
 {
-    snprintf(buf, METIS_PATH_MAX, "%s", path + 1);
-    char *slash = strrchr(buf, '/');
-    if (!slash) {
-        *last = buf;
-        return open_beneath(rootfd, ".", O_PATH | O_DIRECTORY, 0);
-    }
-    *slash = '\0';
-    *last = slash + 1;
-    return open_beneath(rootfd, buf, O_PATH | O_DIRECTORY, 0);
-}
-
-/* A magic-link path to an O_PATH fd, so path-based syscalls act on exactly that inode. */
-static const char *fd_path(int fd, char *buf, size_t len)
-{
-    snprintf(buf, len, "/proc/self/fd/%d", fd);
-    return buf;
-}
-
-/* Closes fd without disturbing the errno of the operation. */
-static long finish(int fd, long ret)
-{
-    int saved = errno;
-    if (fd >= 0)
-        close(fd);
-    errno = saved;
-    return ret;
+    return beneath_parent(rootfd, path, buf, METIS_PATH_MAX, last);
 }
 
 /* ---------- deterministic data ---------- */
@@ -123,8 +83,8 @@ static void *data_buffer(uint64_t seed, size_t len)
 
 static long exec_create_file(int rootfd, const struct op_args *a)
 {
-    int fd = open_beneath(rootfd, a->path + 1, (unsigned)a->flags | O_CREAT, a->mode);
-    return fd < 0 ? -1 : finish(fd, 0);
+    int fd = beneath_open(rootfd, a->path + 1, (unsigned)a->flags | O_CREAT, a->mode);
+    return fd < 0 ? -1 : beneath_close(fd, 0);
 }
 
 static long exec_write_file(int rootfd, const struct op_args *a)
@@ -133,13 +93,13 @@ static long exec_write_file(int rootfd, const struct op_args *a)
         errno = EFBIG;
         return -1;
     }
-    int fd = open_beneath(rootfd, a->path + 1, (unsigned)a->flags, a->mode);
+    int fd = beneath_open(rootfd, a->path + 1, (unsigned)a->flags, a->mode);
     if (fd < 0)
         return -1;
     void *data = data_buffer(a->data_seed, a->size);
     if (!data)
-        return finish(fd, -1);
-    return finish(fd, pwrite(fd, data, a->size, (off_t)a->offset));
+        return beneath_close(fd, -1);
+    return beneath_close(fd, pwrite(fd, data, a->size, (off_t)a->offset));
 }
 
 static long exec_truncate(int rootfd, const struct op_args *a)
@@ -148,16 +108,16 @@ static long exec_truncate(int rootfd, const struct op_args *a)
     int fd = open_target(rootfd, a->path);
     if (fd < 0)
         return -1;
-    return finish(fd, truncate(fd_path(fd, p, sizeof p), (off_t)a->size));
+    return beneath_close(fd, truncate(beneath_fd_path(fd, p, sizeof p), (off_t)a->size));
 }
 
 /* fallocate in any mode but INSERT_RANGE, which exec_fallocate_file caps first. */
 static long falloc_plain(int rootfd, const struct op_args *a)
 {
-    int fd = open_beneath(rootfd, a->path + 1, O_RDWR, 0);
+    int fd = beneath_open(rootfd, a->path + 1, O_RDWR, 0);
     if (fd < 0)
         return -1;
-    return finish(fd, fallocate(fd, a->flags, (off_t)a->offset, (off_t)a->size));
+    return beneath_close(fd, fallocate(fd, a->flags, (off_t)a->offset, (off_t)a->size));
 }
 
 static long exec_chmod(int rootfd, const struct op_args *a)
@@ -166,7 +126,7 @@ static long exec_chmod(int rootfd, const struct op_args *a)
     int fd = open_target(rootfd, a->path);
     if (fd < 0)
         return -1;
-    return finish(fd, chmod(fd_path(fd, p, sizeof p), a->mode));
+    return beneath_close(fd, chmod(beneath_fd_path(fd, p, sizeof p), a->mode));
 }
 
 static long exec_chown_file(int rootfd, const struct op_args *a)
@@ -175,7 +135,7 @@ static long exec_chown_file(int rootfd, const struct op_args *a)
     int fd = open_target(rootfd, a->path);
     if (fd < 0)
         return -1;
-    return finish(fd, chown(fd_path(fd, p, sizeof p), a->uid, UID_KEEP));
+    return beneath_close(fd, chown(beneath_fd_path(fd, p, sizeof p), a->uid, UID_KEEP));
 }
 
 static long exec_chgrp_file(int rootfd, const struct op_args *a)
@@ -184,7 +144,7 @@ static long exec_chgrp_file(int rootfd, const struct op_args *a)
     int fd = open_target(rootfd, a->path);
     if (fd < 0)
         return -1;
-    return finish(fd, chown(fd_path(fd, p, sizeof p), UID_KEEP, a->gid));
+    return beneath_close(fd, chown(beneath_fd_path(fd, p, sizeof p), UID_KEEP, a->gid));
 }
 
 static long exec_unlink(int rootfd, const struct op_args *a)
@@ -194,7 +154,7 @@ static long exec_unlink(int rootfd, const struct op_args *a)
     int dfd = open_parent(rootfd, a->path, buf, &last);
     if (dfd < 0)
         return -1;
-    return finish(dfd, unlinkat(dfd, last, 0));
+    return beneath_close(dfd, unlinkat(dfd, last, 0));
 }
 
 static long exec_mkdir(int rootfd, const struct op_args *a)
@@ -204,7 +164,7 @@ static long exec_mkdir(int rootfd, const struct op_args *a)
     int dfd = open_parent(rootfd, a->path, buf, &last);
     if (dfd < 0)
         return -1;
-    return finish(dfd, mkdirat(dfd, last, a->mode));
+    return beneath_close(dfd, mkdirat(dfd, last, a->mode));
 }
 
 static long exec_rmdir(int rootfd, const struct op_args *a)
@@ -214,7 +174,7 @@ static long exec_rmdir(int rootfd, const struct op_args *a)
     int dfd = open_parent(rootfd, a->path, buf, &last);
     if (dfd < 0)
         return -1;
-    return finish(dfd, unlinkat(dfd, last, AT_REMOVEDIR));
+    return beneath_close(dfd, unlinkat(dfd, last, AT_REMOVEDIR));
 }
 
 /* Runs a two-path *at call (rename, link) on the parents of path and path2. */
@@ -227,11 +187,11 @@ static long exec_two_paths(int rootfd, const struct op_args *a, int is_rename)
         return -1;
     int d2 = open_parent(rootfd, a->path2, b2, &l2);
     if (d2 < 0)
-        return finish(d1, -1);
+        return beneath_close(d1, -1);
     long ret = is_rename ? renameat2(d1, l1, d2, l2, (unsigned)a->flags)
                          : linkat(d1, l1, d2, l2, 0);
-    finish(d2, 0);
-    return finish(d1, ret);
+    beneath_close(d2, 0);
+    return beneath_close(d1, ret);
 }
 
 static long exec_rename(int rootfd, const struct op_args *a)
@@ -251,7 +211,7 @@ static long exec_symlink(int rootfd, const struct op_args *a)
     int dfd = open_parent(rootfd, a->path, buf, &last);
     if (dfd < 0)
         return -1;
-    return finish(dfd, symlinkat(a->path2, dfd, last));
+    return beneath_close(dfd, symlinkat(a->path2, dfd, last));
 }
 
 static long exec_setxattr(int rootfd, const struct op_args *a)
@@ -265,7 +225,8 @@ static long exec_setxattr(int rootfd, const struct op_args *a)
     int fd = open_target(rootfd, a->path);
     if (fd < 0)
         return -1;
-    return finish(fd, setxattr(fd_path(fd, p, sizeof p), a->xname, value, a->size, a->flags));
+    return beneath_close(fd, setxattr(beneath_fd_path(fd, p, sizeof p), a->xname, value, a->size,
+                                      a->flags));
 }
 
 static long exec_removexattr(int rootfd, const struct op_args *a)
@@ -274,7 +235,7 @@ static long exec_removexattr(int rootfd, const struct op_args *a)
     int fd = open_target(rootfd, a->path);
     if (fd < 0)
         return -1;
-    return finish(fd, removexattr(fd_path(fd, p, sizeof p), a->xname));
+    return beneath_close(fd, removexattr(beneath_fd_path(fd, p, sizeof p), a->xname));
 }
 
 /* ---------- draw: arguments from the pool and the weighted partitions ---------- */
@@ -531,14 +492,14 @@ static long exec_fallocate_file(int rootfd, const struct op_args *a)
 {
     if (!(a->flags & FALLOC_FL_INSERT_RANGE))
         return falloc_plain(rootfd, a);
-    int fd = open_beneath(rootfd, a->path + 1, O_RDWR, 0);
+    int fd = beneath_open(rootfd, a->path + 1, O_RDWR, 0);
     if (fd < 0)
         return -1;
     if (insert_past_cap(fd, a)) {
         errno = EFBIG;
-        return finish(fd, -1);
+        return beneath_close(fd, -1);
     }
-    return finish(fd, fallocate(fd, a->flags, (off_t)a->offset, (off_t)a->size));
+    return beneath_close(fd, fallocate(fd, a->flags, (off_t)a->offset, (off_t)a->size));
 }
 
 static void draw_copy_range(struct input *in, struct op_args *a)
@@ -572,15 +533,15 @@ static long copy_all(int in, int out, const struct op_args *a)
 
 static long exec_copy_range(int rootfd, const struct op_args *a)
 {
-    int in = open_beneath(rootfd, a->path + 1, O_RDONLY, 0);
+    int in = beneath_open(rootfd, a->path + 1, O_RDONLY, 0);
     if (in < 0)
         return -1;
-    int out = open_beneath(rootfd, a->path2 + 1, O_WRONLY, 0);
+    int out = beneath_open(rootfd, a->path2 + 1, O_WRONLY, 0);
     if (out < 0)
-        return finish(in, -1);
+        return beneath_close(in, -1);
     long ret = copy_all(in, out, a);
-    finish(out, 0);
-    return finish(in, ret);
+    beneath_close(out, 0);
+    return beneath_close(in, ret);
 }
 
 /* Device numbers of majors 60-63, which Linux keeps for local experiments: no driver claims
@@ -603,7 +564,7 @@ static long exec_mknod(int rootfd, const struct op_args *a)
     if (dfd < 0)
         return -1;
     mode_t mode = ((mode_t)a->flags & S_IFMT) | (a->mode & 07777);
-    return finish(dfd, mknodat(dfd, last, mode, (dev_t)a->rdev));
+    return beneath_close(dfd, mknodat(dfd, last, mode, (dev_t)a->rdev));
 }
 
 static void draw_open_unlink(struct input *in, struct op_args *a)
@@ -643,17 +604,17 @@ static long exec_open_unlink(int rootfd, const struct op_args *a)
 {
     char buf[METIS_PATH_MAX];
     const char *last;
-    int fd = open_beneath(rootfd, a->path + 1, O_RDWR, 0);
+    int fd = beneath_open(rootfd, a->path + 1, O_RDWR, 0);
     if (fd < 0)
         return -1;
     int dfd = open_parent(rootfd, a->path, buf, &last);
     if (dfd < 0)
-        return finish(fd, -1);
+        return beneath_close(fd, -1);
     long ret = unlinkat(dfd, last, 0);
-    finish(dfd, 0);
+    beneath_close(dfd, 0);
     if (ret == 0)
         ret = through_fd(fd, a);
-    return finish(fd, ret);
+    return beneath_close(fd, ret);
 }
 
 /* Whole seconds well before any clock a run has (tree/line.c records mtimes before 2017
@@ -677,7 +638,7 @@ static long exec_utimes(int rootfd, const struct op_args *a)
     int fd = open_target(rootfd, a->path);
     if (fd < 0)
         return -1;
-    return finish(fd, utimensat(AT_FDCWD, fd_path(fd, p, sizeof p), ts, 0));
+    return beneath_close(fd, utimensat(AT_FDCWD, beneath_fd_path(fd, p, sizeof p), ts, 0));
 }
 
 int op_variant_of(const struct op_args *a)
