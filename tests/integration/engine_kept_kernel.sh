@@ -87,4 +87,6 @@ remounted_config configs/ref-vs-ext4.ini | sed 's/^fstype = ext4/fstype = ext4\n
 refused every "every.ini:[0-9]*: \[fs ext4\]: remount_every applies to a file system with an image kept mounted"
 kept_config 16 "compare_mtime = 1" > "$T/mtime.ini"
 refused mtime "mtime.ini:[0-9]*: \[fs ext4\]: kept mounted (remount = 0), .*compare_mtime needs remount = 1"
+sed 's/^fstype = ext4/fstype = ext4\nremount = 0/' configs/faults-ext4.ini > "$T/faults.ini"
+refused faults "faults.ini:[0-9]*: \[fs ext4\]: fault steps need remount = 1 (kept mounted, .*no image"
 exit 0
