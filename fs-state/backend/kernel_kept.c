@@ -128,15 +128,20 @@ static int kk_save(struct backend *b, uint64_t id)
     return p ? kept_save(p->kept, b, id) : -1;
 }
 
-/* The notes of lost writes were made on the path the restore leaves. */
+/* Set up, and leaving the mount as it is (a restore, an unmount): the notes of lost writes
+ * were made on the path it leaves. */
+static struct kkpriv *leaving(struct backend *b, const char *step)
+{
+    struct kkpriv *p = set_up(b, step);
+    if (p && p->lost)
+        lw_clear(p->lost);
+    return p;
+}
+
 static int kk_restore(struct backend *b, uint64_t id)
 {
-    struct kkpriv *p = set_up(b, "restore");
-    if (!p)
-        return -1;
-    if (p->lost)
-        lw_clear(p->lost);
-    return kept_restore(p->kept, b, id);
+    struct kkpriv *p = leaving(b, "restore");
+    return p ? kept_restore(p->kept, b, id) : -1;
 }
 
 static void kk_discard(struct backend *b, uint64_t id)
@@ -240,12 +245,8 @@ static void kk_stats(struct backend *b, FILE *json)
 
 static int kk_unmount(struct backend *b)
 {
-    struct kkpriv *p = set_up(b, "unmount");
-    if (!p)
-        return -1;
-    if (p->lost)
-        lw_clear(p->lost);
-    return kept_unmount(p->kept, b);
+    struct kkpriv *p = leaving(b, "unmount");
+    return p ? kept_unmount(p->kept, b) : -1;
 }
 
 static void kk_lose_write(struct backend *b, const char *path, uint64_t off, uint64_t len)
