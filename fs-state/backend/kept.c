@@ -345,9 +345,8 @@ int kept_restore(struct kept *k, struct backend *b, uint64_t id)
         return -1;
     if (!counts_as_saved(b, s)) {
         k->n.statfs_misses++;
-        if (replay(k, b, id) < 0)
+        if (replay(k, b, id) < 0 || lr_replayed(k->lr, b, id) < 0)
             return -1;
-        lr_begin(k->lr);        /* the next read-back records what the replay made */
     }
     drop_checkpoint(k);
     set_live(k, id, s->since);

@@ -212,15 +212,13 @@ static void now_holds(struct lrestore *lr, struct ft_tree *t)
     lr->last_valid = 1;
 }
 
-static int fall_back(struct lrestore *lr, struct backend *b, uint64_t id, struct ft_tree *want,
-                     lr_replay_fn replay, void *ctx, const char *why)
+/* The mount after a replay to want: recorded, and held to it (a replay is no more trusted than
+ * a logical restore: what it ran on may not be what it was when the search went that way). */
+static int replayed(struct lrestore *lr, struct backend *b, uint64_t id, struct ft_tree *want)
 {
     char diff[700];
-    if (++lr->n.fallbacks <= FALLBACKS_TOLD)
-        fprintf(stderr, "metis: fs %s: logical restore of state %llu missed (%s); replaying "
-                "instead\n", b->cfg->name, (unsigned long long)id, why);
     lr->last_valid = 0;
-    if (replay(ctx, b, id) < 0 || record_mount(lr, b, "restore: after replay") < 0)
+    if (record_mount(lr, b, "restore: after replay") < 0)
         return -1;
     if (reaches(lr->last, want)) {
         now_holds(lr, want);
@@ -231,6 +229,28 @@ static int fall_back(struct lrestore *lr, struct backend *b, uint64_t id, struct
     b->restore_unreachable = 1;
     return bk_err(b, "restore", "state %llu: neither logical restore nor replay reach it: %s",
                   (unsigned long long)id, diff);
+}
+
+static int fall_back(struct lrestore *lr, struct backend *b, uint64_t id, struct ft_tree *want,
+                     lr_replay_fn replay, void *ctx, const char *why)
+{
+    if (++lr->n.fallbacks <= FALLBACKS_TOLD)
+        fprintf(stderr, "metis: fs %s: logical restore of state %llu missed (%s); replaying "
+                "instead\n", b->cfg->name, (unsigned long long)id, why);
+    lr->last_valid = 0;
+    if (replay(ctx, b, id) < 0)
+        return -1;
+    return replayed(lr, b, id, want);
+}
+
+int lr_replayed(struct lrestore *lr, struct backend *b, uint64_t id)
+{
+    struct saved *s;
+    HASH_FIND(hh, lr->states, &id, sizeof id, s);
+    if (!s)
+        return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
+                      (unsigned long long)id);
+    return replayed(lr, b, id, s->tree);
 }
 
 int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn replay,

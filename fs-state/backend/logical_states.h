@@ -27,6 +27,9 @@ struct lrestore *lr_open(const struct backend *b);
 void lr_close(struct lrestore *lr);
 /* From now on every restore's calls are appended to journal (logical_apply.h's lines). */
 void lr_journal(struct lrestore *lr, struct buf *journal);
+/* The mount, just brought to saved state id by a replay of the caller's, recorded and held to
+ * it: 0 if it is that state, else -1 (b->restore_unreachable set when it is another). */
+int lr_replayed(struct lrestore *lr, struct backend *b, uint64_t id);
 /* An operation may follow: what was recorded of the mount no longer holds. */
 void lr_begin(struct lrestore *lr);
 /* The read-back (b->rootfd open): records the tree and gives its digest with options o. */
