@@ -62,7 +62,10 @@ echo "ops $ops, daemon starts $starts (summary: $mounts), logical restores $rest
   "(verified $verified), remount checks $checks"
 [ "$ops" -ge 200 ] || fail "only $ops operations"
 [ "$starts" -eq "$mounts" ] || fail "the run ran the mount command $starts times, summary.json says $mounts"
-[ $((starts * 8)) -le "$ops" ] || fail "$starts daemon starts for $ops operations: not kept mounted"
+# Remounted, every operation would start the daemon. Kept, the starts are the checkpoints (every
+# 16 steps down a path: a search that backtracks often meets one every 8 to 9 operations) and a
+# few restores that replay from one.
+[ $((starts * 5)) -le "$ops" ] || fail "$starts daemon starts for $ops operations: not kept mounted"
 [ "$restores" -gt 0 ] && [ "$verified" -eq "$restores" ] || fail "logical restores: $restores, verified $verified"
 [ "$checks" -gt 0 ] || fail "no remount check ran"
 ! grep -q "unreadable\|restore-unreachable" "$T/run/classes.txt" || fail "a target failure in the kept run"
