@@ -16,6 +16,7 @@ extern const struct backend_ops backend_kernel_ops;
 extern const struct backend_ops backend_reffs_ops;
 extern const struct backend_ops backend_fuse_ops;
 extern const struct backend_ops backend_devless_ops;
+extern const struct backend_ops backend_kernel_kept_ops;
 
 /* Formats "fs NAME: STEP: message" into b->err; returns -1 so callers can return it. */
 int bk_err(struct backend *b, const char *step, const char *fmt, ...)
@@ -92,6 +93,9 @@ int bk_walk(struct backend *b, const struct tree_opts *o, unsigned char *out, FI
  * (each cut at 150 characters), into out. */
 void bk_first_difference(const char *a, const char *a_label, const char *b, const char *b_label,
                          char *out, size_t outlen);
+/* The engine's replay (b->replay_fn) of the operations from state from to state id on b,
+ * freshly mounted: the root opened for it and closed after; 0, or -1 with b->err. */
+int bk_replay(struct backend *b, uint64_t from, uint64_t id);
 /* A setup step failed: tears down what setup made, keeping the step's message; returns -1. */
 int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *));
 /* Fills the directory dir (a layer or backing directory the fs will show, e.g. an overlay's

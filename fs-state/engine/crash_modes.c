@@ -82,7 +82,8 @@ static const char *fs_problem(enum crash_mode mode, const struct fs_config *fs)
     if (!crash_applies_mode(mode, fs))
         return NULL;
     if (!fs->remount)
-        return "a crash check needs remount = 1 (it mounts the copy once the fs is unmounted)";
+        return "a crash check needs remount = 1: it mounts each step's copy once the fs is "
+               "unmounted, and kept mounted (remount = 0) it is not";
     if (mode != CRASH_ANY)
         return NULL;
     uint64_t size = fs->size ? fs->size : fs_format_default_size(fs->fstype);

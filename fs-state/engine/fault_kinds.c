@@ -146,8 +146,8 @@ int fault_config_problem(const struct metis_config *cfg, int *fs, char *msg, siz
     for (int i = 0; i < cfg->nfs; i++)
         if (fault_applies(cfg, &cfg->fs[i]) && !cfg->fs[i].remount) {
             *fs = i;
-            snprintf(msg, len, "fault steps need remount = 1 (the fs is mounted again after "
-                     "each one)");
+            snprintf(msg, len, "fault steps need remount = 1 (kept mounted, the fs has no "
+                     "image of the state a step starts from to run the fault step on)");
             return -1;
         }
     return 0;
