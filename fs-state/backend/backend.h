@@ -50,7 +50,8 @@ struct backend_ops {
     /* Optional: set up again (nothing in it yet) with room for bytes and inodes more than it
      * has: for a file system whose limits are only numbers (RefFS). NULL: it cannot grow. */
     int (*grow)(struct backend *b, uint64_t bytes, uint64_t inodes);
-    /* Optional (a kernel fs on a loop device): its faulty device (backend/faultdev.h), made at
+    /* Optional (a kernel fs on a loop device, an image-backed FUSE fs remounted around every
+     * step): its faulty device (backend/faultdev.h), made at
      * the first call and kept until the teardown; NULL with b->err when it cannot be made. */
     struct faultdev *(*faultdev)(struct backend *b);
     /* Optional, beside faultdev: begin, but mounted from the faulty device (b unmounted). */

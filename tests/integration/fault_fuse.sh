@@ -16,21 +16,10 @@ fault_conf() {
 fault_conf configs/faults-fuse2fs.ini | sed 's/^\[run\]$/[run]\nfault_test_silent = write_file/' > "$T/bite.ini"
 
 for seed in 1 2 3; do
-  start=$(date +%s.%N)
-  "$METIS_BIN/metis" run "$T/bite.ini" --seed $seed --out "$T/s$seed" 2>"$T/s$seed.err"
-  rc=$?
-  FAIL_LOG=$T/s$seed.err
-  [ $rc = 1 ] || fail "seed $seed: exit status $rc, want 1 (the planted lost write found)"
-  grep -q "^class [0-9]* fs=fuse2fs id=1 new=1 hits=1 signature=write_file fuse2fs fault-lost" "$T/s$seed/log.txt" ||
-    fail "seed $seed: the first class is not write_file's fault-lost: $(grep -m1 '^class' "$T/s$seed/log.txt")"
-  printf 'seed %s: fault-lost at operation %s after %.1f s (load %s)\n' $seed \
-    "$(grep -m1 '^discrepancy' "$T/s$seed/log.txt" | cut -d' ' -f2)" \
-    "$(echo "$(date +%s.%N) - $start" | bc)" "$(cut -d' ' -f1 /proc/loadavg)"
-  id=$(run_id_of "$T/s$seed.err")
+  planted_lost_found "$T/bite.ini" fuse2fs $seed
   assert_no_leftovers "$id"
   no_daemon "$id"
 done
-FAIL_LOG=
 
 # Triage re-arms the fault; emit-c says in one line that run.sh cannot.
 "$R" repro "$T/s1" --config "$T/s1/config.ini" >"$T/repro.out" 2>&1
@@ -72,14 +61,7 @@ FAIL_LOG=
 
 # SIGKILL of the engine while fuse2fs's fault steps go: the front end's sweep leaves nothing.
 fault_conf configs/faults-fuse2fs.ini > "$T/kill.ini"
-"$METIS_BIN/metis" run "$T/kill.ini" --seconds 120 --keep-going --out "$T/kill" 2>"$T/kill.err" &
-pid=$!
-for _ in $(seq 300); do
-  n=$(grep -c '^faulted' "$T/kill/log.txt" 2>/dev/null)
-  [ "${n:-0}" -ge 10 ] && break
-  sleep 0.1
-done
-id=$(run_id_of "$T/kill.err")
+faulting "$T/kill.ini" kill 10
 pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null || fail "no faulty device while the run goes"
 kill -KILL "$(pgrep -P $pid | head -n1)"
 wait $pid
