@@ -58,7 +58,8 @@ struct backend_ops {
      * just wrote to the regular file at path never reach the device: a kept kernel fs zeroes
      * them in its image at its next checkpoint's unmount, before the remount. */
     void (*lose_write)(struct backend *b, const char *path, uint64_t off, uint64_t len);
-    /* Optional (a kernel fs on a loop device): its faulty device (backend/faultdev.h), made at
+    /* Optional (a kernel fs on a loop device, an image-backed FUSE fs remounted around every
+     * step): its faulty device (backend/faultdev.h), made at
      * the first call and kept until the teardown; NULL with b->err when it cannot be made. */
     struct faultdev *(*faultdev)(struct backend *b);
     /* Optional, beside faultdev: begin, but mounted from the faulty device (b unmounted). */

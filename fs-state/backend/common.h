@@ -121,6 +121,8 @@ int bk_proc_other(const char *name);
 int bk_proc_holds(const char *pid, const char *path);
 /* 1 when a process other than us has path open (a daemonized fs may still write its image). */
 int bk_file_in_use(const char *path);
+/* The same, but for process except (a faulty device's daemon, which holds an image for good). */
+int bk_file_in_use_except(const char *path, pid_t except);
 /* Reads /proc/<pid>/<what> (cmdline, environ: NUL-separated strings) into buf, NUL-terminated;
  * its length (len - 1 when it was cut there), 0 when there is none. */
 size_t bk_proc_read(const char *pid, const char *what, char *buf, size_t len);
@@ -129,6 +131,8 @@ size_t bk_proc_read(const char *pid, const char *what, char *buf, size_t len);
  * its FUSE connection, so calls blocked on its mount return ENOTCONN. */
 typedef int (*bk_arg_match_fn)(const char *arg, const void *ctx);
 int bk_kill_fuse_daemons(bk_arg_match_fn match, const void *ctx);
+/* 1 while another process (a FUSE daemon or not yet one) was given an argument match accepts. */
+int bk_process_given(bk_arg_match_fn match, const void *ctx);
 
 /* Run ids and fs names become path components: 1 when s is made of [A-Za-z0-9._-] and is not
  * "." or ".." (backend.c). */

@@ -2,6 +2,7 @@
 #include "backend.h"
 #include "common.h"
 #include "dump_readback.h"
+#include "faultdev.h"
 #include "imgstore.h"
 #include "kept.h"
 #include "logical_states.h"
@@ -62,6 +63,8 @@ struct fpriv {
     struct ph_dirs dirs;        /* the {dir} names of mount_cmd and unmount_cmd */
     struct scratch scratch;     /* where they are, if there are any */
     char dir_path[PH_MAX_DIRS][1100];
+    struct faultdev *fault;     /* image, remounted: the faulty device over it, once asked for */
+    int faulty;                 /* mounted (or to be unmounted) from the faulty device's file */
 };
 
 static struct fpriv *fuse_priv_get_or_make(struct backend *b)
@@ -93,9 +96,13 @@ static void classify(struct fpriv *p)
     }
 }
 
+/* {img} is the faulty device's file while a fault step mounts from it, in the unmount command
+ * too (exfat-fuse's detaches the loop device it finds by that name). */
 static const char *dir_lookup(void *ctx, const char *name)
 {
     struct fpriv *p = ctx;
+    if (p->faulty && strcmp(name, "img") == 0)
+        return faultdev_file(p->fault);
     const char *dir = ph_dir_name(name);
     for (int i = 0; dir && i < p->dirs.n; i++)
         if (strcmp(p->dirs.name[i], dir) == 0)
@@ -181,10 +188,12 @@ static int f_mount(struct backend *b, struct fpriv *p, const char *step)
     return 0;
 }
 
-static int wait_image_closed(struct backend *b, double timeout)
+/* The image the daemon was given; the faulty device's daemon holds b->image for good. */
+static int wait_image_closed(struct backend *b, struct fpriv *p, double timeout)
 {
     double end = now_seconds() + timeout;
-    while (bk_file_in_use(b->image)) {
+    const char *img = p->faulty ? faultdev_file(p->fault) : b->image;
+    while (bk_file_in_use_except(img, faultdev_pid(p->fault))) {
         if (now_seconds() > end)
             return -1;
         usleep(1000);
@@ -249,10 +258,11 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
             return bk_err(b, step, "the fs daemon did not exit after the unmount");
         }
         p->pid = 0;
-    } else if (p->has_image && wait_image_closed(b, timeout) < 0) {
+    } else if (p->has_image && wait_image_closed(b, p, timeout) < 0) {
         b->unmount_failed = 1;
         return bk_err(b, step, "the fs daemon still has %s open after the unmount", b->image);
     }
+    p->faulty = 0;
     return 0;
 }
 
@@ -580,6 +590,9 @@ static void fu_teardown(struct backend *b)
     if (p->pid > 0)
         spawn_stop(p->pid, 1.0);
     p->pid = 0;
+    p->faulty = 0;
+    faultdev_close(p->fault);           /* after the daemon: it may have had the device's file */
+    p->fault = NULL;
     if (p->has_image)
         bimage_destroy(b, &p->im);
     scratch_unmount(&p->scratch);       /* after the daemon: it held the directories */
@@ -679,6 +692,40 @@ static void fu_stats(struct backend *b, FILE *json)
         lr_print_stats(p->kept ? kept_lr(p->kept) : p->lr, json);
 }
 
+/* ---- fault steps: an image-backed fs, remounted around every step ---- */
+
+/* No loop device: the daemon is given the faulty device's file as its image (a daemon that
+ * needs a block device puts one over it in its mount command). A kept fs is refused: the
+ * fault step must mount it from that file and again from the image (config.c says so). */
+static struct faultdev *fu_faultdev(struct backend *b)
+{
+    struct fpriv *p = b->priv;
+    if (!p || !p->set_up || !p->has_image || p->kept) {
+        bk_err(b, "faulty device", !p || !p->set_up ? "not set up"
+               : p->kept ? "a fault step needs remount = 1"
+                         : "no image: fault steps need a mount_cmd with {img} and a size");
+        return NULL;
+    }
+    if (!p->fault)
+        p->fault = faultdev_open(b, 0);
+    return p->fault;
+}
+
+static int fu_begin_faulty(struct backend *b)
+{
+    struct fpriv *p = b->priv;
+    if (!p || !p->fault)
+        return bk_err(b, "begin", "no faulty device");
+    if (b->mounted)
+        return bk_err(b, "begin", "mounted already: a fault step needs remount = 1");
+    p->faulty = 1;
+    if (f_mount(b, p, "begin: mount from the faulty device") < 0) {
+        p->faulty = 0;
+        return -1;
+    }
+    return bk_open_root(b);
+}
+
 const struct backend_ops backend_fuse_ops = {
     .setup = fu_setup,
     .begin = fu_begin,
@@ -693,4 +740,6 @@ const struct backend_ops backend_fuse_ops = {
     .read_back = fu_read_back,
     .stats = fu_stats,
     .kill_daemon = fu_kill_daemon,
+    .faultdev = fu_faultdev,
+    .begin_faulty = fu_begin_faulty,
 };

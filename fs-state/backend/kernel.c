@@ -261,7 +261,7 @@ static struct faultdev *k_faultdev(struct backend *b)
         return NULL;
     }
     if (!p->fault)
-        p->fault = faultdev_open(b);
+        p->fault = faultdev_open(b, 1);
     return p->fault;
 }
 

@@ -188,7 +188,7 @@ const struct config_key fs_keys[FSK_COUNT] = {
     [FSK_REMOUNT_EVERY] = FSK(remount_every, CK_INT, RANGE(0, 1e9), T(FS_KERNEL) | T(FS_FUSE),
                               "16"),
     /* Kernel file systems on a device only (fault_kinds.c). */
-    [FSK_FAULTS] = FSK(faults, CK_BOOL, NO_RANGE, T(FS_KERNEL), "1"),
+    [FSK_FAULTS] = FSK(faults, CK_BOOL, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), "1"),
 };
 
 static const struct config_key pool_keys[] = {

@@ -37,10 +37,13 @@ int crash_kind_parse(const char *s)
 }
 
 /* Read-only checks: -n answers no to every repair; xfs_repair needs -f for a file, and
- * force_geometry for a fs of one allocation group (16 MiB), whose geometry it cannot cross-check. */
+ * force_geometry for a fs of one allocation group (16 MiB), whose geometry it cannot cross-check.
+ * ntfs and exfat are image-backed FUSE formats: only fault steps check them (crash checks are
+ * for kernel fs). */
 static const struct { const char *fstype, *checker; } checkers[] = {
     { "ext2", "e2fsck -fn" }, { "ext3", "e2fsck -fn" }, { "ext4", "e2fsck -fn" },
     { "xfs", "xfs_repair -n -f -o force_geometry" }, { "btrfs", "btrfs check --readonly" },
+    { "ntfs", "ntfsfix -n" }, { "exfat", "fsck.exfat -n" },
 };
 
 const char *crash_checker(const char *fstype)
