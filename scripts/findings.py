@@ -157,7 +157,7 @@ def main():
     if os.path.exists(conditions):
         head += [read_file(conditions).rstrip("\n"), ""]
     # Hand-written sections beside the profiles: findings outside the campaign's runs (fault
-    # steps on kernel file systems), then Metis's own false positives and their fixes.
+    # steps on kernel and image-backed FUSE file systems), then Metis's own false positives and their fixes.
     here = os.path.dirname(os.path.abspath(profiles[0]))
     tail = []
     for extra in ("kernel-faults.md", "metis-fixes.md"):

@@ -152,9 +152,10 @@ int dck_after_read_back(struct dirckpt *d, struct backend *b, struct lrestore *l
      * again for its listings, which is no step down the search path. */
     if ((d->live_known && !d->stepped) || d->counted)
         return 0;
-    /* A listing of the state just saved (the engine's judge, a report) begins and reads back
-     * like a step; no operation ran, and a checkpoint there would fail outside any step. */
-    if (b->listing)
+    /* Only the read-back that follows an operation (b->read_step, set by the step core) is a
+     * step: a listing of the state just saved (the engine's judge of a known delta, a report)
+     * begins and reads back like one, and a checkpoint there would fail outside any step. */
+    if (!b->read_step)
         return 0;
     d->counted = 1;
     if (!d->every || ++d->since < d->every)

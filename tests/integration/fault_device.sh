@@ -97,16 +97,7 @@ FAIL_LOG=
 # sweep removes the daemon, both loop devices and the mounts.
 fsconf ext4 4M > "$T/int.ini"
 # under_way NAME: a run of int.ini in the background (pid), once 20 fault steps are done (id).
-under_way() {
-  "$METIS_BIN/metis" run "$T/int.ini" --seconds 120 --keep-going --out "$T/$1" 2>"$T/$1.err" &
-  pid=$!
-  for _ in $(seq 300); do
-    n=$(grep -c '^faulted' "$T/$1/log.txt" 2>/dev/null)
-    [ "${n:-0}" -ge 20 ] && break
-    sleep 0.1
-  done
-  id=$(run_id_of "$T/$1.err")
-}
+under_way() { faulting "$T/int.ini" "$1" 20; }
 for sig in INT KILL; do
   under_way $sig
   pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null || fail "$sig: no faulty device while the run goes"
