@@ -12,6 +12,9 @@ enum { DIFF_CRASH = 8, DIFF_CRASH_MOUNT = 16, DIFF_CRASH_FSCK = 32 };
  * died, it hung, a saved state could not be brought back, or its tree could not be read. Each is a class of its own per fs. */
 enum { DIFF_DAEMON_DIED = 64, DIFF_HANG = 128, DIFF_RESTORE_UNREACHABLE = 256, DIFF_UNREADABLE = 512 };
 #define DIFF_TARGET (DIFF_DAEMON_DIED | DIFF_HANG | DIFF_RESTORE_UNREACHABLE | DIFF_UNREADABLE)
+/* A concurrent step ([run] together) whose outcome on this fs no serial order of its calls
+ * on the reference gives (concurrent.h). */
+enum { DIFF_SERIAL = 1024 };
 #define DIFF_OF_CRASH(kinds) ((unsigned)(kinds) << 3)     /* CRASH_* to DIFF_CRASH* */
 #define CRASH_OF_DIFF(differs) (((unsigned)(differs) >> 3) & 7u)
 

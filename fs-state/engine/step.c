@@ -71,12 +71,12 @@ static void history_forget(struct fsgroup *g, uint64_t sid)
     }
 }
 
-static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const struct op_args *a)
+/* text: the operations that made sid from parent, one per line (several: a concurrent step,
+ * in the serial order the reference kept). */
+static int history_add_text(struct fsgroup *g, uint64_t sid, uint64_t parent, const char *text)
 {
-    char text[METIS_OP_LINE_MAX];
     struct step_history *h;
     history_forget(g, sid);
-    op_format(a, text, sizeof text);
     if (!(h = calloc(1, sizeof *h)) || !(h->op = strdup(text))) {
         free(h);
         return gerr(g, "%s", "out of memory for the search path's history");
@@ -85,6 +85,13 @@ static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const s
     h->parent = parent;
     HASH_ADD(hh, g->hist, sid, sizeof h->sid, h);
     return 0;
+}
+
+static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const struct op_args *a)
+{
+    char text[METIS_OP_LINE_MAX];
+    op_format(a, text, sizeof text);
+    return history_add_text(g, sid, parent, text);
 }
 
 /* The step that made sid was refused as unsupported: the file systems that skipped it must not
@@ -130,6 +137,25 @@ static int fs_index(const struct fsgroup *g, const struct backend *b)
     return i;
 }
 
+/* Runs the operations of one history entry (one per line) on b. */
+static int replay_lines(struct backend *b, const char *text)
+{
+    char line[METIS_OP_LINE_MAX], err[256];
+    struct op_args a;
+    struct op_result r;
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)n, text);
+        text += n + (text[n] == '\n');
+        if (op_parse(line, &a, err, sizeof err) < 0) {
+            snprintf(b->err, sizeof b->err, "%s: replaying '%.600s': %s", b->cfg->name, line, err);
+            return -1;
+        }
+        op_exec(b->rootfd, &a, &r);
+    }
+    return 0;
+}
+
 /* A backend without snapshots holds state `from` (BACKEND_REPLAY_INITIAL: it was remounted
  * fresh, and the initial state's making, fillers and prepopulation, comes first): rebuild
  * state sid by the operations that led from there to it. */
@@ -137,9 +163,6 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t from, uint64_t
 {
     struct fsgroup *g = ctx;
     const char **ops = NULL;
-    struct op_args a;
-    struct op_result r;
-    char err[256];
     long n = history_chain(g, from, sid, &ops);
     if (n < 0) {
         snprintf(b->err, sizeof b->err, "%s: restore: state %llu has no recorded path",
@@ -150,16 +173,8 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t from, uint64_t
     int rc = fresh ? equalize_replay(b->rootfd, &g->fillers[fs_index(g, b)]) : 0;
     if (rc == 0 && fresh && !b->populated)
         prepopulate_run(b->rootfd, g->plan, g->nplan);
-    for (long k = n - 1; rc == 0 && k >= 0; k--) {
-        if (!ops[k])
-            continue;
-        if (op_parse(ops[k], &a, err, sizeof err) < 0) {
-            snprintf(b->err, sizeof b->err, "%s: replaying '%s': %s", b->cfg->name, ops[k], err);
-            rc = -1;
-        } else {
-            op_exec(b->rootfd, &a, &r);
-        }
-    }
+    for (long k = n - 1; rc == 0 && k >= 0; k--)
+        rc = ops[k] ? replay_lines(b, ops[k]) : 0;
     free(ops);
     return rc;
 }
@@ -344,6 +359,9 @@ struct step_job {
                                     from it (STEP_NO_STATE: nothing to save) */
     int again;                   /* a second pass on fs that ran already: saves and discards
                                     before the step are done */
+    step_exec_fn *exec;          /* not NULL: the step's calls, made instead of args (a
+                                    concurrent step's, or a serial order of them) */
+    void *ctx;                   /* ... and what they need */
 };
 
 int fsgroup_read_state(struct fsgroup *g, int i)
@@ -407,6 +425,16 @@ static int lazy_work(struct fsgroup *g, int i, uint64_t save_first)
     return lazy && save_first != STEP_NO_STATE ? b->ops->save(b, save_first) : 0;
 }
 
+/* A step's calls could not be made at all (no thread for them): Metis's own failure. */
+static int exec_failed(struct backend *b)
+{
+    int saved = errno;
+    b->ops->end(b);
+    snprintf(b->err, sizeof b->err, "fs %s: the step's calls could not be made: %s",
+             b->cfg->name, strerror(saved));
+    return -1;
+}
+
 static int step_one(int i, void *ctx)
 {
     struct step_job *j = ctx;
@@ -428,6 +456,10 @@ static int step_one(int i, void *ctx)
     o->skipped = j->skip != NULL;
     if (j->skip)
         o->res = *j->skip;
+    else if (j->exec && j->exec(i, b->rootfd, j->ctx) < 0)
+        return exec_failed(b);
+    else if (j->exec)
+        ;
     else if (j->args)
         op_exec(b->rootfd, j->args, &o->res);
     else if (!b->populated && !j->g->plan_made_early)   /* else they are there already */
@@ -460,7 +492,7 @@ static int step_one(int i, void *ctx)
 int fsgroup_initial(struct fsgroup *g)
 {
     int lazy = g->lazy_save;
-    struct step_job j = { g, NULL, STEP_NO_STATE, 0, 0, NULL, STEP_NO_STATE, 0 };
+    struct step_job j = { g, NULL, STEP_NO_STATE, 0, 0, NULL, STEP_NO_STATE, 0, NULL, NULL };
     g->lazy_save = 0;            /* the initial state is always saved */
     int rc = fsgroup_run(g, step_one, &j, "initial state");
     g->lazy_save = lazy;
@@ -533,7 +565,7 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint
 {
     /* A restore elsewhere abandons an unsaved live state: SPIN never comes back to it. */
     struct step_job j = { g, a, from, to, 0, NULL,
-                          from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE, 0 };
+                          from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE, 0, NULL, NULL };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
     unsigned gate = gatekeepers(g, a);
     if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, a) < 0)
@@ -548,6 +580,49 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint
         g->unsaved = to;
     if (g->unsupported_step && to != STEP_NO_STATE && g->needs_history)
         history_refused(g, to);
+    g->live = to;
+    return 0;
+}
+
+int fsgroup_pass(struct fsgroup *g, const struct step_pass *p)
+{
+    /* As fsgroup_step: without a restore, a live state not saved yet is saved before the
+     * pass changes it, once per fs (its first pass of the step). */
+    uint64_t save_first = p->from == STEP_NO_STATE && !p->again ? g->unsaved : STEP_NO_STATE;
+    struct step_job j = { g, NULL, p->from, p->to, p->only, NULL, save_first, p->again,
+                          p->exec, p->ctx };
+    g->unsupported_step = 0;
+    return fsgroup_run(g, step_one, &j, p->what);
+}
+
+struct save_job {
+    struct fsgroup *g;
+    uint64_t sid;
+    unsigned only;
+};
+
+static int save_one(int i, void *ctx)
+{
+    struct save_job *j = ctx;
+    struct fsgroup *g = j->g;
+    if (i >= g->nfs || !((j->only >> i) & 1) || lazy_fs(g, i))
+        return 0;
+    return g->be[i]->ops->save(g->be[i], j->sid);
+}
+
+int fsgroup_save_as(struct fsgroup *g, uint64_t sid, unsigned only)
+{
+    struct save_job j = { g, sid, only };
+    return sid == STEP_NO_STATE ? 0 : fsgroup_run(g, save_one, &j, "save");
+}
+
+int fsgroup_passes_done(struct fsgroup *g, uint64_t parent, uint64_t to, const char *history)
+{
+    if (to != STEP_NO_STATE && g->needs_history && history_add_text(g, to, parent, history) < 0)
+        return -1;
+    g->ndiscards = 0;
+    if (g->lazy_save)
+        g->unsaved = to;
     g->live = to;
     return 0;
 }

@@ -99,6 +99,31 @@ int fsgroup_initial(struct fsgroup *g);
  * fs lists as `unsupported` runs on those first, one at a time; once one refuses it with
  * EOPNOTSUPP, no other fs runs it (out[].skipped), so every state stays as it was. */
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to);
+/* What a pass of a step makes on fs (below rootfd, mounted): its calls, outcomes wherever ctx
+ * says; it sets g->out[fs].res to one of them (the daemon-gone check reads it). -1 when the
+ * calls could not be made at all (errno says why). */
+typedef int step_exec_fn(int fs, int rootfd, void *ctx);
+
+/* One pass of a step made of several (a concurrent step: serial.h, concurrent.h): on the fs
+ * in `only` (bit i for fs i, 0 for all), restore(from) unless STEP_NO_STATE, begin, exec,
+ * read back into out[], end, save(to) unless STEP_NO_STATE (RefFS: lazily, as fsgroup_step).
+ * A fs's first pass of the step (again 0) does what fsgroup_step does first: the discards
+ * SPIN asked for and, without a restore, the save of the live state; later ones (again 1)
+ * restore the state the step started from. what names the work in errors. */
+struct step_pass {
+    uint64_t from, to;
+    unsigned only;
+    int again;
+    step_exec_fn *exec;
+    void *ctx;
+    const char *what;
+};
+int fsgroup_pass(struct fsgroup *g, const struct step_pass *p);
+/* Saves the state the fs in `only` hold as sid (RefFS: lazily, by fsgroup_passes_done). */
+int fsgroup_save_as(struct fsgroup *g, uint64_t sid, unsigned only);
+/* Ends a step made of passes: every fs holds state to, made from parent by the operations of
+ * history (op_format lines, one per line, in the order a replay makes them). */
+int fsgroup_passes_done(struct fsgroup *g, uint64_t parent, uint64_t to, const char *history);
 /* Compares every fs's outcome with the reference's (initial, or a step refused as unsupported:
  * states only); sets out[].differs and returns how many differ. */
 int fsgroup_compare(struct fsgroup *g, int initial);

@@ -169,7 +169,33 @@ struct rpin *pin_get(struct reffs *fs, reffs_ino ino)
     return &fs->pins[ino];
 }
 
-/* Frees a live inode that no name and no open file refer to any more. */
+static void uncharge(struct reffs *fs, uint64_t bytes)
+{
+    fs->live.used -= bytes < fs->live.used ? bytes : fs->live.used;
+}
+
+/* The kernel still holds the inode's number (a lookup it has not forgotten): an inode it
+ * may act on yet, in a call that found the name before the last link went (a concurrent
+ * one). Linux keeps such an orphan usable until its last reference; so does RefFS, but free
+ * space and inodes count it as gone at once, since FORGET comes whenever the kernel likes. */
+static int held_by_kernel(const struct reffs *fs, reffs_ino ino)
+{
+    return ino < fs->npins && fs->pins[ino].lookups > 0 && !mutated(MUT_UNLINK_OPEN_FREES);
+}
+
+static void hold(struct reffs *fs, reffs_ino ino)
+{
+    struct rinode *ip = ino_mut(fs, ino);
+    if (ip->held)
+        return;
+    ip->held = 1;
+    ip->held_charge = ino_charge(ip);
+    if (!mutated(MUT_UNLINK_LEAKS_SPACE))
+        uncharge(fs, ip->held_charge);
+    fs->live.ninodes--;
+}
+
+/* Frees a live inode that no name, no open file and no kernel reference refer to any more. */
 void ino_maybe_free(struct reffs *fs, reffs_ino ino)
 {
     struct rinode *ip = ino_get(fs, ino);
@@ -177,11 +203,20 @@ void ino_maybe_free(struct reffs *fs, reffs_ino ino)
         return;
     if (ino < fs->npins && fs->pins[ino].opens > 0 && !mutated(MUT_UNLINK_OPEN_FREES))
         return;
+    if (held_by_kernel(fs, ino)) {
+        hold(fs, ino);
+        return;
+    }
     uint64_t charge = ino_charge(ip);
-    if (mutated(MUT_UNLINK_LEAKS_SPACE))
-        charge = 0;
-    fs->live.used -= charge < fs->live.used ? charge : fs->live.used;
-    fs->live.ninodes--;
+    if (!ip->held) {
+        if (!mutated(MUT_UNLINK_LEAKS_SPACE))
+            uncharge(fs, charge);
+        fs->live.ninodes--;
+    } else if (charge > ip->held_charge) {     /* counted as gone already: what changed since */
+        uncharge(fs, charge - ip->held_charge);
+    } else {
+        fs->live.used += ip->held_charge - charge;
+    }
     fs->live.tab[ino] = NULL;
     if (ino < fs->free_hint)
         fs->free_hint = ino;

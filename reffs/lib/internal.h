@@ -90,6 +90,9 @@ struct rinode {
     struct rdir *dir;           /* directories */
     char *target;               /* symlinks */
     struct rxattrs *xattrs;     /* NULL when there are none */
+    int held;                   /* unlinked, kept for the kernel's calls on its number, and
+                                   no longer counted in free space and inodes (inode.c) */
+    uint64_t held_charge;       /* ... its charge when it was counted as gone */
 };
 
 /* A whole file-system state: the live one or a snapshot. */

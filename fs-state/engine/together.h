@@ -1,0 +1,49 @@
+/* Concurrent steps ([run] together): which operations a step issues at once, and issuing them on one file system, a thread each, released together. */
+#ifndef METIS_TOGETHER_H
+#define METIS_TOGETHER_H
+
+#include <stdint.h>
+#include "config.h"
+#include "input.h"
+#include "ops.h"
+
+/* The most operations one concurrent step issues: 4! = 24 serial orders to hold it against. */
+#define TOGETHER_MAX 4
+
+/* The calls of one concurrent step, numbered 0 .. k-1 in the order they were drawn. */
+struct together_set {
+    int k;
+    struct op_args op[TOGETHER_MAX];
+};
+
+/* Whether the step whose operation the search drew (a) issues several at once, decided by the
+ * config's share with in's generator (nothing drawn when [run] together is 0); then set gets a
+ * and k - 1 more calls of the config's operations, drawn by their weights from in's pool and
+ * partitions, each the closest to the others' names and directories of a few draws. Returns
+ * 1 for a concurrent step (set filled), 0 for an ordinary one. */
+int together_draw(struct input *in, const struct op_args *a, struct together_set *set);
+/* 1 when a may be a call of a concurrent step: one system call that changes the file system
+ * (not open_unlink, copy_range or an INSERT_RANGE that Metis caps first), on a variant no fs of
+ * the run lists `unsupported` (a refusal there is decided call by call, step.c). */
+int together_fits(const struct metis_config *cfg, const struct op_args *a);
+/* A write that opens with O_TRUNC or O_APPEND makes two changes (the open's, the write's): in a
+ * concurrent step it writes in place at the offset drawn. */
+void together_adapt(struct op_args *a);
+/* "create_file+rename/plain": the calls' operations (with their variants), sorted, so that one
+ * set drawn in two orders is one class. */
+void together_label(const struct together_set *set, char *buf, size_t len);
+
+/* Issues every call of set at once on the fs below rootfd: a thread each (the caller makes
+ * call 0), released together by a barrier; res[j] gets call j's outcome. -1 (nothing issued)
+ * when the threads cannot be made. */
+int together_issue(int rootfd, const struct together_set *set, struct op_result *res);
+/* Makes set's calls one after another in order (call numbers, order[0] first); res[j] gets
+ * call j's outcome. */
+void together_serial(int rootfd, const struct together_set *set, const unsigned char *order,
+                     struct op_result *res);
+
+/* The calls as the log and a trace write them: "call SEQ J TEXT" lines (J from 1). -1 when a
+ * call does not fit in len. */
+int together_format_calls(const struct together_set *set, uint64_t seq, char *buf, size_t len);
+
+#endif
