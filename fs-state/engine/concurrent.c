@@ -4,6 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Every fs but the reference. */
+static unsigned targets(const struct fsgroup *g)
+{
+    return (g->nfs >= 32 ? ~0u : (1u << g->nfs) - 1) & ~1u;
+}
+
 /* A try on one fs under test: the calls at once, outcomes into its verdict entry. */
 struct issue_job {
     struct fsgroup *g;
@@ -24,26 +30,47 @@ static int issue_calls(int fs, int rootfd, void *ctx)
     return 0;
 }
 
-/* Holds each fs of mask's last try against the orders; returns the fs still to try again. */
-static unsigned judge_tries(struct fsgroup *g, const struct together_set *set, unsigned mask,
-                            struct concurrent_verdict *v)
+/* The orders fs i's last try matches; the orders with early resolutions are run the first
+ * time a try needs them. -1 when they cannot be run. */
+static int match_try(struct fsgroup *g, const struct together_set *set, uint64_t parent, int i,
+                     struct concurrent_verdict *v)
 {
-    unsigned again = 0;
+    struct concurrent_fs *f = &v->fs[i];
+    const struct fs_outcome *o = &g->out[i];
+    const struct fs_config *fs = &g->cfg->fs[i];
+    int n = serial_matches(&v->orders, fs, f->res, o->digest, o->dlen, &f->last);
+    if (!n && !v->orders.early_run) {
+        if (serial_run_early(g, set, parent, &v->orders) < 0)
+            return -1;
+        n = serial_matches(&v->orders, fs, f->res, o->digest, o->dlen, &f->last);
+    }
+    f->closest = serial_closest(&v->orders, fs, f->res, o->digest, o->dlen);
+    return n;
+}
+
+/* Holds each fs of mask's last try against the orders; *again gets the fs that passed. */
+static int judge_tries(struct fsgroup *g, const struct together_set *set, uint64_t parent,
+                       unsigned mask, struct concurrent_verdict *v, unsigned *again)
+{
+    *again = 0;
     for (int i = 1; i < g->nfs; i++) {
         struct concurrent_fs *f = &v->fs[i];
         if (!((mask >> i) & 1))
             continue;
-        const struct fs_outcome *o = &g->out[i];
+        int n = match_try(g, set, parent, i, v);
+        if (n < 0)
+            return -1;
+        int first = serial_set_first(&f->last);
         f->tries++;
-        f->last = serial_matches(&v->orders, &g->cfg->fs[i], f->res, o->digest, o->dlen);
-        f->closest = serial_closest(&v->orders, &g->cfg->fs[i], f->res, o->digest, o->dlen);
-        f->met |= f->last;
-        f->passes += f->last != 0;
-        if (f->last)
-            again |= 1u << i;
+        f->failed = n == 0;
+        f->passes += n > 0;
+        if (n > 0) {
+            f->met |= 1u << v->orders.order[first].calls;
+            f->early += first >= v->orders.whole;
+            *again |= 1u << i;
+        }
     }
-    (void)set;
-    return again;
+    return 0;
 }
 
 /* Every fs under test issues the calls at once, tries times at most, each try from the state
@@ -51,59 +78,61 @@ static unsigned judge_tries(struct fsgroup *g, const struct together_set *set, u
 static int make_tries(struct fsgroup *g, const struct together_set *set, int tries,
                       uint64_t from, uint64_t parent, struct concurrent_verdict *v)
 {
-    unsigned all = (g->nfs >= 32 ? ~0u : (1u << g->nfs) - 1) & ~1u, todo = all;
+    unsigned todo = targets(g), passed;
     struct issue_job job = { g, set, v };
     for (int r = 0; r < tries && todo; r++) {
         struct step_pass p = { r ? parent : from, STEP_NO_STATE, todo, r > 0, issue_calls, &job,
                                "the calls issued at once" };
-        if (fsgroup_pass(g, &p) < 0)
+        if (fsgroup_pass(g, &p) < 0 || judge_tries(g, set, parent, todo, v, &passed) < 0)
             return -1;
-        unsigned passed = judge_tries(g, set, todo, v);
-        todo = r + 1 < tries ? passed : 0;
+        todo = passed;
     }
     return 0;
 }
 
 /* The order the reference keeps: one every fs's last try matched; else the one nearest the
- * first fs that failed; else (each fs serializable alone) the first fs's first order. */
+ * first fs that failed; else (each fs serializable alone) the first fs's first. */
 static int order_to_keep(const struct fsgroup *g, struct concurrent_verdict *v)
 {
-    uint32_t common = ~0u;
+    struct serial_set common;
     int first_failed = 0;
+    memset(&common, 0xff, sizeof common);
     for (int i = 1; i < g->nfs; i++) {
-        common &= v->fs[i].last;
-        if (!v->fs[i].last && !first_failed)
+        serial_set_and(&common, &v->fs[i].last);
+        if (v->fs[i].failed && !first_failed)
             first_failed = i;
-        v->failed += !v->fs[i].last;
+        v->failed += v->fs[i].failed;
     }
     if (first_failed)
         return v->fs[first_failed].closest;
-    if (common)
-        return __builtin_ctz(common);
+    int o = serial_set_first(&common);
+    if (o >= 0 && o < v->orders.n)
+        return o;
     v->diverged = 1;
-    return __builtin_ctz(v->fs[1].last);
+    return serial_set_first(&v->fs[1].last);
 }
 
 static void mark_differs(struct fsgroup *g, const struct concurrent_verdict *v)
 {
     for (int i = 0; i < g->nfs; i++) {
-        g->out[i].differs = i > 0 && !v->fs[i].last ? DIFF_SERIAL : 0;
+        g->out[i].differs = i > 0 && v->fs[i].failed ? DIFF_SERIAL : 0;
         g->out[i].have_fresh = 0;
         memset(&g->out[i].crash, 0, sizeof g->out[i].crash);
         g->out[i].skipped = 0;
     }
 }
 
-/* The reference keeps order o and every fs is saved as to. */
+/* The reference keeps the kept order's end state and every fs is saved as to. */
 static int keep_states(struct fsgroup *g, const struct together_set *set,
                        struct concurrent_verdict *v, uint64_t parent, uint64_t to)
 {
-    static char history[TOGETHER_MAX * METIS_OP_LINE_MAX];
-    unsigned targets = (g->nfs >= 32 ? ~0u : (1u << g->nfs) - 1) & ~1u;
-    memcpy(v->fs[0].res, v->orders.order[v->kept].res, sizeof v->fs[0].res);
-    if (fsgroup_save_as(g, to, targets) < 0 || serial_keep(g, set, &v->orders, v->kept, parent, to) < 0)
+    static char history[(TOGETHER_MAX + 1) * METIS_OP_LINE_MAX];
+    const struct serial_order *o = &v->orders.order[v->kept];
+    memcpy(v->fs[0].res, o->res, sizeof v->fs[0].res);
+    if (fsgroup_save_as(g, to, targets(g)) < 0 ||
+        serial_keep(g, set, &v->orders, v->kept, parent, to) < 0)
         return -1;
-    if (serial_history(set, &v->orders, v->kept, history, sizeof history) < 0) {
+    if (together_history(set, o->atom, history, sizeof history) < 0) {
         snprintf(g->err, sizeof g->err, "a concurrent step's calls do not fit its history");
         return -1;
     }
@@ -114,7 +143,7 @@ int concurrent_step(struct fsgroup *g, const struct together_set *set, int tries
                     uint64_t parent, uint64_t to, struct concurrent_verdict *v)
 {
     memset(v, 0, sizeof *v);
-    if (serial_run_all(g, set, from, parent, 0, &v->orders) < 0 ||
+    if (serial_run_whole(g, set, from, parent, &v->orders) < 0 ||
         make_tries(g, set, tries, from, parent, v) < 0)
         return -1;
     v->kept = order_to_keep(g, v);
@@ -124,33 +153,35 @@ int concurrent_step(struct fsgroup *g, const struct together_set *set, int tries
     return 0;
 }
 
-/* The calls in one order on fs, one after another. */
-struct serial_job {
+/* The calls in one order of atoms on every fs. */
+struct order_job {
     const struct together_set *set;
+    const unsigned char *atoms;
     struct concurrent_verdict *v;
     struct fsgroup *g;
-    int o;
 };
 
 static int make_in_order(int fs, int rootfd, void *ctx)
 {
-    struct serial_job *j = ctx;
-    together_serial(rootfd, j->set, j->v->orders.order[j->o].call, j->v->fs[fs].res);
+    struct order_job *j = ctx;
+    together_run_atoms(rootfd, j->set, j->atoms, j->v->fs[fs].res);
     j->g->out[fs].res = j->v->fs[fs].res[0];
     return 0;
 }
 
-int concurrent_serial_step(struct fsgroup *g, const struct together_set *set, int o,
-                           uint64_t from, uint64_t parent, uint64_t to,
-                           struct concurrent_verdict *v)
+int concurrent_in_order(struct fsgroup *g, const struct together_set *set,
+                        const unsigned char *atoms, uint64_t from, uint64_t parent, uint64_t to,
+                        struct concurrent_verdict *v)
 {
-    static char history[TOGETHER_MAX * METIS_OP_LINE_MAX];
+    static char history[(TOGETHER_MAX + 1) * METIS_OP_LINE_MAX];
     memset(v, 0, sizeof *v);
-    serial_orders(&v->orders, set->k);
-    v->kept = o;
-    struct serial_job job = { set, v, g, o };
+    struct order_job job = { set, atoms, v, g };
     struct step_pass p = { from, to, 0, 0, make_in_order, &job, "the calls in a serial order" };
-    if (fsgroup_pass(g, &p) < 0 || serial_history(set, &v->orders, o, history, sizeof history) < 0)
+    if (fsgroup_pass(g, &p) < 0)
         return -1;
+    if (together_history(set, atoms, history, sizeof history) < 0) {
+        snprintf(g->err, sizeof g->err, "a concurrent step's calls do not fit its history");
+        return -1;
+    }
     return fsgroup_passes_done(g, parent, to, history);
 }

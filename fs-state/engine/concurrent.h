@@ -10,8 +10,10 @@
 /* One fs under test's tries of a concurrent step. */
 struct concurrent_fs {
     int tries, passes;          /* tries made; those some serial order explains */
-    uint32_t met;               /* the orders passing tries matched (bit o: order o) */
-    uint32_t last;              /* the orders its last try matched; 0: none, not serializable */
+    int early;                  /* passing tries that needed an early resolution */
+    uint32_t met;               /* the orders of acts passing tries matched (bit: whole order) */
+    struct serial_set last;     /* the orders its last try matched */
+    int failed;                 /* none did: not serializable */
     int closest;                /* the order nearest its last try (serial_closest) */
     struct op_result res[TOGETHER_MAX];    /* its last try's outcomes, by call number */
 };
@@ -38,10 +40,10 @@ struct concurrent_verdict {
  * kept order. */
 int concurrent_step(struct fsgroup *g, const struct together_set *set, int tries, uint64_t from,
                     uint64_t parent, uint64_t to, struct concurrent_verdict *v);
-/* The calls made one after another in order o on every fs (a concurrent step that passed,
- * replayed as the reference kept it), saved as to. out[i].res: the first call's. */
-int concurrent_serial_step(struct fsgroup *g, const struct together_set *set, int o,
-                           uint64_t from, uint64_t parent, uint64_t to,
-                           struct concurrent_verdict *v);
+/* The calls made in the order of atoms on every fs (a concurrent step that passed, replayed
+ * as the reference kept it), saved as to; v->fs[i].res gets each fs's outcomes. */
+int concurrent_in_order(struct fsgroup *g, const struct together_set *set,
+                        const unsigned char *atoms, uint64_t from, uint64_t parent, uint64_t to,
+                        struct concurrent_verdict *v);
 
 #endif

@@ -1,9 +1,37 @@
-/* The serial-order check: every order of a concurrent step's calls run on the reference, and an outcome matched against them. */
+/* The serial-order check: the orders of a concurrent step's calls (whole, then with early resolutions) run on the reference, and an outcome matched against them. */
 #include "serial.h"
 #include "lib/helpers.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* ---- sets of orders ---- */
+
+void serial_set_clear(struct serial_set *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+void serial_set_add(struct serial_set *m, int o)
+{
+    m->w[o / 64] |= 1ull << (o % 64);
+}
+
+int serial_set_first(const struct serial_set *m)
+{
+    for (int w = 0; w < SERIAL_SET_WORDS; w++)
+        if (m->w[w])
+            return w * 64 + __builtin_ctzll(m->w[w]);
+    return -1;
+}
+
+void serial_set_and(struct serial_set *m, const struct serial_set *other)
+{
+    for (int w = 0; w < SERIAL_SET_WORDS; w++)
+        m->w[w] &= other->w[w];
+}
+
+/* ---- the orders ---- */
 
 /* Next permutation in lexicographic order; 0 after the last. */
 static int next_order(unsigned char *c, int k)
@@ -27,7 +55,7 @@ static int next_order(unsigned char *c, int k)
     return 1;
 }
 
-void serial_orders(struct serial_table *t, int k)
+void serial_whole_orders(struct serial_table *t, int k)
 {
     unsigned char c[TOGETHER_MAX];
     memset(t, 0, sizeof *t);
@@ -35,12 +63,62 @@ void serial_orders(struct serial_table *t, int k)
     t->last = -1;
     for (int j = 0; j < k; j++)
         c[j] = (unsigned char)j;
-    do
-        memcpy(t->order[t->n++].call, c, sizeof c);
-    while (t->n < SERIAL_MAX_ORDERS && next_order(c, k));
+    do {
+        struct serial_order *o = &t->order[t->n];
+        memcpy(o->acts, c, sizeof c);
+        together_whole_atoms(c, k, o->atom);
+        o->calls = t->n++;
+    } while (next_order(c, k));
+    t->whole = t->n;
 }
 
-/* One order made on the reference, one call after another. */
+/* The atoms of acts where the call acting at position p resolves right after the first
+ * slot[p] acts (slot[p] == p: right before its act). */
+static void early_atoms(const unsigned char *acts, const int *slot, int k, unsigned char *atom)
+{
+    int n = 0;
+    for (int p = 0; p < k; p++) {
+        for (int q = p + 1; q < k; q++)
+            if (slot[q] == p)
+                atom[n++] = acts[q] | ATOM_RESOLVE;
+        if (slot[p] == p)
+            atom[n++] = acts[p] | ATOM_RESOLVE;
+        atom[n++] = acts[p];
+    }
+}
+
+/* The next placement of resolutions (slot[p] from 0 to p); 0 after the last. */
+static int next_slots(int *slot, int k)
+{
+    for (int p = k - 1; p >= 0; p--) {
+        if (slot[p] < p) {
+            slot[p]++;
+            return 1;
+        }
+        slot[p] = 0;
+    }
+    return 0;
+}
+
+/* Adds every order of the acts of whole order w with some resolution earlier than its act. */
+static void add_early(struct serial_table *t, int w)
+{
+    int slot[TOGETHER_MAX] = { 0 }, whole;
+    do {
+        whole = 1;
+        for (int p = 0; p < t->k; p++)
+            whole &= slot[p] == p;
+        if (whole || t->n >= SERIAL_MAX_ORDERS)
+            continue;
+        struct serial_order *o = &t->order[t->n++];
+        memcpy(o->acts, t->order[w].acts, sizeof o->acts);
+        o->calls = w;
+        early_atoms(o->acts, slot, t->k, o->atom);
+    } while (next_slots(slot, t->k));
+}
+
+/* ---- running them on the reference ---- */
+
 struct order_job {
     const struct together_set *set;
     struct serial_order *o;
@@ -50,7 +128,7 @@ struct order_job {
 static int run_order(int fs, int rootfd, void *ctx)
 {
     struct order_job *j = ctx;
-    together_serial(rootfd, j->set, j->o->call, j->o->res);
+    together_run_atoms(rootfd, j->set, j->o->atom, j->o->res);
     j->g->out[fs].res = j->o->res[0];
     for (int c = 0; c < j->set->k; c++)
         if (backend_errno_of_dead_daemon(j->o->res[c].err))
@@ -75,15 +153,32 @@ static int pass_order(struct fsgroup *g, const struct together_set *set, struct 
     return 0;
 }
 
-int serial_run_all(struct fsgroup *g, const struct together_set *set, uint64_t from,
-                   uint64_t parent, int again, struct serial_table *t)
+int serial_run_whole(struct fsgroup *g, const struct together_set *set, uint64_t from,
+                     uint64_t parent, struct serial_table *t)
 {
-    serial_orders(t, set->k);
+    serial_whole_orders(t, set->k);
     for (int o = 0; o < t->n; o++)
-        if (pass_order(g, set, t, o, o ? parent : from, STEP_NO_STATE, again || o > 0) < 0)
+        if (pass_order(g, set, t, o, o ? parent : from, STEP_NO_STATE, o > 0) < 0)
             return -1;
     return 0;
 }
+
+int serial_run_early(struct fsgroup *g, const struct together_set *set, uint64_t parent,
+                     struct serial_table *t)
+{
+    int first = t->n;
+    if (t->early_run)
+        return 0;
+    t->early_run = 1;
+    for (int w = 0; w < t->whole; w++)
+        add_early(t, w);
+    for (int o = first; o < t->n; o++)
+        if (pass_order(g, set, t, o, parent, STEP_NO_STATE, 1) < 0)
+            return -1;
+    return 0;
+}
+
+/* ---- matching ---- */
 
 /* Calls whose outcome differs from order o's. */
 static int differing_calls(const struct serial_order *o, int k, const struct fs_config *fs,
@@ -101,14 +196,18 @@ static int same_state(const struct serial_order *o, const unsigned char *digest,
     return o->dlen == dlen && memcmp(o->digest, digest, (size_t)dlen) == 0;
 }
 
-uint32_t serial_matches(const struct serial_table *t, const struct fs_config *fs,
-                        const struct op_result *res, const unsigned char *digest, int dlen)
+int serial_matches(const struct serial_table *t, const struct fs_config *fs,
+                   const struct op_result *res, const unsigned char *digest, int dlen,
+                   struct serial_set *m)
 {
-    uint32_t m = 0;
+    int n = 0;
+    serial_set_clear(m);
     for (int o = 0; o < t->n; o++)
-        if (!differing_calls(&t->order[o], t->k, fs, res) && same_state(&t->order[o], digest, dlen))
-            m |= 1u << o;
-    return m;
+        if (!differing_calls(&t->order[o], t->k, fs, res) && same_state(&t->order[o], digest, dlen)) {
+            serial_set_add(m, o);
+            n++;
+        }
+    return n;
 }
 
 int serial_closest(const struct serial_table *t, const struct fs_config *fs,
@@ -131,41 +230,4 @@ int serial_keep(struct fsgroup *g, const struct together_set *set, struct serial
         return pass_order(g, set, t, o, parent, to, 1);
     g->out[0].res = t->order[o].res[0];
     return fsgroup_save_as(g, to, 1u);
-}
-
-void serial_order_text(const struct serial_table *t, int o, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int c = 0; c < t->k && used < len; c++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%d", c ? "," : "",
-                                 t->order[o].call[c] + 1);
-}
-
-int serial_order_parse(const struct serial_table *t, const char *text)
-{
-    char buf[32];
-    for (int o = 0; o < t->n; o++) {
-        serial_order_text(t, o, buf, sizeof buf);
-        if (strcmp(buf, text) == 0)
-            return o;
-    }
-    return -1;
-}
-
-int serial_history(const struct together_set *set, const struct serial_table *t, int o,
-                   char *buf, size_t len)
-{
-    char text[METIS_OP_LINE_MAX];
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int c = 0; c < t->k; c++) {
-        if (op_format(&set->op[t->order[o].call[c]], text, sizeof text) < 0)
-            return -1;
-        int n = snprintf(buf + used, len - used, "%s%s", c ? "\n" : "", text);
-        if (n < 0 || (size_t)n >= len - used)
-            return -1;
-        used += (size_t)n;
-    }
-    return 0;
 }

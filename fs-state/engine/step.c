@@ -5,6 +5,7 @@
 #include "fsset.h"
 #include "input.h"
 #include "prepopulate.h"
+#include "together.h"
 #include "lib/helpers.h"
 #include <errno.h>
 #include <stdio.h>
@@ -156,6 +157,18 @@ static int replay_lines(struct backend *b, const char *text)
     return 0;
 }
 
+/* One history entry: an operation, or a concurrent step's calls in the order kept. */
+static int replay_entry(struct backend *b, const char *text)
+{
+    char err[256];
+    if (!together_is_history(text))
+        return replay_lines(b, text);
+    if (together_replay(b->rootfd, text, err, sizeof err) == 0)
+        return 0;
+    snprintf(b->err, sizeof b->err, "%s: replaying a concurrent step: %s", b->cfg->name, err);
+    return -1;
+}
+
 /* A backend without snapshots holds state `from` (BACKEND_REPLAY_INITIAL: it was remounted
  * fresh, and the initial state's making, fillers and prepopulation, comes first): rebuild
  * state sid by the operations that led from there to it. */
@@ -174,7 +187,7 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t from, uint64_t
     if (rc == 0 && fresh && !b->populated)
         prepopulate_run(b->rootfd, g->plan, g->nplan);
     for (long k = n - 1; rc == 0 && k >= 0; k--)
-        rc = ops[k] ? replay_lines(b, ops[k]) : 0;
+        rc = ops[k] ? replay_entry(b, ops[k]) : 0;
     free(ops);
     return rc;
 }

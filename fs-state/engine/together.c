@@ -96,6 +96,36 @@ static int nearness(const char *p, const char *q)
     return 0;
 }
 
+/* 1 when p runs through name (a proper prefix of p, at a component boundary). */
+static int walks_through(const char *p, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(p, name, n) == 0 && p[n] == '/';
+}
+
+/* An exchange swaps two names at once, and a path walk that meets one of them half before and
+ * half after it gives what no order gives (ELOOP, seen through a symlink swapped with a
+ * directory): Linux walks paths without locks. So no call of the set walks through them. */
+static int walk_hazard(const struct op_args *x, const struct op_args *y)
+{
+    const char *py[2];
+    if (x->op != OP_rename || !(x->flags & RENAME_EXCHANGE))
+        return 0;
+    for (int j = 0, n = call_paths(y, py); j < n; j++)
+        if (walks_through(py[j], x->path) || walks_through(py[j], x->path2))
+            return 1;
+    return 0;
+}
+
+/* 1 when b may join the set's first n calls. */
+static int fits_set(const struct together_set *set, int n, const struct op_args *b)
+{
+    for (int j = 0; j < n; j++)
+        if (walk_hazard(&set->op[j], b) || walk_hazard(b, &set->op[j]))
+            return 0;
+    return 1;
+}
+
 /* How near b's names are to those of the set's first n calls: where races are. */
 static int closeness(const struct together_set *set, int n, const struct op_args *b)
 {
@@ -125,7 +155,8 @@ static int draw_call(struct input *in, struct together_set *set, int n, enum op_
     for (int c = 0; c < CANDIDATES; c++) {
         start[c] = in->rng;
         op_draw(op, in, &cand);
-        int s = together_fits(in->cfg, &cand) ? closeness(set, n, &cand) : -1;
+        int s = together_fits(in->cfg, &cand) && fits_set(set, n, &cand) ? closeness(set, n, &cand)
+                                                                         : -1;
         if (s > best_score)
             best = c, best_score = s;
     }
@@ -249,9 +280,106 @@ int together_issue(int rootfd, const struct together_set *set, struct op_result 
     return abandoned ? -1 : 0;
 }
 
-void together_serial(int rootfd, const struct together_set *set, const unsigned char *order,
-                     struct op_result *res)
+/* ---- orders of atoms ---- */
+
+void together_run_atoms(int rootfd, const struct together_set *set, const unsigned char *atoms,
+                        struct op_result *res)
 {
-    for (int j = 0; j < set->k; j++)
-        op_exec(rootfd, &set->op[order[j]], &res[order[j]]);
+    struct op_hold hold[TOGETHER_MAX];
+    for (int i = 0; i < 2 * set->k; i++) {
+        int c = atoms[i] & ~ATOM_RESOLVE;
+        if (atoms[i] & ATOM_RESOLVE)
+            op_resolve(rootfd, &set->op[c], &hold[c]);
+        else
+            op_act(&set->op[c], &hold[c], &res[c]);
+    }
+    for (int c = 0; c < set->k; c++)
+        op_release(&hold[c]);
+}
+
+void together_whole_atoms(const unsigned char *acts, int k, unsigned char *atoms)
+{
+    for (int p = 0; p < k; p++) {
+        atoms[2 * p] = acts[p] | ATOM_RESOLVE;
+        atoms[2 * p + 1] = acts[p];
+    }
+}
+
+void together_atoms_text(const unsigned char *atoms, int k, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < 2 * k && used < len; i++) {
+        int c = atoms[i] & ~ATOM_RESOLVE, whole = (atoms[i] & ATOM_RESOLVE) && i + 1 < 2 * k &&
+                                                   atoms[i + 1] == c;
+        used += (size_t)snprintf(buf + used, len - used, "%s%s%d", used ? "," : "",
+                                 (atoms[i] & ATOM_RESOLVE) && !whole ? "r" : "", c + 1);
+        i += whole;
+    }
+}
+
+int together_atoms_parse(const char *text, int k, unsigned char *atoms)
+{
+    unsigned resolved = 0, acted = 0;
+    int n = 0;
+    for (const char *p = text; *p;) {
+        int early = *p == 'r';
+        p += early;
+        if (*p < '1' || *p > '0' + k || (p[1] && (p[1] != ',' || !p[2])))
+            return -1;
+        int c = *p - '1';
+        p += 1 + (p[1] == ',');
+        if ((acted >> c) & 1 || (early && ((resolved >> c) & 1)) || n + 2 > 2 * k)
+            return -1;
+        if (!((resolved >> c) & 1))
+            atoms[n++] = (unsigned char)(c | ATOM_RESOLVE);
+        resolved |= 1u << c;
+        if (!early) {
+            atoms[n++] = (unsigned char)c;
+            acted |= 1u << c;
+        }
+    }
+    return n == 2 * k && acted == (1u << k) - 1 ? 0 : -1;
+}
+
+int together_history(const struct together_set *set, const unsigned char *atoms, char *buf,
+                     size_t len)
+{
+    char order[64], text[METIS_OP_LINE_MAX];
+    together_atoms_text(atoms, set->k, order, sizeof order);
+    int used = snprintf(buf, len, "together %s", order);
+    for (int c = 0; c < set->k && used >= 0 && (size_t)used < len; c++) {
+        if (op_format(&set->op[c], text, sizeof text) < 0)
+            return -1;
+        used += snprintf(buf + used, len - (size_t)used, "\n%s", text);
+    }
+    return used < 0 || (size_t)used >= len ? -1 : 0;
+}
+
+int together_is_history(const char *text)
+{
+    return strncmp(text, "together ", 9) == 0;
+}
+
+int together_replay(int rootfd, const char *text, char *err, size_t errlen)
+{
+    static struct together_set set;
+    char line[METIS_OP_LINE_MAX], order[64];
+    unsigned char atoms[TOGETHER_MAX_ATOMS];
+    struct op_result res[TOGETHER_MAX];
+    size_t n = strcspn(text, "\n");
+    snprintf(order, sizeof order, "%.*s", (int)(n > 9 ? n - 9 : 0), text + 9);
+    set.k = 0;
+    for (text += n; *text == '\n' && set.k < TOGETHER_MAX; text += n) {
+        n = strcspn(++text, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)n, text);
+        if (op_parse(line, &set.op[set.k++], err, errlen) < 0)
+            return -1;
+    }
+    if (together_atoms_parse(order, set.k, atoms) < 0) {
+        snprintf(err, errlen, "'%s' is no order of %d calls", order, set.k);
+        return -1;
+    }
+    together_run_atoms(rootfd, &set, atoms, res);
+    return 0;
 }

@@ -37,10 +37,31 @@ void together_label(const struct together_set *set, char *buf, size_t len);
  * call 0), released together by a barrier; res[j] gets call j's outcome. -1 (nothing issued)
  * when the threads cannot be made. */
 int together_issue(int rootfd, const struct together_set *set, struct op_result *res);
-/* Makes set's calls one after another in order (call numbers, order[0] first); res[j] gets
- * call j's outcome. */
-void together_serial(int rootfd, const struct together_set *set, const unsigned char *order,
-                     struct op_result *res);
+/* An order of the calls' atoms: each call resolves its names (op_resolve), then acts
+ * (op_act); atom c | ATOM_RESOLVE is call c's resolution, atom c its act. In an order of whole
+ * calls each resolution comes right before its act. */
+#define TOGETHER_MAX_ATOMS (2 * TOGETHER_MAX)
+#define ATOM_RESOLVE 8
+
+/* Makes the set's calls in the order of atoms (2k of them) on the fs below rootfd; res[c] gets
+ * call c's outcome. */
+void together_run_atoms(int rootfd, const struct together_set *set, const unsigned char *atoms,
+                        struct op_result *res);
+/* The atoms of the whole calls acts[0], acts[1], ... one after another. */
+void together_whole_atoms(const unsigned char *acts, int k, unsigned char *atoms);
+/* An order as text: call numbers from 1 in the order they act, each preceded by "rN" where
+ * call N resolved earlier than right before its act: "2,1", "r1,2,1". */
+void together_atoms_text(const unsigned char *atoms, int k, char *buf, size_t len);
+/* Its inverse for k calls: 0, or -1 when text is no such order. */
+int together_atoms_parse(const char *text, int k, unsigned char *atoms);
+/* The text a replaying backend keeps of a concurrent step (step.c's history): the order, then
+ * the calls, one a line; -1 when it does not fit in len. */
+int together_history(const struct together_set *set, const unsigned char *atoms, char *buf,
+                     size_t len);
+/* 1 when a history entry is one of those; together_replay then makes it on the fs below
+ * rootfd (0, or -1 with a message in err). */
+int together_is_history(const char *text);
+int together_replay(int rootfd, const char *text, char *err, size_t errlen);
 
 /* The calls as the log and a trace write them: "call SEQ J TEXT" lines (J from 1). -1 when a
  * call does not fit in len. */

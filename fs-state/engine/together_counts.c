@@ -9,9 +9,9 @@
 static int made_before(const struct serial_table *t, int o, int x, int y)
 {
     for (int p = 0; p < t->k; p++) {
-        if (t->order[o].call[p] == x)
+        if (t->order[o].acts[p] == x)
             return 1;
-        if (t->order[o].call[p] == y)
+        if (t->order[o].acts[p] == y)
             return 0;
     }
     return 0;
@@ -21,7 +21,7 @@ static int made_before(const struct serial_table *t, int o, int x, int y)
 static unsigned orders_met(const struct serial_table *t, uint32_t met, int x, int y)
 {
     unsigned seen = 0;
-    for (int o = 0; o < t->n; o++)
+    for (int o = 0; o < t->whole; o++)
         if ((met >> o) & 1)
             seen |= made_before(t, o, x, y) ? 1u : 2u;
     return seen;
@@ -42,7 +42,7 @@ static void count_pair(struct together_counts *c, const struct together_set *set
     for (int i = 1; i < nfs; i++) {
         p->tries += (uint64_t)v->fs[i].tries;
         p->passes += (uint64_t)v->fs[i].passes;
-        p->failed += !v->fs[i].last;
+        p->failed += (uint64_t)v->fs[i].failed;
         seen |= orders_met(&v->orders, v->fs[i].met, x, y);
     }
     p->met_a_first += seen & 1;

@@ -23,11 +23,11 @@ static void outcomes_text(const struct op_result *res, int k, char *buf, size_t 
     snprintf(buf, len, "ret=%s errno=%s", rets, errs);
 }
 
-/* "2,1", or "none" for no order (mask 0). */
-static void first_order_text(const struct serial_table *t, uint32_t mask, char *buf, size_t len)
+/* "2,1" (r1,2,1: call 1 resolved before call 2 acted), or "none": the first order of m. */
+static void order_text(const struct serial_table *t, int o, char *buf, size_t len)
 {
-    if (mask)
-        serial_order_text(t, __builtin_ctz(mask), buf, len);
+    if (o >= 0)
+        together_atoms_text(t->order[o].atom, t->k, buf, len);
     else
         snprintf(buf, len, "none");
 }
@@ -54,8 +54,8 @@ static void log_outcomes(const struct engine *e, const struct together_set *set,
     }
     for (int i = 1; i < e->g.nfs; i++) {
         const struct concurrent_fs *f = &v->fs[i];
-        first_order_text(&v->orders, f->last, order, sizeof order);
-        serial_order_text(&v->orders, f->closest, near, sizeof near);
+        order_text(&v->orders, f->failed ? -1 : serial_set_first(&f->last), order, sizeof order);
+        order_text(&v->orders, f->closest, near, sizeof near);
         log_line("serial %llu fs=%s tries=%d passes=%d order=%s closest=%s",
                  (unsigned long long)e->ops, e->cfg.fs[i].name, f->tries, f->passes, order, near);
     }
@@ -65,7 +65,7 @@ static void log_step(const struct engine *e, const struct together_set *set,
                      const struct concurrent_verdict *v, long depth, uint64_t to)
 {
     char kept[32];
-    serial_order_text(&v->orders, v->kept, kept, sizeof kept);
+    order_text(&v->orders, v->kept, kept, sizeof kept);
     log_line("op %llu depth=%ld from=%llu together tries=%d order=%s", (unsigned long long)e->ops,
              depth, (unsigned long long)e->cur_sid, e->cfg.run.together_tries, kept);
     log_calls(set, e->ops);
@@ -109,7 +109,7 @@ static void evidence(const struct engine *e, const struct together_set *set,
     int state = o->dlen != out->dlen || memcmp(o->digest, out->digest, (size_t)o->dlen) != 0;
     outcomes_text(f->res, set->k, got, sizeof got);
     outcomes_text(o->res, set->k, want, sizeof want);
-    serial_order_text(&v->orders, f->closest, near, sizeof near);
+    order_text(&v->orders, f->closest, near, sizeof near);
     snprintf(buf, len, "try %d of %d: %.200s; nearest serial order %s%s: %.200s", f->tries,
              e->cfg.run.together_tries, got, near, state ? " (its state differs too)" : "", want);
 }
@@ -141,7 +141,7 @@ static int classify(struct engine *e, const struct together_set *set,
     for (int i = 1; i < e->g.nfs; i++) {
         struct dclass c;
         int fresh;
-        if (v->fs[i].last)
+        if (!v->fs[i].failed)
             continue;
         log_line("discrepancy %llu fs=%s ret=same errno=same state=same serial=differs",
                  (unsigned long long)e->ops, e->cfg.fs[i].name);
@@ -167,7 +167,7 @@ static void describe_orders(const struct together_set *set, const struct concurr
     char text[300], hex[2 * TREE_MAX_DIGEST + 1], name[32];
     fprintf(f, "\n## the reference's serial orders (each from the state before the step)\n");
     for (int o = 0; o < v->orders.n; o++) {
-        serial_order_text(&v->orders, o, name, sizeof name);
+        order_text(&v->orders, o, name, sizeof name);
         outcomes_text(v->orders.order[o].res, set->k, text, sizeof text);
         hex_encode(v->orders.order[o].digest, (size_t)v->orders.order[o].dlen, hex);
         fprintf(f, "order %s: %s state=%s\n", name, text, hex);
@@ -185,7 +185,7 @@ static void describe_step(struct engine *e, const struct together_set *set,
         fprintf(f, "%s %d) %s", c ? " |" : "", c + 1, text);
     }
     fputc('\n', f);
-    serial_order_text(&v->orders, v->kept, kept, sizeof kept);
+    order_text(&v->orders, v->kept, kept, sizeof kept);
     for (int i = 0; i < e->g.nfs; i++) {
         outcomes_text(v->fs[i].res, set->k, out, sizeof out);
         hex_encode(e->g.out[i].digest, (size_t)e->g.out[i].dlen, hex);
@@ -193,7 +193,7 @@ static void describe_step(struct engine *e, const struct together_set *set,
             fprintf(f, "%-12s serial order %s: %s state=%s\n", e->cfg.fs[i].name, kept, out, hex);
         else
             fprintf(f, "%-12s calls at once, try %d: %s state=%s%s\n", e->cfg.fs[i].name,
-                    v->fs[i].tries, out, hex, v->fs[i].last ? "" : " [not serializable]");
+                    v->fs[i].tries, out, hex, v->fs[i].failed ? " [not serializable]" : "");
     }
 }
 

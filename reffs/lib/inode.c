@@ -138,11 +138,24 @@ static reffs_ino ino_pick_number(struct reffs *fs)
     return i;
 }
 
+/* MUT_RACE_INODE_LIMIT: the window a daemon opens when it lets its lock go between a check
+ * and the change the check allows; another thread's request fits in (the kernel locks only
+ * the directory a name is made in, so creations in two directories reach the daemon at once). */
+static void race_window(struct reffs *fs)
+{
+    const struct timespec window = { 0, 2 * 1000 * 1000 };
+    fs_unlock(fs);
+    nanosleep(&window, NULL);
+    fs_lock(fs);
+}
+
 /* A new live inode with nlink 0; the caller links it. -ENOSPC past the inode limit. */
 int ino_alloc(struct reffs *fs, mode_t mode, uid_t uid, gid_t gid, struct rinode **out)
 {
     if (fs->live.ninodes >= fs->max_inodes && !mutated(MUT_INODE_LIMIT_IGNORED))
         return -ENOSPC;
+    if (mutated(MUT_RACE_INODE_LIMIT))
+        race_window(fs);
     struct rinode *ip = xcalloc(1, sizeof *ip);
     ip->refs = 1;
     ip->ino = ino_pick_number(fs);
@@ -195,18 +208,8 @@ static void hold(struct reffs *fs, reffs_ino ino)
     fs->live.ninodes--;
 }
 
-/* Frees a live inode that no name, no open file and no kernel reference refer to any more. */
-void ino_maybe_free(struct reffs *fs, reffs_ino ino)
+static void free_now(struct reffs *fs, reffs_ino ino, struct rinode *ip)
 {
-    struct rinode *ip = ino_get(fs, ino);
-    if (!ip || ip->nlink > 0 || ino == REFFS_ROOT_INO)
-        return;
-    if (ino < fs->npins && fs->pins[ino].opens > 0 && !mutated(MUT_UNLINK_OPEN_FREES))
-        return;
-    if (held_by_kernel(fs, ino)) {
-        hold(fs, ino);
-        return;
-    }
     uint64_t charge = ino_charge(ip);
     if (!ip->held) {
         if (!mutated(MUT_UNLINK_LEAKS_SPACE))
@@ -221,6 +224,33 @@ void ino_maybe_free(struct reffs *fs, reffs_ino ino)
     if (ino < fs->free_hint)
         fs->free_hint = ino;
     ino_put(ip);
+}
+
+/* An unlinked inode nobody has open: 1 (Linux keeps an open one until its last close). */
+static int unused_orphan(const struct reffs *fs, reffs_ino ino, const struct rinode *ip)
+{
+    if (!ip || ip->nlink > 0 || ino == REFFS_ROOT_INO)
+        return 0;
+    return !(ino < fs->npins && fs->pins[ino].opens > 0 && !mutated(MUT_UNLINK_OPEN_FREES));
+}
+
+/* Frees a live inode that no name, no open file and no kernel reference refer to any more. */
+void ino_maybe_free(struct reffs *fs, reffs_ino ino)
+{
+    struct rinode *ip = ino_get(fs, ino);
+    if (!unused_orphan(fs, ino, ip))
+        return;
+    if (held_by_kernel(fs, ino))
+        hold(fs, ino);
+    else
+        free_now(fs, ino, ip);
+}
+
+void ino_drop_orphan(struct reffs *fs, reffs_ino ino)
+{
+    struct rinode *ip = ino_get(fs, ino);
+    if (unused_orphan(fs, ino, ip))
+        free_now(fs, ino, ip);
 }
 
 int reffs_open(struct reffs *fs, reffs_ino ino)

@@ -150,6 +150,8 @@ struct rinode *ino_mut(struct reffs *fs, reffs_ino ino);
 int ino_alloc(struct reffs *fs, mode_t mode, uid_t uid, gid_t gid, struct rinode **out);
 void ino_put(struct rinode *ip);
 void ino_maybe_free(struct reffs *fs, reffs_ino ino);
+/* At a restore: an unlinked inode goes unless it is open (no call of the kernel is under way). */
+void ino_drop_orphan(struct reffs *fs, reffs_ino ino);
 uint64_t ino_charge(const struct rinode *ip);
 struct rpin *pin_get(struct reffs *fs, reffs_ino ino);
 uint64_t ino_blocks(const struct rinode *ip);
