@@ -278,7 +278,8 @@ static int pass2_line(void *ctx, const char *line, long nr)
         write_init(p->out, line);
     else if (starts(line, "op") && on_path(p, line, "op"))
         write_op(p->out, line);
-    else if ((starts(line, "res") && on_path(p, line, "res")) ||
+    else if ((starts(line, "call") && on_path(p, line, "call")) ||
+             (starts(line, "res") && on_path(p, line, "res")) ||
              (starts(line, "discrepancy") && on_path(p, line, "discrepancy")))
         fprintf(p->out, "%s\n", line);
     return 0;

@@ -33,6 +33,14 @@ int session_start(struct session *s, const struct metis_config *cfg);
 /* One step on every fs: restore(from) unless from is SESSION_NO_STATE, begin, op_exec,
  * tree_digest, end, save(to) unless to is SESSION_NO_STATE. Fills out[]. */
 int session_step(struct session *s, const struct op_args *a, uint64_t from, uint64_t to);
+/* A concurrent step (together.h) on every fs, from state from (SESSION_NO_STATE: the live
+ * one), saved as to. With tries > 0 its calls are issued at once on every fs under test up to
+ * tries times and held against every serial order on fs 0, as the engine does
+ * (concurrent.h): differs[] gets DIFF_SERIAL where no order explains the last try. With tries
+ * 0 they are made in the serial order `order` (together.h's text) on every fs, and compared as
+ * a step is. out[] gets every call's outcome. */
+int session_together(struct session *s, const struct together_set *set, int tries,
+                     const char *order, uint64_t from, uint64_t to);
 /* Makes state sid of every fs the one in files[i] (exported image or pickle); -1 with a
  * message when a backend cannot import (then the caller replays from the start). */
 int session_import(struct session *s, const char *const files[METIS_MAX_FS], uint64_t sid);

@@ -31,6 +31,8 @@ void trace_free(struct trace *t)
     for (int i = 0; i < t->ncfg; i++)
         free(t->cfg[i]);
     free(t->cfg);
+    for (size_t k = 0; k < t->nops; k++)
+        free(t->ops[k].calls);
     free(t->ops);
     memset(t, 0, sizeof *t);
 }
@@ -44,6 +46,40 @@ struct trace_op *trace_add_op(struct trace *t, uint64_t seq, const struct op_arg
     op->seq = seq;
     op->args = *a;
     return op;
+}
+
+struct trace_op *trace_add_copy(struct trace *t, const struct trace_op *src)
+{
+    struct op_args *calls = NULL;
+    if (src->ncalls && !(calls = malloc((size_t)src->ncalls * sizeof *calls)))
+        return NULL;
+    struct trace_op *op = trace_add_op(t, src->seq, &src->args);
+    if (!op) {
+        free(calls);
+        return NULL;
+    }
+    op->tries = src->tries;
+    op->ncalls = src->ncalls;
+    op->calls = calls;
+    if (calls)
+        memcpy(calls, src->calls, (size_t)src->ncalls * sizeof *calls);
+    memcpy(op->order, src->order, sizeof op->order);
+    return op;
+}
+
+const struct op_args *trace_op_calls(const struct trace_op *op, int *n)
+{
+    *n = op->tries ? op->ncalls : 1;
+    return op->tries ? op->calls : &op->args;
+}
+
+int trace_op_set(const struct trace_op *op, struct together_set *set)
+{
+    if (!op->tries || op->ncalls < 2 || op->ncalls > TOGETHER_MAX)
+        return -1;
+    set->k = op->ncalls;
+    memcpy(set->op, op->calls, (size_t)op->ncalls * sizeof *set->op);
+    return 0;
 }
 
 int trace_add_cfg_line(struct trace *t, const char *line)
@@ -306,6 +342,46 @@ static struct trace_op *current_op(struct parser *p, const char *seqtext, const 
     return &t->ops[t->nops - 1];
 }
 
+/* "0,-1" / "0,ENOENT": a concurrent step's outcomes, one per call. */
+static int parse_call_outcomes(struct parser *p, const struct trace_op *op, char *rets,
+                               char *errs, struct trace_outcome *o)
+{
+    char *save1 = NULL, *save2 = NULL;
+    char *r = strtok_r(rets, ",", &save1), *e = strtok_r(errs, ",", &save2);
+    for (o->ncalls = 0; r && e && o->ncalls < op->ncalls; o->ncalls++) {
+        if (parse_long(r, &o->call_ret[o->ncalls]))
+            return perr(p, "bad ret '%.40s'", r);
+        if ((o->call_err[o->ncalls] = trace_errno_parse(e)) < 0)
+            return perr(p, "unknown errno '%.40s'", e);
+        r = strtok_r(NULL, ",", &save1);
+        e = strtok_r(NULL, ",", &save2);
+    }
+    if (r || e || o->ncalls != op->ncalls)
+        return perr(p, "res of a concurrent step: %d calls want %d rets and errnos", op->ncalls,
+                    op->ncalls);
+    o->ret = o->call_ret[0];
+    o->err = o->call_err[0];
+    return 0;
+}
+
+/* A concurrent step's records are complete once the next kind of record comes: at least two
+ * calls, and an order of them the reference kept. */
+static int finish_together(struct parser *p)
+{
+    struct trace *t = p->t;
+    unsigned char atoms[TOGETHER_MAX_ATOMS];
+    if (!t->nops || !t->ops[t->nops - 1].tries)
+        return 0;
+    struct trace_op *op = &t->ops[t->nops - 1];
+    if (op->ncalls < 2)
+        return perr(p, "concurrent step %" PRIu64 " has %d call records (2 to %d)", op->seq,
+                    op->ncalls, TOGETHER_MAX);
+    if (together_atoms_parse(op->order, op->ncalls, atoms) < 0)
+        return perr(p, "concurrent step %" PRIu64 ": order '%.40s' is no order of %d calls",
+                    op->seq, op->order, op->ncalls);
+    return 0;
+}
+
 static int parse_res(struct parser *p, char **tok, int n)
 {
     static const char *const keys[] = { "ret", "errno", "state" };
@@ -313,7 +389,7 @@ static int parse_res(struct parser *p, char **tok, int n)
     if (n < 3)
         return perr(p, "res: missing operation number or fs name");
     struct trace_op *op = current_op(p, tok[1], "res");
-    if (!op)
+    if (!op || finish_together(p) < 0)
         return -1;
     int i = fs_of(p, tok[2]);
     if (i < 0 || take_kv(p, tok + 3, n - 3, keys, 3, v) < 0)
@@ -323,10 +399,14 @@ static int parse_res(struct parser *p, char **tok, int n)
         return perr(p, "second res record of fs '%s'", tok[2]);
     if (op->disc[i].have)
         return perr(p, "res record after the discrepancy record");
-    if (parse_long(v[0], &o->ret))
+    if (op->tries) {
+        if (parse_call_outcomes(p, op, v[0], v[1], o) < 0)
+            return -1;
+    } else if (parse_long(v[0], &o->ret)) {
         return perr(p, "bad ret '%.40s'", v[0]);
-    if ((o->err = trace_errno_parse(v[1])) < 0)
+    } else if ((o->err = trace_errno_parse(v[1])) < 0) {
         return perr(p, "unknown errno '%.40s'", v[1]);
+    }
     if (parse_state(p, v[2], o) < 0)
         return -1;
     o->have = 1;
@@ -339,6 +419,18 @@ static int parse_same(struct parser *p, const char *v, unsigned bit, unsigned *d
         *differs |= bit;
     else if (strcmp(v, "same") != 0)
         return perr(p, "'%.40s' is not same or differs", v);
+    return 0;
+}
+
+/* The optional last field "serial=differs": a concurrent step no serial order explains. */
+static int parse_serial(struct parser *p, char **tok, int *n, unsigned *differs)
+{
+    if (*n < 1 || strncmp(tok[*n - 1], "serial=", 7) != 0)
+        return 0;
+    if (strcmp(tok[*n - 1] + 7, "differs") != 0)
+        return perr(p, "'%.40s' is not serial=differs", tok[*n - 1]);
+    *differs |= DIFF_SERIAL;
+    (*n)--;
     return 0;
 }
 
@@ -367,11 +459,12 @@ static int parse_disc(struct parser *p, char **tok, int n)
         d = p->t->init_disc;
     } else {
         struct trace_op *op = current_op(p, tok[1], "discrepancy");
-        if (!op)
+        if (!op || finish_together(p) < 0)
             return -1;
         d = op->disc;
     }
-    if (parse_crash(p, tok, &n, &differs) < 0 || take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
+    if (parse_crash(p, tok, &n, &differs) < 0 || parse_serial(p, tok, &n, &differs) < 0 ||
+        take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
         return -1;
     int i = fs_of(p, v[0]);
     if (i < 0)
@@ -391,11 +484,56 @@ static int parse_disc(struct parser *p, char **tok, int n)
     return 0;
 }
 
+/* "together tries=R order=O": a concurrent step, its calls in the call records after it. */
+static int parse_together(struct parser *p, struct trace_op *op, char *text)
+{
+    static const char *const keys[] = { "tries", "order" };
+    char *tok[MAX_TOKENS], *v[2];
+    uint64_t tries;
+    int n = split(text, tok, MAX_TOKENS);
+    if (n < 0 || take_kv(p, tok + 1, n - 1, keys, 2, v) < 0)
+        return n < 0 ? perr(p, "too many fields, or an empty one") : -1;
+    if (parse_canonical_u64(v[0], &tries) || tries < 1 || tries > 1000)
+        return perr(p, "bad tries '%.40s' (1 to 1000)", v[0]);
+    if (strlen(v[1]) >= sizeof op->order)
+        return perr(p, "order '%.40s' too long", v[1]);
+    op->tries = (int)tries;
+    snprintf(op->order, sizeof op->order, "%s", v[1]);
+    return 0;
+}
+
+/* "call SEQ J OPERATION ARGS": call J (from 1) of concurrent step SEQ. */
+static int parse_call(struct parser *p, char *line)
+{
+    char *sp1 = strchr(line + 5, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+    uint64_t j;
+    char msg[256];
+    if (!sp2)
+        return perr(p, "call: expected 'call SEQ J OPERATION ARGS'");
+    *sp1 = *sp2 = '\0';
+    struct trace_op *op = current_op(p, line + 5, "call");
+    if (!op)
+        return -1;
+    if (!op->tries || op->res[0].have || parse_canonical_u64(sp1 + 1, &j) ||
+        j != (uint64_t)op->ncalls + 1 || op->ncalls == TOGETHER_MAX)
+        return perr(p, "call %.20s out of place (calls 1 to %d, right after a concurrent "
+                    "step's op record)", sp1 + 1, TOGETHER_MAX);
+    if (!op->calls && !(op->calls = calloc(TOGETHER_MAX, sizeof *op->calls)))
+        return perr(p, "out of memory");
+    if (op_parse(sp2 + 1, &op->calls[op->ncalls], msg, sizeof msg) < 0)
+        return perr(p, "%s", msg);
+    if (op->ncalls++ == 0)
+        op->args = op->calls[0];
+    return 0;
+}
+
 /* "op SEQ OPERATION ARGS": the arguments are op_parse's, the rest is ours. */
 static int parse_op(struct parser *p, char *line)
 {
     char *sp = strchr(line + 3, ' ');
     uint64_t seq;
+    if (finish_together(p) < 0)
+        return -1;
     if (!sp)
         return perr(p, "op: missing operation");
     *sp = '\0';
@@ -407,13 +545,15 @@ static int parse_op(struct parser *p, char *line)
                     t->ops[t->nops - 1].seq);
     struct op_args a;
     char msg[256];
-    if (op_parse(sp + 1, &a, msg, sizeof msg) < 0)
+    int together = strncmp(sp + 1, "together ", 9) == 0;
+    memset(&a, 0, sizeof a);
+    if (!together && op_parse(sp + 1, &a, msg, sizeof msg) < 0)
         return perr(p, "%s", msg);
     struct trace_op *op = trace_add_op(t, seq, &a);
     if (!op)
         return perr(p, "out of memory");
     op->line = p->line;
-    return 0;
+    return together ? parse_together(p, op, sp + 1) : 0;
 }
 
 /* "start SEQ": the operations so far (up to op SEQ) recreate the state the trace starts from. */
@@ -421,6 +561,8 @@ static int parse_start(struct parser *p, char **tok, int n)
 {
     uint64_t seq;
     struct trace *t = p->t;
+    if (finish_together(p) < 0)
+        return -1;
     if (n != 2 || parse_canonical_u64(tok[1], &seq))
         return perr(p, "start: expected 'start SEQ'");
     if (t->start || !t->nops || t->ops[t->nops - 1].seq != seq)
@@ -455,6 +597,8 @@ static int parse_end(struct parser *p, char **tok, int n)
 {
     static const char *const keys[] = { "ops" };
     char *v[1];
+    if (finish_together(p) < 0)
+        return -1;
     if (take_kv(p, tok + 1, n - 1, keys, 1, v) < 0)
         return -1;
     if (parse_canonical_u64(v[0], &p->end_ops))
@@ -506,6 +650,8 @@ static int parse_body(struct parser *p, char *line)
     p->stage = ST_BODY;
     if (starts(line, "op"))
         return parse_op(p, line);
+    if (starts(line, "call"))
+        return parse_call(p, line);
     if (starts(line, "state"))
         return parse_state_file(p, line);
     int n = split(line, tok, MAX_TOKENS);
@@ -656,25 +802,40 @@ int trace_read_file(const char *path, struct trace *t, char *err, size_t errlen)
 
 /* ---------- writer ---------- */
 
+static void write_call_outcomes(FILE *f, const struct trace_outcome *o)
+{
+    fputs(" ret=", f);
+    for (int c = 0; c < o->ncalls; c++)
+        fprintf(f, "%s%ld", c ? "," : "", o->call_ret[c]);
+    fputs(" errno=", f);
+    for (int c = 0; c < o->ncalls; c++)
+        fprintf(f, "%s%s", c ? "," : "", trace_errno_name(o->call_err[c]));
+}
+
 static void write_outcome(FILE *f, const char *what, uint64_t seq, const char *name,
                           const struct trace_outcome *o)
 {
     char hex[2 * TREE_MAX_DIGEST + 1];
     trace_hex_encode(o->digest, (size_t)o->dlen, hex);
-    fprintf(f, "%s %" PRIu64 " %s ret=%ld errno=%s state=%s\n", what, seq, name, o->ret,
-            trace_errno_name(o->err), hex);
+    fprintf(f, "%s %" PRIu64 " %s", what, seq, name);
+    if (o->ncalls)
+        write_call_outcomes(f, o);
+    else
+        fprintf(f, " ret=%ld errno=%s", o->ret, trace_errno_name(o->err));
+    fprintf(f, " state=%s\n", hex);
 }
 
 static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const struct trace_disc *d)
 {
     for (int i = 0; i < t->nfs; i++)
         if (d[i].have)
-            fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s\n", seq,
+            fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s%s\n", seq,
                     t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
                     d[i].differs & DIFF_ERRNO ? "differs" : "same",
                     d[i].differs & DIFF_STATE ? "differs" : "same",
                     CRASH_OF_DIFF(d[i].differs) ? " crash=" : "",
-                    CRASH_OF_DIFF(d[i].differs) ? crash_kind_name(CRASH_OF_DIFF(d[i].differs)) : "");
+                    CRASH_OF_DIFF(d[i].differs) ? crash_kind_name(CRASH_OF_DIFF(d[i].differs)) : "",
+                    d[i].differs & DIFF_SERIAL ? " serial=differs" : "");
 }
 
 static void write_header(const struct trace *t, FILE *f)
@@ -696,15 +857,32 @@ static void write_header(const struct trace *t, FILE *f)
     write_discs(f, t, 0, t->init_disc);
 }
 
-int trace_write(const struct trace *t, FILE *f)
+/* The op record, and a concurrent step's call records. */
+static int write_op(FILE *f, const struct trace_op *op)
 {
     char text[2 * METIS_PATH_MAX + 512];
-    write_header(t, f);
-    for (size_t k = 0; k < t->nops; k++) {
-        const struct trace_op *op = &t->ops[k];
+    if (!op->tries) {
         if (op_format(&op->args, text, sizeof text) < 0)
             return -1;
         fprintf(f, "op %" PRIu64 " %s\n", op->seq, text);
+        return 0;
+    }
+    fprintf(f, "op %" PRIu64 " together tries=%d order=%s\n", op->seq, op->tries, op->order);
+    for (int c = 0; c < op->ncalls; c++) {
+        if (op_format(&op->calls[c], text, sizeof text) < 0)
+            return -1;
+        fprintf(f, "call %" PRIu64 " %d %s\n", op->seq, c + 1, text);
+    }
+    return 0;
+}
+
+int trace_write(const struct trace *t, FILE *f)
+{
+    write_header(t, f);
+    for (size_t k = 0; k < t->nops; k++) {
+        const struct trace_op *op = &t->ops[k];
+        if (write_op(f, op) < 0)
+            return -1;
         for (int i = 0; i < t->nfs; i++)
             if (op->res[i].have)
                 write_outcome(f, "res", op->seq, t->fs[i].name, &op->res[i]);

@@ -10,6 +10,7 @@
 #include "engine/config.h"
 #include "engine/ops.h"
 #include "engine/differs.h"
+#include "engine/together.h"
 
 #define TRACE_VERSION 1
 /* Longest line the parser accepts: an op line of METIS_OP_LINE_MAX plus its "op SEQ " prefix. */
@@ -25,6 +26,9 @@ struct trace_outcome {
     int err;
     unsigned char digest[TREE_MAX_DIGEST];
     int dlen;
+    int ncalls;                 /* a concurrent step: every call's outcome (ret, err: call 1's) */
+    long call_ret[TOGETHER_MAX];
+    int call_err[TOGETHER_MAX];
 };
 
 /* A recorded "discrepancy" line: which of ret/errno/state differ from the reference. */
@@ -43,7 +47,11 @@ struct trace_fs {
 struct trace_op {
     uint64_t seq;               /* the operation's number in the run that recorded it */
     int line;                   /* line of its "op" record (0 when made in memory) */
-    struct op_args args;
+    struct op_args args;        /* the operation; a concurrent step's first call */
+    int tries;                  /* a concurrent step ([run] together): its tries; 0: none */
+    int ncalls;                 /* ... its calls, in calls[] (owned by the op) */
+    struct op_args *calls;
+    char order[64];             /* ... the serial order the reference kept ("2,1", "r1,2,1") */
     struct trace_outcome res[METIS_MAX_FS];   /* by trace fs index */
     struct trace_disc disc[METIS_MAX_FS];
 };
@@ -75,6 +83,12 @@ void trace_init(struct trace *t);
 void trace_free(struct trace *t);
 /* Appends an operation (zeroed outcomes); returns it, or NULL when out of memory. */
 struct trace_op *trace_add_op(struct trace *t, uint64_t seq, const struct op_args *a);
+/* Appends a copy of src's operation or concurrent step (its calls too), outcomes zeroed. */
+struct trace_op *trace_add_copy(struct trace *t, const struct trace_op *src);
+/* A concurrent step's calls (one: an operation's own args), and how many. */
+const struct op_args *trace_op_calls(const struct trace_op *op, int *n);
+/* The calls of a concurrent step as a set (together.h); 0, or -1 when op is none. */
+int trace_op_set(const struct trace_op *op, struct together_set *set);
 int trace_add_cfg_line(struct trace *t, const char *line);
 /* Index of the fs called name, -1 if none. */
 int trace_fs_index(const struct trace *t, const char *name);
