@@ -190,6 +190,37 @@ int session_together(struct session *s, const struct together_set *set, int trie
     return 0;
 }
 
+int session_save(struct session *s, uint64_t sid)
+{
+    return fsgroup_save_as(&s->g, sid, ~0u) < 0 ? group_failed(s) : 0;
+}
+
+struct atoms_job {
+    const struct together_set *set;
+    const unsigned char *atoms;
+    struct op_result *res;
+};
+
+static int make_atoms(int fs, int rootfd, void *ctx)
+{
+    struct atoms_job *j = ctx;
+    together_run_atoms(rootfd, j->set, j->atoms, j->res);
+    return 0;
+}
+
+int session_order_on_reference(struct session *s, const struct together_set *set,
+                               const unsigned char *atoms, uint64_t from, struct op_result *res)
+{
+    struct atoms_job job = { set, atoms, res };
+    struct step_pass p = { from, SESSION_NO_STATE, 1u, 1, make_atoms, &job,
+                           "a serial order of the calls" };
+    if (fsgroup_pass(&s->g, &p) < 0)
+        return group_failed(s);
+    s->g.out[0].res = res[0];
+    take_outcomes(s);
+    return 0;
+}
+
 void session_discard(struct session *s, uint64_t sid)
 {
     fsgroup_discard(&s->g, sid);

@@ -117,6 +117,14 @@ static void add_early(struct serial_table *t, int w)
     } while (next_slots(slot, t->k));
 }
 
+void serial_all_orders(struct serial_table *t, int k)
+{
+    serial_whole_orders(t, k);
+    for (int w = 0; w < t->whole; w++)
+        add_early(t, w);
+    t->early_run = 1;
+}
+
 /* ---- running them on the reference ---- */
 
 struct order_job {

@@ -66,6 +66,8 @@ int serial_keep(struct fsgroup *g, const struct together_set *set, struct serial
                 int o, uint64_t parent, uint64_t to);
 /* The orders of whole calls alone, not run (a replay's table, to name them). */
 void serial_whole_orders(struct serial_table *t, int k);
+/* Every order, those with early resolutions too, not run (a reproducer's table). */
+void serial_all_orders(struct serial_table *t, int k);
 
 /* Sets as sets: empty, one order in, the first order in (-1 when none), intersection. */
 void serial_set_clear(struct serial_set *m);
