@@ -187,9 +187,11 @@ static void resolve_fallocate_file(int rootfd, const struct op_args *a, struct o
         hold_failed(h);
 }
 
+/* The name is looked up (and made) in the directory resolved first, as the kernel does under
+ * that directory's lock; confined below it, as symlink targets only go down. */
 static long act_create_file(const struct op_args *a, struct op_hold *h)
 {
-    int fd = open_beneath(h->root, a->path + 1, (unsigned)a->flags | O_CREAT, a->mode);
+    int fd = open_beneath(h->fd[0], h->last[0], (unsigned)a->flags | O_CREAT, a->mode);
     return fd < 0 ? -1 : finish(fd, 0);
 }
 
@@ -694,7 +696,7 @@ enum {
 };
 
 /* What each operation resolves before it acts: the calls' operands, opened first. */
-#define resolve_create_file resolve_none
+#define resolve_create_file resolve_parent
 #define resolve_truncate resolve_target
 #define resolve_chmod resolve_target
 #define resolve_chown_file resolve_target

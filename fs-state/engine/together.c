@@ -1,5 +1,6 @@
 /* Concurrent steps: the draw of a step's calls (near each other's names) and their issue from a thread each, released by one barrier. */
 #include "together.h"
+#include "view.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* Draws of one extra call among which the closest to the set is taken. */
 #define CANDIDATES 4
@@ -117,12 +122,58 @@ static int walk_hazard(const struct op_args *x, const struct op_args *y)
     return 0;
 }
 
-/* 1 when b may join the set's first n calls. */
-static int fits_set(const struct together_set *set, int n, const struct op_args *b)
+/* Calls that make, remove or replace a name. */
+static int changes_names(const struct op_args *a)
 {
-    for (int j = 0; j < n; j++)
-        if (walk_hazard(&set->op[j], b) || walk_hazard(b, &set->op[j]))
+    switch (a->op) {
+    case OP_create_file: case OP_mkdir: case OP_rmdir: case OP_unlink: case OP_rename:
+    case OP_link: case OP_symlink: case OP_mknod:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Calls whose last name is followed when it is a symlink (they open what it names). */
+static int follows_last(const struct op_args *a)
+{
+    return !changes_names(a) || a->op == OP_create_file;
+}
+
+/* 1 when a path of a walks through a symlink of the reference's tree (a directory name on its
+ * way, or the last name where a follows it): where the symlink leads, and so what the walk
+ * meets, is not in the call's text, and a walk that meets a name another call changes half
+ * before and half after that change gives what no order gives. */
+static int walks_symlink(const struct input *in, const struct op_args *a)
+{
+    const char *p[2];
+    char prefix[METIS_PATH_MAX];
+    for (int j = 0, n = call_paths(a, p); j < n && in->view; j++)
+        for (const char *s = strchr(p[j] + 1, '/');; s = strchr(s + 1, '/')) {
+            size_t len = s ? (size_t)(s - p[j]) : strlen(p[j]);
+            if (!s && !follows_last(a))
+                break;
+            snprintf(prefix, sizeof prefix, "%.*s", (int)len, p[j]);
+            const struct view_entry *e = view_find(in->view, prefix);
+            if (e && S_ISLNK(e->mode))
+                return 1;
+            if (!s)
+                break;
+        }
+    return 0;
+}
+
+/* 1 when b may join the set's first n calls. */
+static int fits_set(const struct input *in, const struct together_set *set, int n,
+                    const struct op_args *b)
+{
+    for (int j = 0; j < n; j++) {
+        const struct op_args *a = &set->op[j];
+        if (walk_hazard(a, b) || walk_hazard(b, a) ||
+            (changes_names(a) && walks_symlink(in, b)) ||
+            (changes_names(b) && walks_symlink(in, a)))
             return 0;
+    }
     return 1;
 }
 
@@ -155,8 +206,8 @@ static int draw_call(struct input *in, struct together_set *set, int n, enum op_
     for (int c = 0; c < CANDIDATES; c++) {
         start[c] = in->rng;
         op_draw(op, in, &cand);
-        int s = together_fits(in->cfg, &cand) && fits_set(set, n, &cand) ? closeness(set, n, &cand)
-                                                                         : -1;
+        int s = together_fits(in->cfg, &cand) && fits_set(in, set, n, &cand)
+                    ? closeness(set, n, &cand) : -1;
         if (s > best_score)
             best = c, best_score = s;
     }
@@ -224,6 +275,36 @@ int together_format_calls(const struct together_set *set, uint64_t seq, char *bu
     return 0;
 }
 
+/* ---- the kernel's view of the names, fresh ---- */
+
+/* Looks name up, confined below rootfd, and stats what it names (not following it). */
+static void stat_beneath(int rootfd, const char *name)
+{
+    struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+    struct stat st;
+    int fd = (int)syscall(SYS_openat2, rootfd, name, &how, sizeof how);
+    if (fd >= 0) {
+        fstat(fd, &st);
+        close(fd);
+    }
+}
+
+void together_refresh(int rootfd, const struct together_set *set)
+{
+    char prefix[METIS_PATH_MAX];
+    const char *p[2];
+    for (int c = 0; c < set->k; c++)
+        for (int j = 0, n = call_paths(&set->op[c], p); j < n; j++)
+            for (const char *s = strchr(p[j] + 1, '/');; s = strchr(s + 1, '/')) {
+                snprintf(prefix, sizeof prefix, "%.*s", (int)(s ? s - p[j] - 1 : (long)strlen(p[j]) - 1),
+                         p[j] + 1);
+                stat_beneath(rootfd, prefix);
+                if (!s)
+                    break;
+            }
+}
+
 /* ---- issuing the calls ---- */
 
 /* One caller thread: waits until every caller exists (the creator holds gate meanwhile), then
@@ -258,6 +339,7 @@ int together_issue(int rootfd, const struct together_set *set, struct op_result 
     pthread_barrier_t start;
     struct caller c[TOGETHER_MAX];
     int made = 1, abandoned = 0;
+    together_refresh(rootfd, set);
     pthread_mutex_lock(&gate);
     for (; made < set->k; made++) {
         c[made] = (struct caller){ 0, &gate, &start, &abandoned, rootfd, &set->op[made],
@@ -286,6 +368,7 @@ void together_run_atoms(int rootfd, const struct together_set *set, const unsign
                         struct op_result *res)
 {
     struct op_hold hold[TOGETHER_MAX];
+    together_refresh(rootfd, set);
     for (int i = 0; i < 2 * set->k; i++) {
         int c = atoms[i] & ~ATOM_RESOLVE;
         if (atoms[i] & ATOM_RESOLVE)

@@ -33,6 +33,11 @@ void together_adapt(struct op_args *a);
  * set drawn in two orders is one class. */
 void together_label(const struct together_set *set, char *buf, size_t len);
 
+/* Stats every name the set's calls walk through, so that a FUSE kernel holds fresh attributes
+ * of each (after a restore it may hold stale ones it acts on unasked: the link count vfs_link
+ * checks, the owner a sticky directory's check reads) before the calls meet; the same on
+ * every fs, before an order of them too. Changes nothing. */
+void together_refresh(int rootfd, const struct together_set *set);
 /* Issues every call of set at once on the fs below rootfd: a thread each (the caller makes
  * call 0), released together by a barrier; res[j] gets call j's outcome. -1 (nothing issued)
  * when the threads cannot be made. */
