@@ -412,7 +412,8 @@ int together_atoms_parse(const char *text, int k, unsigned char *atoms)
             return -1;
         int c = *p - '1';
         p += 1 + (p[1] == ',');
-        if ((acted >> c) & 1 || (early && ((resolved >> c) & 1)) || n + 2 > 2 * k)
+        int need = !((resolved >> c) & 1) + !early;
+        if ((acted >> c) & 1 || (early && ((resolved >> c) & 1)) || n + need > 2 * k)
             return -1;
         if (!((resolved >> c) & 1))
             atoms[n++] = (unsigned char)(c | ATOM_RESOLVE);

@@ -583,3 +583,74 @@ Test(metis_trace, prepopulate_plan_is_reproducible_and_writes_data)
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", a, b);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* ---------- concurrent steps ([run] together) ---------- */
+
+static const char mtr_together[] =
+    "metis-trace 1\n"
+    "run seed=1 hash=md5\n"
+    "fs 0 name=ref type=reffs fstype=- size=262144\n"
+    "fs 1 name=race type=reffs fstype=- size=262144\n"
+    "op 3 mkdir path=/d0 mode=0755\n"
+    "res 3 ref ret=0 errno=0 state=b089e52d90ad33f4e05551ea132fcffd\n"
+    "op 9 together tries=3 order=r1,2,1\n"
+    "call 9 1 symlink path=/d0/f0 path2=f1\n"
+    "call 9 2 mkdir path=/d1 mode=0700\n"
+    "res 9 ref ret=0,-1 errno=0,ENOSPC state=fe2426aefbe075f76ab36fe409890a53\n"
+    "res 9 race ret=0,0 errno=0,0 state=b26e69e9870802dc752db3e260075698\n"
+    "discrepancy 9 fs=race ret=same errno=same state=same serial=differs\n"
+    "end ops=2\n";
+
+Test(metis_trace, concurrent_step_round_trip)
+{
+    struct trace t;
+    char err[1024], *text = NULL;
+    size_t len = 0;
+    cr_assert_eq(trace_parse(mtr_together, strlen(mtr_together), "t.trace", &t, err, sizeof err), 0,
+                 "%s", err);
+    const struct trace_op *op = &t.ops[1];
+    cr_assert_eq(op->tries, 3);
+    cr_assert_eq(op->ncalls, 2);
+    cr_assert_str_eq(op->order, "r1,2,1");
+    cr_assert_eq(op->calls[1].op, OP_mkdir);
+    cr_assert_eq(op->res[0].call_err[1], ENOSPC);
+    cr_assert_eq(op->disc[1].differs, DIFF_SERIAL);
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(trace_write(&t, f), 0);
+    fclose(f);
+    cr_assert_str_eq(text, mtr_together, "the writer is not the parser's inverse");
+    free(text);
+    trace_free(&t);
+}
+
+/* Replaces the first line of mtr_together that starts with prefix by repl: refused at that
+ * line, or at line `at` when it is not 0. */
+static void mtr_together_refused_at(const char *prefix, const char *repl, int at_line,
+                                    const char *what)
+{
+    char text[2048];
+    const char *at = strstr(mtr_together, prefix), *nl = strchr(at, '\n');
+    int line = 1;
+    for (const char *p = mtr_together; p < at; p++)
+        line += *p == '\n';
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - mtr_together), mtr_together, repl, nl);
+    mtr_refused_at(text, strlen(text), at_line ? at_line : line, what);
+}
+
+static void mtr_together_refused(const char *prefix, const char *repl, const char *what)
+{
+    mtr_together_refused_at(prefix, repl, 0, what);
+}
+
+Test(metis_trace, concurrent_step_damage_refused_with_file_and_line)
+{
+    mtr_together_refused("call 9 2", "call 9 3 mkdir path=/d1 mode=0700", "a call out of place");
+    mtr_together_refused("res 9 race", "res 9 race ret=0 errno=0 state=b26e69e9870802dc752db3e260075698",
+                         "one outcome for two calls");
+    mtr_together_refused("op 9", "op 9 together tries=0 order=1,2", "no tries");
+    mtr_together_refused("discrepancy 9", "discrepancy 9 fs=race ret=same errno=same state=same serial=same",
+                         "a bad serial field");
+    /* An order of calls the step does not have is refused at its first res record. */
+    mtr_together_refused_at("op 9", "op 9 together tries=3 order=1,3", 10,
+                            "an order of other calls");
+}
