@@ -14,6 +14,9 @@ struct concurrent_fs {
     uint32_t met;               /* the orders of acts passing tries matched (bit: whole order) */
     struct serial_set last;     /* the orders its last try matched */
     int failed;                 /* none did: not serializable */
+    int attrs_only;             /* ... but an order gives every call's outcome, and its tree
+                                   differs from the fs's in attributes alone: the ordinary
+                                   difference a step shows (together_run.c), no race */
     int closest;                /* the order nearest its last try (serial_closest) */
     struct op_result res[TOGETHER_MAX];    /* its last try's outcomes, by call number */
 };

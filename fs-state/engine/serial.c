@@ -199,6 +199,12 @@ static int differing_calls(const struct serial_order *o, int k, const struct fs_
     return n;
 }
 
+int serial_calls_differ(const struct serial_table *t, int o, const struct fs_config *fs,
+                        const struct op_result *res)
+{
+    return differing_calls(&t->order[o], t->k, fs, res);
+}
+
 static int same_state(const struct serial_order *o, const unsigned char *digest, int dlen)
 {
     return o->dlen == dlen && memcmp(o->digest, digest, (size_t)dlen) == 0;

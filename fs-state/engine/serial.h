@@ -56,6 +56,9 @@ int serial_run_early(struct fsgroup *g, const struct together_set *set, uint64_t
 int serial_matches(const struct serial_table *t, const struct fs_config *fs,
                    const struct op_result *res, const unsigned char *digest, int dlen,
                    struct serial_set *m);
+/* How many calls' outcomes (res, by call number) differ from order o's, errno_equiv allowed. */
+int serial_calls_differ(const struct serial_table *t, int o, const struct fs_config *fs,
+                        const struct op_result *res);
 /* The order nearest to fs's outcome: the fewest calls whose outcome differs, then a state that
  * differs counting as one more; the first of equals. */
 int serial_closest(const struct serial_table *t, const struct fs_config *fs,
