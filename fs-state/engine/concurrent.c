@@ -90,6 +90,76 @@ static int make_tries(struct fsgroup *g, const struct together_set *set, int tri
     return 0;
 }
 
+/* ---- the control: the same calls one after another on the fs ---- */
+
+/* A state id no step gives: a failing try's state, kept aside during its control. */
+#define TRY_SID (UINT64_MAX - 2)
+
+struct control_job {
+    const struct together_set *set;
+    const unsigned char *atoms;  /* NULL: make nothing (the try's state read back) */
+    struct op_result res[TOGETHER_MAX];
+};
+
+static int control_calls(int fs, int rootfd, void *ctx)
+{
+    struct control_job *j = ctx;
+    if (j->atoms)
+        together_run_atoms(rootfd, j->set, j->atoms, j->res);
+    return 0;
+}
+
+/* Does fs i, making the calls one after another in the order nearest its failing try, give
+ * what the reference gives in that order? If not, the try showed a difference the fs has
+ * with one call at a time too (an errno of its own, a mode): no race, and the steps of one
+ * call report it. If so, the race is the calls meeting. The fs holds its try's state again
+ * afterwards. 1 race, 0 not, -1 failure. */
+static int control_serial(struct fsgroup *g, const struct together_set *set, uint64_t parent,
+                          struct concurrent_verdict *v, int i)
+{
+    const struct serial_order *o = &v->orders.order[v->fs[i].closest];
+    struct control_job job = { set, o->atom, { { 0, 0 } } };
+    struct step_pass run = { parent, STEP_NO_STATE, 1u << i, 1, control_calls, &job,
+                             "the calls one after another" };
+    struct step_pass back = { TRY_SID, STEP_NO_STATE, 1u << i, 1, control_calls, &job,
+                              "the try's state" };
+    if (fsgroup_keep_aside(g, TRY_SID, 1u << i) < 0 || fsgroup_pass(g, &run) < 0)
+        return -1;
+    const struct fs_outcome *out = &g->out[i];
+    int race = !serial_calls_differ(&v->orders, v->fs[i].closest, &g->cfg->fs[i], job.res) &&
+               out->dlen == o->dlen && !memcmp(out->digest, o->digest, (size_t)o->dlen);
+    job.atoms = NULL;
+    if (fsgroup_pass(g, &back) < 0 || fsgroup_forget_aside(g, TRY_SID, 1u << i) < 0)
+        return -1;
+    g->out[i].res = v->fs[i].res[0];
+    return race;
+}
+
+/* Every failing fs's try held to its control: a fs whose calls go wrong one at a time too is
+ * no race (the step is a leaf, no finding). */
+static int control_failures(struct fsgroup *g, const struct together_set *set, uint64_t parent,
+                            struct concurrent_verdict *v)
+{
+    for (int i = 1; i < g->nfs; i++) {
+        int race = v->fs[i].failed ? control_serial(g, set, parent, v, i) : 1;
+        if (race < 0)
+            return -1;
+        if (!race) {
+            v->fs[i].failed = 0;
+            v->fs[i].serial_differs = 1;
+        }
+    }
+    return 0;
+}
+
+static int any_serial_differs(const struct fsgroup *g, const struct concurrent_verdict *v)
+{
+    for (int i = 1; i < g->nfs; i++)
+        if (v->fs[i].serial_differs)
+            return 1;
+    return 0;
+}
+
 /* The order the reference keeps: one every fs's last try matched; else the one nearest the
  * first fs that failed; else (each fs serializable alone) the first fs's first. */
 static int order_to_keep(const struct fsgroup *g, struct concurrent_verdict *v)
@@ -106,9 +176,12 @@ static int order_to_keep(const struct fsgroup *g, struct concurrent_verdict *v)
     if (first_failed)
         return v->fs[first_failed].closest;
     int o = serial_set_first(&common);
-    if (o >= 0 && o < v->orders.n)
+    if (o >= 0 && o < v->orders.n && !any_serial_differs(g, v))
         return o;
     v->diverged = 1;
+    for (int i = 1; i < g->nfs; i++)
+        if (v->fs[i].serial_differs)
+            return v->fs[i].closest;
     return serial_set_first(&v->fs[1].last);
 }
 
@@ -144,7 +217,8 @@ int concurrent_step(struct fsgroup *g, const struct together_set *set, int tries
 {
     memset(v, 0, sizeof *v);
     if (serial_run_whole(g, set, from, parent, &v->orders) < 0 ||
-        make_tries(g, set, tries, from, parent, v) < 0)
+        make_tries(g, set, tries, from, parent, v) < 0 ||
+        control_failures(g, set, parent, v) < 0)
         return -1;
     v->kept = order_to_keep(g, v);
     if (keep_states(g, set, v, parent, to) < 0)

@@ -14,9 +14,10 @@ struct concurrent_fs {
     uint32_t met;               /* the orders of acts passing tries matched (bit: whole order) */
     struct serial_set last;     /* the orders its last try matched */
     int failed;                 /* none did: not serializable */
-    int attrs_only;             /* ... but an order gives every call's outcome, and its tree
-                                   differs from the fs's in attributes alone: the ordinary
-                                   difference a step shows (together_run.c), no race */
+    int serial_differs;         /* its last try matched no order, but the same calls made one
+                                   after another (the nearest order) differ from the
+                                   reference's too: no race, a difference of one call at a
+                                   time, which the ordinary steps report */
     int closest;                /* the order nearest its last try (serial_closest) */
     struct op_result res[TOGETHER_MAX];    /* its last try's outcomes, by call number */
 };
@@ -26,9 +27,10 @@ struct concurrent_verdict {
     struct concurrent_fs fs[METIS_MAX_FS];  /* by fs index; [0] is the reference's kept order */
     int kept;                   /* the order whose end state the reference keeps */
     int failed;                 /* fs under test whose last try no order explains */
-    int diverged;               /* none failed, but no one order explains every fs's last try:
-                                   each behaved as some serial order, the states differ, and
-                                   the step is a leaf of the search, not a finding */
+    int diverged;               /* none failed, but no one order explains every fs's last try
+                                   (each behaved as some serial order) or a fs differs one call
+                                   at a time too (serial_differs): the step is a leaf of the
+                                   search, not a finding */
 };
 
 /* Error convention: 0 or -1 with g->err (the step core's; a -1 is infrastructure, or a target

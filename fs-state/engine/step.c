@@ -629,6 +629,34 @@ int fsgroup_save_as(struct fsgroup *g, uint64_t sid, unsigned only)
     return sid == STEP_NO_STATE ? 0 : fsgroup_run(g, save_one, &j, "save");
 }
 
+struct aside_job {
+    struct fsgroup *g;
+    uint64_t sid;
+    unsigned only;
+    int forget;                  /* discard sid instead of saving it */
+};
+
+static int aside_one(int i, void *ctx)
+{
+    struct aside_job *j = ctx;
+    struct backend *b = i < j->g->nfs && ((j->only >> i) & 1) ? j->g->be[i] : NULL;
+    if (b && j->forget)
+        b->ops->discard(b, j->sid);
+    return b && !j->forget ? b->ops->save(b, j->sid) : 0;
+}
+
+int fsgroup_keep_aside(struct fsgroup *g, uint64_t sid, unsigned only)
+{
+    struct aside_job j = { g, sid, only, 0 };
+    return fsgroup_run(g, aside_one, &j, "save");
+}
+
+int fsgroup_forget_aside(struct fsgroup *g, uint64_t sid, unsigned only)
+{
+    struct aside_job j = { g, sid, only, 1 };
+    return fsgroup_run(g, aside_one, &j, "discard");
+}
+
 int fsgroup_passes_done(struct fsgroup *g, uint64_t parent, uint64_t to, const char *history)
 {
     if (to != STEP_NO_STATE && g->needs_history && history_add_text(g, to, parent, history) < 0)

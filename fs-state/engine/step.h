@@ -121,6 +121,9 @@ struct step_pass {
 int fsgroup_pass(struct fsgroup *g, const struct step_pass *p);
 /* Saves the state the fs in `only` hold as sid (RefFS: lazily, by fsgroup_passes_done). */
 int fsgroup_save_as(struct fsgroup *g, uint64_t sid, unsigned only);
+/* A state kept aside within a step (saved at once, RefFS too) and forgotten again. */
+int fsgroup_keep_aside(struct fsgroup *g, uint64_t sid, unsigned only);
+int fsgroup_forget_aside(struct fsgroup *g, uint64_t sid, unsigned only);
 /* Ends a step made of passes: every fs holds state to, made from parent by the operations of
  * history (op_format lines, one per line, in the order a replay makes them). */
 int fsgroup_passes_done(struct fsgroup *g, uint64_t parent, uint64_t to, const char *history);

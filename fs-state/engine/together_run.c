@@ -4,10 +4,8 @@
 #include "lib/errnos.h"
 #include "lib/helpers.h"
 #include "log.h"
-#include "tree/delta.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ---- text of outcomes ---- */
@@ -60,7 +58,7 @@ static void log_outcomes(const struct engine *e, const struct together_set *set,
         order_text(&v->orders, f->closest, near, sizeof near);
         log_line("serial %llu fs=%s tries=%d passes=%d order=%s closest=%s%s",
                  (unsigned long long)e->ops, e->cfg.fs[i].name, f->tries, f->passes, order, near,
-                 f->attrs_only ? " attributes-alone" : "");
+                 f->serial_differs ? " one-at-a-time-differs" : "");
     }
 }
 
@@ -88,52 +86,10 @@ static void count_reach(struct engine *e, const struct together_set *set,
     search_note(&e->search, e->cur_sid, v->fs[0].res[0].err);
 }
 
-/* fs i failed, yet the order the reference holds gives every call's outcome: whether the trees
- * differ in attributes of entries both have, and nothing else. -1 when a tree cannot be read. */
-static int attributes_alone(struct engine *e, const struct concurrent_verdict *v, int i)
-{
-    struct tree_delta now = { 0 };
-    struct state_diff fresh;
-    const struct concurrent_fs *f = &v->fs[i];
-    if (f->closest != v->kept ||
-        serial_calls_differ(&v->orders, f->closest, &e->cfg.fs[i], f->res) != 0)
-        return 0;
-    char *ref = classes_read_listing(&e->g, 0);
-    char *other = ref ? classes_read_listing(&e->g, i) : NULL;
-    int verdict = other ? tree_delta_compare(ref, other, NULL, &now, &fresh) : -1;
-    free(ref);
-    free(other);
-    tree_delta_free(&now);
-    if (verdict < 0)
-        snprintf(e->g.err, sizeof e->g.err, "%s", e->g.be[ref ? i : 0]->err);
-    return verdict < 0 ? -1 : verdict == DELTA_ATTRS;
-}
-
-/* A fs whose concurrent calls gave what an order gives, but a tree with other attributes (a
- * FUSE target that gives every new entry another mode) shows no race: the search reports that
- * difference at any step of one call. Such a step is a leaf, and no finding. */
-static int spare_attribute_differences(struct engine *e, struct concurrent_verdict *v)
-{
-    for (int i = 1; i < e->g.nfs; i++) {
-        int r = v->fs[i].failed ? attributes_alone(e, v, i) : 0;
-        if (r < 0)
-            return -1;
-        if (r) {
-            v->fs[i].failed = 0;
-            v->fs[i].attrs_only = 1;
-            v->failed--;
-            v->diverged = 1;
-            e->g.out[i].differs = 0;
-        }
-    }
-    return 0;
-}
-
 int together_run(struct engine *e, const struct together_set *set, uint64_t from, uint64_t to,
                  long depth, struct concurrent_verdict *v)
 {
-    if (concurrent_step(&e->g, set, e->cfg.run.together_tries, from, e->cur_sid, to, v) < 0 ||
-        (v->failed && spare_attribute_differences(e, v) < 0))
+    if (concurrent_step(&e->g, set, e->cfg.run.together_tries, from, e->cur_sid, to, v) < 0)
         return -1;
     count_reach(e, set, v);
     together_count(&e->together, set, v, e->g.nfs);
