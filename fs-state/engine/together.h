@@ -29,6 +29,8 @@ int together_fits(const struct metis_config *cfg, const struct op_args *a);
 /* A write that opens with O_TRUNC or O_APPEND makes two changes (the open's, the write's): in a
  * concurrent step it writes in place at the offset drawn. */
 void together_adapt(struct op_args *a);
+/* The pool paths call a names (path, and path2 but a symlink's target): how many into p. */
+int together_call_paths(const struct op_args *a, const char **p);
 /* "create_file+rename/plain": the calls' operations (with their variants), sorted, so that one
  * set drawn in two orders is one class. */
 void together_label(const struct together_set *set, char *buf, size_t len);
