@@ -17,7 +17,7 @@ REPORT_CFLAGS := $(shell pkg-config --cflags $(REPORT_PKGS) 2>/dev/null)
 REPORT_LIBS   := $(shell pkg-config --libs $(REPORT_PKGS) 2>/dev/null)
 CFLAGS     ?= -O2 -g
 CFLAGS     += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -MMD -MP \
-              -DMETIS_VERSION='"$(VERSION)"' -Ireffs -Ifs-state -Ireplayer $(PKG_CFLAGS)
+              -DMETIS_VERSION='"$(VERSION)"' -Ireffs -Ifs-state -Ireplayer -Ifaultdev $(PKG_CFLAGS)
 LDLIBS     += $(PKG_LIBS) -lpthread -lm
 ifeq ($(WERROR),1)
 CFLAGS     += -Werror
@@ -42,6 +42,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 include reffs/rules.mk
+include faultdev/rules.mk
 include fs-state/rules.mk
 include replayer/rules.mk
 include tests/rules.mk

@@ -1,5 +1,6 @@
 /* Trace checks against its config: embedded-config loading with trace line numbers, fs matching, pool membership. */
 #include "check.h"
+#include "engine/fault_kinds.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -122,6 +123,18 @@ static void replay_kept_remounted(struct metis_config *cfg)
     }
 }
 
+/* A FUSE fs without an image that would restore logically replays on a fresh mount instead:
+ * a logical restore makes calls of its own, which a replay of a trace must not add to what
+ * the trace holds (a history's calls are its own steps). */
+static void replay_logical_by_replay(struct metis_config *cfg)
+{
+    for (int i = 0; i < cfg->nfs; i++) {
+        struct fs_config *c = &cfg->fs[i];
+        if (c->type == FS_FUSE && (!c->size || c->dir_backed))
+            c->replay_logical = 1;
+    }
+}
+
 int trace_check_config(const struct trace *t, const char *override, struct metis_config *cfg,
                       int map[METIS_MAX_FS], char *err, size_t errlen)
 {
@@ -141,6 +154,7 @@ int trace_check_config(const struct trace *t, const char *override, struct metis
     vary_apply(cfg);            /* the search's variant, as the engine drew it from the seed */
     snprintf(cfg->run.hash, sizeof cfg->run.hash, "%s", t->hash);
     replay_kept_remounted(cfg);
+    replay_logical_by_replay(cfg);
     return match_fs(t, cfg, override == NULL, map, err, errlen);
 }
 
@@ -283,9 +297,25 @@ static int check_lacks(const struct trace *t, const struct metis_config *cfg, ch
     return 0;
 }
 
+/* 0, or -1 naming the first fault step when no fs of the config gets fault steps: its
+ * replays could not re-arm the fault. */
+static int check_faults(const struct trace *t, const struct metis_config *cfg, char *err,
+                        size_t errlen)
+{
+    for (int i = 0; i < cfg->nfs; i++)
+        if (fault_applies(cfg, &cfg->fs[i]))
+            return 0;
+    for (size_t k = 0; k < t->nops; k++)
+        if (t->ops[k].fault.on)
+            return snprintf(err, errlen, "%s:%d: op %llu is a fault step, and no file system of "
+                            "config %s gets fault steps ([run] faults = 0?)", t->file,
+                            t->ops[k].line, (unsigned long long)t->ops[k].seq, cfg->path), -1;
+    return 0;
+}
+
 int trace_check_pool(const struct trace *t, const struct metis_config *cfg, char *err, size_t errlen)
 {
-    if (check_lacks(t, cfg, err, errlen) < 0)
+    if (check_lacks(t, cfg, err, errlen) < 0 || check_faults(t, cfg, err, errlen) < 0)
         return -1;
     struct pool_set ps;
     if (pool_build(&ps, cfg) < 0) {
@@ -294,6 +324,8 @@ int trace_check_pool(const struct trace *t, const struct metis_config *cfg, char
         return snprintf(err, errlen, "%s: cannot build the name pool", cfg->path), -1;
     }
     int rc = 0;
+    /* A call's paths are those of a tree the run read back (rcall_parse keeps them below the
+     * root): they need not be pool names. */
     for (size_t k = 0; k < t->nops && rc == 0; k++) {
         int n;
         const struct op_args *calls = trace_op_calls(&t->ops[k], &n);

@@ -13,14 +13,15 @@
 static const struct {
     const char *cmd, *args, *help;
 } usages[] = {
-    { "trace", "RUN_DIR|DETAIL [-o FILE]",
+    { "trace", "RUN_DIR|DETAIL [--fs NAME] [-o FILE]",
       "Writes the trace of the search path to the run's first discrepancy, or to the one\n"
-      "the detail file DETAIL (RUN_DIR/discrepancy-N.txt) describes.\n" },
+      "the detail file DETAIL (RUN_DIR/discrepancy-N.txt) describes; for a target without\n"
+      "snapshots, its real history since its last fresh mount (operations and restore calls).\n" },
     { "check", "TRACE [--config CONFIG]",
       "Parses and checks a trace against its config; mounts nothing.\n" },
     { "run", "TRACE [--config CONFIG] [--tries R] [-v]",
       "Replays a trace on fresh file systems, up to R tries (default 5).\n" },
-    { "repro", "RUN_DIR|DETAIL [--config CONFIG] [--tries R]",
+    { "repro", "RUN_DIR|DETAIL [--config CONFIG] [--tries R] [--fs NAME]",
       "Reproduces a run's discrepancy from the newest concrete state it exported.\n" },
     { "shrink", "RUN_DIR|DETAIL|TRACE [--config CONFIG] [--tries R] [--fs NAME] [--seconds S] [-o FILE]",
       "Reduces the trace to a 1-minimal one that still shows the discrepancy (the same\n"
@@ -33,9 +34,10 @@ static const struct {
     { "recheck", "KNOWN_FILE DIR... [--target FS] [--timeout S]",
       "Runs every known class's self-checking reproducer (class-K-repro/ with its signature\n"
       "file, found in the DIRs: run or swarm directories, or directories of kept reproducers)\n"
-      "against the target as installed today; one line per class: 'still fails', 'fixed'\n"
-      "or 'cannot run' (why). --target FS runs them on that fs of their config instead of\n"
-      "the one that disagreed; --timeout S bounds each (default 300).\n"
+      "against the target as installed today (a group record: of each class of the group);\n"
+      "one line per class: 'still fails', 'fixed' or 'cannot run' (why). --target FS runs\n"
+      "them on that fs of their config instead of the one that disagreed; --timeout S\n"
+      "bounds each (default 300).\n"
       "exit status: 0 every class fixed, 1 one still fails, 3 none fails but one cannot run,\n"
       "             2 bad input, 130 interrupted\n" },
 };
@@ -51,8 +53,9 @@ static const struct {
     { "--ops", "  --ops N          operations to record (default 1000)\n" },
     { "--seed", "  --seed S         seed of the walk (default: the config's [run] seed)\n" },
     { "--keep-going", "  --keep-going     go on after a discrepancy\n" },
-    { "--fs", "  --fs NAME        the fs whose discrepancy counts (default: the first that\n"
-              "                   disagrees after the last operation)\n" },
+    { "--fs", "  --fs NAME        the fs whose discrepancy counts, and whose history a run's\n"
+              "                   trace holds when it has no snapshots (default: the first\n"
+              "                   that disagrees after the last operation)\n" },
     { "--seconds", "  --seconds S      stop shrinking after S seconds and keep the shortest\n"
                    "                   trace found so far (default: no limit)\n" },
 };
@@ -161,7 +164,7 @@ static int detail_file(const char *input, char *dir, size_t len, uint64_t *seq, 
     return 1;
 }
 
-int cli_load(const char *input, struct runlog *rl)
+int cli_load(const char *input, const char *fs, struct runlog *rl)
 {
     char err[2048], dir[2048];
     struct stat st;
@@ -169,11 +172,11 @@ int cli_load(const char *input, struct runlog *rl)
     int initial;
     memset(rl, 0, sizeof *rl);
     if (stat(input, &st) == 0 && S_ISDIR(st.st_mode)) {
-        if (runlog_read(input, rl, err, sizeof err) == 0)
+        if (runlog_read(input, fs, rl, err, sizeof err) == 0)
             return 0;
     } else if (detail_file(input, dir, sizeof dir, &seq, &initial)) {
-        int rc = initial ? runlog_read(dir, rl, err, sizeof err)
-                         : runlog_read_at(dir, seq, rl, err, sizeof err);
+        int rc = initial ? runlog_read(dir, fs, rl, err, sizeof err)
+                         : runlog_read_at(dir, seq, fs, rl, err, sizeof err);
         if (rc == 0)
             return 0;
     } else if (trace_read_file(input, &rl->trace, err, sizeof err) == 0) {

@@ -40,10 +40,12 @@ int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o);
 void cli_usage(const char *cmd);
 /* Prints the usage of every command, the version line and the exit statuses to f. */
 void cli_usage_all(FILE *f);
-/* Loads input: a run directory (the trace of its search path to the first discrepancy, and
- * its exports), a detail file RUN_DIR/discrepancy-N.txt (the same, to the discrepancy it
- * describes) or a trace file (no exports). 0, or -1 after printing the message. */
-int cli_load(const char *input, struct runlog *rl);
+/* Loads input: a run directory (the trace of its search path to the first discrepancy, or of
+ * the real history of fs, or of the fs that differs there, when it has no snapshots; and its
+ * exports), a detail file RUN_DIR/discrepancy-N.txt (the same, to the discrepancy it
+ * describes) or a trace file (no exports). fs may be NULL. 0, or -1 after printing the
+ * message. */
+int cli_load(const char *input, const char *fs, struct runlog *rl);
 /* The trace, its config and fs map checked as for `run`: 0, or -1 after printing the problem
  * (the command then ends with EXIT_BAD_INPUT). */
 int cli_check(const struct trace *t, const char *override, struct metis_config *cfg,

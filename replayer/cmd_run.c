@@ -7,6 +7,20 @@
 #include "replay.h"
 #include "session.h"
 
+static size_t first_call(const struct trace *t)
+{
+    size_t k = 0;
+    while (k < t->nops && !t->ops[k].is_call)
+        k++;
+    return k;
+}
+
+static uint64_t last_seq(const struct trace *t)
+{
+    long last = trace_last_op(t);
+    return last >= 0 ? t->ops[last].seq : 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
     struct cli_opts o;
@@ -15,18 +29,22 @@ int cmd_trace(int argc, char **argv)
     int parsed = cli_parse(argc, argv, "trace", &o);
     if (parsed != 0)
         return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
-    if (cli_load(o.input, &rl) < 0)
+    if (cli_load(o.input, o.fs, &rl) < 0)
         return EXIT_BAD_INPUT;
     int rc = o.out ? trace_write_file(&rl.trace, o.out, err, sizeof err)
                    : trace_write(&rl.trace, stdout);
     if (rc < 0)
         fprintf(stderr, "metis-replay: %s\n", o.out ? err : "writing the trace failed");
+    else if (o.out && rl.trace.ncalls)
+        fprintf(stderr, "metis-replay: %zu operations and %zu restore calls of fs %s's history "
+                "since its last fresh mount to %s %llu in %s\n", rl.trace.nops - rl.trace.ncalls,
+                rl.trace.ncalls, rl.trace.fs[rl.trace.ops[first_call(&rl.trace)].call_fs].name,
+                rl.has_disc ? "the discrepancy at operation" : "operation",
+                (unsigned long long)(rl.has_disc ? rl.disc_seq : last_seq(&rl.trace)), o.out);
     else if (o.out)
         fprintf(stderr, "metis-replay: %zu operations of the search path to %s %llu in %s\n",
                 rl.trace.nops, rl.has_disc ? "the discrepancy at operation" : "operation",
-                (unsigned long long)(rl.has_disc ? rl.disc_seq
-                                     : rl.trace.nops ? rl.trace.ops[rl.trace.nops - 1].seq : 0),
-                o.out);
+                (unsigned long long)(rl.has_disc ? rl.disc_seq : last_seq(&rl.trace)), o.out);
     runlog_free(&rl);
     return rc < 0 ? EXIT_INFRA : 0;
 }
@@ -40,11 +58,12 @@ int cmd_check(int argc, char **argv)
     int parsed = cli_parse(argc, argv, "check", &o);
     if (parsed != 0)
         return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
-    if (cli_load(o.input, &rl) < 0)
+    if (cli_load(o.input, o.fs, &rl) < 0)
         return EXIT_BAD_INPUT;
     int rc = cli_check(&rl.trace, o.config, &cfg, map);
     if (rc == 0)
-        printf("%s: ok (%zu operations on %d file systems)\n", o.input, rl.trace.nops,
+        printf("%s: ok (%zu operations%s on %d file systems)\n", o.input,
+               rl.trace.nops - rl.trace.ncalls, rl.trace.ncalls ? " and restore calls" : "",
                rl.trace.nfs);
     runlog_free(&rl);
     return rc < 0 ? EXIT_BAD_INPUT : 0;
@@ -89,10 +108,13 @@ static void print_summary(const struct session *s, const struct replay_outcome *
 {
     char d[512];
     replay_describe(&s->cfg, o->last, d, sizeof d);
-    printf("replay: %zu operations on %d file systems in %.3f s (try %d): %zu of %zu recorded "
+    char calls[48] = "";
+    if (o->calls)
+        snprintf(calls, sizeof calls, " and %zu restore calls", o->calls);
+    printf("replay: %zu operations%s on %d file systems in %.3f s (try %d): %zu of %zu recorded "
            "results match; at the end: %s%s\n",
-           o->ops, s->g.nfs, o->seconds, attempt, o->compared - o->mismatched, o->compared, d,
-           ok ? "" : " (does not match the trace)");
+           o->ops - o->calls, calls, s->g.nfs, o->seconds, attempt, o->compared - o->mismatched,
+           o->compared, d, ok ? "" : " (does not match the trace)");
 }
 
 int cmd_run(int argc, char **argv)
@@ -106,7 +128,7 @@ int cmd_run(int argc, char **argv)
     int parsed = cli_parse(argc, argv, "run", &o);
     if (parsed != 0)
         return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
-    if (cli_load(o.input, &rl) < 0)
+    if (cli_load(o.input, o.fs, &rl) < 0)
         return EXIT_BAD_INPUT;
     if (cli_check(&rl.trace, o.config, &cfg, map) < 0) {
         runlog_free(&rl);

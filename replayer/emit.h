@@ -54,6 +54,15 @@ int emit_list_reference(struct session *s, struct rt_tree *tree, char *err, size
 int emit_orders(struct session *s, struct emit *e, uint64_t sid, char *err, size_t errlen);
 void emit_orders_free(struct emit *e);
 void emit_free(struct emit *e);
+/* emitc_step.c: repro.c's statement of op's call that sets r: the syscall, or the refusal Metis
+ * recorded where the fs under test did not run it (a gatekeeper refused it). */
+void emit_step_call(FILE *f, const struct emit *e, const struct trace_op *op);
+/* The syscall of a, as a statement setting r. */
+void emit_op_call(FILE *f, const struct op_args *a);
+/* "ENOENT", or "0" for none: an errno as C text. */
+const char *emit_errno_symbol(int err);
+/* run.sh's "mount -t FSTYPE [-o OPTS] DEV MNT" of kernel fs c (DEV and MNT shell words, quoted). */
+void emit_mount_cmd(FILE *f, const struct fs_config *c, const char *dev, const char *mnt);
 /* Writes run.sh, which makes a file system of the config and runs the program on it. */
 int emit_write_script(const struct emit *e, const char *path, char *err, size_t errlen);
 /* run.sh's pieces (emitsh.c): s single-quoted for sh; the mkfs of c's image of size bytes; the

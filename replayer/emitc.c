@@ -18,7 +18,9 @@
 
 #include "cli.h"
 #include "emit.h"
+#include "emitc_calls.h"
 #include "emitc_crash.h"
+#include "emitc_fault.h"
 #include "emitc_ops.h"
 #include "emitc_together.h"
 #include "replay.h"
@@ -31,12 +33,6 @@ static const char reprotree_text[] =
     ;
 
 /* ---- C text ---- */
-
-static const char *errno_symbol(int err)
-{
-    const char *n = err ? strerrorname_np(err) : NULL;
-    return n ? n : "0";
-}
 
 static const char program_includes[] =
     "#define _GNU_SOURCE\n"
@@ -148,8 +144,9 @@ static const char program_main[] =
     "    const char *what = argc > 2 ? argv[2] : \"all\";\n"
     "    int all = !strcmp(what, \"all\"), differs = 0;\n"
     "    verbose = getenv(\"REPRO_VERBOSE\") != NULL;\n"
-    "    if (argc < 2 || argc > 4 || ((!strcmp(what, \"step\") || !strcmp(what, \"sync\")) && argc != 4)) {\n"
-    "        fprintf(stderr, \"usage: %s MOUNT_POINT [all | pre | step K | sync K | together | tree | list]\\n\", argv[0]);\n"
+    "    int one_step = !strcmp(what, \"step\") || !strcmp(what, \"sync\") || !strcmp(what, \"fault\");\n"
+    "    if (argc < 2 || argc > 4 || (one_step && argc != 4)) {\n"
+    "        fprintf(stderr, \"usage: %s MOUNT_POINT [all | pre | step K | sync K | fault K | together | tree | list]\\n\", argv[0]);\n"
     "        return 2;\n    }\n"
     "    if (chdir(argv[1]) < 0) {\n"
     "        fprintf(stderr, \"repro: %s: %s\\n\", argv[1], strerror(errno));\n        return 2;\n    }\n"
@@ -159,6 +156,7 @@ static const char program_main[] =
     "    for (int k = 1; all && k <= NSTEPS; k++)\n        differs |= step(k);\n"
     "    if (!strcmp(what, \"step\"))\n        differs |= step(atoi(argv[3]));\n"
     "    if (!strcmp(what, \"sync\"))\n        crash_sync(atoi(argv[3]));\n"
+    "    if (!strcmp(what, \"fault\"))\n        return fault_call(atoi(argv[3]));\n"
     "    if (!strcmp(what, \"list\"))\n        list_tree();\n"
     "    if ((all && AT_ONCE) || !strcmp(what, \"together\"))\n        differs |= together_try();\n"
     "    if ((all && !AT_ONCE) || !strcmp(what, \"tree\"))\n        differs |= check_tree();\n"
@@ -168,30 +166,34 @@ static const char program_main[] =
     "        printf(\"repro: every step and the final tree match the reference\\n\");\n"
     "    return differs ? 1 : 0;\n}\n";
 
-/* The syscall of one operation, as a statement setting r (errno kept from the call). */
-static void emit_call(FILE *f, const struct op_args *a)
-{
-    emitc_op_fn *emit = emitc_emitter(a->op);
-    if (emit)
-        emit(f, a);
-    else
-        fprintf(f, "    errno = EINVAL; r = -1;\n");
-}
-
 static void emit_pre_call(FILE *f, const struct op_args *a)
 {
     char text[2 * METIS_PATH_MAX + 512];
     op_format_named(a, text, sizeof text);
     fprintf(f, "    errno = 0;\n");
-    emit_call(f, a);
+    emit_op_call(f, a);
     fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n");
 }
 
-/* A step of the path to the saved state: its operation, or a concurrent step's calls in the
- * order the reference kept. */
-static void emit_pre_step(FILE *f, const struct trace_op *op)
+/* A restore call before the saved state a trace starts from: set-up like the operations. */
+static void emit_pre_restore_call(FILE *f, const struct emit *e, const struct trace_op *op)
+{
+    char text[300];
+    emitc_call_text(op, e->t->fs[op->call_fs].name, text, sizeof text);
+    fprintf(f, "    errno = 0;\n");
+    emitc_call(f, op);
+    fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n");
+}
+
+/* A step of the path to the saved state: its operation, a restore call, or a concurrent
+ * step's calls in the order the reference kept. */
+static void emit_pre_step(FILE *f, const struct emit *e, const struct trace_op *op)
 {
     unsigned char atoms[TOGETHER_MAX_ATOMS];
+    if (op->is_call) {
+        emit_pre_restore_call(f, e, op);
+        return;
+    }
     if (!op->tries) {
         emit_pre_call(f, &op->args);
         return;
@@ -249,33 +251,8 @@ static void emit_prepopulate(FILE *f, const struct emit *e, const struct op_args
                 "path that made it (up to operation %" PRIu64 " of the run). */\n", e->t->start,
                 e->t->ops[e->t->start - 1].seq);
     for (size_t k = 0; k < e->t->start; k++)
-        emit_pre_step(f, &e->t->ops[k]);
+        emit_pre_step(f, e, &e->t->ops[k]);
     fprintf(f, "    (void)r;\n}\n\n");
-}
-
-/* 1 when the fs under test did not run op in the run: a gatekeeper (a fs that lists it
- * `unsupported`, step.c) refused it with EOPNOTSUPP, and the fs under test is none. */
-static int skipped_here(const struct emit *e, const struct trace_op *op)
-{
-    int v = op_variant_of(&op->args);
-    if (fs_unsupported(&e->cfg->fs[e->fut], op->args.op, v))
-        return 0;
-    for (int i = 0; i < e->cfg->nfs; i++) {
-        const struct trace_outcome *o = e->map[i] >= 0 ? &op->res[e->map[i]] : NULL;
-        if (fs_unsupported(&e->cfg->fs[i], op->args.op, v) && o && o->have && o->err == EOPNOTSUPP)
-            return 1;
-    }
-    return 0;
-}
-
-/* A step's call, or the refusal Metis recorded where it did not run the call (skipped_here). */
-static void emit_step_call(FILE *f, const struct emit *e, const struct trace_op *op)
-{
-    if (skipped_here(e, op))
-        fprintf(f, "    /* a file system that lists it unsupported refused it: Metis ran it"
-                " nowhere else */\n    r = -1; errno = EOPNOTSUPP;\n");
-    else
-        emit_call(f, &op->args);
 }
 
 /* Text inside a C comment, with any star-slash broken so that it cannot end the comment. */
@@ -304,12 +281,30 @@ static void emit_in_order(FILE *f, const struct emit *e, size_t k, size_t step)
             continue;
         op_format_named(&op->calls[c], text, sizeof text);
         fprintf(f, "    errno = 0;\n");
-        emit_call(f, &op->calls[c]);
+        emit_op_call(f, &op->calls[c]);
         fprintf(f, "    d |= report(%zu, ", step);
         emitc_cstr(f, text);
-        fprintf(f, ", r, %ldL, %s, 0, 0L, 0);\n", e->calls[k][c].ret, errno_symbol(e->calls[k][c].err));
+        fprintf(f, ", r, %ldL, %s, 0, 0L, 0);\n", e->calls[k][c].ret, emit_errno_symbol(e->calls[k][c].err));
     }
     fprintf(f, "    return d;\n");
+}
+
+/* A restore call of the history, run on the fs under test whichever fs made it (the trace
+ * is one sequence for every fs), shown beside its recorded outcome when this fs made it. */
+static void emit_call_step(FILE *f, const struct emit *e, const struct trace_op *op,
+                           size_t step)
+{
+    char text[300];
+    int own = e->map[e->fut] == op->call_fs;
+    emitc_call_text(op, e->t->fs[op->call_fs].name, text, sizeof text);
+    fprintf(f, "    case %zu: /* before operation %" PRIu64 " of the run: ", step, op->seq);
+    emitc_comment(f, text);
+    fprintf(f, " */\n");
+    emitc_call(f, op);
+    fprintf(f, "    return report_call(%zu, ", step);
+    emitc_cstr(f, text);
+    fprintf(f, ", r, %d, %ldL, %s);\n", own, op->call_res.ret,
+            emit_errno_symbol(op->call_res.err));
 }
 
 static void emit_steps(FILE *f, const struct emit *e)
@@ -327,6 +322,10 @@ static void emit_steps(FILE *f, const struct emit *e)
         }
         const struct trace_outcome *fo = rec >= 0 ? &op->res[rec] : NULL;
         size_t step = k - e->t->start + 1;
+        if (op->is_call) {
+            emit_call_step(f, e, op, step);
+            continue;
+        }
         op_format_named(&op->args, text, sizeof text);
         fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run: ", step, op->seq);
         emitc_comment(f, text);
@@ -334,8 +333,8 @@ static void emit_steps(FILE *f, const struct emit *e)
         emit_step_call(f, e, op);
         fprintf(f, "    return report(%zu, ", step);
         emitc_cstr(f, text);
-        fprintf(f, ", r, %ldL, %s, %d, %ldL, %s);\n", e->ref[k].ret, errno_symbol(e->ref[k].err),
-                fo && fo->have && e->fut != 0, fo ? fo->ret : 0, errno_symbol(fo ? fo->err : 0));
+        fprintf(f, ", r, %ldL, %s, %d, %ldL, %s);\n", e->ref[k].ret, emit_errno_symbol(e->ref[k].err),
+                fo && fo->have && e->fut != 0, fo ? fo->ret : 0, emit_errno_symbol(fo ? fo->err : 0));
     }
     fprintf(f, "    }\n    fprintf(stderr, \"repro: no step %%d\\n\", k);\n    (void)r;\n"
             "    return d;\n}\n\n");
@@ -359,7 +358,7 @@ static void emit_rules(FILE *f, const struct emit *e)
     char msg[256];
     fprintf(f, "static const int EQUIV[][2] = { ");
     for (int k = 0; k < fut->nequiv; k++)
-        fprintf(f, "{ %s, %s }, ", errno_symbol(fut->equiv[k][0]), errno_symbol(fut->equiv[k][1]));
+        fprintf(f, "{ %s, %s }, ", emit_errno_symbol(fut->equiv[k][0]), emit_errno_symbol(fut->equiv[k][1]));
     fprintf(f, "{ 0, 0 } };\n");
     if (tree_parse_ignore(fut->ignore, &one, msg, sizeof msg) == 0)
         ig |= one;
@@ -421,6 +420,8 @@ static int write_program(const struct emit *e, const char *path, char *err, size
             "#define INSERT_CAP %" PRIu64 "ull\n", config_file_extent(e->cfg));
     fputs(program_head, f);
     fputs(program_newops, f);
+    if (e->t->ncalls)
+        emitc_calls_support(f);
     fputs(reprotree_text, f);
     emit_tree(f, e);
     fputs(program_check, f);
@@ -428,6 +429,7 @@ static int write_program(const struct emit *e, const char *path, char *err, size
     emit_steps(f, e);
     emitc_together(f, e);
     emitc_crash_sync(f, e->t, e->cfg, &e->cfg->fs[e->fut]);
+    emitc_fault_call(f, e);
     fputs(program_list, f);
     fputs(program_main, f);
     free(pre);
@@ -452,6 +454,8 @@ static int emit_all(struct emit *e, const char *dir, char *err, size_t errlen)
     snprintf(path, sizeof path, "%s/repro.c", dir);
     if (write_program(e, path, err, errlen) < 0)
         return -1;
+    if (emitc_fault_last(e, &e->cfg->fs[e->fut]) && emitc_fault_source(dir, err, errlen) < 0)
+        return -1;
     snprintf(path, sizeof path, "%s/run.sh", dir);
     return emit_write_script(e, path, err, errlen);
 }
@@ -466,7 +470,7 @@ int cmd_emit_c(int argc, char **argv)
     int parsed = cli_parse(argc, argv, "emit-c", &o);
     if (parsed != 0)
         return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
-    if (cli_load(o.input, &rl) < 0)
+    if (cli_load(o.input, o.fs, &rl) < 0)
         return EXIT_BAD_INPUT;
     if (cli_check(&rl.trace, o.config, &cfg, e.map) < 0 ||
         (e.fut = cli_fs(&o, &rl.trace, &cfg, e.map)) < 0) {
@@ -483,10 +487,11 @@ int cmd_emit_c(int argc, char **argv)
     if (rc < 0)
         fprintf(stderr, "metis-replay: emit-c: %s\n", err);
     else
-        printf("emit-c: %s/repro.c and %s/run.sh: %zu operations on fs %s (after %zu that "
+        printf("emit-c: %s/repro.c and %s/run.sh: %zu %s on fs %s (after %zu that "
                "recreate the saved state it starts from), checked against %s (run: sudo "
-               "%s/run.sh)\n", dir, dir, rl.trace.nops - rl.trace.start, cfg.fs[e.fut].name,
-               rl.trace.start, cfg.fs[0].name, dir);
+               "%s/run.sh)\n", dir, dir, rl.trace.nops - rl.trace.start,
+               rl.trace.ncalls ? "steps (operations and restore calls)" : "operations",
+               cfg.fs[e.fut].name, rl.trace.start, cfg.fs[0].name, dir);
     emit_free(&e);
     runlog_free(&rl);
     return rc < 0 ? EXIT_INFRA : 0;

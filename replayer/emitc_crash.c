@@ -1,5 +1,6 @@
 /* emit-c for crash checks: the reproducer's sync of each step, and the run.sh part that copies the device, recovers the copy and compares. */
 #include "emitc_crash.h"
+#include "emit.h"
 #include "engine/crash_modes.h"
 
 #include <inttypes.h>
@@ -74,6 +75,8 @@ void emitc_crash_sync(FILE *f, const struct trace *t, const struct metis_config 
     fprintf(f, "static void crash_sync(int k)\n{\n    switch (k) {\n");
     for (size_t k = 0; mode != CRASH_ANY && k < t->nops; k++) {
         const struct op_args *a = &t->ops[k].args;
+        if (t->ops[k].is_call)
+            continue;           /* a restore call is no step Metis crash-checked */
         if (mode == CRASH_SYNCFS && (int)a->op != hook)
             continue;           /* the default: one syncfs */
         fprintf(f, "    case %zu:\n", k + 1);
@@ -117,8 +120,9 @@ static void emit_recover(FILE *f, const struct fs_config *c, int mode)
 {
     const char *checker = crash_checker(c->fstype);
     fprintf(f, "  cloop=$(losetup -f --show \"$work/crash.img\") || exit 2\n  mkdir -p \"$work/cmnt\"\n");
-    fprintf(f, "  if mount -t %s %s%s \"$cloop\" \"$work/cmnt\"; then\n", c->fstype,
-            c->mount_opts[0] ? "-o " : "", c->mount_opts);
+    fprintf(f, "  if ");
+    emit_mount_cmd(f, c, "$cloop", "$work/cmnt");
+    fprintf(f, "; then\n");
     fprintf(f, "    \"$here/repro\" \"$work/cmnt\" list >\"$work/rec.txt\"; umount \"$work/cmnt\"\n"
             "  else\n    echo \"repro: the crash copy does not mount\"; crash=1\n  fi\n"
             "  losetup -d \"$cloop\"; cloop=\n");

@@ -54,7 +54,7 @@ static int replay_steps(struct session *s, struct emit *e, char *err, size_t err
         e->ref[k] = s->g.out[0].res;
         for (int c = 0; c < s->out[0].ncalls; c++)
             e->calls[k][c] = (struct op_result){ s->out[0].call_ret[c], s->out[0].call_err[c] };
-        int rec = e->map[0] >= 0 ? e->map[0] : -1;
+        int rec = e->map[0] >= 0 && !e->t->ops[k].is_call ? e->map[0] : -1;
         const struct trace_outcome *r = rec >= 0 ? &e->t->ops[k].res[rec] : NULL;
         if (r && r->have && (r->ret != e->ref[k].ret || r->err != e->ref[k].err))
             fprintf(stderr, "metis-replay: emit-c: warning: step %zu on %s gave ret=%ld errno=%s "

@@ -1,6 +1,7 @@
 /* emit-c's run.sh: makes a file system of the trace's config from scratch, runs the program on it, removes everything. */
 #include "emit.h"
 #include "emitc_crash.h"
+#include "emitc_fault.h"
 #include "lib/placeholders.h"
 
 #include <errno.h>
@@ -19,11 +20,14 @@ static const char script_head[] =
     "cc -O1 -g -pthread -o \"$here/repro\" \"$here/repro.c\" || { echo \"run.sh: cannot build repro.c\" >&2; exit 2; }\n"
     "# REPRO_TMP: where the image and mount point go (default /dev/shm).\n"
     "work=$(mktemp -d \"${REPRO_TMP:-/dev/shm}/metis-repro.XXXXXX\") || exit 2\n"
-    "mnt=$work/mnt img=$work/fs.img loop= pid= layers=\n"
+    "mnt=$work/mnt img=$work/fs.img loop= pid= layers= floop= fpid= fdm=\n"
     "mkdir -p \"$mnt\"\n"
     "cleanup() {\n"
     "  if mountpoint -q \"$mnt\" 2>/dev/null; then umount \"$mnt\" 2>/dev/null || fusermount3 -u \"$mnt\" 2>/dev/null || umount -l \"$mnt\"; fi\n"
     "  [ -n \"$pid\" ] && { kill \"$pid\" 2>/dev/null; wait \"$pid\" 2>/dev/null; }\n"
+    "  [ -n \"$floop\" ] && losetup -d \"$floop\" 2>/dev/null\n"
+    "  [ -n \"$fdm\" ] && { fusermount3 -u \"$fdm\" 2>/dev/null || umount -l \"$fdm\" 2>/dev/null; }\n"
+    "  [ -n \"$fpid\" ] && { kill \"$fpid\" 2>/dev/null; wait \"$fpid\" 2>/dev/null; }\n"
     "  [ -n \"$loop\" ] && losetup -d \"$loop\" 2>/dev/null\n"
     "  [ -n \"$layers\" ] && { umount \"$layers\" 2>/dev/null || umount -l \"$layers\"; }\n"
     "  rm -rf \"$work\"\n"
@@ -51,7 +55,7 @@ static const char script_head[] =
     "}\n"
     "verdict() {\n"
     "  if [ $rc = 1 ]; then\n"
-    "    echo \"repro: the defect shows: first difference: $(grep -m1 'DIFFERS FROM THE REFERENCE' \"$work/all.out\" | sed 's/  DIFFERS FROM THE REFERENCE$//')\"\n"
+    "    echo \"repro: the defect shows: first difference: $(grep -m1 -e 'DIFFERS FROM THE REFERENCE' -e '^fault check: ' \"$work/all.out\" | sed 's/  DIFFERS FROM THE REFERENCE$//')\"\n"
     "  else\n"
     "    echo \"repro: every step and the final tree match the reference\"\n"
     "  fi\n"
@@ -59,22 +63,26 @@ static const char script_head[] =
 
 
 
-static void emit_kernel(FILE *f, const struct fs_config *c, int crash)
+static void emit_kernel(FILE *f, const struct emit *e, const struct fs_config *c, int crash)
 {
+    int fault = emitc_fault_last(e, c) != NULL;
     fprintf(f, "  as_root 'loop devices and mounts'\n");
     fprintf(f, "  truncate -s %" PRIu64 " \"$img\" || exit 2\n", emitsh_image_size(c));
     emitsh_mkfs(f, c, emitsh_image_size(c));
     fprintf(f, "  loop=$(losetup -f --show \"$img\") || exit 2\n");
-    fprintf(f, "  do_mount() { mount -t %s %s%s \"$loop\" \"$mnt\" || exit 2; }\n", c->fstype,
-            c->mount_opts[0] ? "-o " : "", c->mount_opts);
+    fprintf(f, "  do_mount() { ");
+    emit_mount_cmd(f, c, "$loop", "$mnt");
+    fprintf(f, " || exit 2; }\n");
     fprintf(f, "  do_umount() { umount \"$mnt\" || exit 2; }\n");
     if (c->remount)
         fprintf(f, "  # Metis unmounts and mounts again around every operation: so does this.\n"
                 "  do_mount; repro pre; do_umount\n"
                 "  for k in $(seq 1 %s); do do_mount; repro step \"$k\"; do_umount; done\n",
-                crash ? "$((nsteps - 1))" : "\"$nsteps\"");
+                crash || fault ? "$((nsteps - 1))" : "\"$nsteps\"");
     if (c->remount && crash)
         emitc_crash_script(f, c, crash);
+    if (fault)
+        emitc_fault_script(f, e, c);
     if (c->remount)
         fprintf(f, "  do_mount; repro tree; do_umount\n"
                 "  verdict\n");
@@ -184,7 +192,7 @@ static void emit_cases(FILE *f, const struct emit *e)
         else if (c->type == FS_KERNEL && fs_format_devless(c->fstype))
             emit_devless(f, c);
         else if (c->type == FS_KERNEL)
-            emit_kernel(f, c, emitc_crash_mode(e->cfg, c));
+            emit_kernel(f, e, c, emitc_crash_mode(e->cfg, c));
         else if (c->type == FS_REFFS)
             emit_reffs(f, e, c);
         else

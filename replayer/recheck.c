@@ -23,6 +23,7 @@
  * (the signature file the triage writes beside them). */
 struct repro {
     char dir[PATH_MAX], signature[KNOWN_SIG_MAX];
+    char group[KNOWN_SIG_MAX];  /* its cause group's key (the group file), "" when none */
 };
 
 struct recheck {
@@ -36,22 +37,32 @@ struct recheck {
 static volatile sig_atomic_t stop_signal;
 static void on_stop(int sig) { stop_signal = sig; }
 
+/* The first line of dir/name without its newline: 1, or 0 ("") when there is none. */
+static int first_line(const char *dir, const char *name, char *out, size_t len)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    int got = f && fgets(out, (int)len, f);
+    if (f)
+        fclose(f);
+    out[got ? strcspn(out, "\n") : 0] = '\0';
+    return got;
+}
+
 static void add_if_repro(struct recheck *r, const char *dir)
 {
     char path[PATH_MAX + 32], line[KNOWN_SIG_MAX + 2];
-    snprintf(path, sizeof path, "%s/signature", dir);
-    FILE *f = fopen(path, "r");
-    int got = f && fgets(line, sizeof line, f);
-    if (f)
-        fclose(f);
+    int got = first_line(dir, "signature", line, sizeof line);
     snprintf(path, sizeof path, "%s/run.sh", dir);
     if (!got || access(path, R_OK) != 0 || array_reserve(&r->v, &r->cap, (size_t)r->n + 1,
                                                         sizeof *r->v))
         return;
-    line[strcspn(line, "\n")] = '\0';
-    snprintf(r->v[r->n].dir, sizeof r->v[r->n].dir, "%s", dir);
-    snprintf(r->v[r->n].signature, sizeof r->v[r->n].signature, "%.*s", KNOWN_SIG_MAX - 1, line);
-    r->n++;
+    struct repro *p = &r->v[r->n++];
+    snprintf(p->dir, sizeof p->dir, "%s", dir);
+    snprintf(p->signature, sizeof p->signature, "%.*s", KNOWN_SIG_MAX - 1, line);
+    first_line(dir, "group", line, sizeof line);     /* a triage before groups wrote none */
+    snprintf(p->group, sizeof p->group, "%.*s", KNOWN_SIG_MAX - 1, line);
 }
 
 struct walk { struct recheck *r; const char *dir; int depth; };
@@ -130,28 +141,62 @@ static int run_repro(const struct recheck *r, const struct repro *p, char *why, 
     return -1;
 }
 
-/* One known class: its verdict line on stdout; the counts of each verdict in tally[3]. */
-static void recheck_class(const struct recheck *r, const struct known_class *c, int tally[3])
+/* One class's reproducer p: its verdict line on stdout; the counts of each verdict in tally[3]. */
+static void recheck_repro(const struct recheck *r, const struct repro *p, int tally[3])
 {
     char why[800];
-    const struct repro *p = repro_of(r, c->signature);
-    if (!p) {
+    int v = run_repro(r, p, why, sizeof why);
+    if (v == 0)
+        printf("fixed: %s (%s/run.sh%s%s exits 0)\n", p->signature, p->dir,
+               r->target[0] ? " " : "", r->target);
+    else if (v == 1)
+        printf("still fails: %s (%s/run.sh%s%s): %s\n", p->signature, p->dir,
+               r->target[0] ? " " : "", r->target, why);
+    else
+        printf("cannot run: %s (%s/run.sh): %s\n", p->signature, p->dir, why);
+    tally[v == 0 ? 0 : v == 1 ? 1 : 2]++;
+    fflush(stdout);
+}
+
+/* Whether an earlier reproducer of r stands for the same class as r->v[i]: a class found in
+ * several directories (a swarm's VTs) is run once. */
+static int seen_before(const struct recheck *r, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (!strcmp(r->v[j].signature, r->v[i].signature))
+            return 1;
+    return 0;
+}
+
+/* A group record: the reproducer of every class of that group the directories hold. */
+static void recheck_group(const struct recheck *r, const struct known_class *c, int tally[3])
+{
+    int ran = 0;
+    for (int i = 0; i < r->n && !stop_signal; i++)
+        if (!strcmp(r->v[i].group, c->signature) && !seen_before(r, i)) {
+            recheck_repro(r, &r->v[i], tally);
+            ran++;
+        }
+    if (!ran) {
+        printf("cannot run: group %s: no reproducer of this group in the directories given\n",
+               c->signature);
+        tally[2]++;
+    }
+}
+
+/* One known record: each class it covers gets its verdict line. */
+static void recheck_class(const struct recheck *r, const struct known_class *c, int tally[3])
+{
+    const struct repro *p = c->group ? NULL : repro_of(r, c->signature);
+    if (c->group) {
+        recheck_group(r, c, tally);
+    } else if (!p) {
         printf("cannot run: %s: no reproducer of this class in the directories given\n",
                c->signature);
         tally[2]++;
-        return;
+    } else {
+        recheck_repro(r, p, tally);
     }
-    int v = run_repro(r, p, why, sizeof why);
-    if (v == 0)
-        printf("fixed: %s (%s/run.sh%s%s exits 0)\n", c->signature, p->dir,
-               r->target[0] ? " " : "", r->target);
-    else if (v == 1)
-        printf("still fails: %s (%s/run.sh%s%s): %s\n", c->signature, p->dir,
-               r->target[0] ? " " : "", r->target, why);
-    else
-        printf("cannot run: %s (%s/run.sh): %s\n", c->signature, p->dir, why);
-    tally[v == 0 ? 0 : v == 1 ? 1 : 2]++;
-    fflush(stdout);
 }
 
 static int parse(int argc, char **argv, struct recheck *r)

@@ -122,7 +122,7 @@ static int walk(struct session *s, struct trace *t, const struct metis_config *c
         if (!(in.view = view = view_make(&s->g.tree)))
             return input_free(&in), -1;
         op_draw(pick(&in, cfg), &in, &a);
-        if (session_step(s, &a, SESSION_NO_STATE, SESSION_NO_STATE) < 0) {
+        if (session_step(s, &a, NULL, SESSION_NO_STATE, SESSION_NO_STATE) < 0) {
             fprintf(stderr, "metis-replay: infrastructure failure: %s\n", s->err);
             rc = -1;
             break;

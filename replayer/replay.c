@@ -1,5 +1,7 @@
 /* Replay of trace operations: every result, errno and abstract state against the trace and against fs 0. */
 #include "replay.h"
+#include "backend/rcalls_text.h"
+#include "lib/buf.h"
 #include "lib/helpers.h"
 
 #include <inttypes.h>
@@ -35,10 +37,13 @@ int replay_same_disc(const unsigned a[METIS_MAX_FS], const unsigned b[METIS_MAX_
 
 const char *replay_kinds(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
              d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
              d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
-             d & DIFF_CRASH_FSCK ? "crash-fsck," : "",
+             d & DIFF_CRASH_FSCK ? "crash-fsck," : "", d & DIFF_FAULT_LOST ? "fault-lost," : "",
+             d & DIFF_FAULT_PARTIAL ? "fault-partial," : "",
+             d & DIFF_FAULT_FSCK ? "fault-fsck," : "", d & DIFF_FAULT_ERRNO ? "fault-errno," : "",
+             d & DIFF_FAULT_MOUNT ? "fault-mount," : "", d & DIFF_FAULT_STALE ? "fault-stale," : "",
              d & DIFF_SERIAL ? "not-serializable," : "", d ? "" : "none");
     size_t n = strlen(buf);
     if (n && buf[n - 1] == ',')
@@ -49,7 +54,7 @@ const char *replay_kinds(unsigned d, char *buf, size_t len)
 void replay_describe(const struct metis_config *cfg, const unsigned d[METIS_MAX_FS], char *buf,
                      size_t len)
 {
-    char kinds[64];
+    char kinds[200];
     size_t used = 0;
     buf[0] = '\0';
     for (int i = 0; i < cfg->nfs && used < len; i++)
@@ -62,8 +67,9 @@ void replay_describe(const struct metis_config *cfg, const unsigned d[METIS_MAX_
                                      used ? "; " : "", cfg->fs[i].name, cfg->fs[0].name,
                                      replay_kinds(d[i], kinds, sizeof kinds));
         else if (d[i])
-            used += (size_t)snprintf(buf + used, len - used, "%sfs %s fails its crash check: %s",
+            used += (size_t)snprintf(buf + used, len - used, "%sfs %s fails its %s check: %s",
                                      used ? "; " : "", cfg->fs[i].name,
+                                     d[i] & DIFF_CRASH_ANY ? "crash" : "fault",
                                      replay_kinds(d[i], kinds, sizeof kinds));
     if (!used)
         snprintf(buf, len, "no discrepancy");
@@ -82,9 +88,10 @@ int replay_step(struct session *s, const struct trace *t, const struct trace_op 
 {
     struct together_set set;
     if (trace_op_set(op, &set) < 0) {
-        if (session_step(s, &op->args, from, to) < 0)
+        if (session_trace_step(s, op, from, to) < 0)
             return -1;
-        session_compare(s, 0);
+        if (!op->is_call)
+            session_compare(s, 0);
         return 0;
     }
     int at_once = replay_at_once(t, op);
@@ -136,14 +143,48 @@ static void compare_recorded(struct session *s, const struct trace_outcome *rec,
     }
 }
 
+/* A call is compared on the fs that made it, by its outcome there (no state: it is no step of
+ * the search, the operation after it is). */
+static void compare_call(struct session *s, const struct trace_op *op, const int map[METIS_MAX_FS],
+                         FILE *report, struct replay_outcome *o)
+{
+    for (int i = 0; i < s->g.nfs; i++) {
+        if (map[i] != op->call_fs)
+            continue;
+        o->compared++;
+        if (s->out[i].ret == op->call_res.ret && s->out[i].err == op->call_res.err)
+            continue;
+        if (o->mismatched++ < REPORT_LIMIT && report)
+            fprintf(report, "mismatch call before op %" PRIu64 " fs=%s: replayed ret=%ld "
+                    "errno=%s; trace ret=%ld errno=%s\n", op->seq, s->cfg.fs[i].name,
+                    s->out[i].ret, trace_errno_name(s->out[i].err), op->call_res.ret,
+                    trace_errno_name(op->call_res.err));
+    }
+}
+
+static void print_call(FILE *f, const struct session *s, const struct trace_op *op)
+{
+    struct buf b = { 0 };
+    if (rcall_format(&op->call, &b) == 0)
+        fprintf(f, "call %" PRIu64 " %.200s%s\n", op->seq, b.p, b.len > 200 ? "..." : "");
+    buf_free(&b);
+    for (int i = 0; i < s->g.nfs; i++)
+        fprintf(f, "  %-12sret=%ld errno=%s\n", s->cfg.fs[i].name, s->out[i].ret,
+                trace_errno_name(s->out[i].err));
+}
+
 static void print_step(FILE *f, const struct session *s, const struct trace_op *op)
 {
     char text[2 * METIS_PATH_MAX + 512];
+    if (op->is_call) {
+        print_call(f, s, op);
+        return;
+    }
     int n;
     const struct op_args *calls = trace_op_calls(op, &n);
     for (int c = 0; c < n; c++) {
         op_format(&calls[c], text, sizeof text);
-        fprintf(f, "%s %" PRIu64 " %s\n", op->tries ? "call" : "op", op->seq, text);
+        fprintf(f, "%s %" PRIu64 " %s\n", op->tries ? "part" : "op", op->seq, text);
     }
     for (int i = 0; i < s->g.nfs; i++) {
         fprintf(f, "  %-12s", s->cfg.fs[i].name);
@@ -186,6 +227,11 @@ void replay_ops(struct session *s, const struct trace *t, const int map[METIS_MA
         o->ops++;
         if (verbose && report)
             print_step(report, s, op);
+        if (op->is_call) {
+            o->calls++;
+            compare_call(s, op, map, report, o);
+            continue;
+        }
         /* Calls at once give what the race gives: only whether an order explains it counts. */
         if (!replay_at_once(t, op))
             compare_recorded(s, op->res, map, op->seq, 0, report, o);

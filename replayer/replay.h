@@ -9,7 +9,8 @@
 
 /* What one replay of (part of) a trace showed. */
 struct replay_outcome {
-    size_t ops;                   /* operations replayed */
+    size_t ops;                   /* steps replayed: operations, and calls among them */
+    size_t calls;                 /* ... a history's restore calls */
     size_t compared, mismatched;  /* recorded results compared with the replay, and differing */
     size_t disc_ops;              /* operations after which some fs disagreed with fs 0 */
     unsigned last[METIS_MAX_FS];  /* the disagreement after the last one (session fs order) */

@@ -52,7 +52,7 @@ static int trace_index_after(const struct trace *t, uint64_t seq, size_t *first)
         return 0;
     }
     for (size_t k = 0; k < t->nops; k++)
-        if (t->ops[k].seq == seq) {
+        if (t->ops[k].seq == seq && !t->ops[k].is_call) {
             *first = k + 1;
             return 0;
         }
@@ -195,7 +195,7 @@ int cmd_repro(int argc, char **argv)
     int parsed = cli_parse(argc, argv, "repro", &r.o);
     if (parsed != 0)
         return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
-    if (cli_load(r.o.input, &r.rl) < 0)
+    if (cli_load(r.o.input, r.o.fs, &r.rl) < 0)
         return EXIT_BAD_INPUT;
     if (cli_check(&r.rl.trace, r.o.config, &r.cfg, r.map) < 0) {
         runlog_free(&r.rl);
@@ -210,9 +210,10 @@ int cmd_repro(int argc, char **argv)
     }
     session_install_cleanup();
     replay_describe(&r.cfg, r.want, d, sizeof d);
-    printf("repro: %s: %s after operation %" PRIu64 " (%zu operations on the search path)\n",
-           r.o.input, d, r.rl.trace.nops ? r.rl.trace.ops[r.rl.trace.nops - 1].seq : 0,
-           r.rl.trace.nops);
+    long last = trace_last_op(&r.rl.trace);
+    printf("repro: %s: %s after operation %" PRIu64 " (%zu operations %s)\n", r.o.input, d,
+           last >= 0 ? r.rl.trace.ops[last].seq : 0, r.rl.trace.nops - r.rl.trace.ncalls,
+           r.rl.trace.ncalls ? "and restore calls of the target's history" : "on the search path");
     int rc = run_repro(&r);
     free(r.tries);
     runlog_free(&r.rl);

@@ -16,12 +16,29 @@ endif
 # walk and listing line (lib/buf, tree/walk.c, tree/line.c) and the reproducer's use of them
 # (tree/reprotree.h/.c). Their text, as C string lines, is generated here so that the copy can never
 # drift; declarations come before their first use, and their includes of each other go.
+as_c_text = @mkdir -p $(dir $@) && cat $^ | grep -v '^\#include "' | \
+  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' > $@
 REPRO_TREE_TEXT := fs-state/lib/buf.h fs-state/tree/tree.h fs-state/tree/diff.h \
                    fs-state/tree/reprotree.h fs-state/lib/buf.c fs-state/tree/walk.c \
                    fs-state/tree/line.c fs-state/tree/diff.c fs-state/tree/reprotree.c
 $(BUILD)/replayer/reprotree_text.h: $(REPRO_TREE_TEXT)
-	@mkdir -p $(dir $@)
-	cat $^ | grep -v '^#include "' | \
-	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' > $@
+	$(as_c_text)
 $(BUILD)/replayer/emitc.o: $(BUILD)/replayer/reprotree_text.h
 $(BUILD)/replayer/emitc.o: CFLAGS += -I$(BUILD)/replayer
+
+# A history's restore calls run in the reproducer with the code the engine runs them with
+# (backend/rcalls.c, and lib/beneath.c for its confinement), copied the same way.
+REPRO_CALLS_TEXT := fs-state/lib/beneath.h fs-state/backend/rcalls.h fs-state/lib/beneath.c \
+                    fs-state/backend/rcalls.c
+$(BUILD)/replayer/rcalls_code.h: $(REPRO_CALLS_TEXT)
+	$(as_c_text)
+$(BUILD)/replayer/emitc_calls.o: $(BUILD)/replayer/rcalls_code.h
+$(BUILD)/replayer/emitc_calls.o: CFLAGS += -I$(BUILD)/replayer
+
+# emit-c writes the faulty device's source beside a reproducer whose last step is a fault step,
+# for run.sh to build where Metis is not installed: faultdev/'s text as C string lines.
+FAULTDEV_TEXT := faultdev/faultdev_proto.h faultdev/faultdev.c
+$(BUILD)/replayer/faultdev_text.h: $(FAULTDEV_TEXT)
+	$(as_c_text)
+$(BUILD)/replayer/emitc_fault.o: $(BUILD)/replayer/faultdev_text.h
+$(BUILD)/replayer/emitc_fault.o: CFLAGS += -I$(BUILD)/replayer

@@ -1,4 +1,4 @@
-/* Run-log reader: follows from= and save sid= back from the discrepancy to state 0 and projects that path to a trace. */
+/* Run-log reader: follows from= and save sid= back from the discrepancy to state 0 and projects that path (or a target's history since its last fresh mount) to a trace. */
 #include "runlog.h"
 #include "lib/buf.h"
 #include "lib/numbers.h"
@@ -25,6 +25,13 @@ struct sid_map {
     UT_hash_handle hh;
 };
 
+/* A "fresh" record: fs was mounted afresh in step seq and brought to state sid. */
+struct fresh_rec {
+    char fs[64];
+    uint64_t seq, sid;
+    long line;
+};
+
 struct scan {
     const char *file;
     long line;
@@ -37,6 +44,10 @@ struct scan {
     int has_at;                 /* take the discrepancy of operation at, not the first */
     uint64_t at;
     int in_exports;             /* between the first discrepancy and the next op */
+    char disc_fs[64];           /* the fs of its first discrepancy record */
+    char first_fs[64];          /* fs 1, the default target without a discrepancy */
+    struct fresh_rec *fresh;
+    size_t nfresh, fresh_cap;
     struct runlog *rl;
     char *err;
     size_t errlen;
@@ -152,6 +163,19 @@ static int scan_export(struct scan *s, const char *line, const char *run_dir)
     return 0;
 }
 
+static int scan_fresh(struct scan *s, const char *line)
+{
+    struct fresh_rec r = { .line = s->line };
+    char fmt[64];
+    snprintf(fmt, sizeof fmt, "fresh %%" SCNu64 " %%%zus", sizeof r.fs - 1);
+    if (sscanf(line, fmt, &r.seq, r.fs) != 2 || field_u64(line, "sid", &r.sid) < 0)
+        return serr(s, "bad fresh record");
+    if (array_reserve(&s->fresh, &s->fresh_cap, s->nfresh + 1, sizeof *s->fresh))
+        return serr(s, "out of memory");
+    s->fresh[s->nfresh++] = r;
+    return 0;
+}
+
 static int scan_line(struct scan *s, const char *line, const char *run_dir)
 {
     if (s->line == 1)
@@ -162,11 +186,17 @@ static int scan_line(struct scan *s, const char *line, const char *run_dir)
         return scan_save(s, line);
     if (starts(line, "run"))
         return field(line, "id", s->rl->run_id, sizeof s->rl->run_id), 0;
+    if (starts(line, "fresh"))
+        return scan_fresh(s, line);
+    if (starts(line, "fs") && !s->first_fs[0] && strncmp(line, "fs 1 ", 5) == 0)
+        return field(line, "name", s->first_fs, sizeof s->first_fs), 0;
     if (starts(line, "discrepancy") && !s->disc_seen) {
         if (sscanf(line, "discrepancy %" SCNu64, &s->disc_seq) != 1)
             return serr(s, "bad discrepancy record");
         s->disc_seen = !s->has_at || s->disc_seq == s->at;
         s->in_exports = s->disc_seen;
+        if (s->disc_seen && field(line, "fs", s->disc_fs, sizeof s->disc_fs) < 0)
+            return serr(s, "discrepancy without fs=");
         return 0;
     }
     if (starts(line, "export") && s->in_exports)
@@ -225,13 +255,83 @@ static int mark_path(struct scan *s, uint64_t end, unsigned char *on_path)
     return 0;
 }
 
+/* ---- a target's history: what it ran since its last fresh mount ---- */
+
+/* The history a trace to operation end holds: of fs, since its fresh record at line (its
+ * calls after that line, up to end). */
+struct history {
+    int on;
+    char fs[64];
+    long line;
+};
+
+/* The last fresh mount of fs at or before step end, or NULL: fs has snapshots. */
+static const struct fresh_rec *last_fresh(const struct scan *s, const char *fs, uint64_t end)
+{
+    const struct fresh_rec *last = NULL;
+    for (size_t k = 0; k < s->nfresh; k++)
+        if (strcmp(s->fresh[k].fs, fs) == 0 && s->fresh[k].seq <= end)
+            last = &s->fresh[k];
+    return last;
+}
+
+/* Marks what fs ran since its last fresh mount: the path to the state that mount was brought
+ * to, then every operation from that step to end. */
+static int mark_history(struct scan *s, const struct fresh_rec *f, uint64_t end,
+                        unsigned char *marks)
+{
+    if (f->sid != 0) {
+        struct sid_map *m;
+        HASH_FIND(hh, s->sids, &f->sid, sizeof f->sid, m);
+        if (!m || m->seq > f->seq)
+            return serr(s, "fresh mount to state %" PRIu64 ", which no earlier operation saved",
+                        f->sid);
+        if (mark_path(s, m->seq, marks) < 0)
+            return -1;
+    }
+    for (uint64_t seq = f->seq ? f->seq : 1; seq <= end; seq++)
+        marks[seq - 1] = 1;
+    return 0;
+}
+
+/* The history of the fs the trace is for (want, else the one that differs at the end, else
+ * fs 1) when it has fresh records; else the search path. */
+static int mark_ops(struct scan *s, const char *want, uint64_t end, unsigned char *marks,
+                    struct history *h)
+{
+    const char *fs = want ? want : s->disc_seen ? s->disc_fs : s->first_fs;
+    const struct fresh_rec *f = last_fresh(s, fs, end);
+    memset(h, 0, sizeof *h);
+    if (!f)
+        return mark_path(s, end, marks);
+    h->on = 1;
+    h->line = f->line;
+    snprintf(h->fs, sizeof h->fs, "%s", fs);
+    return mark_history(s, f, end, marks);
+}
+
 /* ---- pass two: the trace text of the path ---- */
 
 struct pass2 {
     FILE *out;
     const unsigned char *on_path;
     uint64_t nops, end;
+    const struct history *h;
+    size_t calls;
 };
+
+/* A call record of the history's fs after its fresh mount, up to the end: copied as it is. */
+static int history_call(struct pass2 *p, const char *line, long nr)
+{
+    uint64_t seq;
+    size_t n = strlen(p->h->fs);
+    const char *name = strchr(line + 5, ' ');
+    if (!p->h->on || nr <= p->h->line || sscanf(line, "call %" SCNu64, &seq) != 1 ||
+        seq > p->end || !name || strncmp(name + 1, p->h->fs, n) != 0 || name[1 + n] != ' ')
+        return 0;
+    p->calls++;
+    return 1;
+}
 
 static int on_path(const struct pass2 *p, const char *line, const char *word)
 {
@@ -278,8 +378,11 @@ static int pass2_line(void *ctx, const char *line, long nr)
         write_init(p->out, line);
     else if (starts(line, "op") && on_path(p, line, "op"))
         write_op(p->out, line);
-    else if ((starts(line, "call") && on_path(p, line, "call")) ||
+    else if (starts(line, "call") && history_call(p, line, nr))
+        fprintf(p->out, "%s\n", line);
+    else if ((starts(line, "part") && on_path(p, line, "part")) ||
              (starts(line, "res") && on_path(p, line, "res")) ||
+             (starts(line, "fault") && on_path(p, line, "fault")) ||
              (starts(line, "discrepancy") && on_path(p, line, "discrepancy")))
         fprintf(p->out, "%s\n", line);
     return 0;
@@ -325,7 +428,7 @@ static int run_header(const char *log, char *seed, char *hash, char *cfg, size_t
 }
 
 static int build_trace(struct scan *s, const char *run_dir, const char *log, uint64_t end,
-                       const unsigned char *marks)
+                       const unsigned char *marks, const struct history *h)
 {
     char seed[32], hash[32], cfg[1024], *text = NULL;
     size_t len = 0;
@@ -336,12 +439,15 @@ static int build_trace(struct scan *s, const char *run_dir, const char *log, uin
         return serr(s, "out of memory");
     fprintf(out, "metis-trace 1\nrun seed=%s hash=%s\n", seed, hash);
     write_config(out, run_dir, cfg);
-    struct pass2 p = { out, marks, s->nops, end };
+    struct pass2 p = { out, marks, s->nops, end, h, 0 };
     each_line(log, pass2_line, &p);
     size_t count = 0;
     for (uint64_t k = 0; k < end; k++)
         count += marks[k];
-    fprintf(out, "end ops=%zu\n", count);
+    if (p.calls)
+        fprintf(out, "end ops=%zu calls=%zu\n", count, p.calls);
+    else
+        fprintf(out, "end ops=%zu\n", count);
     fclose(out);
     char path[1300];
     snprintf(path, sizeof path, "%s (search path)", log);
@@ -368,11 +474,13 @@ static void scan_free(struct scan *s)
         free(m);
     }
     free(s->ops);
+    free(s->fresh);
 }
 
-static int read_log(const char *run_dir, int has_at, uint64_t at, struct runlog *rl, char *err,
-                    size_t errlen)
+static int read_log(const char *run_dir, int has_at, uint64_t at, const char *fs,
+                    struct runlog *rl, char *err, size_t errlen)
 {
+    struct history h;
     char log[1200];
     memset(rl, 0, sizeof *rl);
     snprintf(log, sizeof log, "%s/log.txt", run_dir);
@@ -391,9 +499,9 @@ static int read_log(const char *run_dir, int has_at, uint64_t at, struct runlog 
     if (rc == 0 && !marks)
         rc = serr(&s, "out of memory");
     if (rc == 0)
-        rc = mark_path(&s, end, marks);
+        rc = mark_ops(&s, fs, end, marks, &h);
     if (rc == 0)
-        rc = build_trace(&s, run_dir, log, end, marks);
+        rc = build_trace(&s, run_dir, log, end, marks, &h);
     rl->has_disc = s.disc_seen;
     rl->disc_seq = s.disc_seq;
     free(marks);
@@ -403,15 +511,16 @@ static int read_log(const char *run_dir, int has_at, uint64_t at, struct runlog 
     return rc < 0 ? -1 : 0;
 }
 
-int runlog_read(const char *run_dir, struct runlog *rl, char *err, size_t errlen)
+int runlog_read(const char *run_dir, const char *fs, struct runlog *rl, char *err,
+                size_t errlen)
 {
-    return read_log(run_dir, 0, 0, rl, err, errlen);
+    return read_log(run_dir, 0, 0, fs, rl, err, errlen);
 }
 
-int runlog_read_at(const char *run_dir, uint64_t seq, struct runlog *rl, char *err,
-                   size_t errlen)
+int runlog_read_at(const char *run_dir, uint64_t seq, const char *fs, struct runlog *rl,
+                   char *err, size_t errlen)
 {
-    return read_log(run_dir, 1, seq, rl, err, errlen);
+    return read_log(run_dir, 1, seq, fs, rl, err, errlen);
 }
 
 void runlog_free(struct runlog *rl)

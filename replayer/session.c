@@ -107,9 +107,15 @@ int session_start(struct session *s, const struct metis_config *cfg)
     return 0;
 }
 
-int session_step(struct session *s, const struct op_args *a, uint64_t from, uint64_t to)
+int session_step(struct session *s, const struct op_args *a, const struct fault_spec *fault,
+                 uint64_t from, uint64_t to)
 {
-    if (fsgroup_step(&s->g, a, from, to) < 0)
+    struct fault_spec f = { 0 };
+    if (fault && fault->on) {
+        f = *fault;
+        fault_spec_hook(&f, &s->cfg, (int)a->op);
+    }
+    if (fsgroup_step(&s->g, a, &f, from, to) < 0)
         return group_failed(s);
     take_outcomes(s);
     return 0;
@@ -219,6 +225,20 @@ int session_order_on_reference(struct session *s, const struct together_set *set
     s->g.out[0].res = res[0];
     take_outcomes(s);
     return 0;
+}
+
+int session_call(struct session *s, const struct rcall *c, uint64_t from, uint64_t to)
+{
+    if (fsgroup_call(&s->g, c, from, to) < 0)
+        return group_failed(s);
+    take_outcomes(s);
+    return 0;
+}
+
+int session_trace_step(struct session *s, const struct trace_op *op, uint64_t from, uint64_t to)
+{
+    return op->is_call ? session_call(s, &op->call, from, to)
+                       : session_step(s, &op->args, &op->fault, from, to);
 }
 
 void session_discard(struct session *s, uint64_t sid)

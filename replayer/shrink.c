@@ -1,4 +1,4 @@
-/* The shrink command: ddmin over the operations, then single removals, replaying from cached prefix states. */
+/* The shrink command: ddmin over the steps (operations and a history's restore calls), then single removals, replaying from cached prefix states. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,8 @@ struct target {
     unsigned kinds;             /* DIFF_* of that fs */
     enum tree_diff attr;         /* with DIFF_STATE: learnt from the first full replay */
     int attr_known;
+    enum tree_diff fault_attr;   /* with a fault check's lost or partial state: the same */
+    int fault_attr_known;
 };
 
 /* The states of the last candidate replayed: sid[k] is the state after its first k ops, so a
@@ -86,9 +88,12 @@ static enum tree_diff judge_state(struct shrinker *sh, const struct tree_delta *
 }
 
 /* The delta of the state candidate operation j starts from: the saved state's, or the last
- * step's (the initial state has none: its trees are alike, or the run stopped there). */
+ * operation's (the initial state has none: its trees are alike, or the run stopped there; a
+ * restore call reads nothing back, so the operation before it stands). */
 static const struct tree_delta *known_before(const struct shrinker *sh, size_t j)
 {
+    while (j > 0 && sh->t->ops[sh->ops[j - 1]].is_call)
+        j--;
     if (j > 0)
         return &sh->delta[j];
     return sh->sid[0] ? &sh->saved_delta : NULL;
@@ -106,6 +111,15 @@ static int on_target(struct shrinker *sh, const struct trace_op *op, enum tree_d
         sh->s.differs[w->fs] &= ~DIFF_STATE;
     if (a->op != w->op || sh->s.differs[w->fs] != w->kinds)
         return 0;
+    if (w->kinds & (DIFF_FAULT_LOST | DIFF_FAULT_PARTIAL)) {
+        enum tree_diff fa = sh->s.g.out[w->fs].fault.diff.attr;
+        if (!w->fault_attr_known) {
+            w->fault_attr = fa;
+            w->fault_attr_known = 1;
+        }
+        if (fa != w->fault_attr)
+            return 0;
+    }
     if (!(w->kinds & DIFF_STATE))
         return 1;
     if (!w->attr_known) {
@@ -113,6 +127,13 @@ static int on_target(struct shrinker *sh, const struct trace_op *op, enum tree_d
         w->attr_known = 1;
     }
     return at == w->attr;
+}
+
+/* Operation op, candidate step j, compared as the engine compared it (replay_step did): does
+ * it end in the wanted discrepancy? */
+static int judged_on_target(struct shrinker *sh, const struct trace_op *op, size_t j)
+{
+    return on_target(sh, op, judge_state(sh, known_before(sh, j), &sh->delta[j + 1]));
 }
 
 /* Length of the shortest prefix of cand[0..n) ending in the wanted discrepancy; 0 if none. */
@@ -142,7 +163,7 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         from = SESSION_NO_STATE;
         sh->ops[j] = cand[j];
         sh->sid[j + 1] = to;
-        sh->hit[j] = on_target(sh, op, judge_state(sh, known_before(sh, j), &sh->delta[j + 1]));
+        sh->hit[j] = !op->is_call && judged_on_target(sh, op, j);
         sh->n = j + 1;
         if (sh->hit[j])
             return (long)j + 1;
@@ -277,11 +298,25 @@ static void record_outcomes(struct session *s, struct trace_op *op)
     }
 }
 
+/* The session fs that made a call of the input trace (its fs index in the written trace). */
+static int call_fs_of(const struct shrinker *sh, const struct trace_op *src)
+{
+    for (int i = 0; i < sh->s.g.nfs; i++)
+        if (sh->map[i] == src->call_fs)
+            return i;
+    return 0;
+}
+
 /* The search path's operations that made the saved state, with what the run recorded. */
 static int record_prefix(struct shrinker *sh, struct trace *out)
 {
     for (size_t k = 0; k < sh->first; k++) {
         const struct trace_op *src = &sh->t->ops[k];
+        if (src->is_call) {
+            if (!trace_add_call(out, src->seq, call_fs_of(sh, src), &src->call, src->call_res))
+                return -1;
+            continue;
+        }
         struct trace_op *op = trace_add_copy(out, src);
         if (!op)
             return -1;
@@ -309,6 +344,12 @@ static int record_once(struct shrinker *sh, const size_t *cur, size_t n, struct 
         if (replay_step(&sh->s, sh->t, src, sh->tries, k == 0 ? sh->sid[0] : SESSION_NO_STATE,
                         SESSION_NO_STATE) < 0)
             return -1;
+        if (src->is_call) {
+            int fs = call_fs_of(sh, src);
+            if (!trace_add_call(out, src->seq, fs, &src->call, sh->s.g.out[fs].res))
+                return -1;
+            continue;
+        }
         struct trace_op *op = trace_add_copy(out, src);
         if (!op)
             return -1;
@@ -383,8 +424,9 @@ static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct
                 sh->first);
     else
         fprintf(stderr, "metis-replay: shrink: starts from the initial state\n");
-    fprintf(stderr, "metis-replay: shrink: %zu -> %zu operations in %.3f s (%zu tests, %zu "
-            "steps)%s%s%s\n", from, n, now_seconds() - t0, sh->tests, sh->steps,
+    fprintf(stderr, "metis-replay: shrink: %zu -> %zu operations%s in %.3f s (%zu tests, %zu "
+            "steps)%s%s%s\n", from, n, sh->t->ncalls ? " and restore calls" : "",
+            now_seconds() - t0, sh->tests, sh->steps,
             timeup ? ", stopped by the time limit (shortest so far, maybe not minimal)" : "",
             o->out ? ", written to " : "", o->out ? o->out : "");
     if (rc < 0)
@@ -411,7 +453,7 @@ static int all_importable(const struct shrinker *sh)
 static long index_after(const struct trace *t, uint64_t seq)
 {
     for (size_t k = 0; k < t->nops; k++)
-        if (t->ops[k].seq == seq)
+        if (t->ops[k].seq == seq && !t->ops[k].is_call)
             return (long)k + 1;
     return -1;
 }
@@ -645,17 +687,18 @@ static int set_target(struct shrinker *sh, const struct cli_opts *o)
     if (fs < 0)
         return 0;
     replay_expected(sh->t, sh->map, sh->cfg.nfs, want);
-    /* The reference has no class of its own but its crash check's. */
-    int ref_ok = fs != 0 || (want[0] & DIFF_CRASH_ANY);
-    if (!ref_ok || !want[fs] || sh->t->nops == 0) {
+    /* The reference has no class of its own but its crash or fault check's. */
+    int ref_ok = fs != 0 || (want[0] & DIFF_OWN_PROMISE);
+    long last = trace_last_op(sh->t);
+    if (!ref_ok || !want[fs] || last < 0) {
         fprintf(stderr, "metis-replay: %s records no discrepancy of fs %s after an operation: "
                 "nothing to shrink\n", o->input, sh->cfg.fs[fs].name);
         return 0;
     }
-    const struct trace_op *last = &sh->t->ops[sh->t->nops - 1];
-    sh->want = (struct target){ fs, (want[fs] & DIFF_SERIAL) != 0, last->args.op, want[fs],
-                                TREE_DIFF_NONE, 0 };
-    sh->tries = o->tries > last->tries ? o->tries : last->tries;
+    const struct trace_op *last_op = &sh->t->ops[last];
+    sh->want = (struct target){ fs, (want[fs] & DIFF_SERIAL) != 0, last_op->args.op, want[fs],
+                                TREE_DIFF_NONE, 0, TREE_DIFF_NONE, 0 };
+    sh->tries = o->tries > last_op->tries ? o->tries : last_op->tries;
     return 1;
 }
 
@@ -667,7 +710,7 @@ int cmd_shrink(int argc, char **argv)
     int parsed = cli_parse(argc, argv, "shrink", &o);
     if (parsed != 0)
         return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
-    if (cli_load(o.input, &rl) < 0)
+    if (cli_load(o.input, o.fs, &rl) < 0)
         return EXIT_BAD_INPUT;
     if (cli_check(&rl.trace, o.config, &sh.cfg, sh.map) < 0) {
         runlog_free(&rl);

@@ -1,5 +1,6 @@
 /* Trace text form: the strict parser (file:line errors, hostile input refused) and the canonical writer. */
 #include "trace.h"
+#include "backend/rcalls_text.h"
 #include "engine/crash_modes.h"
 #include "lib/buf.h"
 #include "lib/numbers.h"
@@ -31,8 +32,11 @@ void trace_free(struct trace *t)
     for (int i = 0; i < t->ncfg; i++)
         free(t->cfg[i]);
     free(t->cfg);
-    for (size_t k = 0; k < t->nops; k++)
+    for (size_t k = 0; k < t->nops; k++) {
         free(t->ops[k].calls);
+        free(t->ops[k].call_text);
+        free(t->ops[k].call_data);
+    }
     free(t->ops);
     memset(t, 0, sizeof *t);
 }
@@ -48,8 +52,45 @@ struct trace_op *trace_add_op(struct trace *t, uint64_t seq, const struct op_arg
     return op;
 }
 
+/* Takes text (a call's text form, malloc'd) as step k's call, parsed; -1 with err. */
+static int own_call(struct trace_op *op, char *text, char *err, size_t errlen)
+{
+    op->is_call = 1;
+    op->call_text = text;
+    return rcall_parse(text, &op->call, &op->call_data, err, errlen);
+}
+
+struct trace_op *trace_add_call(struct trace *t, uint64_t seq, int fs, const struct rcall *c,
+                                struct op_result res)
+{
+    struct buf b = { 0 };
+    char err[200];
+    struct op_args none = { 0 };
+    struct trace_op *op = rcall_format(c, &b) == 0 ? trace_add_op(t, seq, &none) : NULL;
+    if (!op || own_call(op, b.p, err, sizeof err) < 0) {
+        if (op)
+            op->call_text = NULL, t->nops--;
+        free(b.p);
+        return NULL;
+    }
+    op->call_fs = fs;
+    op->call_res = res;
+    t->ncalls++;
+    return op;
+}
+
+long trace_last_op(const struct trace *t)
+{
+    long k = (long)t->nops - 1;
+    while (k >= 0 && t->ops[k].is_call)
+        k--;
+    return k;
+}
+
 struct trace_op *trace_add_copy(struct trace *t, const struct trace_op *src)
 {
+    if (src->is_call)
+        return trace_add_call(t, src->seq, src->call_fs, &src->call, src->call_res);
     struct op_args *calls = NULL;
     if (src->ncalls && !(calls = malloc((size_t)src->ncalls * sizeof *calls)))
         return NULL;
@@ -58,6 +99,7 @@ struct trace_op *trace_add_copy(struct trace *t, const struct trace_op *src)
         free(calls);
         return NULL;
     }
+    op->fault = src->fault;
     op->tries = src->tries;
     op->ncalls = src->ncalls;
     op->calls = calls;
@@ -69,7 +111,7 @@ struct trace_op *trace_add_copy(struct trace *t, const struct trace_op *src)
 
 const struct op_args *trace_op_calls(const struct trace_op *op, int *n)
 {
-    *n = op->tries ? op->ncalls : 1;
+    *n = op->is_call ? 0 : op->tries ? op->ncalls : 1;
     return op->tries ? op->calls : &op->args;
 }
 
@@ -334,7 +376,7 @@ static struct trace_op *current_op(struct parser *p, const char *seqtext, const 
         perr(p, "%s: bad operation number '%.40s'", what, seqtext);
         return NULL;
     }
-    if (!t->nops || t->ops[t->nops - 1].seq != seq) {
+    if (!t->nops || t->ops[t->nops - 1].is_call || t->ops[t->nops - 1].seq != seq) {
         perr(p, "%s %" PRIu64 " does not follow op %" PRIu64, what, seq,
              t->nops ? t->ops[t->nops - 1].seq : 0);
         return NULL;
@@ -374,7 +416,7 @@ static int finish_together(struct parser *p)
         return 0;
     struct trace_op *op = &t->ops[t->nops - 1];
     if (op->ncalls < 2)
-        return perr(p, "concurrent step %" PRIu64 " has %d call records (2 to %d)", op->seq,
+        return perr(p, "concurrent step %" PRIu64 " has %d part records (2 to %d)", op->seq,
                     op->ncalls, TOGETHER_MAX);
     if (together_atoms_parse(op->order, op->ncalls, atoms) < 0)
         return perr(p, "concurrent step %" PRIu64 ": order '%.40s' is no order of %d calls",
@@ -434,16 +476,48 @@ static int parse_serial(struct parser *p, char **tok, int *n, unsigned *differs)
     return 0;
 }
 
-/* The optional last field "crash=KIND" (a crash check's finding, crash_modes.h): its DIFF bits. */
-static int parse_crash(struct parser *p, char **tok, int *n, unsigned *differs)
+/* The optional last field "crash=KIND" (a crash check's finding, crash_modes.h) or
+ * "fault=KIND" (a fault check's, fault_kinds.h): its DIFF bits. */
+static int parse_own_check(struct parser *p, char **tok, int *n, unsigned *differs)
 {
-    if (*n < 1 || strncmp(tok[*n - 1], "crash=", 6) != 0)
+    int crash = *n >= 1 && strncmp(tok[*n - 1], "crash=", 6) == 0;
+    int fault = *n >= 1 && strncmp(tok[*n - 1], "fault=", 6) == 0;
+    if (!crash && !fault)
         return 0;
-    int kind = crash_kind_parse(tok[*n - 1] + 6);
+    int kind = crash ? crash_kind_parse(tok[*n - 1] + 6) : fault_found_parse(tok[*n - 1] + 6);
     if (kind <= 0)
-        return perr(p, "'%.40s' is not a crash kind (differs, mount or fsck)", tok[*n - 1] + 6);
-    *differs |= DIFF_OF_CRASH(kind);
+        return perr(p, "'%.40s' is not a %s", tok[*n - 1] + 6, crash
+                    ? "crash kind (differs, mount or fsck)"
+                    : "fault finding (lost, partial, fsck, errno, mount or stale, comma-separated)");
+    *differs |= crash ? DIFF_OF_CRASH(kind) : DIFF_OF_FAULT(kind);
     (*n)--;
+    return 0;
+}
+
+/* "fault SEQ kind=K at=N" right after op SEQ: the fault its step armed. */
+static int parse_fault(struct parser *p, char **tok, int n)
+{
+    static const char *const keys[] = { "kind", "at" };
+    char *v[2];
+    if (n < 2)
+        return perr(p, "fault: missing operation number");
+    struct trace_op *op = current_op(p, tok[1], "fault");
+    if (!op || take_kv(p, tok + 2, n - 2, keys, 2, v) < 0)
+        return -1;
+    if (op->fault.on)
+        return perr(p, "second fault record of op %.40s", tok[1]);
+    if (op->tries)
+        return perr(p, "fault record of concurrent step %.40s (a fault step is one call)", tok[1]);
+    for (int i = 0; i < p->t->nfs; i++)
+        if (op->res[i].have || op->disc[i].have)
+            return perr(p, "fault record after the op's res records (it follows the op record)");
+    int kind = fault_kind_parse(v[0]);
+    if (kind < 0)
+        return perr(p, "'%.40s' is not a fault kind (eio_write, eio_read or lost_write)", v[0]);
+    if (parse_canonical_u64(v[1], &op->fault.at))
+        return perr(p, "bad at '%.40s'", v[1]);
+    op->fault.kind = (enum fault_kind)kind;
+    op->fault.on = 1;
     return 0;
 }
 
@@ -463,7 +537,7 @@ static int parse_disc(struct parser *p, char **tok, int n)
             return -1;
         d = op->disc;
     }
-    if (parse_crash(p, tok, &n, &differs) < 0 || parse_serial(p, tok, &n, &differs) < 0 ||
+    if (parse_own_check(p, tok, &n, &differs) < 0 || parse_serial(p, tok, &n, &differs) < 0 ||
         take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
         return -1;
     int i = fs_of(p, v[0]);
@@ -484,7 +558,7 @@ static int parse_disc(struct parser *p, char **tok, int n)
     return 0;
 }
 
-/* "together tries=R order=O": a concurrent step, its calls in the call records after it. */
+/* "together tries=R order=O": a concurrent step, its calls in the part records after it. */
 static int parse_together(struct parser *p, struct trace_op *op, char *text)
 {
     static const char *const keys[] = { "tries", "order" };
@@ -502,21 +576,21 @@ static int parse_together(struct parser *p, struct trace_op *op, char *text)
     return 0;
 }
 
-/* "call SEQ J OPERATION ARGS": call J (from 1) of concurrent step SEQ. */
-static int parse_call(struct parser *p, char *line)
+/* "part SEQ J OPERATION ARGS": call J (from 1) of concurrent step SEQ. */
+static int parse_part(struct parser *p, char *line)
 {
     char *sp1 = strchr(line + 5, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
     uint64_t j;
     char msg[256];
     if (!sp2)
-        return perr(p, "call: expected 'call SEQ J OPERATION ARGS'");
+        return perr(p, "part: expected 'part SEQ J OPERATION ARGS'");
     *sp1 = *sp2 = '\0';
-    struct trace_op *op = current_op(p, line + 5, "call");
+    struct trace_op *op = current_op(p, line + 5, "part");
     if (!op)
         return -1;
     if (!op->tries || op->res[0].have || parse_canonical_u64(sp1 + 1, &j) ||
         j != (uint64_t)op->ncalls + 1 || op->ncalls == TOGETHER_MAX)
-        return perr(p, "call %.20s out of place (calls 1 to %d, right after a concurrent "
+        return perr(p, "part %.20s out of place (calls 1 to %d, right after a concurrent "
                     "step's op record)", sp1 + 1, TOGETHER_MAX);
     if (!op->calls && !(op->calls = calloc(TOGETHER_MAX, sizeof *op->calls)))
         return perr(p, "out of memory");
@@ -540,8 +614,9 @@ static int parse_op(struct parser *p, char *line)
     if (parse_canonical_u64(line + 3, &seq) || seq == 0)
         return perr(p, "op: bad operation number '%.40s'", line + 3);
     struct trace *t = p->t;
-    if (t->nops && seq <= t->ops[t->nops - 1].seq)
-        return perr(p, "op %" PRIu64 " after op %" PRIu64 " (numbers must increase)", seq,
+    long last = trace_last_op(t);
+    if ((last >= 0 && seq <= t->ops[last].seq) || (t->nops && seq < t->ops[t->nops - 1].seq))
+        return perr(p, "op %" PRIu64 " after step %" PRIu64 " (numbers must increase)", seq,
                     t->ops[t->nops - 1].seq);
     struct op_args a;
     char msg[256];
@@ -556,6 +631,48 @@ static int parse_op(struct parser *p, char *line)
     return together ? parse_together(p, op, sp + 1) : 0;
 }
 
+/* "call SEQ NAME ret=R errno=E KIND ARGS": a call fs NAME's logical restore made before
+ * operation SEQ, with its outcome there. */
+static int parse_call(struct parser *p, char *line)
+{
+    char *tok[5], msg[300];
+    uint64_t seq;
+    struct trace *t = p->t;
+    struct op_result res;
+    char *rest = line;
+    if (finish_together(p) < 0)
+        return -1;
+    for (int k = 0; k < 5; k++) {
+        tok[k] = rest;
+        if (!(rest = strchr(rest, ' ')))
+            return perr(p, "call: expected 'call SEQ NAME ret=R errno=E KIND ARGS'");
+        *rest++ = '\0';
+    }
+    long last = trace_last_op(t);
+    if (parse_canonical_u64(tok[1], &seq) || seq == 0)
+        return perr(p, "call: bad operation number '%.40s'", tok[1]);
+    if ((last >= 0 && seq <= t->ops[last].seq) || (t->nops && seq < t->ops[t->nops - 1].seq))
+        return perr(p, "call %" PRIu64 " after step %" PRIu64 " (a call comes before its "
+                    "operation)", seq, t->ops[t->nops - 1].seq);
+    int fs = fs_of(p, tok[2]);
+    if (fs < 0)
+        return -1;
+    if (strncmp(tok[3], "ret=", 4) || parse_long(tok[3] + 4, &res.ret))
+        return perr(p, "call: bad ret '%.40s'", tok[3]);
+    if (strncmp(tok[4], "errno=", 6) || (res.err = trace_errno_parse(tok[4] + 6)) < 0)
+        return perr(p, "call: bad errno '%.40s'", tok[4]);
+    char *text = strdup(rest);
+    struct op_args none = { 0 };
+    struct trace_op *op = text ? trace_add_op(t, seq, &none) : NULL;
+    if (!op)
+        return free(text), perr(p, "out of memory");
+    op->line = p->line;
+    op->call_fs = fs;
+    op->call_res = res;
+    t->ncalls++;
+    return own_call(op, text, msg, sizeof msg) < 0 ? perr(p, "%s", msg) : 0;
+}
+
 /* "start SEQ": the operations so far (up to op SEQ) recreate the state the trace starts from. */
 static int parse_start(struct parser *p, char **tok, int n)
 {
@@ -565,7 +682,7 @@ static int parse_start(struct parser *p, char **tok, int n)
         return -1;
     if (n != 2 || parse_canonical_u64(tok[1], &seq))
         return perr(p, "start: expected 'start SEQ'");
-    if (t->start || !t->nops || t->ops[t->nops - 1].seq != seq)
+    if (t->start || !t->nops || t->ops[t->nops - 1].is_call || t->ops[t->nops - 1].seq != seq)
         return perr(p, "start %" PRIu64 " out of place (once, right after op %" PRIu64 ")", seq,
                     seq);
     t->start = t->nops;
@@ -593,19 +710,25 @@ static int parse_state_file(struct parser *p, const char *line)
     return perr(p, "state: no fs '%.*s'", (int)(len > 64 ? 64 : len), name);
 }
 
+/* "end ops=N", with "calls=M" after it when the trace holds calls. */
 static int parse_end(struct parser *p, char **tok, int n)
 {
-    static const char *const keys[] = { "ops" };
-    char *v[1];
+    static const char *const keys[] = { "ops", "calls" };
+    char *v[2];
+    uint64_t calls = 0;
+    int with_calls = p->t->ncalls > 0;
     if (finish_together(p) < 0)
         return -1;
-    if (take_kv(p, tok + 1, n - 1, keys, 1, v) < 0)
+    if (take_kv(p, tok + 1, n - 1, keys, 1 + with_calls, v) < 0)
         return -1;
     if (parse_canonical_u64(v[0], &p->end_ops))
         return perr(p, "bad ops '%.40s'", v[0]);
-    if (p->end_ops != p->t->nops)
-        return perr(p, "end says %" PRIu64 " operations, the trace has %zu (truncated?)",
-                    p->end_ops, p->t->nops);
+    if (with_calls && parse_canonical_u64(v[1], &calls))
+        return perr(p, "bad calls '%.40s'", v[1]);
+    if (p->end_ops != p->t->nops - p->t->ncalls || calls != p->t->ncalls)
+        return perr(p, "end says %" PRIu64 " operations and %" PRIu64 " calls, the trace has %zu "
+                    "and %zu (truncated?)", p->end_ops, calls, p->t->nops - p->t->ncalls,
+                    p->t->ncalls);
     p->have_end = 1;
     p->stage = ST_END;
     return 0;
@@ -650,6 +773,8 @@ static int parse_body(struct parser *p, char *line)
     p->stage = ST_BODY;
     if (starts(line, "op"))
         return parse_op(p, line);
+    if (starts(line, "part"))
+        return parse_part(p, line);
     if (starts(line, "call"))
         return parse_call(p, line);
     if (starts(line, "state"))
@@ -663,6 +788,8 @@ static int parse_body(struct parser *p, char *line)
         return parse_res(p, tok, n);
     if (strcmp(tok[0], "discrepancy") == 0)
         return parse_disc(p, tok, n);
+    if (strcmp(tok[0], "fault") == 0)
+        return parse_fault(p, tok, n);
     if (strcmp(tok[0], "end") == 0)
         return parse_end(p, tok, n);
     if (strcmp(tok[0], "start") == 0)
@@ -733,7 +860,7 @@ int trace_parse(const char *text, size_t len, const char *file, struct trace *t,
                 size_t errlen)
 {
     struct parser p = { .t = t, .file = file, .err = err, .errlen = errlen };
-    char *line = malloc(TRACE_LINE_MAX + 1);
+    char *line = malloc(TRACE_CALL_LINE_MAX + 1);
     trace_init(t);
     snprintf(t->file, sizeof t->file, "%s", file);
     if (!line) {
@@ -745,8 +872,10 @@ int trace_parse(const char *text, size_t len, const char *file, struct trace *t,
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
         p.line++;
-        if (n > TRACE_LINE_MAX)
-            rc = perr(&p, "line longer than %d characters", TRACE_LINE_MAX);
+        int is_call = n > 5 && strncmp(text + pos, "call ", 5) == 0;
+        if (n > (is_call ? TRACE_CALL_LINE_MAX : TRACE_LINE_MAX))
+            rc = perr(&p, "line longer than %d characters",
+                      is_call ? TRACE_CALL_LINE_MAX : TRACE_LINE_MAX);
         else if ((rc = check_bytes(&p, text + pos, n)) == 0) {
             memcpy(line, text + pos, n);
             line[n] = '\0';
@@ -825,17 +954,34 @@ static void write_outcome(FILE *f, const char *what, uint64_t seq, const char *n
     fprintf(f, " state=%s\n", hex);
 }
 
+/* " crash=KIND" or " fault=KIND" of a discrepancy record, "" without one. */
+static void own_check_field(unsigned differs, char *out, size_t len)
+{
+    unsigned crash = CRASH_OF_DIFF(differs), fault = FAULT_OF_DIFF(differs);
+    if (crash)
+        snprintf(out, len, " crash=%s", crash_kind_name(crash));
+    else if (fault) {
+        char list[64];
+        fault_found_list(fault, list, sizeof list);
+        snprintf(out, len, " fault=%s", list);
+    }
+    else
+        out[0] = '\0';
+}
+
 static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const struct trace_disc *d)
 {
-    for (int i = 0; i < t->nfs; i++)
-        if (d[i].have)
-            fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s%s\n", seq,
-                    t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
-                    d[i].differs & DIFF_ERRNO ? "differs" : "same",
-                    d[i].differs & DIFF_STATE ? "differs" : "same",
-                    CRASH_OF_DIFF(d[i].differs) ? " crash=" : "",
-                    CRASH_OF_DIFF(d[i].differs) ? crash_kind_name(CRASH_OF_DIFF(d[i].differs)) : "",
-                    d[i].differs & DIFF_SERIAL ? " serial=differs" : "");
+    char own[80];
+    for (int i = 0; i < t->nfs; i++) {
+        if (!d[i].have)
+            continue;
+        own_check_field(d[i].differs, own, sizeof own);
+        fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s\n", seq,
+                t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
+                d[i].differs & DIFF_ERRNO ? "differs" : "same",
+                d[i].differs & DIFF_STATE ? "differs" : "same", own,
+                d[i].differs & DIFF_SERIAL ? " serial=differs" : "");
+    }
 }
 
 static void write_header(const struct trace *t, FILE *f)
@@ -857,7 +1003,7 @@ static void write_header(const struct trace *t, FILE *f)
     write_discs(f, t, 0, t->init_disc);
 }
 
-/* The op record, and a concurrent step's call records. */
+/* The op record (its fault record too), and a concurrent step's part records. */
 static int write_op(FILE *f, const struct trace_op *op)
 {
     char text[2 * METIS_PATH_MAX + 512];
@@ -865,15 +1011,28 @@ static int write_op(FILE *f, const struct trace_op *op)
         if (op_format(&op->args, text, sizeof text) < 0)
             return -1;
         fprintf(f, "op %" PRIu64 " %s\n", op->seq, text);
+        if (op->fault.on)
+            fprintf(f, "fault %" PRIu64 " kind=%s at=%" PRIu64 "\n", op->seq,
+                    fault_kind_name(op->fault.kind), op->fault.at);
         return 0;
     }
     fprintf(f, "op %" PRIu64 " together tries=%d order=%s\n", op->seq, op->tries, op->order);
     for (int c = 0; c < op->ncalls; c++) {
         if (op_format(&op->calls[c], text, sizeof text) < 0)
             return -1;
-        fprintf(f, "call %" PRIu64 " %d %s\n", op->seq, c + 1, text);
+        fprintf(f, "part %" PRIu64 " %d %s\n", op->seq, c + 1, text);
     }
     return 0;
+}
+
+static int write_call(FILE *f, const struct trace *t, const struct trace_op *op)
+{
+    struct buf b = { 0 };
+    int rc = rcall_format_outcome(&op->call, op->call_res.ret, op->call_res.err, &b);
+    if (rc == 0)
+        fprintf(f, "call %" PRIu64 " %s %s\n", op->seq, t->fs[op->call_fs].name, b.p);
+    buf_free(&b);
+    return rc;
 }
 
 int trace_write(const struct trace *t, FILE *f)
@@ -881,6 +1040,11 @@ int trace_write(const struct trace *t, FILE *f)
     write_header(t, f);
     for (size_t k = 0; k < t->nops; k++) {
         const struct trace_op *op = &t->ops[k];
+        if (op->is_call) {
+            if (write_call(f, t, op) < 0)
+                return -1;
+            continue;
+        }
         if (write_op(f, op) < 0)
             return -1;
         for (int i = 0; i < t->nfs; i++)
@@ -894,7 +1058,10 @@ int trace_write(const struct trace *t, FILE *f)
                     fprintf(f, "state %s %s\n", t->fs[i].name, t->start_state[i]);
         }
     }
-    fprintf(f, "end ops=%zu\n", t->nops);
+    if (t->ncalls)
+        fprintf(f, "end ops=%zu calls=%zu\n", t->nops - t->ncalls, t->ncalls);
+    else
+        fprintf(f, "end ops=%zu\n", t->nops);
     return ferror(f) ? -1 : 0;
 }
 
@@ -915,7 +1082,8 @@ int trace_write_file(const struct trace *t, const char *path, char *err, size_t 
 
 int trace_final_discrepancy(const struct trace *t, unsigned differs[METIS_MAX_FS])
 {
-    const struct trace_disc *d = t->nops ? t->ops[t->nops - 1].disc : t->init_disc;
+    long last = trace_last_op(t);
+    const struct trace_disc *d = last >= 0 ? t->ops[last].disc : t->init_disc;
     int any = 0;
     for (int i = 0; i < METIS_MAX_FS; i++) {
         differs[i] = i < t->nfs && d[i].have ? d[i].differs : 0;

@@ -10,11 +10,16 @@
 #include "engine/config.h"
 #include "engine/ops.h"
 #include "engine/differs.h"
+#include "backend/rcalls.h"
+#include "engine/fault_kinds.h"
 #include "engine/together.h"
 
 #define TRACE_VERSION 1
 /* Longest line the parser accepts: an op line of METIS_OP_LINE_MAX plus its "op SEQ " prefix. */
 #define TRACE_LINE_MAX (METIS_OP_LINE_MAX + 64)
+/* ... and a call record's: two names of up to 4095 bytes, each byte escaped (%XX), and a value
+ * of up to 64 KiB in hex. */
+#define TRACE_CALL_LINE_MAX (6 * 4096 + 2 * METIS_XATTR_VALUE_MAX + 512)
 /* Largest trace file read, so a hostile file cannot exhaust memory. */
 #define TRACE_FILE_MAX (512u << 20)
 
@@ -44,6 +49,8 @@ struct trace_fs {
     uint64_t size;
 };
 
+/* One step of the trace: an operation on every fs, or (is_call) a call a logical restore of
+ * fs call_fs made before operation seq ("call" record): a history's (TRACE.md) own steps. */
 struct trace_op {
     uint64_t seq;               /* the operation's number in the run that recorded it */
     int line;                   /* line of its "op" record (0 when made in memory) */
@@ -52,8 +59,15 @@ struct trace_op {
     int ncalls;                 /* ... its calls, in calls[] (owned by the op) */
     struct op_args *calls;
     char order[64];             /* ... the serial order the reference kept ("2,1", "r1,2,1") */
+    struct fault_spec fault;    /* a fault step's fault ("fault" record); on 0: none */
     struct trace_outcome res[METIS_MAX_FS];   /* by trace fs index */
     struct trace_disc disc[METIS_MAX_FS];
+    int is_call;
+    int call_fs;                /* trace fs index of the fs that made the call */
+    struct rcall call;          /* its names point into call_text, its data is call_data */
+    struct op_result call_res;  /* what it returned there */
+    char *call_text;
+    unsigned char *call_data;
 };
 
 struct trace {
@@ -69,8 +83,9 @@ struct trace {
     int fs_line;                /* line of the first fs record */
     struct trace_outcome init[METIS_MAX_FS];
     struct trace_disc init_disc[METIS_MAX_FS];
-    struct trace_op *ops;
+    struct trace_op *ops;       /* the steps: operations and calls */
     size_t nops, ops_cap;
+    size_t ncalls;              /* of the nops steps, how many are calls */
     /* ops[0..start) are the search path that made the saved state the shrunk trace starts
      * from (its "start" record); they recreate that state. 0: it starts from the initial state. */
     size_t start;
@@ -83,12 +98,19 @@ void trace_init(struct trace *t);
 void trace_free(struct trace *t);
 /* Appends an operation (zeroed outcomes); returns it, or NULL when out of memory. */
 struct trace_op *trace_add_op(struct trace *t, uint64_t seq, const struct op_args *a);
-/* Appends a copy of src's operation or concurrent step (its calls too), outcomes zeroed. */
+/* Appends a copy of src's step: an operation (its fault too), a concurrent step (its calls
+ * too) or a call (with its outcome); an operation's outcomes zeroed. */
 struct trace_op *trace_add_copy(struct trace *t, const struct trace_op *src);
-/* A concurrent step's calls (one: an operation's own args), and how many. */
+/* A concurrent step's calls (one: an operation's own args; none: a restore call), and how
+ * many. */
 const struct op_args *trace_op_calls(const struct trace_op *op, int *n);
 /* The calls of a concurrent step as a set (together.h); 0, or -1 when op is none. */
 int trace_op_set(const struct trace_op *op, struct together_set *set);
+/* Appends a copy of call c that trace fs fs made before operation seq, with its outcome. */
+struct trace_op *trace_add_call(struct trace *t, uint64_t seq, int fs, const struct rcall *c,
+                                struct op_result res);
+/* The index of the last operation (not a call), or -1 if there is none. */
+long trace_last_op(const struct trace *t);
 int trace_add_cfg_line(struct trace *t, const char *line);
 /* Index of the fs called name, -1 if none. */
 int trace_fs_index(const struct trace *t, const char *name);

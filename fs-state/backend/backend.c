@@ -81,6 +81,7 @@ void backend_close(struct backend *b)
     if (!b)
         return;
     b->ops->teardown(b);
+    buf_free(&b->history);
     free(b->priv);
     free(b);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "tree/digest.h"
 #include "engine/config.h"
+#include "lib/buf.h"
 #include "lib/spawner.h"   /* run_cmd */
 
 /*
@@ -19,6 +20,7 @@
  * b->err; a -1 is an infrastructure failure, never a discrepancy.
  */
 struct backend;
+struct faultdev;
 struct backend_ops {
     int (*setup)(struct backend *b);
     int (*begin)(struct backend *b);              /* sets b->rootfd */
@@ -48,6 +50,11 @@ struct backend_ops {
     /* Optional: set up again (nothing in it yet) with room for bytes and inodes more than it
      * has: for a file system whose limits are only numbers (RefFS). NULL: it cannot grow. */
     int (*grow)(struct backend *b, uint64_t bytes, uint64_t inodes);
+    /* Optional (a kernel fs on a loop device): its faulty device (backend/faultdev.h), made at
+     * the first call and kept until the teardown; NULL with b->err when it cannot be made. */
+    struct faultdev *(*faultdev)(struct backend *b);
+    /* Optional, beside faultdev: begin, but mounted from the faulty device (b unmounted). */
+    int (*begin_faulty)(struct backend *b);
 };
 
 /* Brings a freshly mounted, empty file system to state id by replaying the operations of the
@@ -75,6 +82,8 @@ struct backend {
     void *priv;
     int daemon_died;            /* the mount answered ENOTCONN or was gone (backend_daemon_gone) */
     int restore_unreachable;    /* the last restore failed: no way brought the state back */
+    int unmount_failed;         /* the last unmount of a daemon's mount failed for good (its
+                                   unmount_cmd failed, or met EBUSY for BK_BUSY_SECONDS) */
     int own_failure;            /* the last read-back failed in Metis's own part (an image
                                    store), not the target's: set by the backend, reset per read */
     backend_replay_fn replay_fn;   /* set by the engine; needed only where snapshots are not */
@@ -84,6 +93,13 @@ struct backend {
                                    entries already, so the engine does not make them */
     uint64_t grown_bytes, grown_inodes;   /* after grow: its capacity and inode limit (0: the
                                              config's) */
+    int record_history;         /* set by the engine: a backend whose restores leave more in the
+                                   fs than its saved state (one without snapshots) records what
+                                   they did in history, for a replay of its real history */
+    struct buf history;         /* ... one line per event: "fresh sid=S" (mounted afresh and
+                                   brought to state S by replay), "call ret=R errno=E KIND ARGS"
+                                   (a logical restore's call, rcalls.h); the engine logs the
+                                   lines after every step (fs-state/LOG.md) and empties it */
 };
 
 /* The abstract state of b's tree (mounted: between begin and end) by its own read_back or

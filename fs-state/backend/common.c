@@ -201,6 +201,15 @@ void bk_bin_dir(char *out, size_t outlen)
     }
 }
 
+void bk_program_path(const char *name, char *out, size_t outlen)
+{
+    char dir[PATH_MAX - 64];
+    bk_bin_dir(dir, sizeof dir);
+    snprintf(out, outlen, "%s/%s", dir, name);
+    if (access(out, X_OK) != 0)
+        snprintf(out, outlen, "%s", name);
+}
+
 struct subst_ctx {
     const struct backend *b;
     ph_lookup_fn more;

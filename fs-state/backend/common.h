@@ -66,6 +66,10 @@ int bk_mount_dev(const char *path, unsigned *major, unsigned *minor);
 int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int *status);
 /* umount2 with retries on EBUSY for up to timeout seconds, then a lazy detach (-1 if lazy). */
 int bk_unmount(const char *path, double timeout);
+/* How long an unmount that meets EBUSY is tried again before it fails: a file's last close
+ * can be finished by the kernel after close(2) returned (a deferred fput), a daemon can still
+ * be exiting; on a loaded machine either was seen to take longer than 0.2 s. */
+#define BK_BUSY_SECONDS 3.0
 
 /* Starts a daemon: argv[0] searched in PATH, in its own process group, stdin from /dev/null,
  * stdout+stderr to logfd (or /dev/null if logfd < 0); its pid or -1 (spawner.h's spawn_start). */
@@ -78,6 +82,9 @@ int bk_subst_with(const struct backend *b, const char *tmpl, ph_lookup_fn more, 
                   char *out, size_t outlen);
 /* The directory of the running binary's sibling tools: $METIS_BIN, else dirname(/proc/self/exe). */
 void bk_bin_dir(char *out, size_t outlen);
+/* A sibling tool of the running binary: bk_bin_dir's NAME when it is executable, else NAME
+ * alone (searched in PATH when started). */
+void bk_program_path(const char *name, char *out, size_t outlen);
 /* tree_digest of b->rootfd, a failure put in b->err: the digest length or -1. */
 int bk_walk(struct backend *b, const struct tree_opts *o, unsigned char *out, FILE *listing,
             struct tree_index *index);
@@ -129,8 +136,14 @@ int bk_each_mount(int (*fn)(const char *mp, void *ctx), void *ctx);
 /* Loop devices (loopdev.c). Attaches file (O_RDWR fd) to a free loop device; returns
  * its number or -1 with errno. */
 int bk_loop_attach(int fd, const char *file);
+/* The same with direct I/O: the loop device reads and writes fd with O_DIRECT, not through
+ * the file's page cache (the kernel may still refuse it: check /sys/block/loopN/loop/dio). */
+int bk_loop_attach_direct(int fd, const char *file);
 /* Detaches loop device nr; when it is still busy, marks it to detach at its last close. */
 int bk_loop_detach(int nr);
+/* Waits until loop device nr has let go of its backing file (up to timeout seconds): 0, or -1
+ * when it still holds it. */
+int bk_loop_wait_detached(int nr, double timeout);
 /* Detaches every loop device whose backing file name starts with prefix (one still in use is
  * marked to detach at its last close); how many. The first that could not be is said in err
  * (when err is not NULL and still ""). */

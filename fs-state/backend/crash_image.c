@@ -1,5 +1,6 @@
 /* Crash copies of a kernel fs's device: an instant's copy of its image, recovered on a second loop device, checked by the format's checker. */
 #include "crash_image.h"
+#include "image_check.h"
 #include "common.h"
 #include "lib/helpers.h"
 #include "engine/fsinfo.h"
@@ -265,37 +266,9 @@ int crash_image_umount(struct crash_image *c, int rootfd)
     return 0;
 }
 
-/* The first line of a checker's output that says something (not a banner or pass name). */
-static void first_finding(const char *out, char *why, size_t len)
-{
-    static const char *const noise[] = { "e2fsck ", "Pass ", "Phase ", "        - ", "Opening ",
-                                         "Checking ", "[", "No modify flag", "Warning: skipping" };
-    const char *line = out, *pick = NULL;
-    while (*line && !pick) {
-        size_t n = strcspn(line, "\n"), k = 0;
-        while (k < sizeof noise / sizeof noise[0] && strncmp(line, noise[k], strlen(noise[k])))
-            k++;
-        if (n > 0 && k == sizeof noise / sizeof noise[0])
-            pick = line;
-        line += n + (line[n] == '\n');
-    }
-    pick = pick ? pick : out;
-    snprintf(why, len, "%.*s", (int)strcspn(pick, "\n"), pick);
-}
-
 int crash_image_fsck(struct crash_image *c, const char *checker, char *why, size_t len)
 {
-    char out[4096];
-    int rc = run_cmd(bk_setup_timeout(c->b), out, sizeof out, "%s %s 2>&1", checker, c->path);
-    if (rc == 0)
-        return 0;
-    if (rc < 0 || rc == SPAWN_TIMED_OUT || rc == SPAWN_NOT_EXECUTABLE || rc == SPAWN_CANNOT_RUN)
-        return bk_err(c->b, "crash check", "'%s %s' %s", checker, c->path,
-                      rc == SPAWN_TIMED_OUT ? "timed out" : "could not run");
-    char finding[512];
-    first_finding(out, finding, sizeof finding);
-    snprintf(why, len, "'%s' exited with %d: %s", checker, rc, finding);
-    return 1;
+    return bk_image_check(c->b, checker, c->path, why, len);
 }
 
 int crash_image_save(struct crash_image *c, const char *path)

@@ -25,8 +25,16 @@ struct backend;
 struct tree_opts;
 struct metis_config;
 
+/* on: the set-up's messages on stderr are left out (a later search of a run, whose set-up the
+ * first one has told already). */
+void equalize_quiet(int on);
 /* What rootfd's fs has free (after a syncfs); 0 or -1 with errno. */
 int free_counts(int rootfd, struct free_counts *fc);
+/* Before anything is made on them: a reference that can grow (RefFS: its limits are only
+ * numbers) with less room than every target, by more than fillers can make up (bytes above
+ * limit, or more than 4096 inodes), is set up again with the least of theirs, and says so on
+ * stderr. -1 with the message in the failing b->err. */
+int equalize_grow_reference(struct backend **be, int n, uint64_t limit);
 /* Makes free inodes and bytes of every backend (set up, unmounted) as equal as fillers can:
  * fc receives what each has free afterwards, applied the fillers each got. A difference in
  * bytes above limit is left (with a warning on stderr). -1 with the message in the failing

@@ -211,7 +211,36 @@ static int wait_image_closed(struct backend *b, double timeout)
     return 0;
 }
 
-/* Unmounts and waits until the daemon is gone, so the image holds everything it wrote. */
+/* 1 when an unmount command's output says the mount was busy: fusermount3's "Device or
+ * resource busy", umount's "target is busy" (both measured), whatever else says busy. */
+static int said_busy(const char *out)
+{
+    return strcasestr(out, "busy") != NULL;
+}
+
+/* The unmount command, again while it fails only because the mount is busy, for as long as a
+ * kernel unmount retries EBUSY (BK_BUSY_SECONDS, but half the step's time limit at most, so
+ * that a busy mount is not taken for a hang): a daemon that mounts over its own directory
+ * keeps the mount busy until it has exited. Its exit status (0 once the mount is gone). */
+static int unmount_cmd(struct backend *b, const char *cmd, double timeout, char *out,
+                       size_t outlen)
+{
+    double busy = timeout / 2 < BK_BUSY_SECONDS ? timeout / 2 : BK_BUSY_SECONDS;
+    double end = now_seconds() + busy, pause = 1e-3;
+    for (;;) {
+        int rc = run_cmd(timeout, out, outlen, "%s", cmd);
+        if (rc == 0 || !bk_is_mounted(b->mnt))
+            return 0;
+        if (rc == SPAWN_TIMED_OUT || !said_busy(out) || now_seconds() > end)
+            return rc;
+        bk_sleep(pause);
+        if (pause < 0.05)
+            pause *= 2;
+    }
+}
+
+/* Unmounts and waits until the daemon is gone, so the image holds everything it wrote. An
+ * unmount that fails for good is the target's failure (b->unmount_failed), not Metis's. */
 static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
 {
     char cmd[4096], out[512];
@@ -221,27 +250,42 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
     if (p->ctlfd >= 0)
         close(p->ctlfd);
     p->ctlfd = -1;
+    b->unmount_failed = 0;
     if (f_subst(b, p, tmpl, cmd, sizeof cmd) < 0)
         return bk_err(b, step, "unmount_cmd too long");
-    int rc = run_cmd(timeout, out, sizeof out, "%s", cmd);
-    if (rc != 0 && bk_is_mounted(b->mnt))
+    int rc = unmount_cmd(b, cmd, timeout, out, sizeof out);
+    if (rc != 0) {
+        b->unmount_failed = 1;
         return bk_err(b, step, "'%s' %s %d%s%s", cmd, rc == SPAWN_TIMED_OUT ? "timed out after" : "exited with",
                       rc == SPAWN_TIMED_OUT ? (int)timeout : rc, out[0] ? ": " : "", out);
+    }
     b->mounted = 0;
     if (p->pid > 0 && !p->daemonizes) {
         if (spawn_wait_for(p->pid, timeout) == -1) {
             spawn_stop(p->pid, 1.0);
             p->pid = 0;
+            b->unmount_failed = 1;
             return bk_err(b, step, "the fs daemon did not exit after the unmount");
         }
         p->pid = 0;
     } else if (p->has_image && wait_image_closed(b, timeout) < 0) {
+        b->unmount_failed = 1;
         return bk_err(b, step, "the fs daemon still has %s open after the unmount", b->image);
     }
     return 0;
 }
 
 static void fu_teardown(struct backend *b);
+
+/* Restores without snapshots leave in the daemon what its calls did besides making the saved
+ * state (a logical restore) or start it afresh (a replay): its real history since the last
+ * fresh mount is what a replay must repeat, so the engine logs when that history starts. */
+static void note_fresh(struct backend *b, struct fpriv *p, uint64_t id)
+{
+    int tracked = !p->has_image && (p->mode == FM_LOGICAL || p->mode == FM_REPLAY);
+    if (b->record_history && tracked)
+        buf_printf(&b->history, "fresh sid=%llu\n", (unsigned long long)id);
+}
 
 /* A daemon of the snapshot protocol may also hand its tree over in one request (the
  * protocol's optional DUMP, README.md): readback = auto uses it, dump requires it. */
@@ -273,9 +317,13 @@ static int choose_mode(struct backend *b, struct fpriv *p)
     if (strcmp(want, "snapshot") == 0 && !answers)
         return bk_err(b, "setup", "restore = snapshot, but the fs does not answer the snapshot "
                       "ioctls (REFFS_IOC_SAVE/DISCARD on its root)");
-    p->mode = answers ? FM_SNAPSHOT : strcmp(want, "replay") == 0 ? FM_REPLAY : FM_LOGICAL;
+    int replayed = strcmp(want, "replay") == 0 || b->cfg->replay_logical;
+    p->mode = answers ? FM_SNAPSHOT : replayed ? FM_REPLAY : FM_LOGICAL;
     if (p->mode == FM_LOGICAL && !(p->lr = lr_open(b)))
         return bk_err(b, "setup", "out of memory");
+    if (p->mode == FM_LOGICAL && b->record_history)
+        lr_journal(p->lr, &b->history);
+    note_fresh(b, p, 0);
     return choose_readback(b, p);
 }
 
@@ -513,6 +561,7 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
         f_mount(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
         return -1;
     p->replays++;
+    note_fresh(b, p, id);
     int rc = b->replay_fn(b->replay_ctx, b, from, id);
     bk_close_root(b);
     if (rc < 0 && !b->err[0])

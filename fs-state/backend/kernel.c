@@ -2,6 +2,7 @@
 #include "backend.h"
 #include "common.h"
 #include "imgstore.h"
+#include "faultdev.h"
 #include "engine/fsinfo.h"
 
 #include <errno.h>
@@ -26,6 +27,7 @@ struct kpriv {
     struct backend_image im;
     int loopnr;                 /* -1 when not attached */
     char loopdev[32];
+    struct faultdev *fault;     /* the faulty device over the image, once asked for */
     unsigned long mflags;
     char mdata[256];
 };
@@ -84,10 +86,10 @@ static int parse_mount_opts(struct backend *b, struct kpriv *p)
 /* No read of the image through the device ahead of the mount (probably dropped when the
  * mount sets the device's block size): in 5 interleaved 10-s runs of ext2-vs-ext4 (seed 7)
  * it gave a median of 378 ops/s against 412 without it. */
-static int k_mount(struct backend *b, struct kpriv *p, const char *step)
+static int k_mount_from(struct backend *b, struct kpriv *p, const char *dev, const char *step)
 {
-    if (mount(p->loopdev, b->mnt, b->cfg->fstype, p->mflags, p->mdata[0] ? p->mdata : NULL) < 0)
-        return bk_err(b, step, "mount %s (%s) on %s with options '%s': %s%s", p->loopdev,
+    if (mount(dev, b->mnt, b->cfg->fstype, p->mflags, p->mdata[0] ? p->mdata : NULL) < 0)
+        return bk_err(b, step, "mount %s (%s) on %s with options '%s': %s%s", dev,
                       b->cfg->fstype, b->mnt, b->cfg->mount_opts, strerror(errno),
                       errno == EINVAL ? " (bad mount_opts? see dmesg)"
                       : errno == ENODEV ? " (this kernel has no such fs: modprobe it?)" : "");
@@ -96,12 +98,17 @@ static int k_mount(struct backend *b, struct kpriv *p, const char *step)
     return 0;
 }
 
-/* A plain unmount; EBUSY is retried for a while: a file's last close can be finished by the
- * kernel after close(2) returned (a deferred fput), and on a loaded machine that was seen to
- * take longer than 0.2 s (fuse2fs profile beside other runs: one unmount of its ext4 failed). */
+static int k_mount(struct backend *b, struct kpriv *p, const char *step)
+{
+    return k_mount_from(b, p, p->loopdev, step);
+}
+
+/* A plain unmount; EBUSY is retried for BK_BUSY_SECONDS: a file's last close can be finished by
+ * the kernel after close(2) returned (a deferred fput), and on a loaded machine that was seen
+ * to take longer than 0.2 s (fuse2fs profile beside other runs: one unmount of its ext4 failed). */
 static int k_umount(struct backend *b, const char *step)
 {
-    double end = now_seconds() + 3.0;
+    double end = now_seconds() + BK_BUSY_SECONDS;
     bk_close_root(b);
     while (umount2(b->mnt, UMOUNT_NOFOLLOW) < 0) {
         if (errno == EINVAL) {
@@ -237,6 +244,8 @@ static void k_teardown(struct backend *b)
     if (b->mounted || bk_is_mounted(b->mnt))
         bk_unmount(b->mnt, 2.0);
     b->mounted = 0;
+    faultdev_close(p->fault);
+    p->fault = NULL;
     if (p->loopnr >= 0)
         bk_loop_detach(p->loopnr);
     p->loopnr = -1;
@@ -250,6 +259,30 @@ static uint64_t k_held_bytes(struct backend *b)
     return p && p->im.store ? imgstore_bytes(p->im.store) : 0;
 }
 
+static struct faultdev *k_faultdev(struct backend *b)
+{
+    struct kpriv *p = b->priv;
+    if (!p || !p->im.store) {
+        bk_err(b, "faulty device", "not set up");
+        return NULL;
+    }
+    if (!p->fault)
+        p->fault = faultdev_open(b);
+    return p->fault;
+}
+
+static int k_begin_faulty(struct backend *b)
+{
+    struct kpriv *p = b->priv;
+    if (!p || !p->fault)
+        return bk_err(b, "begin", "no faulty device");
+    if (b->mounted)
+        return bk_err(b, "begin", "mounted already: a fault step needs remount = 1");
+    if (k_mount_from(b, p, faultdev_device(p->fault), "begin: mount from the faulty device") < 0)
+        return -1;
+    return bk_open_root(b);
+}
+
 const struct backend_ops backend_kernel_ops = {
     .setup = k_setup,
     .begin = k_begin,
@@ -260,4 +293,6 @@ const struct backend_ops backend_kernel_ops = {
     .export_state = k_export,
     .teardown = k_teardown,
     .held_bytes = k_held_bytes,
+    .faultdev = k_faultdev,
+    .begin_faulty = k_begin_faulty,
 };

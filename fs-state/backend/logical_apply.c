@@ -1,15 +1,12 @@
 /* Logical restore: the difference of two recorded trees applied to a mount, so a restore costs what changed, not the search depth. */
 #include "logical_apply.h"
-#include "lib/helpers.h"
+#include "rcalls_text.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
 /* What happens to an entry of the target tree. */
 enum { ACT_SAME, ACT_UPDATE, ACT_CREATE };
@@ -22,6 +19,7 @@ struct apply {
     unsigned char *act;         /* per entry of to: ACT_* */
     long *old;                  /* per entry of to: its entry in from (ACT_UPDATE) or -1 */
     struct lg_counts *n;
+    struct buf *journal;        /* not NULL: every call is recorded (rcalls.h) */
     char *err;
     size_t errlen;
 };
@@ -32,10 +30,31 @@ static int fail(struct apply *ap, const char *call, const char *path)
     return -1;
 }
 
-/* Paths are relative to the root fd; the root itself is ".". */
-static const char *rel(const struct ft_entry *e)
+/* Runs one call, recorded in the journal with its outcome: what a replay of the fs's history
+ * repeats. A call that cannot be recorded is not made (ENOMEM): the restore then misses and
+ * is replayed on a fresh mount, where the history starts again. */
+static long call(struct apply *ap, const struct rcall *c)
 {
-    return e->path[1] ? e->path + 1 : ".";
+    size_t mark = ap->journal ? ap->journal->len : 0;
+    if (ap->journal && buf_printf(ap->journal, "call ") < 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    long r = rcall_exec(ap->rootfd, c);
+    int err = r < 0 ? errno : 0;
+    if (ap->journal && (rcall_format_outcome(c, r, err, ap->journal) < 0 ||
+                        buf_add(ap->journal, "\n", 1) < 0)) {
+        ap->journal->len = mark;
+        err = ENOMEM, r = -1;
+    }
+    errno = err;
+    return r;
+}
+
+/* A call on entry e's path. */
+static struct rcall on(enum rcall_kind kind, const struct ft_entry *e)
+{
+    return (struct rcall){ .kind = kind, .path = e->path };
 }
 
 /* ---- the plan ---- */
@@ -88,36 +107,52 @@ static void make_plan(struct apply *ap)
 
 /* ---- file data ---- */
 
-static int write_block(struct apply *ap, int fd, const struct ft_entry *e, size_t k, off_t *cur)
+static int write_block(struct apply *ap, const struct ft_entry *e, size_t k, off_t *cur)
 {
     uint64_t off = e->blocks[k].idx * FT_BLOCK, left = (uint64_t)e->size - off;
-    size_t len = left < FT_BLOCK ? (size_t)left : FT_BLOCK;
-    if (pwrite_all(fd, e->blocks[k].blk->data, len, (off_t)off) < 0)
+    struct rcall c = on(RC_WRITE, e);
+    c.off = off;
+    c.data = e->blocks[k].blk->data;
+    c.len = left < FT_BLOCK ? (size_t)left : FT_BLOCK;
+    if (call(ap, &c) < 0)
         return fail(ap, "write", e->path);
-    if ((off_t)(off + len) > *cur)
-        *cur = (off_t)(off + len);
+    if ((off_t)(off + c.len) > *cur)
+        *cur = (off_t)(off + c.len);
     return 0;
 }
 
-static int set_size(struct apply *ap, int fd, const struct ft_entry *e, off_t cur)
+static int truncate_to(struct apply *ap, const struct ft_entry *e, off_t size)
 {
-    if (cur != e->size && ftruncate(fd, e->size) < 0)
-        return fail(ap, "truncate", e->path);
-    return 0;
+    struct rcall c = on(RC_TRUNCATE, e);
+    c.size = (uint64_t)size;
+    return call(ap, &c) < 0 ? fail(ap, "truncate", e->path) : 0;
+}
+
+static int set_size(struct apply *ap, const struct ft_entry *e, off_t cur)
+{
+    return cur != e->size ? truncate_to(ap, e, e->size) : 0;
 }
 
 /* Every data block of e, into an empty file. */
-static int write_all(struct apply *ap, int fd, const struct ft_entry *e)
+static int write_all(struct apply *ap, const struct ft_entry *e)
 {
     off_t cur = 0;
     for (size_t k = 0; k < e->nblocks; k++)
-        if (write_block(ap, fd, e, k, &cur) < 0)
+        if (write_block(ap, e, k, &cur) < 0)
             return -1;
-    return set_size(ap, fd, e, cur);
+    return set_size(ap, e, cur);
+}
+
+static int punch_block(struct apply *ap, const struct ft_entry *e, uint64_t idx)
+{
+    struct rcall c = on(RC_PUNCH, e);
+    c.off = idx * FT_BLOCK;
+    c.size = FT_BLOCK;
+    return call(ap, &c) < 0 ? -1 : 0;
 }
 
 /* Makes holes where a had data below b's end and b has none; -1 if the fs cannot punch. */
-static int punch_holes(int fd, const struct ft_entry *a, const struct ft_entry *b)
+static int punch_holes(struct apply *ap, const struct ft_entry *a, const struct ft_entry *b)
 {
     size_t k = 0;
     for (size_t i = 0; i < a->nblocks; i++) {
@@ -126,16 +161,15 @@ static int punch_holes(int fd, const struct ft_entry *a, const struct ft_entry *
             k++;
         if (idx * FT_BLOCK >= (uint64_t)b->size || (k < b->nblocks && b->blocks[k].idx == idx))
             continue;
-        if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(idx * FT_BLOCK),
-                      FT_BLOCK) < 0)
+        if (punch_block(ap, b, idx) < 0)
             return -1;
     }
     return 0;
 }
 
 /* Writes the blocks of b that a does not have with the same bytes. */
-static int write_changed(struct apply *ap, int fd, const struct ft_entry *a,
-                         const struct ft_entry *b, off_t *cur)
+static int write_changed(struct apply *ap, const struct ft_entry *a, const struct ft_entry *b,
+                         off_t *cur)
 {
     size_t i = 0;
     for (size_t k = 0; k < b->nblocks; k++) {
@@ -143,7 +177,7 @@ static int write_changed(struct apply *ap, int fd, const struct ft_entry *a,
             i++;
         int same = i < a->nblocks && a->blocks[i].idx == b->blocks[k].idx &&
                    a->blocks[i].blk == b->blocks[k].blk;
-        if (!same && write_block(ap, fd, b, k, cur) < 0)
+        if (!same && write_block(ap, b, k, cur) < 0)
             return -1;
     }
     return 0;
@@ -165,18 +199,14 @@ static int update_data(struct apply *ap, const struct ft_entry *a, const struct 
 {
     if (blocks_equal(a, b))
         return 0;
-    int fd = openat(ap->rootfd, rel(b), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return fail(ap, "open", b->path);
     off_t cur = a->size < b->size ? a->size : b->size;
-    int rc = set_size(ap, fd, b, a->size > b->size ? a->size : b->size);   /* cuts a longer one */
-    if (rc == 0 && punch_holes(fd, a, b) < 0)
-        rc = ftruncate(fd, 0) < 0 ? fail(ap, "truncate", b->path) : write_all(ap, fd, b);
-    else if (rc == 0 && write_changed(ap, fd, a, b, &cur) < 0)
+    int rc = set_size(ap, b, a->size > b->size ? a->size : b->size);   /* cuts a longer one */
+    if (rc == 0 && punch_holes(ap, a, b) < 0)
+        rc = truncate_to(ap, b, 0) < 0 ? -1 : write_all(ap, b);
+    else if (rc == 0 && write_changed(ap, a, b, &cur) < 0)
         rc = -1;
     else if (rc == 0)
-        rc = set_size(ap, fd, b, cur);
-    close(fd);
+        rc = set_size(ap, b, cur);
     ap->n->rewritten++;
     return rc < 0 ? -1 : 1;
 }
@@ -200,21 +230,31 @@ static int xattr_named(const struct ft_entry *e, const char *name)
 }
 
 /* Removes the xattrs of old that e lacks and sets those of e that old lacks or has otherwise. */
+static int remove_xattr(struct apply *ap, const struct ft_entry *e, const char *name)
+{
+    struct rcall c = on(RC_REMOVEXATTR, e);
+    c.xname = name;
+    return call(ap, &c) < 0 ? fail(ap, "removexattr", e->path) : 0;
+}
+
+static int set_xattr(struct apply *ap, const struct ft_entry *e, const struct ft_xattr *x)
+{
+    struct rcall c = on(RC_SETXATTR, e);
+    c.xname = x->name;
+    c.data = (const unsigned char *)x->value;
+    c.len = x->len;
+    return call(ap, &c) < 0 ? fail(ap, "setxattr", e->path) : 0;
+}
+
 static int set_xattrs(struct apply *ap, const struct ft_entry *e, const struct ft_entry *old)
 {
-    int fd = openat(ap->rootfd, rel(e), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
-                                        (S_ISDIR(e->mode) ? O_DIRECTORY : 0));
-    int rc = fd < 0 ? fail(ap, "open", e->path) : 0;
+    int rc = 0;
     for (size_t i = 0; !rc && old && i < old->nx; i++)
-        if (!xattr_named(e, old->xattrs[i].name) && fremovexattr(fd, old->xattrs[i].name) < 0)
-            rc = fail(ap, "removexattr", e->path);
-    for (size_t i = 0; !rc && i < e->nx; i++) {
-        const struct ft_xattr *x = &e->xattrs[i];
-        if (!xattr_same(old, x) && fsetxattr(fd, x->name, x->value, x->len, 0) < 0)
-            rc = fail(ap, "setxattr", e->path);
-    }
-    if (fd >= 0)
-        close(fd);
+        if (!xattr_named(e, old->xattrs[i].name))
+            rc = remove_xattr(ap, e, old->xattrs[i].name);
+    for (size_t i = 0; !rc && i < e->nx; i++)
+        if (!xattr_same(old, &e->xattrs[i]))
+            rc = set_xattr(ap, e, &e->xattrs[i]);
     return rc;
 }
 
@@ -235,16 +275,18 @@ static int xattrs_differ(const struct ft_entry *e, const struct ft_entry *old)
 static int set_meta(struct apply *ap, const struct ft_entry *e, const struct ft_entry *old,
                     int wrote)
 {
-    const char *p = rel(e);
+    struct rcall own = on(RC_CHOWN, e), mod = on(RC_CHMOD, e);
     int chowned = 0;
+    own.uid = e->uid;
+    own.gid = e->gid;
+    mod.mode = e->mode & 07777;
     if (!old || e->uid != old->uid || e->gid != old->gid) {
-        if (fchownat(ap->rootfd, p, e->uid, e->gid, AT_SYMLINK_NOFOLLOW) < 0 &&
-            !(ap->ignore & TREE_IGNORE_OWNER))
+        if (call(ap, &own) < 0 && !(ap->ignore & TREE_IGNORE_OWNER))
             return fail(ap, "chown", e->path);
         chowned = 1;
     }
     if (!S_ISLNK(e->mode) && (!old || chowned || wrote || (e->mode ^ old->mode) & 07777) &&
-        fchmodat(ap->rootfd, p, e->mode & 07777, 0) < 0 && !(ap->ignore & TREE_IGNORE_MODE))
+        call(ap, &mod) < 0 && !(ap->ignore & TREE_IGNORE_MODE))
         return fail(ap, "chmod", e->path);
     if ((S_ISREG(e->mode) || S_ISDIR(e->mode)) && xattrs_differ(e, old) &&
         set_xattrs(ap, e, old) < 0 && !(ap->ignore & TREE_IGNORE_XATTRS))
@@ -262,7 +304,8 @@ static int remove_pass(struct apply *ap)
         const struct ft_entry *e = ap->from->ents[i];
         if (!ap->remove[i])
             continue;
-        if (unlinkat(ap->rootfd, rel(e), S_ISDIR(e->mode) ? AT_REMOVEDIR : 0) < 0)
+        struct rcall c = on(S_ISDIR(e->mode) ? RC_RMDIR : RC_UNLINK, e);
+        if (call(ap, &c) < 0)
             return fail(ap, S_ISDIR(e->mode) ? "rmdir" : "unlink", e->path);
         ap->n->removed++;
     }
@@ -271,34 +314,42 @@ static int remove_pass(struct apply *ap)
 
 static int create_file(struct apply *ap, const struct ft_entry *e)
 {
-    int fd = openat(ap->rootfd, rel(e), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return fail(ap, "create", e->path);
-    int rc = write_all(ap, fd, e);
-    close(fd);
-    return rc;
+    struct rcall c = on(RC_CREATE, e);
+    c.mode = 0600;
+    return call(ap, &c) < 0 ? fail(ap, "create", e->path) : write_all(ap, e);
+}
+
+/* The call that makes e, if it is not a file, with the name of what it does. */
+static struct rcall maker(const struct ft_entry *e, const char **what)
+{
+    struct rcall c = on(RC_MKNOD, e);
+    c.mode = (e->mode & S_IFMT) | 0600;
+    *what = "mknod";
+    if (S_ISDIR(e->mode))
+        c.kind = RC_MKDIR, c.mode = 0700, *what = "mkdir";
+    else if (S_ISLNK(e->mode))
+        c.kind = RC_SYMLINK, c.path2 = e->target ? e->target : "", *what = "symlink";
+    return c;
 }
 
 /* Makes entry j of the target; a hard link to its group's first path if it is not that. */
 static int create_one(struct apply *ap, size_t j)
 {
     const struct ft_entry *e = ap->to->ents[j];
-    const char *p = rel(e);
     long lead = ap->to->leader[j];
+    const char *what;
     int rc;
-    if (lead != (long)j)
-        return linkat(ap->rootfd, rel(ap->to->ents[lead]), ap->rootfd, p, 0) < 0
-                   ? fail(ap, "link", e->path) : 0;
-    if (S_ISDIR(e->mode))
-        rc = mkdirat(ap->rootfd, p, 0700) < 0 ? fail(ap, "mkdir", e->path) : 0;
-    else if (S_ISREG(e->mode))
+    if (lead != (long)j) {
+        struct rcall c = on(RC_LINK, e);
+        c.path2 = ap->to->ents[lead]->path;
+        return call(ap, &c) < 0 ? fail(ap, "link", e->path) : 0;
+    }
+    if (S_ISREG(e->mode)) {
         rc = create_file(ap, e);
-    else if (S_ISLNK(e->mode))
-        rc = symlinkat(e->target ? e->target : "", ap->rootfd, p) < 0
-                 ? fail(ap, "symlink", e->path) : 0;
-    else
-        rc = mknodat(ap->rootfd, p, (e->mode & S_IFMT) | 0600, 0) < 0
-                 ? fail(ap, "mknod", e->path) : 0;
+    } else {
+        struct rcall c = maker(e, &what);
+        rc = call(ap, &c) < 0 ? fail(ap, what, e->path) : 0;
+    }
     ap->n->created++;
     return rc < 0 ? -1 : set_meta(ap, e, NULL, 1);
 }
@@ -327,10 +378,11 @@ static int update_pass(struct apply *ap)
 }
 
 int logical_apply(int rootfd, const struct ft_tree *from, const struct ft_tree *to,
-                  unsigned ignore, struct lg_counts *n, char *err, size_t errlen)
+                  unsigned ignore, struct lg_counts *n, struct buf *journal, char *err,
+                  size_t errlen)
 {
     struct apply ap = { rootfd, from, to, ignore, calloc(from->n + 1, 1), calloc(to->n + 1, 1),
-                        calloc(to->n + 1, sizeof(long)), n, err, errlen };
+                        calloc(to->n + 1, sizeof(long)), n, journal, err, errlen };
     int rc = -1;
     if (!ap.remove || !ap.act || !ap.old) {
         snprintf(err, errlen, "out of memory");

@@ -28,6 +28,7 @@ struct lrestore {
     struct ft_tree *last;       /* the tree the mount held when last recorded */
     int last_valid;             /* ... and still holds (no operation since) */
     unsigned ignore;            /* attributes the digest leaves out: their calls may fail */
+    struct buf *journal;        /* not NULL: every restore's calls are recorded there */
     struct lr_counts n;
 };
 
@@ -58,6 +59,11 @@ void lr_close(struct lrestore *lr)
     ft_unref(&lr->st, lr->last);
     ft_store_free(&lr->st);
     free(lr);
+}
+
+void lr_journal(struct lrestore *lr, struct buf *journal)
+{
+    lr->journal = journal;
 }
 
 void lr_begin(struct lrestore *lr)
@@ -176,7 +182,7 @@ static int try_logical(struct lrestore *lr, struct backend *b, int fd, struct ft
 {
     struct lg_counts c = { 0, 0, 0, 0 };
     lr->n.logical++;
-    int rc = logical_apply(fd, lr->last, want, lr->ignore, &c, msg, msglen);
+    int rc = logical_apply(fd, lr->last, want, lr->ignore, &c, lr->journal, msg, msglen);
     lr->n.removed += c.removed, lr->n.created += c.created;
     lr->n.rewritten += c.rewritten, lr->n.meta += c.meta;
     lr->last_valid = 0;         /* changed, whatever came of it */

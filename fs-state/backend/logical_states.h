@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "backend.h"
+#include "lib/buf.h"
 
 struct lrestore;
 
@@ -24,6 +25,8 @@ typedef int (*lr_replay_fn)(struct backend *b, uint64_t id);
 /* For b's file system (mounted at b->mnt for as long as it is used); NULL when out of memory. */
 struct lrestore *lr_open(const struct backend *b);
 void lr_close(struct lrestore *lr);
+/* From now on every restore's calls are appended to journal (logical_apply.h's lines). */
+void lr_journal(struct lrestore *lr, struct buf *journal);
 /* An operation may follow: what was recorded of the mount no longer holds. */
 void lr_begin(struct lrestore *lr);
 /* The read-back (b->rootfd open): records the tree and gives its digest with options o. */

@@ -10,11 +10,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-static int loop_configure(int lfd, int fd, const char *file)
+static int loop_configure(int lfd, int fd, const char *file, unsigned flags)
 {
     struct loop_config lc;
     memset(&lc, 0, sizeof lc);
     lc.fd = (unsigned)fd;
+    lc.info.lo_flags = flags;
     snprintf((char *)lc.info.lo_file_name, sizeof lc.info.lo_file_name, "%s", file);
     if (ioctl(lfd, LOOP_CONFIGURE, &lc) == 0)
         return 0;
@@ -32,7 +33,7 @@ static int loop_configure(int lfd, int fd, const char *file)
     return 0;
 }
 
-int bk_loop_attach(int fd, const char *file)
+static int loop_attach(int fd, const char *file, unsigned flags)
 {
     int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
     if (ctl < 0)
@@ -50,7 +51,7 @@ int bk_loop_attach(int fd, const char *file)
             usleep(1000);        /* the device node is still being made */
             continue;
         }
-        int rc = loop_configure(lfd, fd, file), e = errno;
+        int rc = loop_configure(lfd, fd, file, flags), e = errno;
         close(lfd);
         if (rc == 0) {
             close(ctl);
@@ -65,6 +66,16 @@ int bk_loop_attach(int fd, const char *file)
     close(ctl);
     errno = e;
     return -1;
+}
+
+int bk_loop_attach(int fd, const char *file)
+{
+    return loop_attach(fd, file, 0);
+}
+
+int bk_loop_attach_direct(int fd, const char *file)
+{
+    return loop_attach(fd, file, LO_FLAGS_DIRECT_IO);
 }
 
 int bk_loop_detach(int nr)
@@ -84,6 +95,19 @@ int bk_loop_detach(int nr)
     }
     close(lfd);
     return rc;
+}
+
+int bk_loop_wait_detached(int nr, double timeout)
+{
+    char path[64];
+    double end = now_seconds() + timeout;
+    snprintf(path, sizeof path, "/sys/block/loop%d/loop/backing_file", nr);
+    while (access(path, F_OK) == 0) {
+        if (now_seconds() > end)
+            return -1;
+        bk_sleep(1e-3);
+    }
+    return 0;
 }
 
 int bk_loop_backing_file(const char *name, char *file, size_t len)

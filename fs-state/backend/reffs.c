@@ -40,26 +40,17 @@ static struct rpriv *reffs_priv_get_or_make(struct backend *b)
     return b->priv;
 }
 
-static int executable(const char *path)
-{
-    return access(path, X_OK) == 0;
-}
-
 /* $METIS_REFFS_BIN, else the reffs next to the running binary (or in $METIS_BIN), else PATH.
  * A planted mutation needs the mutant build, where the mutation sites exist. */
 static void find_reffs(const struct backend *b, char *out, size_t outlen)
 {
     const char *env = getenv("METIS_REFFS_BIN");
     const char *name = strstr(b->cfg->reffs_opts, "mutation=") ? "reffs-mutant" : "reffs";
-    char dir[PATH_MAX - 16];
     if (env && *env && strcmp(name, "reffs") == 0) {
         snprintf(out, outlen, "%s", env);
         return;
     }
-    bk_bin_dir(dir, sizeof dir);
-    snprintf(out, outlen, "%s/%s", dir, name);
-    if (!executable(out))
-        snprintf(out, outlen, "%s", name);
+    bk_program_path(name, out, outlen);
 }
 
 /* After grow: the larger limits, last, so that they win over the config's own options. */

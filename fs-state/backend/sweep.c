@@ -137,14 +137,19 @@ static void remove_dir(const char *dir, struct sweep_counts *c)
         note_failure(c, "remove", dir);
 }
 
-/* Everything of run_id but its lock file and the directory that holds it: daemons first, so
- * that no mount hangs on one; then mounts, so that the loop devices are free. */
+/* Everything of run_id but its lock file and the directory that holds it. The loop devices
+ * first, while their backing files still have their paths: a faulty device's loop device sits
+ * on a file in a FUSE mount, which a busy unmount detaches lazily, after which the file's path
+ * is "/img" and names no run (one still in use is marked to detach at its last close, the
+ * unmount of what is on it). Then the daemons, so that no mount hangs on one; the mounts, and
+ * the loop devices they freed. */
 static void sweep_run(const char *run_id, struct sweep_counts *c)
 {
     char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, BK_SHM_DIR "/metis-%s/", run_id);
+    c->loops += bk_loop_sweep(dir, c->failed, sizeof c->failed);
     sweep_daemons(run_id, c);
     sweep_mounts(run_id, c);
-    snprintf(dir, sizeof dir, BK_SHM_DIR "/metis-%s/", run_id);
     c->loops += bk_loop_sweep(dir, c->failed, sizeof c->failed);
     dir[strlen(dir) - 1] = 0;
     empty_dir(dir, "lock", c);

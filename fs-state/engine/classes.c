@@ -9,13 +9,17 @@
 
 static void kinds_text(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
              d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
              d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
              d & DIFF_CRASH_FSCK ? "crash-fsck," : "",
              d & DIFF_DAEMON_DIED ? "daemon-died," : "", d & DIFF_HANG ? "hang," : "",
              d & DIFF_RESTORE_UNREACHABLE ? "restore-unreachable," : "",
              d & DIFF_UNREADABLE ? "unreadable," : "",
+             d & DIFF_UNMOUNT_FAILED ? "unmount-failed," : "", d & DIFF_FAULT_LOST ? "fault-lost," : "",
+             d & DIFF_FAULT_PARTIAL ? "fault-partial," : "",
+             d & DIFF_FAULT_FSCK ? "fault-fsck," : "", d & DIFF_FAULT_ERRNO ? "fault-errno," : "",
+             d & DIFF_FAULT_MOUNT ? "fault-mount," : "", d & DIFF_FAULT_STALE ? "fault-stale," : "",
              d & DIFF_SERIAL ? "not-serializable," : "");
     size_t n = strlen(buf);
     if (n)
@@ -101,15 +105,15 @@ static void sign_outcomes(struct dclass *c, const char *op, const char *fs)
 
 static void sign(struct dclass *c, const struct metis_config *cfg)
 {
-    char kinds[128], label[96];
+    char kinds[256], label[96];
     const char *fs = cfg->fs[c->fs].name, *op = op_label(c, label, sizeof label);
     kinds_text(c->kinds, kinds, sizeof kinds);
     if (c->kinds & DIFF_TARGET)     /* whatever the operation: "daemon-died bindfs" */
-        snprintf(c->signature, sizeof c->signature, "%s %s", kinds, fs);
-    else if ((c->kinds & (DIFF_RET | DIFF_ERRNO)) && !(c->kinds & DIFF_CRASH_ANY))
+        snprintf(c->signature, sizeof c->signature, "%.64s %.64s", kinds, fs);
+    else if ((c->kinds & (DIFF_RET | DIFF_ERRNO)) && !(c->kinds & DIFF_OWN_PROMISE))
         sign_outcomes(c, op, fs);
-    else                            /* the state alone, or a crash check: what it shows first */
-        snprintf(c->signature, sizeof c->signature, "%.48s %.32s %.48s %.24s", op, fs, kinds,
+    else              /* the state alone, or a crash or fault check: what it shows first */
+        snprintf(c->signature, sizeof c->signature, "%.48s %.32s %.52s %.24s", op, fs, kinds,
                  tree_diff_name(c->attr));
 }
 
@@ -126,11 +130,15 @@ void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct 
         c->d = g->out[i].fresh;        /* what the step added to the known delta */
     else if (c->kinds & DIFF_STATE)
         state_difference(g, i, &c->d);
+    else if (c->kinds & (DIFF_FAULT_LOST | DIFF_FAULT_PARTIAL))
+        c->d = g->out[i].fault.diff;   /* against its own clean run, not the reference */
     c->attr = c->d.attr;
     sign(c, g->cfg);
     struct hint_case h = { g->cfg, i, a, c->kinds, c->ref, c->res,
                            c->kinds & DIFF_STATE ? &c->d : NULL };
     hints_find(&h, c->hint, sizeof c->hint);
+    const char *title = hints_cause(&h, c->cause_id, sizeof c->cause_id);
+    snprintf(c->cause, sizeof c->cause, "%s", title ? title : "");
 }
 
 void classes_target_failure(struct fsgroup *g, int i, unsigned kind, const struct op_args *a,
@@ -195,7 +203,7 @@ static void evidence(const struct dclass *c, const struct metis_config *cfg, cha
 void classes_describe(const struct dclass *c, const struct metis_config *cfg, char *out,
                       size_t len)
 {
-    char kinds[128], ev[1200];
+    char kinds[256], ev[1200];
     kinds_text(c->kinds, kinds, sizeof kinds);
     evidence(c, cfg, ev, sizeof ev);
     if (c->kinds & DIFF_TARGET) {
@@ -212,9 +220,21 @@ void classes_describe(const struct dclass *c, const struct metis_config *cfg, ch
              kinds, strchr(kinds, ',') ? "" : "s", ev);
 }
 
+/* What groups the class with others: its group key, the cause's title, and the known delta it
+ * was found below. */
+static void json_group(const struct dclass *c, FILE *f)
+{
+    char group[400], cause[500], below[700];
+    json_escape(c->group[0] ? c->group : c->signature, group, sizeof group);
+    json_escape(c->cause, cause, sizeof cause);
+    json_escape(c->below_delta, below, sizeof below);
+    fprintf(f, ",\"group\":\"%s\",\"cause\":\"%s\",\"below_delta\":\"%s\"", group, cause,
+            below);
+}
+
 static void json_class(const struct dclass *c, const struct metis_config *cfg, FILE *f)
 {
-    char kinds[128], entry[1100], ref[300], other[300], hint[2100], sig[400];
+    char kinds[256], entry[1100], ref[300], other[300], hint[2100], sig[400];
     kinds_text(c->kinds, kinds, sizeof kinds);
     json_escape(c->d.entry, entry, sizeof entry);
     json_escape(c->d.ref, ref, sizeof ref);
@@ -225,12 +245,14 @@ static void json_class(const struct dclass *c, const struct metis_config *cfg, F
             "\"kinds\":\"%s\",\"attribute\":\"%s\",\"hits\":%llu,\"first_op\":%llu,"
             "\"first_s\":%.3f,\"entry\":\"%s\",\"reference_value\":\"%s\",\"value\":\"%s\","
             "\"ret\":%ld,\"errno\":\"%s\",\"reference_ret\":%ld,\"reference_errno\":\"%s\","
-            "\"detail\":\"%s\",\"hint\":\"%s\"}",
+            "\"detail\":\"%s\",\"hint\":\"%s\"",
             c->id, sig, c->kinds & DIFF_SERIAL ? "together" :
             c->op < 0 ? "initial" : op_name((enum op_id)c->op),
             cfg->fs[c->fs].name, kinds, tree_diff_name(c->attr), (unsigned long long)c->hits,
             (unsigned long long)c->first_seq, c->first_s, entry, ref, other, c->res.ret,
             errno_name(c->res.err), c->ref.ret, errno_name(c->ref.err), c->detail, hint);
+    json_group(c, f);
+    fputc('}', f);
 }
 
 void classes_write_json(const struct dclass_table *t, const struct metis_config *cfg, FILE *f)

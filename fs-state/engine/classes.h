@@ -19,6 +19,12 @@ struct dclass {
     struct state_diff d;        /* the first example's difference (attr TREE_DIFF_NONE without one) */
     struct op_result ref, res;  /* the first example's outcomes: reference and fs */
     char hint[1024];            /* known behaviours it matches; "" for none */
+    char cause_id[96];          /* the probable cause it may share with other classes: the first
+                                   matching hint rule's id (hints_cause) or a known delta's
+                                   (causes.c); "" for none */
+    char cause[200];            /* that cause's title */
+    char group[160];            /* "CAUSE_ID FS", or the signature for a class of no known cause */
+    char below_delta[300];      /* found below a known delta: its description, else "" */
     uint64_t hits, first_seq;   /* first_seq: operation of the first example (0: initial) */
     double first_s;             /* seconds into the run of the first example */
     char detail[64];            /* the first example's detail file, "discrepancy-N.txt" */

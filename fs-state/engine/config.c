@@ -19,6 +19,7 @@
 #include "config_lines.h"
 #include "features.h"
 #include "crash_modes.h"
+#include "fault_kinds.h"
 #include "lib/errnos.h"
 #include "lib/numbers.h"
 #include "lib/placeholders.h"
@@ -36,6 +37,7 @@ struct parse_state {
     int fs;                     /* index of the current [fs NAME] */
     int fs_key_line[METIS_MAX_FS][FSK_COUNT];
     int ops_line, pool_line, pool_key_line;
+    int faults_line;            /* line of [run] faults, for the fault keys' whole-file checks */
     bool part_given[ARG_NKINDS], mode_given[ARG_NKINDS];   /* [sizes] keys seen */
     int err_line;               /* line of the first problem, 0 if none yet */
     bool failed;
@@ -241,6 +243,10 @@ static void run_checks(struct parse_state *st, const char *name, const char *val
         fail(st, st->line, "crash: '%s' is not off, fsync, syncfs or any", value);
     if (strcmp(name, "crash_test_skip") == 0 && value[0] && op_lookup(value) < 0)
         fail(st, st->line, "crash_test_skip: '%s' is not an operation", value);
+    if (strcmp(name, "faults") == 0)
+        st->faults_line = st->line;
+    if (strcmp(name, "fault_test_silent") == 0 && value[0] && op_lookup(value) < 0)
+        fail(st, st->line, "fault_test_silent: '%s' is not an operation", value);
     if (strcmp(name, "search") == 0 && search_kind_parse(value) < 0)
         fail(st, st->line, "search: '%s' is not dfs or random", value);
     if (strcmp(name, "together") == 0)
@@ -1334,6 +1340,12 @@ static void finish(struct parse_state *st)
     int bad_fs = 0;
     char msg[400];
     if (!st->failed && crash_config_problem(cfg, &bad_fs, msg, sizeof msg) < 0)
+        fail(st, cfg->fs[bad_fs].line, "[fs %s]: %s", cfg->fs[bad_fs].name, msg);
+    if (st->failed || fault_config_problem(cfg, &bad_fs, msg, sizeof msg) == 0)
+        return;
+    if (bad_fs < 0)
+        fail(st, st->faults_line, "[run]: %s", msg);
+    else
         fail(st, cfg->fs[bad_fs].line, "[fs %s]: %s", cfg->fs[bad_fs].name, msg);
 }
 

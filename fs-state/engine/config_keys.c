@@ -139,11 +139,15 @@ static const struct config_key run_keys[] = {
     RUNK(max_searches, CK_LONG, RANGE(0, 1e9), "0"),
     RUNK(crash, CK_STR, NO_RANGE, "off"),
     RUNK(crash_test_skip, CK_STR, NO_RANGE, ""),
+    RUNK(faults, CK_DOUBLE, RANGE(0, 1), "0"),
+    RUNK(fault_kinds, CK_STR, NO_RANGE, "eio_write,eio_read,lost_write"),
+    RUNK(fault_test_silent, CK_STR, NO_RANGE, ""),
     RUNK(equalize_limit, CK_SIZE, NO_RANGE, "1G"),
     RUNK(max_memory, CK_SIZE, NO_RANGE, "0"),
     RUNK(search, CK_STR, NO_RANGE, "dfs"),
     RUNK(walk_max, CK_LONG, RANGE(1, 1e8), "3000"),
     RUNK(dive, CK_LONG, RANGE(0, 1e8), "0"),
+    RUNK(revisits, CK_INT, RANGE(0, 1000), "0"),
     RUNK(search_ops, CK_U64, NO_RANGE, "0"),
     RUNK(together, CK_DOUBLE, RANGE(0, 1), "0"),
     RUNK(together_max, CK_INT, RANGE(2, 4), "2"),
@@ -183,6 +187,8 @@ const struct config_key fs_keys[FSK_COUNT] = {
     [FSK_POPULATE_DIR] = FSK(populate_dir, CK_STR, NO_RANGE, T(FS_FUSE), ""),
     /* An image-backed fuse fs kept mounted (remount 0) only (fs-state/backend/README.md). */
     [FSK_REMOUNT_EVERY] = FSK(remount_every, CK_INT, RANGE(0, 1e9), T(FS_FUSE), "16"),
+    /* Kernel file systems on a device only (fault_kinds.c). */
+    [FSK_FAULTS] = FSK(faults, CK_BOOL, NO_RANGE, T(FS_KERNEL), "1"),
 };
 
 static const struct config_key pool_keys[] = {

@@ -1,6 +1,5 @@
 /* Dives of the SPIN search: drawn lengths and drawn depths to climb back to, so that the search's operations spread over many paths from near the initial state instead of one ever deeper path. */
 #include <math.h>
-#include <stdlib.h>
 #include "dive.h"
 
 void dive_init(struct dive *d, uint64_t seed, long max_len)
@@ -16,15 +15,10 @@ static long log_uniform(struct rng *r, long n)
     return x < 1 ? 1 : x > n ? n : x;
 }
 
+/* Uniform over the ancestors: near, shallow and root-only climbs were measured and did no
+ * better (README, "Search power"). */
 static long climb_target(struct dive *d, long depth)
 {
-    const char *how = getenv("METIS_DIVE_BACK");
-    if (how && how[0] == 'r')
-        return 1;
-    if (how && how[0] == 'l')
-        return depth - log_uniform(&d->r, depth - 1);
-    if (how && how[0] == 's')
-        return log_uniform(&d->r, depth - 1);
     return 1 + (long)rng_below(&d->r, (uint64_t)(depth - 1));
 }
 

@@ -3,7 +3,9 @@
 #include "engine.h"
 #include "log.h"
 #include "dive.h"
+#include "revisits.h"
 #include "random_walk.h"
+#include "fault_plan.h"
 #include "together_run.h"
 #include "backend/runlock.h"
 #include "lib/signals.h"
@@ -17,10 +19,13 @@
 
 unsigned char metis_abs[METIS_MAX_FS * TREE_MAX_DIGEST];
 uint64_t metis_sid;
+uint32_t metis_round;
 
 /* pan calls metis_step without a context: this is the one place the engine lives. */
 static struct engine E;
 static struct dive dive;         /* [run] dive: SPIN's dives and climbs */
+static struct revisits revisits; /* [run] revisits: rounds of a state reached again */
+static struct fault_plan faults; /* [run] faults: which steps are fault steps */
 static int last_leaf;            /* the last step's trees differed: nothing below it is searched */
 static volatile sig_atomic_t stop_signal;
 static int run_lock = -1;   /* the run's lock (backend/runlock.h), held while pan lives */
@@ -205,36 +210,6 @@ static void finish_at_exit(void)
     next_search(st, "search complete");
 }
 
-/* Experiment: a search whose last steps mostly led back to stored states has gone stale. */
-static struct {
-    int win, at, sum;
-    unsigned char back[4096];
-} stale;
-
-static void note_backtrack(int backed)
-{
-    if (stale.win <= 0)
-        return;
-    stale.sum += backed - stale.back[stale.at];
-    stale.back[stale.at] = (unsigned char)backed;
-    stale.at = (stale.at + 1) % stale.win;
-}
-
-static void end_stale_search(double now)
-{
-    static double thr = -1;
-    if (thr < 0) {
-        const char *w = getenv("METIS_STALE_WIN"), *t = getenv("METIS_STALE_NEW");
-        stale.win = w ? atoi(w) : 0;
-        thr = t ? atof(t) : 0;
-    }
-    if (stale.win <= 0 || E.ops < (uint64_t)stale.win || stop_signal ||
-        !search_should_restart(&E, now))
-        return;
-    if (1.0 - (double)stale.sum / stale.win < thr)
-        next_search(verdict(), "search went stale");
-}
-
 /* [run] search_ops: a search of its length ends and the next one, with the next derived seed
  * (and so its own [vary] variants), starts from fresh file systems. */
 static void end_search_at_its_length(double now)
@@ -290,15 +265,38 @@ static void stop_if_done(double now)
         finish(verdict(), "time limit");
     stop_if_out_of_memory(now);
     end_search_at_its_length(now);
-    end_stale_search(now);
 }
 
-static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long depth)
+/* A fault step's check of each fs: what was armed, what the device saw, what it showed. */
+static void log_faults(void)
+{
+    char armed[200], found[64];
+    for (int i = 0; i < E.g.nfs; i++) {
+        const struct fault_result *r = &E.g.out[i].fault;
+        if (!r->checked)
+            continue;
+        fault_arm_command(&r->spec, armed, sizeof armed);
+        fault_found_list(r->kinds, found, sizeof found);
+        log_line("faulted %llu %s armed=%s reads=%llu writes=%llu failed=%llu lost=%llu "
+                 "ret=%ld errno=%s sync=%s state=%s found=%s%s%s", (unsigned long long)E.ops,
+                 E.cfg.fs[i].name, strchr(armed, ' ') + 1, (unsigned long long)r->seen.reads, (unsigned long long)r->seen.writes,
+                 (unsigned long long)r->seen.failed, (unsigned long long)r->seen.lost, r->res.ret,
+                 errno_name(r->res.err), errno_name(r->sync_err), r->state, found,
+                 r->detail[0] ? " detail=" : "", r->detail);
+        fault_plan_learn(&faults, E.args.op, r->seen.reads, r->seen.writes);
+    }
+}
+
+static void log_step(const struct op_args *a, const struct fault_spec *fault, uint64_t from,
+                     uint64_t to, long depth)
 {
     char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1];
     op_format(a, text, sizeof text);
     log_line("op %llu depth=%ld from=%llu %s", (unsigned long long)E.ops, depth,
              (unsigned long long)from, text);
+    if (fault->on)
+        log_line("fault %llu kind=%s at=%llu", (unsigned long long)E.ops,
+                 fault_kind_name(fault->kind), (unsigned long long)fault->at);
     for (int i = 0; i < E.g.nfs; i++) {
         hex_encode(E.g.out[i].digest, (size_t)E.g.out[i].dlen, hex);
         log_line("res %llu %s ret=%ld errno=%s state=%s", (unsigned long long)E.ops,
@@ -311,6 +309,7 @@ static void log_step(const struct op_args *a, uint64_t from, uint64_t to, long d
                      E.cfg.fs[i].name, c->synced, crash_kind_name(c->kinds),
                      c->detail[0] ? " detail=" : "", c->detail);
     }
+    log_faults();
     log_line("save %llu sid=%llu", (unsigned long long)E.ops, (unsigned long long)to);
 }
 
@@ -330,6 +329,8 @@ static void track_state(uint64_t sid, int leaf)
 {
     for (int i = 0; i < E.g.nfs && !leaf; i++)
         memcpy(metis_abs + (size_t)i * E.g.dlen, E.g.out[i].digest, (size_t)E.g.dlen);
+    if (!leaf)
+        metis_round = revisits_round(&revisits, metis_abs, (size_t)E.g.nfs * (size_t)E.g.dlen);
     metis_sid = sid;
     E.live_sid = sid;
     last_leaf = leaf;
@@ -378,9 +379,11 @@ static void push_path(uint64_t to)
 }
 
 /* One operation on every fs: what a branch of the model stands for. Returns 1 for a leaf. */
-static int single_step(uint64_t from, uint64_t to, long depth)
+static int single_step(const struct fault_spec *fault, uint64_t from, uint64_t to, long depth)
 {
-    if (fsgroup_step(&E.g, &E.args, from, to) < 0)
+    int stepped = fsgroup_step(&E.g, &E.args, fault, from, to);
+    engine_log_history(&E, E.ops);
+    if (stepped < 0)
         step_failed(&E.args, E.cur_sid, E.ops - 1);
     prof_mark(PROF_STEP);
     for (int i = 0; i < E.g.nfs; i++)
@@ -388,7 +391,7 @@ static int single_step(uint64_t from, uint64_t to, long depth)
     input_count_result(&E.in, E.g.out[0].res.err);
     search_note(&E.search, E.cur_sid, E.g.out[0].res.err);
     prof_mark(PROF_COUNT_);
-    log_step(&E.args, E.cur_sid, to, depth);
+    log_step(&E.args, fault, E.cur_sid, to, depth);
     prof_mark(PROF_LOG);
     push_path(to);
     prof_mark(PROF_PATH);
@@ -441,7 +444,6 @@ void metis_step(int op, double stored, double matched, long depth)
         return;
     /* The live state differs from the one SPIN tracks: it backtracked. */
     uint64_t from = metis_sid != E.live_sid ? metis_sid : STEP_NO_STATE;
-    note_backtrack(from != STEP_NO_STATE);
     if (from != STEP_NO_STATE) {
         if (engine_path_unwind_to(&E, metis_sid) < 0)
             step_failed(NULL, metis_sid, E.ops);
@@ -457,8 +459,11 @@ void metis_step(int op, double stored, double matched, long depth)
     uint64_t to = E.next_sid++;
     E.ops++;
     E.g.live = E.cur_sid;
+    struct fault_spec fault = { 0 };   /* a concurrent step is no fault step */
+    if (!together)
+        fault_plan_draw(&faults, E.args.op, &fault);
     prof_mark(PROF_DRAW);
-    int leaf = together ? together_step(from, to, depth) : single_step(from, to, depth);
+    int leaf = together ? together_step(from, to, depth) : single_step(&fault, from, to, depth);
     track_state(to, leaf);
     prof_mark(PROF_COMPARE);
     progress_tick(&E, now);
@@ -478,6 +483,8 @@ void metis_start(void)
         exit(METIS_EXIT_BAD_INPUT);
     }
     dive_init(&dive, E.cfg.run.seed, E.cfg.run.dive);
+    revisits_init(&revisits, E.cfg.run.revisits);
+    fault_plan_init(&faults, &E.cfg);
     run_lock = runlock_hold(E.run_id, E.err, sizeof E.err);
     if (run_lock < 0) {
         fprintf(stderr, "metis: infrastructure failure: %s\n", E.err);

@@ -9,6 +9,9 @@ extern unsigned char metis_abs[];
 /* Id of the concrete state the search is at (tracked "UnMatched"): when it differs from
  * what the file systems hold, SPIN has backtracked and the driver restores it. */
 extern uint64_t metis_sid;
+/* How often the search reached this abstract state before ([run] revisits; tracked "Matched",
+ * so a state reached again within the budget is new to SPIN). */
+extern uint32_t metis_round;
 
 /* Reads METIS_CONFIG / METIS_OUT / METIS_RUN_ID and the overrides from the environment,
  * makes every file system and the initial state. Exits on failure. */

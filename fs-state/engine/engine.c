@@ -2,6 +2,7 @@
 #include "engine.h"
 #include "lib/numbers.h"
 #include "lib/buf.h"
+#include "causes.h"
 #include "fsset.h"
 #include "log.h"
 #include "opflags.h"
@@ -90,9 +91,11 @@ int engine_init(struct engine *e)
     snprintf(e->out_dir, sizeof e->out_dir, "%s", env_or("METIS_OUT", "."));
     if (search_resume(e) < 0)
         return -1;
+    equalize_quiet(e->search.index > 1);
     vary_apply(&e->cfg);
-    if (e->cfg.vary.long_names_on || e->cfg.vary.fill_on || e->cfg.vary.fill_inodes_on ||
-        e->cfg.vary.mtime_on)
+    /* Short searches are the config's routine: their variants are in each search's log. */
+    if ((e->cfg.vary.long_names_on || e->cfg.vary.fill_on || e->cfg.vary.fill_inodes_on ||
+         e->cfg.vary.mtime_on) && !e->cfg.run.search_ops)
         fprintf(stderr, "metis: search %d (seed %llu) varies: %s\n", e->search.index,
                 (unsigned long long)e->cfg.run.seed, vary_describe(&e->cfg, err, sizeof err));
     snprintf(e->run_id, sizeof e->run_id, "%s", env_or("METIS_RUN_ID", "manual"));
@@ -112,7 +115,31 @@ int engine_init(struct engine *e)
     mkdir(path, 0755);
     if (fsgroup_open(&e->g, &e->cfg, e->run_id, path) < 0)
         return fail(e, e->g.err);
+    for (int i = 0; i < e->g.nfs; i++)
+        e->g.be[i]->record_history = 1;
     return 0;
+}
+
+/* Each line "WORD REST" of a backend's history becomes the record "WORD SEQ FS REST". */
+static void log_history_of(struct backend *b, uint64_t seq)
+{
+    for (char *line = b->history.p, *end = line + b->history.len; line && line < end;) {
+        char *nl = memchr(line, '\n', (size_t)(end - line)), *sp;
+        size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        sp = memchr(line, ' ', n);
+        if (sp)
+            log_line("%.*s %llu %s %.*s", (int)(sp - line), line, (unsigned long long)seq,
+                     b->cfg->name, (int)(n - (size_t)(sp - line) - 1), sp + 1);
+        line += n + 1;
+    }
+    b->history.len = 0;
+}
+
+void engine_log_history(struct engine *e, uint64_t seq)
+{
+    for (int i = 0; i < e->g.nfs; i++)
+        if (e->g.be[i] && e->g.be[i]->history.len)
+            log_history_of(e->g.be[i], seq);
 }
 
 static void log_free_space(struct engine *e)
@@ -134,10 +161,14 @@ static void log_free_space(struct engine *e)
 int engine_start(struct engine *e)
 {
     char hex[2 * TREE_MAX_DIGEST + 1];
-    if (fsgroup_setup(&e->g, e->g.timeout) < 0)
+    int rc = fsgroup_setup(&e->g, e->g.timeout);
+    engine_log_history(e, 0);
+    if (rc < 0)
         return -1;
     log_free_space(e);
-    if (fsgroup_initial(&e->g) < 0 || engine_path_push(e, 0, 0) < 0)
+    rc = fsgroup_initial(&e->g);
+    engine_log_history(e, 0);
+    if (rc < 0 || engine_path_push(e, 0, 0) < 0)
         return -1;
     e->next_sid = 1;
     for (int i = 0; i < e->cfg.nfs; i++) {
@@ -271,24 +302,29 @@ static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a
     for (int i = 0; i < e->g.nfs; i++) {
         const struct fs_outcome *o = &e->g.out[i];
         hex_encode(o->digest, (size_t)o->dlen, hex);
-        unsigned crash = CRASH_OF_DIFF(o->differs);
-        fprintf(f, "%-12s ret=%ld errno=%s state=%s%s%s%s%s%s%s\n", e->cfg.fs[i].name, o->res.ret,
-                errno_name(o->res.err), hex, o->differs & DIFF_RET ? " [ret differs]" : "",
+        unsigned crash = CRASH_OF_DIFF(o->differs), fault = FAULT_OF_DIFF(o->differs);
+        fprintf(f, "%-12s ret=%ld errno=%s state=%s%s%s%s%s%s%s%s%s%s\n", e->cfg.fs[i].name,
+                o->res.ret, errno_name(o->res.err), hex, o->differs & DIFF_RET ? " [ret differs]" : "",
                 o->differs & DIFF_ERRNO ? " [errno differs]" : "",
                 o->differs & DIFF_STATE ? " [state differs]" : "", crash ? " [crash: " : "",
-                crash ? crash_kind_name(crash) : "", crash ? "]" : "");
+                crash ? crash_kind_name(crash) : "", crash ? "]" : "", fault ? " [fault: " : "",
+                fault ? fault_found_name(fault) : "", fault ? "]" : "");
     }
 }
 
 static void log_outcomes(struct engine *e)
 {
     for (int i = 0; i < e->g.nfs; i++) {
-        unsigned d = e->g.out[i].differs, crash = CRASH_OF_DIFF(d);
+        unsigned d = e->g.out[i].differs, crash = CRASH_OF_DIFF(d), fault = FAULT_OF_DIFF(d);
+        char found[64];
+        fault_found_list(fault, found, sizeof found);
         if (d)
-            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s%s%s", (unsigned long long)e->ops,
-                     e->cfg.fs[i].name, d & DIFF_RET ? "differs" : "same",
-                     d & DIFF_ERRNO ? "differs" : "same", d & DIFF_STATE ? "differs" : "same",
-                     crash ? " crash=" : "", crash ? crash_kind_name(crash) : "");
+            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s%s%s%s%s",
+                     (unsigned long long)e->ops, e->cfg.fs[i].name,
+                     d & DIFF_RET ? "differs" : "same", d & DIFF_ERRNO ? "differs" : "same",
+                     d & DIFF_STATE ? "differs" : "same", crash ? " crash=" : "",
+                     crash ? crash_kind_name(crash) : "", fault ? " fault=" : "",
+                     fault ? found : "");
     }
 }
 
@@ -298,6 +334,20 @@ static double run_seconds(const struct engine *e)
 {
     double start = e->search.index > 1 ? e->search.prior.t_first : e->t_start;
     return start > 0 ? now_seconds() - start : 0;
+}
+
+/* The class's group: its cause, or the known delta of fs i along the path (the one the step
+ * came from, and the one the state it made has). */
+static void assign_cause(struct engine *e, int i, const struct op_args *a, struct dclass *c)
+{
+    char below[400];
+    struct cause_path p = { NULL, NULL, NULL };
+    if (a && e->depth >= 1) {
+        p.made = known_delta_at(e, e->depth - 1, i);
+        p.below = e->depth >= 2 ? known_delta_at(e, e->depth - 2, i) : NULL;
+        p.below_text = known_delta_describe(e, i, below, sizeof below);
+    }
+    causes_assign(c, e->cfg.fs[i].name, &p);
 }
 
 /* Signs every fs that differs and counts the hits; idx[] gets the step's classes. Returns how
@@ -314,6 +364,7 @@ static int classify_step(struct engine *e, const struct op_args *a, int *idx, in
         if (!e->g.out[i].differs)
             continue;
         classes_classify(&e->g, i, a, &c);
+        assign_cause(e, i, a, &c);
         int k = classes_add(&e->classes, &c, e->ops, run_seconds(e), &fresh);
         if (k < 0) {
             e->step_unknown++;     /* not counted, so not known either */
@@ -387,6 +438,9 @@ void engine_report_discrepancy(struct engine *e, const struct op_args *a)
     for (int i = 0; a && i < e->g.nfs; i++)
         if (CRASH_OF_DIFF(e->g.out[i].differs))
             fsgroup_crash_report(&e->g, i, f, dir, e->ops);
+    for (int i = 0; a && i < e->g.nfs; i++)
+        if (FAULT_OF_DIFF(e->g.out[i].differs))
+            fsgroup_fault_report(&e->g, i, f);
     if (f != stderr)
         fclose(f);
     log_flush();
@@ -419,12 +473,13 @@ void engine_report_target_failure(struct engine *e, int i, enum target_failure k
                                   const struct op_args *a, uint64_t state)
 {
     static const unsigned bits[] = { 0, DIFF_DAEMON_DIED, DIFF_HANG, DIFF_RESTORE_UNREACHABLE,
-                                     DIFF_UNREADABLE };
+                                     DIFF_UNREADABLE, DIFF_UNMOUNT_FAILED };
     char path[1200], line[2000];
     struct dclass c;
     int fresh;
     e->discrepancies++;
     classes_target_failure(&e->g, i, bits[k], a, &c);
+    causes_assign(&c, e->cfg.fs[i].name, NULL);
     int idx = classes_add(&e->classes, &c, e->ops, run_seconds(e), &fresh);
     log_line("target %llu fs=%s failure=%s state=%llu op=%s message=%s",
              (unsigned long long)e->ops, e->cfg.fs[i].name, target_failure_name(k),

@@ -63,11 +63,12 @@ void engine_close(struct engine *e, enum metis_exit st, const char *reason);
  * it as a hit of its class (classes.h); the first example of a new class also gets a detail file
  * with both trees and the saved states of the search path. */
 void engine_report_discrepancy(struct engine *e, const struct op_args *a);
-/* Whether class k of e's table is in the known file (inline: run_outputs.c and engine.c both
+/* Whether class k of e's table is in the known file, by its own record or its group's (inline: run_outputs.c and engine.c both
  * ask, and engine.c calls run_outputs.c). */
 static inline int engine_class_known(const struct engine *e, int k)
 {
-    return e->have_known && known_find(&e->known, e->classes.v[k].signature) >= 0;
+    const struct dclass *c = &e->classes.v[k];
+    return e->have_known && known_match(&e->known, c->signature, c->group) >= 0;
 }
 /* A target (fs i) that died, hung or could not bring a state back (k) during the step from
  * state (a: the operation in progress, NULL at the initial state): a hit of its own class
@@ -79,6 +80,9 @@ void engine_report_target_failure(struct engine *e, int i, enum target_failure k
  * for the replayer, under dir), and fs i's tree as it is now (mounted for the purpose). */
 void engine_export_ring(struct engine *e, FILE *f, const char *dir);
 void engine_write_listing(struct engine *e, FILE *f, int i);
+/* Logs what the last step's restores left in the backends' history (backend.h): their
+ * "call" and "fresh" records, numbered seq (the step's operation; 0 at set-up). */
+void engine_log_history(struct engine *e, uint64_t seq);
 /* Search path: push the state a step made, or unwind to a state SPIN went back to. */
 int engine_path_push(struct engine *e, uint64_t sid, uint64_t seq);
 int engine_path_unwind_to(struct engine *e, uint64_t sid);

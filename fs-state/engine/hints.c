@@ -109,11 +109,14 @@ static int is_tmpfs(const struct fs_config *f)
     return f->type == FS_KERNEL && strcmp(f->fstype, "tmpfs") == 0;
 }
 
+/* Only when the tmpfs side's root has that mode: a cryfs root that keeps 0700 against a tmpfs
+ * mounted mode=0755 is the other fs's doing. */
 static const char *tmpfs_root_mode(const struct hint_case *c)
 {
     unsigned r, g;
-    if (!mode_pair(c, &r, &g) || strcmp(c->d->entry, "/") != 0 ||
-        !(is_tmpfs(&c->cfg->fs[c->fs]) || is_tmpfs(&c->cfg->fs[0])))
+    if (!mode_pair(c, &r, &g) || strcmp(c->d->entry, "/") != 0)
+        return NULL;
+    if (!(is_tmpfs(&c->cfg->fs[c->fs]) && g == 01777) && !(is_tmpfs(&c->cfg->fs[0]) && r == 01777))
         return NULL;
     return "Known tmpfs behaviour: its root directory has mode 1777 unless it is mounted with "
            "mode=0755.";
@@ -155,16 +158,25 @@ static const char *fuse_attr_cache(const struct hint_case *c)
 /* The fs under test refused what the reference did, with an errno that says "not here":
  * EOPNOTSUPP, ENOSYS, or EINVAL for a flag or mode it does not know (a variant: fallocate's
  * mode, rename's flag, mknod's type; EINVAL of setxattr says nothing of xattrs as such). If that is by design, the
- * declaration in the one vocabulary (features.c) says so once. */
-static const char *lacks_declaration(const struct hint_case *c)
+ * declaration in the one vocabulary (features.c) says so once. The word, or NULL. */
+static const char *lacks_word(const struct hint_case *c)
 {
-    static _Thread_local char text[320];
     int e = c->res.err;
     if (!c->a || c->ref.err != 0 || !(e == EOPNOTSUPP || e == ENOSYS || e == EINVAL))
         return NULL;
     const char *word = features_word_for(c->a->op, op_variant_find(c->a->op, (unsigned)c->a->flags));
     if (!word || (e == EINVAL && !strchr(word, ':')))
         return NULL;            /* EINVAL says "not this flag or mode": a variant's word */
+    return word;
+}
+
+static const char *lacks_declaration(const struct hint_case *c)
+{
+    static _Thread_local char text[320];
+    const char *word = lacks_word(c);
+    int e = c->res.err;
+    if (!word)
+        return NULL;
     snprintf(text, sizeof text, "The file system refused with %s what the reference did; if it "
              "lacks this by design, declare it in [fs %s]: lacks = %s (configs/README.md, "
              "\"Declared feature sets\"), so that it is never drawn.",
@@ -173,21 +185,58 @@ static const char *lacks_declaration(const struct hint_case *c)
     return text;
 }
 
+/* Each rule with the cause it names: a short id that stays the same from run to run (a known
+ * file's group record names it) and a title for the group's line. The order is the hints'
+ * order, and the first rule that matches names a class's cause. */
+struct hint_rule {
+    const char *cause, *title;
+    const char *(*match)(const struct hint_case *);
+};
+
+static const struct hint_rule rules[] = {
+    { "fuse-sticky-without-default-permissions",
+      "the FUSE kernel module keeps no sticky bit without default_permissions", sticky_on_chown },
+    { "chown-clears-setid", "a chown by root clears setuid and setgid", chown_clears_suid },
+    { "mkdir-ignores-setgid", "mkdir ignores S_ISGID in its mode argument",
+      mkdir_setgid_argument },
+    { "fuse-new-entry-write-bits", "a FUSE driver clears write bits of a new entry's mode",
+      fuse_mkdir_write_bits },
+    { "removexattr-absent-returns-0", "removexattr of an absent attribute returns 0",
+      removexattr_absent },
+    { "posix-errno-choice", "an errno POSIX lets a file system choose", posix_errno_choice },
+    { "tmpfs-root-mode", "tmpfs's root mode 1777", tmpfs_root_mode },
+    { "lacks", "a refused feature the file system may lack by design", lacks_declaration },
+    { "hard-links-path-based-fuse",
+      "hard links of a path-based FUSE daemon: each name its own node, with stale cached "
+      "attributes", fuse_attr_cache },
+};
+
+#define NRULES (sizeof rules / sizeof rules[0])
+
 int hints_find(const struct hint_case *c, char *out, size_t len)
 {
-    static const char *(*const rules[])(const struct hint_case *) = {
-        sticky_on_chown, chown_clears_suid, mkdir_setgid_argument, fuse_mkdir_write_bits,
-        removexattr_absent, posix_errno_choice, tmpfs_root_mode, lacks_declaration,
-        fuse_attr_cache,
-    };
     size_t used = 0;
     int n = 0;
-    for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++) {
-        const char *h = rules[k](c);
+    for (size_t k = 0; k < NRULES; k++) {
+        const char *h = rules[k].match(c);
         if (!h || used >= len)
             continue;
         used += (size_t)snprintf(out + used, len - used, "%s%s", n ? " " : "", h);
         n++;
     }
     return n;
+}
+
+const char *hints_cause(const struct hint_case *c, char *id, size_t len)
+{
+    id[0] = '\0';
+    for (size_t k = 0; k < NRULES; k++) {
+        if (!rules[k].match(c))
+            continue;
+        const char *word = rules[k].match == lacks_declaration ? lacks_word(c) : NULL;
+        /* a refusal's cause is the word that would declare it: lacks:fallocate:punch_hole */
+        snprintf(id, len, "%s%s%s", rules[k].cause, word ? ":" : "", word ? word : "");
+        return rules[k].title;
+    }
+    return NULL;
 }

@@ -13,12 +13,28 @@ void known_free(struct known_list *k)
     memset(k, 0, sizeof *k);
 }
 
-int known_find(const struct known_list *k, const char *signature)
+static int find_kind(const struct known_list *k, const char *text, int group)
 {
     for (int i = 0; i < k->n; i++)
-        if (strcmp(k->v[i].signature, signature) == 0)
+        if (k->v[i].group == group && strcmp(k->v[i].signature, text) == 0)
             return i;
     return -1;
+}
+
+int known_find(const struct known_list *k, const char *signature)
+{
+    return find_kind(k, signature, 0);
+}
+
+int known_find_group(const struct known_list *k, const char *key)
+{
+    return find_kind(k, key, 1);
+}
+
+int known_match(const struct known_list *k, const char *signature, const char *group)
+{
+    int i = known_find(k, signature);
+    return i >= 0 || !group || !group[0] ? i : known_find_group(k, group);
 }
 
 /* The value after "key: " with trailing blanks cut, or NULL when line is not that key. */
@@ -35,20 +51,39 @@ static char *value_of(char *line, const char *key)
     return v;
 }
 
-static int add_class(struct known_list *k, const char *sig)
+static int add_class(struct known_list *k, const char *sig, int group)
 {
     if (array_reserve(&k->v, &k->cap, (size_t)k->n + 1, sizeof *k->v))
         return -1;
     memset(&k->v[k->n], 0, sizeof k->v[k->n]);
     snprintf(k->v[k->n].signature, KNOWN_SIG_MAX, "%s", sig);
+    k->v[k->n].group = group;
     k->n++;
     return 0;
+}
+
+/* A "class:" or "group:" record's first line: 0, or -1 with the reason in why. */
+static int take_record(struct known_list *k, const char *v, int group, const char **why)
+{
+    *why = !*v ? (group ? "empty group key" : "empty signature")
+         : strlen(v) >= KNOWN_SIG_MAX ? (group ? "group key too long" : "signature too long")
+         : find_kind(k, v, group) >= 0 ? (group ? "group listed twice" : "signature listed twice")
+         : NULL;
+    return *why ? -1 : add_class(k, v, group) < 0 ? (*why = "out of memory", -1) : 0;
 }
 
 static void append_text(char *to, const char *text)
 {
     size_t n = strlen(to);
     snprintf(to + n, KNOWN_TEXT_MAX - n, "%s%s", n ? "; " : "", text);
+}
+
+int known_add(struct known_list *k, const struct known_class *c)
+{
+    if (add_class(k, c->signature, c->group) < 0)
+        return -1;
+    k->v[k->n - 1] = *c;
+    return 0;
 }
 
 /* One line of the file: 0, or -1 with the reason in why. */
@@ -58,18 +93,17 @@ static int take_line(struct known_list *k, char *line, const char **why)
     line[strcspn(line, "\r\n")] = '\0';
     if (line[strspn(line, " \t")] == '\0' || line[0] == '#')
         return 0;
-    if ((v = value_of(line, "class"))) {
-        *why = !*v ? "empty signature" : strlen(v) >= KNOWN_SIG_MAX ? "signature too long"
-             : known_find(k, v) >= 0 ? "signature listed twice" : NULL;
-        return *why ? -1 : add_class(k, v) < 0 ? (*why = "out of memory", -1) : 0;
-    }
+    if ((v = value_of(line, "class")))
+        return take_record(k, v, 0, why);
+    if ((v = value_of(line, "group")))
+        return take_record(k, v, 1, why);
     int is_note = (v = value_of(line, "note")) != NULL;
     if (!is_note && !(v = value_of(line, "link"))) {
-        *why = "expected 'class: SIGNATURE', 'note: TEXT' or 'link: URL'";
+        *why = "expected 'class: SIGNATURE', 'group: KEY', 'note: TEXT' or 'link: URL'";
         return -1;
     }
     if (k->n == 0) {
-        *why = "a note or link before the first 'class:' line";
+        *why = "a note or link before the first 'class:' or 'group:' line";
         return -1;
     }
     struct known_class *c = &k->v[k->n - 1];
@@ -108,9 +142,10 @@ int known_load(const char *path, struct known_list *k, char *err, size_t errlen)
 
 static const char header[] =
     "# Known discrepancy classes of Metis (metis known add; see metis(1)). One record per class:\n"
-    "# 'class: SIGNATURE' exactly as classes.txt shows it, then optional 'note:' and 'link:'\n"
-    "# lines. Signatures are compared exactly: a Metis that signs classes differently makes\n"
-    "# these records stale.\n";
+    "# 'class: SIGNATURE' exactly as classes.txt shows it, or per cause group: 'group: KEY'\n"
+    "# (every class of the group), then optional 'note:' and 'link:' lines. Signatures and\n"
+    "# keys are compared exactly: a Metis that signs classes differently makes these records\n"
+    "# stale.\n";
 
 int known_append(const char *path, const struct known_class *c, char *err, size_t errlen)
 {
@@ -122,7 +157,7 @@ int known_append(const char *path, const struct known_class *c, char *err, size_
     }
     if (fresh)
         fputs(header, f);
-    fprintf(f, "\nclass: %s\n", c->signature);
+    fprintf(f, "\n%s: %s\n", c->group ? "group" : "class", c->signature);
     if (c->note[0])
         fprintf(f, "note: %s\n", c->note);
     if (c->link[0])

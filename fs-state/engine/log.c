@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 #define LOG_BUF_SIZE (1 << 20)
-#define LOG_LINE_MAX 16384
+/* The longest record: a restore call's, whose value (an xattr's, up to 64 KiB) is in hex. */
+#define LOG_LINE_MAX (192 << 10)
 
 static int log_fd = -1;
 static char *log_buf;

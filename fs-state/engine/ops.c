@@ -3,18 +3,17 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/falloc.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "choose.h"
+#include "lib/beneath.h"
 #include "lib/buf.h"
 #include "config.h"
 #include "input.h"
@@ -30,57 +29,18 @@ static const char *const field_key[NFIELDS] = {
 
 #define UID_KEEP ((uint32_t)-1)
 
-/* ---------- confinement helpers ---------- */
-
-static int open_beneath(int rootfd, const char *rel, uint64_t flags, mode_t mode)
-{
-    /* A pool name may be a FIFO, socket or device (mknod): without O_NONBLOCK opening a FIFO
-     * waits for a peer forever. Regular files ignore it; O_PATH opens refuse it. */
-    if (!(flags & O_PATH))
-        flags |= O_NONBLOCK;
-    struct open_how how = {
-        .flags = flags | O_CLOEXEC,
-        .mode = (flags & (O_CREAT | __O_TMPFILE)) ? mode : 0,
-        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-    };
-    return (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
-}
+/* ---------- confinement helpers (lib/beneath.h) ---------- */
 
 /* The target of a path, following a final symlink, as an O_PATH fd confined below rootfd. */
 static int open_target(int rootfd, const char *path)
 {
-    return open_beneath(rootfd, path + 1, O_PATH, 0);
+    return beneath_open(rootfd, path + 1, O_PATH, 0);
 }
 
 /* The parent directory of path as an O_PATH fd; *last points at the last component inside buf. */
 static int open_parent(int rootfd, const char *path, char *buf, const char **last)
 {
-    snprintf(buf, METIS_PATH_MAX, "%s", path + 1);
-    char *slash = strrchr(buf, '/');
-    if (!slash) {
-        *last = buf;
-        return open_beneath(rootfd, ".", O_PATH | O_DIRECTORY, 0);
-    }
-    *slash = '\0';
-    *last = slash + 1;
-    return open_beneath(rootfd, buf, O_PATH | O_DIRECTORY, 0);
-}
-
-/* A magic-link path to an O_PATH fd, so path-based syscalls act on exactly that inode. */
-static const char *fd_path(int fd, char *buf, size_t len)
-{
-    snprintf(buf, len, "/proc/self/fd/%d", fd);
-    return buf;
-}
-
-/* Closes fd without disturbing the errno of the operation. */
-static long finish(int fd, long ret)
-{
-    int saved = errno;
-    if (fd >= 0)
-        close(fd);
-    errno = saved;
-    return ret;
+    return beneath_parent(rootfd, path, buf, METIS_PATH_MAX, last);
 }
 
 /* ---------- deterministic data ---------- */
@@ -177,13 +137,13 @@ static void resolve_write_file(int rootfd, const struct op_args *a, struct op_ho
 {
     errno = EFBIG;
     if (a->size > METIS_WRITE_MAX ||
-        (h->fd[0] = open_beneath(rootfd, a->path + 1, (unsigned)a->flags, a->mode)) < 0)
+        (h->fd[0] = beneath_open(rootfd, a->path + 1, (unsigned)a->flags, a->mode)) < 0)
         hold_failed(h);
 }
 
 static void resolve_fallocate_file(int rootfd, const struct op_args *a, struct op_hold *h)
 {
-    if ((h->fd[0] = open_beneath(rootfd, a->path + 1, O_RDWR, 0)) < 0)
+    if ((h->fd[0] = beneath_open(rootfd, a->path + 1, O_RDWR, 0)) < 0)
         hold_failed(h);
 }
 
@@ -191,8 +151,8 @@ static void resolve_fallocate_file(int rootfd, const struct op_args *a, struct o
  * that directory's lock; confined below it, as symlink targets only go down. */
 static long act_create_file(const struct op_args *a, struct op_hold *h)
 {
-    int fd = open_beneath(h->fd[0], h->last[0], (unsigned)a->flags | O_CREAT, a->mode);
-    return fd < 0 ? -1 : finish(fd, 0);
+    int fd = beneath_open(h->fd[0], h->last[0], (unsigned)a->flags | O_CREAT, a->mode);
+    return fd < 0 ? -1 : beneath_close(fd, 0);
 }
 
 static long act_write_file(const struct op_args *a, struct op_hold *h)
@@ -204,25 +164,25 @@ static long act_write_file(const struct op_args *a, struct op_hold *h)
 static long act_truncate(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
-    return truncate(fd_path(h->fd[0], p, sizeof p), (off_t)a->size);
+    return truncate(beneath_fd_path(h->fd[0], p, sizeof p), (off_t)a->size);
 }
 
 static long act_chmod(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
-    return chmod(fd_path(h->fd[0], p, sizeof p), a->mode);
+    return chmod(beneath_fd_path(h->fd[0], p, sizeof p), a->mode);
 }
 
 static long act_chown_file(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
-    return chown(fd_path(h->fd[0], p, sizeof p), a->uid, UID_KEEP);
+    return chown(beneath_fd_path(h->fd[0], p, sizeof p), a->uid, UID_KEEP);
 }
 
 static long act_chgrp_file(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
-    return chown(fd_path(h->fd[0], p, sizeof p), UID_KEEP, a->gid);
+    return chown(beneath_fd_path(h->fd[0], p, sizeof p), UID_KEEP, a->gid);
 }
 
 static long act_unlink(const struct op_args *a, struct op_hold *h)
@@ -263,13 +223,13 @@ static long act_setxattr(const struct op_args *a, struct op_hold *h)
     void *value = data_buffer(a->data_seed, have);
     if (!value)
         return -1;
-    return setxattr(fd_path(h->fd[0], p, sizeof p), a->xname, value, a->size, a->flags);
+    return setxattr(beneath_fd_path(h->fd[0], p, sizeof p), a->xname, value, a->size, a->flags);
 }
 
 static long act_removexattr(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
-    return removexattr(fd_path(h->fd[0], p, sizeof p), a->xname);
+    return removexattr(beneath_fd_path(h->fd[0], p, sizeof p), a->xname);
 }
 
 /* ---------- draw: arguments from the pool and the weighted partitions ---------- */
@@ -564,15 +524,15 @@ static long copy_all(int in, int out, const struct op_args *a)
 static long act_copy_range(const struct op_args *a, struct op_hold *h)
 {
     int rootfd = h->root;
-    int in = open_beneath(rootfd, a->path + 1, O_RDONLY, 0);
+    int in = beneath_open(rootfd, a->path + 1, O_RDONLY, 0);
     if (in < 0)
         return -1;
-    int out = open_beneath(rootfd, a->path2 + 1, O_WRONLY, 0);
+    int out = beneath_open(rootfd, a->path2 + 1, O_WRONLY, 0);
     if (out < 0)
-        return finish(in, -1);
+        return beneath_close(in, -1);
     long ret = copy_all(in, out, a);
-    finish(out, 0);
-    return finish(in, ret);
+    beneath_close(out, 0);
+    return beneath_close(in, ret);
 }
 
 /* Device numbers of majors 60-63, which Linux keeps for local experiments: no driver claims
@@ -631,17 +591,17 @@ static long act_open_unlink(const struct op_args *a, struct op_hold *h)
     int rootfd = h->root;
     char buf[METIS_PATH_MAX];
     const char *last;
-    int fd = open_beneath(rootfd, a->path + 1, O_RDWR, 0);
+    int fd = beneath_open(rootfd, a->path + 1, O_RDWR, 0);
     if (fd < 0)
         return -1;
     int dfd = open_parent(rootfd, a->path, buf, &last);
     if (dfd < 0)
-        return finish(fd, -1);
+        return beneath_close(fd, -1);
     long ret = unlinkat(dfd, last, 0);
-    finish(dfd, 0);
+    beneath_close(dfd, 0);
     if (ret == 0)
         ret = through_fd(fd, a);
-    return finish(fd, ret);
+    return beneath_close(fd, ret);
 }
 
 /* Whole seconds well before any clock a run has (tree/line.c records mtimes before 2017
@@ -662,7 +622,7 @@ static long act_utimes(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
     struct timespec ts[2] = { { 0, UTIME_OMIT }, { (time_t)a->mtime_sec, a->mtime_nsec } };
-    return utimensat(AT_FDCWD, fd_path(h->fd[0], p, sizeof p), ts, 0);
+    return utimensat(AT_FDCWD, beneath_fd_path(h->fd[0], p, sizeof p), ts, 0);
 }
 
 int op_variant_of(const struct op_args *a)

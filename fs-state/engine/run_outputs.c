@@ -2,6 +2,7 @@
 #include "run_outputs.h"
 #include "lib/helpers.h"
 #include "step.h"
+#include "causes.h"
 #include "features.h"
 #include <stdio.h>
 #include <string.h>
@@ -43,18 +44,33 @@ static struct report_sample counters(const struct engine *e, double now)
                                    e->discrepancies };
 }
 
-/* " classes=N" only once there is a discrepancy: a clean run's lines stay as they were; with
- * a known file, " new=N known=M not_seen=K" splits them and counts the known ones not found. */
+/* The known file's records no class of the run matched: a group record is seen when any class
+ * of its group is found (and not covered by a class record of its own). */
+static int known_not_seen(const struct engine *e)
+{
+    int gone = 0;
+    for (int r = 0; r < e->known.n; r++) {
+        int seen = 0;
+        for (int k = 0; k < e->classes.n && !seen; k++)
+            seen = known_match(&e->known, e->classes.v[k].signature, e->classes.v[k].group) == r;
+        gone += !seen;
+    }
+    return gone;
+}
+
+/* " classes=N groups=G" only once there is a discrepancy: a clean run's lines stay as they
+ * were; with a known file, " new=N known=M not_seen=K" splits them and counts the known
+ * records not found. */
 static void print_classes_count(const struct engine *e)
 {
     int known = 0;
     for (int k = 0; k < e->classes.n; k++)
         known += engine_class_known(e, k);
     if (e->discrepancies)
-        fprintf(stderr, " classes=%d", e->classes.n);
+        fprintf(stderr, " classes=%d groups=%d", e->classes.n, causes_count(&e->classes));
     if (e->have_known)
         fprintf(stderr, " new=%d known=%d not_seen=%d", e->classes.n - known, known,
-                e->known.n - known);
+                known_not_seen(e));
     fputc('\n', stderr);
 }
 
@@ -82,9 +98,11 @@ static void write_timing_json(const struct engine *e, FILE *f)
         const struct fs_outcome *o = &e->g.out[i];
         double n = e->ops ? (double)e->ops : 1;
         fprintf(f, "%s\"%s\":{\"restore_mount\":%.1f,\"operation\":%.1f,\"abstract\":%.1f,"
-                "\"unmount_save\":%.1f,\"crash\":%.1f,\"held_bytes\":%llu}", i ? "," : "",
+                "\"unmount_save\":%.1f,\"crash\":%.1f,\"fault\":%.1f,\"fault_steps\":%llu,"
+                "\"held_bytes\":%llu}", i ? "," : "",
                 e->cfg.fs[i].name, o->t_prepare / n * 1e6, o->t_op / n * 1e6,
                 o->t_abstract / n * 1e6, o->t_finish / n * 1e6, o->t_crash / n * 1e6,
+                o->t_fault / n * 1e6, (unsigned long long)o->fault_steps,
                 e->g.be[i] ? (unsigned long long)e->g.be[i]->ops->held_bytes(e->g.be[i]) : 0ULL);
     }
     fputs("}", f);
@@ -162,6 +180,7 @@ static void write_summary_json(struct engine *e, enum metis_exit st, const char 
             e->search.index, e->search.completed ? "true" : "false",
             (unsigned long long)e->search.base_seed);
     fprintf(f, "\"discrepancy_classes\":%d,", e->classes.n);
+    causes_write_json(&e->classes, f);
     classes_write_json(&e->classes, &e->cfg, f);
     fputs(",\"fs\":[", f);
     for (int i = 0; i < e->g.nfs; i++)

@@ -1,5 +1,6 @@
 /* The step core: what the engine and the replayer both do to run, restore, read back and compare one operation. */
 #include "step.h"
+#include "backend/rcalls_text.h"
 #include "lib/buf.h"
 #include "lib/errnos.h"
 #include "fsset.h"
@@ -17,11 +18,16 @@
 struct step_history {
     uint64_t sid, parent;
     char *op;                    /* op_format's text: a few dozen bytes against op_args' 8 KiB;
+                                    "call " and a restore call's text (fsgroup_call);
                                     NULL: refused as unsupported, so it changed nothing anywhere */
     UT_hash_handle hh;
 };
 
+#define CALL_PREFIX "call "
+
 static int fsset_workers;
+
+
 
 static int gerr(struct fsgroup *g, const char *fmt, const char *detail)
 {
@@ -74,7 +80,7 @@ static void history_forget(struct fsgroup *g, uint64_t sid)
 
 /* text: the operations that made sid from parent, one per line (several: a concurrent step,
  * in the serial order the reference kept). */
-static int history_add_text(struct fsgroup *g, uint64_t sid, uint64_t parent, const char *text)
+static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const char *text)
 {
     struct step_history *h;
     history_forget(g, sid);
@@ -88,11 +94,23 @@ static int history_add_text(struct fsgroup *g, uint64_t sid, uint64_t parent, co
     return 0;
 }
 
-static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const struct op_args *a)
+static int history_add_op(struct fsgroup *g, uint64_t sid, uint64_t parent,
+                          const struct op_args *a)
 {
     char text[METIS_OP_LINE_MAX];
     op_format(a, text, sizeof text);
-    return history_add_text(g, sid, parent, text);
+    return history_add(g, sid, parent, text);
+}
+
+static int history_add_call(struct fsgroup *g, uint64_t sid, uint64_t parent,
+                            const struct rcall *c)
+{
+    struct buf b = { 0 };
+    int rc = buf_printf(&b, CALL_PREFIX) == 0 && rcall_format(c, &b) == 0
+                 ? history_add(g, sid, parent, b.p)
+                 : gerr(g, "%s", "out of memory for the search path's history");
+    buf_free(&b);
+    return rc;
 }
 
 /* The step that made sid was refused as unsupported: the file systems that skipped it must not
@@ -138,6 +156,23 @@ static int fs_index(const struct fsgroup *g, const struct backend *b)
     return i;
 }
 
+/* A restore call on the way to a state: run as a replay of a history traced it (fsgroup_call). */
+static int replay_call(struct backend *b, const char *text)
+{
+    char *copy = strdup(text), err[300];
+    unsigned char *data = NULL;
+    struct rcall c;
+    int rc = copy ? rcall_parse(copy, &c, &data, err, sizeof err) : -1;
+    if (rc == 0)
+        rcall_exec(b->rootfd, &c);
+    else
+        snprintf(b->err, sizeof b->err, "%s: replaying a restore call: %s", b->cfg->name,
+                 copy ? err : "out of memory");
+    free(data);
+    free(copy);
+    return rc;
+}
+
 /* Runs the operations of one history entry (one per line) on b. */
 static int replay_lines(struct backend *b, const char *text)
 {
@@ -157,10 +192,13 @@ static int replay_lines(struct backend *b, const char *text)
     return 0;
 }
 
-/* One history entry: an operation, or a concurrent step's calls in the order kept. */
+/* One history entry: an operation, a restore call, or a concurrent step's calls in the order
+ * kept. */
 static int replay_entry(struct backend *b, const char *text)
 {
     char err[256];
+    if (strncmp(text, CALL_PREFIX, strlen(CALL_PREFIX)) == 0)
+        return replay_call(b, text + strlen(CALL_PREFIX));
     if (!together_is_history(text))
         return replay_lines(b, text);
     if (together_replay(b->rootfd, text, err, sizeof err) == 0)
@@ -245,6 +283,8 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
             return gerr(g, "cannot create the backend of fs %s", fs->name);
         if (!(g->crash[i] = crash_open(g->cfg, i, g->be[i], &g->abs[i], &failed)) && failed)
             return gerr(g, "out of memory for the crash check of fs %s", fs->name);
+        if (!(g->fault[i] = fault_open(g->cfg, i, g->be[i], &g->abs[i], &failed)) && failed)
+            return gerr(g, "out of memory for the fault check of fs %s", fs->name);
         g->be[i]->replay_fn = replay_to_state;
         g->be[i]->replay_ctx = g;
         g->be[i]->populate_fn = populate_dir;
@@ -330,6 +370,18 @@ static int prepopulate_early(struct fsgroup *g)
     return fsgroup_run(g, prepopulate_one, g, "prepopulation");
 }
 
+/* The fs whose step of the set-up failed names the failure: a target's daemon may have died
+ * meanwhile, which is a finding (fsgroup_target_failure), not Metis's own failure. */
+static int setup_failed(struct fsgroup *g, const char *what)
+{
+    for (int i = 0; i < g->nfs; i++)
+        if (g->be[i]->err[0]) {
+            g->failed_fs = i;
+            return gerr(g, "%s", g->be[i]->err);
+        }
+    return gerr(g, "%s failed", what);
+}
+
 int fsgroup_setup(struct fsgroup *g, double setup_timeout)
 {
     double step_timeout = g->timeout;
@@ -342,8 +394,11 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
         return -1;
     g->failed_fs = -1;
     for (int i = 0; i < g->nfs; i++)
-        if (g->crash[i] && crash_setup(g->crash[i]) < 0)
+        if ((g->crash[i] && crash_setup(g->crash[i]) < 0) ||
+            (g->fault[i] && fault_setup(g->fault[i]) < 0))
             return gerr(g, "%s", g->be[i]->err);
+    if (equalize_grow_reference(g->be, g->nfs, g->cfg->run.equalize_limit) < 0)
+        return setup_failed(g, "growing the reference");
     if (prepopulate_early(g) < 0)
         return -1;
     /* Free space equal on every fs, so ENOSPC falls at the same operation on each; the roots
@@ -352,19 +407,16 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
                           g->cfg->run.equalize_limit) == 0 && fill_varied(g) == 0 &&
         equalize_root(g->be, g->nfs, g->fillers) == 0)
         return 0;
-    for (int i = 0; i < g->nfs; i++)
-        if (g->be[i]->err[0]) {
-            g->failed_fs = i;    /* a target's daemon may have died meanwhile */
-            return gerr(g, "%s", g->be[i]->err);
-        }
-    return gerr(g, "%s", "equalizing free space and roots failed");
+    return setup_failed(g, "equalizing free space and roots");
 }
 
 /* ---- steps ---- */
 
 struct step_job {
     struct fsgroup *g;
-    const struct op_args *args;  /* NULL: make the initial state */
+    const struct op_args *args;  /* NULL: make the initial state (or run call) */
+    const struct rcall *call;    /* not NULL: a restore call instead (fsgroup_call) */
+    const struct fault_spec *fault;  /* NULL or not on: no fault step */
     uint64_t from, to;
     unsigned only;               /* bit i: run on fs i (0: on all) */
     const struct op_result *skip;/* not NULL: leave the operation out and record this refusal */
@@ -375,6 +427,9 @@ struct step_job {
     step_exec_fn *exec;          /* not NULL: the step's calls, made instead of args (a
                                     concurrent step's, or a serial order of them) */
     void *ctx;                   /* ... and what they need */
+    unsigned char fault_before[METIS_MAX_FS][TREE_MAX_DIGEST];  /* a fault step: each fs's
+                                    digest of the state the step starts from ... */
+    int fault_blen[METIS_MAX_FS];  /* ... and its length (-1: unknown) */
 };
 
 int fsgroup_read_state(struct fsgroup *g, int i)
@@ -383,7 +438,9 @@ int fsgroup_read_state(struct fsgroup *g, int i)
     struct fs_outcome *o = &g->out[i];
     /* The reference's entries come with its digest, for state-aware path draws. */
     b->own_failure = 0;
-    o->dlen = backend_read_back(b, &g->abs[i], o->digest, crash_live_listing(g->crash[i]),
+    FILE *listing = crash_live_listing(g->crash[i]);
+    o->dlen = backend_read_back(b, &g->abs[i], o->digest,
+                                listing ? listing : fault_clean_listing(g->fault[i]),
                                 i == 0 ? &g->tree : NULL);
     o->unreadable = o->dlen < 0 && !b->own_failure;
     if (o->dlen >= 0)
@@ -419,6 +476,61 @@ static int crash_verify_step(struct step_job *j, int i)
     return rc;
 }
 
+/* Where a fault step keeps the state it starts from, and the one its clean run made, when the
+ * caller saves none (a replay). */
+#define FAULT_FROM_STATE (UINT64_MAX - 16)
+#define FAULT_BACK_STATE (UINT64_MAX - 17)
+
+/* Before the clean step of a fault step: the saved state it starts from (kept under
+ * FAULT_FROM_STATE when the caller saves none) and its digest; STEP_NO_STATE when the step is
+ * no fault step on fs i. */
+static int fault_origin(struct step_job *j, int i, uint64_t *origin)
+{
+    struct fsgroup *g = j->g;
+    struct backend *b = g->be[i];
+    struct fs_outcome *o = &g->out[i];
+    *origin = STEP_NO_STATE;
+    memset(&o->fault, 0, sizeof o->fault);
+    if (!g->fault[i] || !j->fault || !j->fault->on || !j->args || j->skip || j->again)
+        return 0;
+    *origin = j->from != STEP_NO_STATE ? j->from : g->live;
+    j->fault_blen[i] = o->dlen;
+    if (j->from != STEP_NO_STATE)
+        j->fault_blen[i] = fault_state_digest(g->fault[i], j->from, j->fault_before[i]);
+    else
+        memcpy(j->fault_before[i], o->digest, sizeof o->digest);
+    if (*origin == STEP_NO_STATE && b->ops->save(b, *origin = FAULT_FROM_STATE) < 0)
+        return -1;
+    return fault_expect(g->fault[i]);
+}
+
+/* After the clean step: the fault check (which leaves the fs in the clean step's state), and
+ * that state noted for later checks. */
+static int fault_after_step(struct step_job *j, int i, uint64_t origin)
+{
+    struct fsgroup *g = j->g;
+    struct backend *b = g->be[i];
+    struct fs_outcome *o = &g->out[i];
+    if (!g->fault[i])
+        return 0;
+    if (origin != STEP_NO_STATE) {
+        double t = now_seconds();
+        uint64_t back = j->to != STEP_NO_STATE ? j->to : FAULT_BACK_STATE;
+        struct fault_step s = { origin, back, j->args, j->fault, o->res, j->fault_before[i],
+                                o->digest, j->fault_blen[i], o->dlen };
+        if ((back == FAULT_BACK_STATE && b->ops->save(b, back) < 0) ||
+            fault_check_step(g->fault[i], &s, &o->fault) < 0)
+            return -1;
+        if (back == FAULT_BACK_STATE)
+            b->ops->discard(b, back);
+        if (origin == FAULT_FROM_STATE)
+            b->ops->discard(b, origin);
+        o->t_fault += now_seconds() - t;
+        o->fault_steps++;
+    }
+    return j->to != STEP_NO_STATE ? fault_note_state(g->fault[i], j->to, o->digest, o->dlen) : 0;
+}
+
 /* Saves lazily: RefFS, whose save is an ioctl nothing else depends on. A kernel fs's save
  * also tells its image store what the device holds, which makes the next restore cheap. */
 static int lazy_fs(const struct fsgroup *g, int i)
@@ -448,6 +560,12 @@ static int exec_failed(struct backend *b)
     return -1;
 }
 
+static void call_exec(int rootfd, const struct rcall *c, struct op_result *r)
+{
+    r->ret = rcall_exec(rootfd, c);
+    r->err = r->ret < 0 ? errno : 0;
+}
+
 static int step_one(int i, void *ctx)
 {
     struct step_job *j = ctx;
@@ -458,6 +576,9 @@ static int step_one(int i, void *ctx)
     double t = now_seconds();
     o->unreadable = 0;
     if (!j->again && lazy_work(j->g, i, j->save_first) < 0)
+        return -1;
+    uint64_t origin;
+    if (fault_origin(j, i, &origin) < 0)
         return -1;
     double t_restore = now_seconds();
     o->t_finish += t_restore - t;
@@ -473,6 +594,8 @@ static int step_one(int i, void *ctx)
         return exec_failed(b);
     else if (j->exec)
         ;
+    else if (j->call)
+        call_exec(b->rootfd, j->call, &o->res);
     else if (j->args)
         op_exec(b->rootfd, j->args, &o->res);
     else if (!b->populated && !j->g->plan_made_early)   /* else they are there already */
@@ -489,7 +612,7 @@ static int step_one(int i, void *ctx)
     if (crash_capture_step(j, i) < 0)
         return -1;
     double t_read = now_seconds();
-    if (fsgroup_read_state(j->g, i) < 0)
+    if (!j->call && fsgroup_read_state(j->g, i) < 0)
         return -1;
     double t_end = now_seconds();
     if (b->ops->end(b) < 0 ||
@@ -499,13 +622,17 @@ static int step_one(int i, void *ctx)
     o->t_op += t_abs - t_op;
     o->t_abstract += t_end - t_read;
     o->t_finish += now_seconds() - t_end;
+    if (j->call)
+        return 0;
+    if (fault_after_step(j, i, origin) < 0)
+        return -1;
     return crash_verify_step(j, i);
 }
 
 int fsgroup_initial(struct fsgroup *g)
 {
     int lazy = g->lazy_save;
-    struct step_job j = { g, NULL, STEP_NO_STATE, 0, 0, NULL, STEP_NO_STATE, 0, NULL, NULL };
+    struct step_job j = { .g = g, .from = STEP_NO_STATE, .to = 0, .save_first = STEP_NO_STATE };
     g->lazy_save = 0;            /* the initial state is always saved */
     int rc = fsgroup_run(g, step_one, &j, "initial state");
     g->lazy_save = lazy;
@@ -513,7 +640,7 @@ int fsgroup_initial(struct fsgroup *g)
         return -1;
     for (int i = 0; i < g->nfs; i++)
         g->out[i].t_prepare = g->out[i].t_op = g->out[i].t_abstract = g->out[i].t_finish =
-            g->out[i].t_crash = 0;
+            g->out[i].t_crash = g->out[i].t_fault = 0;
     g->live = 0;
     return 0;
 }
@@ -574,26 +701,48 @@ static int gated_step(struct fsgroup *g, struct step_job *j, unsigned gate, uint
     return j->only ? fsgroup_run(g, step_one, j, op_name(j->args->op)) : 0;
 }
 
-int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to)
+/* After a step to state to: the discards it did, the save lazy_save put off, the live state. */
+static void stepped_to(struct fsgroup *g, uint64_t to)
+{
+    g->ndiscards = 0;
+    if (g->lazy_save)
+        g->unsaved = to;
+    g->live = to;
+}
+
+int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_spec *fault,
+                 uint64_t from, uint64_t to)
 {
     /* A restore elsewhere abandons an unsaved live state: SPIN never comes back to it. */
-    struct step_job j = { g, a, from, to, 0, NULL,
-                          from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE, 0, NULL, NULL };
+    struct step_job j = { .g = g, .args = a, .fault = fault, .from = from, .to = to,
+                          .save_first = from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
     unsigned gate = gatekeepers(g, a);
-    if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, a) < 0)
+    if (to != STEP_NO_STATE && g->needs_history && history_add_op(g, to, parent, a) < 0)
         return -1;
     g->unsupported_step = 0;
     g->unsaved = STEP_NO_STATE;
     if (gate ? gated_step(g, &j, gate, parent) < 0
              : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
         return -1;
-    g->ndiscards = 0;
-    if (g->lazy_save)
-        g->unsaved = to;
     if (g->unsupported_step && to != STEP_NO_STATE && g->needs_history)
         history_refused(g, to);
-    g->live = to;
+    stepped_to(g, to);
+    return 0;
+}
+
+int fsgroup_call(struct fsgroup *g, const struct rcall *c, uint64_t from, uint64_t to)
+{
+    struct step_job j = { .g = g, .call = c, .from = from, .to = to,
+                          .save_first = from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE };
+    uint64_t parent = from != STEP_NO_STATE ? from : g->live;
+    if (to != STEP_NO_STATE && g->needs_history && history_add_call(g, to, parent, c) < 0)
+        return -1;
+    g->unsupported_step = 0;
+    g->unsaved = STEP_NO_STATE;
+    if (fsgroup_run(g, step_one, &j, "a restore call") < 0)
+        return -1;
+    stepped_to(g, to);
     return 0;
 }
 
@@ -602,8 +751,9 @@ int fsgroup_pass(struct fsgroup *g, const struct step_pass *p)
     /* As fsgroup_step: without a restore, a live state not saved yet is saved before the
      * pass changes it, once per fs (its first pass of the step). */
     uint64_t save_first = p->from == STEP_NO_STATE && !p->again ? g->unsaved : STEP_NO_STATE;
-    struct step_job j = { g, NULL, p->from, p->to, p->only, NULL, save_first, p->again,
-                          p->exec, p->ctx };
+    struct step_job j = { .g = g, .from = p->from, .to = p->to, .only = p->only,
+                          .save_first = save_first, .again = p->again, .exec = p->exec,
+                          .ctx = p->ctx };
     g->unsupported_step = 0;
     return fsgroup_run(g, step_one, &j, p->what);
 }
@@ -659,7 +809,7 @@ int fsgroup_forget_aside(struct fsgroup *g, uint64_t sid, unsigned only)
 
 int fsgroup_passes_done(struct fsgroup *g, uint64_t parent, uint64_t to, const char *history)
 {
-    if (to != STEP_NO_STATE && g->needs_history && history_add_text(g, to, parent, history) < 0)
+    if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, history) < 0)
         return -1;
     g->ndiscards = 0;
     if (g->lazy_save)
@@ -687,10 +837,11 @@ int fsgroup_compare(struct fsgroup *g, int initial)
         n += o->differs != 0;
     }
     g->out[0].differs = 0;
-    /* A crash check holds each fs to its own promise: the reference can fail it too. */
+    /* A crash or fault check holds each fs to its own promise: the reference can fail it too. */
     for (int i = 0; i < g->nfs; i++) {
-        n += g->out[i].crash.kinds && !g->out[i].differs;
-        g->out[i].differs |= DIFF_OF_CRASH(g->out[i].crash.kinds);
+        unsigned own = DIFF_OF_CRASH(g->out[i].crash.kinds) | DIFF_OF_FAULT(g->out[i].fault.kinds);
+        n += own && !g->out[i].differs;
+        g->out[i].differs |= own;
     }
     return n;
 }
@@ -747,13 +898,15 @@ enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs)
         return k;
     if (g->be[i]->restore_unreachable)
         return TF_RESTORE_UNREACHABLE;
+    if (g->be[i]->unmount_failed)
+        return TF_UNMOUNT_FAILED;
     return g->out[i].unreadable ? TF_UNREADABLE : TF_NONE;
 }
 
 const char *target_failure_name(enum target_failure k)
 {
     static const char *const names[] = { "none", "daemon-died", "hang", "restore-unreachable",
-                                         "unreadable" };
+                                         "unreadable", "unmount-failed" };
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 
@@ -788,6 +941,9 @@ int fsgroup_discard(struct fsgroup *g, uint64_t sid)
 {
     struct discard_job j = { g, sid };
     history_forget(g, sid);
+    for (int i = 0; i < g->nfs; i++)
+        if (g->fault[i])
+            fault_forget_state(g->fault[i], sid);
     if (!g->lazy_save)
         return fsgroup_run(g, discard_one, &j, "discard");
     int unsaved = sid == g->unsaved, eager = 0;
@@ -824,6 +980,12 @@ void fsgroup_crash_report(struct fsgroup *g, int i, FILE *f, const char *dir, ui
         crash_report(g->crash[i], &g->out[i].crash, f, dir, seq);
 }
 
+void fsgroup_fault_report(struct fsgroup *g, int i, FILE *f)
+{
+    if (g->fault[i] && g->out[i].fault.checked)
+        fault_report(g->fault[i], &g->out[i].fault, f);
+}
+
 void fsgroup_crash_close(struct fsgroup *g)
 {
     for (int i = 0; i < g->nfs; i++) {
@@ -835,6 +997,10 @@ void fsgroup_crash_close(struct fsgroup *g)
 void fsgroup_close(struct fsgroup *g)
 {
     fsgroup_crash_close(g);
+    for (int i = 0; i < g->nfs; i++) {
+        fault_close(g->fault[i]);
+        g->fault[i] = NULL;
+    }
     for (int i = 0; i < g->nfs; i++)
         if (g->be[i]) {
             backend_close(g->be[i]);

@@ -7,9 +7,11 @@
 #include "tree/classify.h"
 #include "backend/backend.h"
 #include "backend/equalize.h"
+#include "backend/rcalls.h"
 #include "config.h"
 #include "crash_check.h"
 #include "differs.h"
+#include "fault_check.h"
 #include "ops.h"
 
 /* A state id meaning "none": no restore before a step, no save after it. */
@@ -28,7 +30,9 @@ struct fs_outcome {
                                     fresh is the difference the step added, to sign its class */
     struct state_diff fresh;     /* ... the most telling difference the delta did not hold */
     struct crash_result crash;   /* the step's crash check, when [run] crash is on */
-    double t_prepare, t_op, t_abstract, t_finish, t_crash;
+    struct fault_result fault;   /* the step's fault check, when it was a fault step */
+    double t_prepare, t_op, t_abstract, t_finish, t_crash, t_fault;
+    uint64_t fault_steps;        /* fault checks made (t_fault is their time) */
 };
 
 struct step_history;
@@ -46,6 +50,8 @@ enum target_failure {
     TF_RESTORE_UNREACHABLE,      /* neither logical restore nor replay brought a state back */
     TF_UNREADABLE,               /* its tree could not be read back (an entry readdir listed
                                     could not be looked up, EIO): a broken tree, not a state */
+    TF_UNMOUNT_FAILED,           /* its mount could not be unmounted (unmount_cmd failed, or
+                                    was busy for BK_BUSY_SECONDS), or its daemon did not exit */
 };
 
 /* The file systems a run steps together; fs 0 is the reference. */
@@ -68,6 +74,7 @@ struct fsgroup {
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
+    struct fault_check *fault[METIS_MAX_FS];    /* NULL where no fault steps apply */
     uint64_t live;               /* the state the file systems hold (STEP_NO_STATE: unsaved) */
     int lazy_save;               /* RefFS saves a step's state only once a step goes on from it
                                     (or fsgroup_save_live): most states SPIN makes, it matches
@@ -97,8 +104,16 @@ int fsgroup_initial(struct fsgroup *g);
 /* One step on every fs: restore(from) unless from is STEP_NO_STATE, the operation, the
  * read-back into out[], save(to) unless to is STEP_NO_STATE. An operation (or variant) some
  * fs lists as `unsupported` runs on those first, one at a time; once one refuses it with
- * EOPNOTSUPP, no other fs runs it (out[].skipped), so every state stays as it was. */
-int fsgroup_step(struct fsgroup *g, const struct op_args *a, uint64_t from, uint64_t to);
+ * EOPNOTSUPP, no other fs runs it (out[].skipped), so every state stays as it was. With a
+ * fault (NULL or fault->on 0: none), every fs with fault steps first runs the operation under
+ * it (fault_check.h) and out[].fault says what that showed; the step itself runs as without. */
+int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_spec *fault,
+                 uint64_t from, uint64_t to);
+/* A restore call of a traced history (backend/rcalls.h) on every fs, as a step without a
+ * read-back: restore(from) unless STEP_NO_STATE, the call, save(to) unless STEP_NO_STATE;
+ * out[].res gets its outcome, out[].digest stays the last read-back's. A backend that
+ * restores by replay repeats it on the way to a state after it. */
+int fsgroup_call(struct fsgroup *g, const struct rcall *c, uint64_t from, uint64_t to);
 /* What a pass of a step makes on fs (below rootfd, mounted): its calls, outcomes wherever ctx
  * says; it sets g->out[fs].res to one of them (the daemon-gone check reads it). -1 when the
  * calls could not be made at all (errno says why). */
@@ -134,7 +149,7 @@ int fsgroup_compare(struct fsgroup *g, int initial);
  * daemon died, hung or could not bring a state back (probing it from a worker, within the time
  * limit), or TF_NONE for an infrastructure failure. g->err keeps the failure's message. */
 enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs);
-/* "daemon-died", "hang", "restore-unreachable": the class names. */
+/* "daemon-died", "hang", "restore-unreachable", "unreadable", "unmount-failed": the class names. */
 const char *target_failure_name(enum target_failure k);
 /* A target that died or hangs: its daemon killed and its connection aborted, then waits for
  * the workers blocked on it; 0 when none is left blocked, so the teardown can proceed. */
@@ -152,6 +167,8 @@ int fsgroup_run(struct fsgroup *g, int (*job)(int i, void *ctx), void *ctx, cons
 int fsgroup_read_state(struct fsgroup *g, int i);
 /* The report section of fs i's last crash check, its copy saved under dir (seq names it). */
 void fsgroup_crash_report(struct fsgroup *g, int i, FILE *f, const char *dir, uint64_t seq);
+/* The report section of fs i's last fault check. */
+void fsgroup_fault_report(struct fsgroup *g, int i, FILE *f);
 /* Removes the crash copies' files, devices and mounts (before the backends' teardown). */
 void fsgroup_crash_close(struct fsgroup *g);
 /* Tears every backend down and frees what the group holds; safe on a half-opened group. */

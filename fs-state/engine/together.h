@@ -70,8 +70,5 @@ int together_history(const struct together_set *set, const unsigned char *atoms,
 int together_is_history(const char *text);
 int together_replay(int rootfd, const char *text, char *err, size_t errlen);
 
-/* The calls as the log and a trace write them: "call SEQ J TEXT" lines (J from 1). -1 when a
- * call does not fit in len. */
-int together_format_calls(const struct together_set *set, uint64_t seq, char *buf, size_t len);
 
 #endif

@@ -10,22 +10,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int together_format_calls(const struct together_set *set, uint64_t seq, char *buf, size_t len)
-{
-    char text[METIS_OP_LINE_MAX];
-    size_t used = 0;
-    for (int j = 0; j < set->k; j++) {
-        if (op_format(&set->op[j], text, sizeof text) < 0)
-            return -1;
-        int n = snprintf(buf + used, len - used, "%scall %llu %d %s", j ? "\n" : "",
-                         (unsigned long long)seq, j + 1, text);
-        if (n < 0 || (size_t)n >= len - used)
-            return -1;
-        used += (size_t)n;
-    }
-    return 0;
-}
-
 /* ---- the kernel's view of the names, fresh ---- */
 
 /* Looks name up, confined below rootfd, and stats what it names (not following it). */

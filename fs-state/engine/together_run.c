@@ -39,7 +39,7 @@ static void log_calls(const struct together_set *set, uint64_t seq)
     char text[METIS_OP_LINE_MAX];
     for (int c = 0; c < set->k; c++)
         if (op_format(&set->op[c], text, sizeof text) >= 0)
-            log_line("call %llu %d %s", (unsigned long long)seq, c + 1, text);
+            log_line("part %llu %d %s", (unsigned long long)seq, c + 1, text);
 }
 
 static void log_outcomes(const struct engine *e, const struct together_set *set,
@@ -89,7 +89,9 @@ static void count_reach(struct engine *e, const struct together_set *set,
 int together_run(struct engine *e, const struct together_set *set, uint64_t from, uint64_t to,
                  long depth, struct concurrent_verdict *v)
 {
-    if (concurrent_step(&e->g, set, e->cfg.run.together_tries, from, e->cur_sid, to, v) < 0)
+    int stepped = concurrent_step(&e->g, set, e->cfg.run.together_tries, from, e->cur_sid, to, v);
+    engine_log_history(e, e->ops);      /* its restores' calls, before its op record */
+    if (stepped < 0)
         return -1;
     count_reach(e, set, v);
     together_count(&e->together, set, v, e->g.nfs);

@@ -104,6 +104,64 @@ static void note_fresh(struct delta_walk *w, enum tree_diff k, const struct tree
 
 /* An attribute difference joins the delta, and is fresh unless known holds it; any other kind
  * makes the trees differ in structure, and is always fresh. */
+/* One item joins the delta; it is fresh (of kind k) unless known holds it. */
+static void take_item(struct delta_walk *w, enum tree_diff k, const char *item,
+                      const struct tree_fields *a, const struct tree_fields *b, int *counted)
+{
+    if (add_item(w, item) < 0)
+        w->failed = 1;
+    else if (!tree_delta_has(w->known, item))
+        note_fresh(w, k, a, b, (*counted)++);
+}
+
+/* The value of xattr name (n bytes) in list x ("[a=len:hash,b=len:hash]"), or NULL; *vn its
+ * length. */
+static const char *xattr_value(const struct tree_fields *x, const char *name, size_t n,
+                               size_t *vn)
+{
+    const char *p = x->s[TREE_F_XATTRS], *end = p + x->len[TREE_F_XATTRS];
+    for (p += p < end && *p == '['; p < end && *p != ']';) {
+        size_t k = strcspn(p, "=,]");
+        const char *v = p + k + (p[k] == '=');
+        size_t m = p[k] == '=' ? strcspn(v, ",]") : 0;
+        if (k == n && memcmp(p, name, n) == 0) {
+            *vn = m;
+            return v;
+        }
+        p = v + m;
+        p += p < end && *p == ',';
+    }
+    return NULL;
+}
+
+/* Xattrs kept per name, so that a call on another name (both sides) keeps the difference:
+ * "xattr-names<TAB>+NAME" (only the other fs has it), "-NAME" (only the reference), and
+ * "xattr-value<TAB>NAME<TAB>REF<TAB>OTHER". */
+static void xattr_side(struct delta_walk *w, const struct tree_fields *from,
+                       const struct tree_fields *to, int other, int *counted,
+                       const struct tree_fields *a, const struct tree_fields *b)
+{
+    const char *p = from->s[TREE_F_XATTRS], *end = p + from->len[TREE_F_XATTRS];
+    for (p += p < end && *p == '['; p < end && *p != ']' && !w->failed;) {
+        char item[ITEM_MAX];
+        size_t k = strcspn(p, "=,]"), vn = 0, tn = 0;
+        const char *v = p + k + (p[k] == '=');
+        vn = p[k] == '=' ? strcspn(v, ",]") : 0;
+        const char *t = xattr_value(to, p, k, &tn);
+        if (!t)
+            snprintf(item, sizeof item, "xattr-names\t%c%.*s", other ? '+' : '-', (int)k, p);
+        if (!t)
+            take_item(w, TREE_DIFF_XATTR_NAMES, item, a, b, counted);
+        else if (!other && (tn != vn || memcmp(t, v, vn) != 0)) {
+            snprintf(item, sizeof item, "xattr-value\t%.*s\t%.*s\t%.*s", (int)k, p, (int)vn, v,
+                     (int)tn, t);
+            take_item(w, TREE_DIFF_XATTR_VALUE, item, a, b, counted);
+        }
+        p = v + vn;
+        p += p < end && *p == ',';
+    }
+}
+
 static void visit(void *ctx, enum tree_diff most, const struct tree_fields *a,
                   const struct tree_fields *b, int best)
 {
@@ -117,13 +175,13 @@ static void visit(void *ctx, enum tree_diff most, const struct tree_fields *a,
         if (!(ATTR_KINDS & (1u << k))) {
             w->structure = 1;
             note_fresh(w, (enum tree_diff)k, a, b, counted++);
-            continue;
+        } else if (k == TREE_DIFF_XATTR_NAMES || k == TREE_DIFF_XATTR_VALUE) {
+            xattr_side(w, a, b, 0, &counted, a, b);
+            xattr_side(w, b, a, 1, &counted, a, b);
+        } else {
+            item_text((enum tree_diff)k, a, b, item, sizeof item);
+            take_item(w, (enum tree_diff)k, item, a, b, &counted);
         }
-        item_text((enum tree_diff)k, a, b, item, sizeof item);
-        if (add_item(w, item) < 0)
-            w->failed = 1;
-        else if (!tree_delta_has(w->known, item))
-            note_fresh(w, (enum tree_diff)k, a, b, counted++);
     }
 }
 

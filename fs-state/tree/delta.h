@@ -6,8 +6,9 @@
 #include "classify.h"
 
 /* A set of attribute differences, sorted and without repeats: "mode<TAB>bits 0001" (the mode
- * bits that differ), "nlink<TAB>+1" (the other's link count less the reference's), or
- * "KIND<TAB>REFERENCE'S VALUE<TAB>OTHER'S VALUE" for owners and xattrs. The entry's path is
+ * bits that differ), "nlink<TAB>+1" (the other's link count less the reference's),
+ * "xattr-names<TAB>+NAME" (only the other fs has it; "-NAME": only the reference),
+ * "xattr-value<TAB>NAME<TAB>REF<TAB>OTHER", or "owner<TAB>REF<TAB>OTHER". The entry's path is
  * left out: a rename or a link carries a difference to another name, and it stays the same
  * difference. */
 struct tree_delta {

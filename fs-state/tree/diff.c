@@ -46,6 +46,9 @@ int tree_fields_split(const char *line, struct tree_fields *e)
     for (int k = 0; k < TREE_F_COUNT; k++) {
         int last = k == TREE_F_COUNT - 1;
         size_t n = td_field_len(p, last ? 0 : ' ');
+        /* "m=MTIME DATA" is one field: a content difference must stay a content difference. */
+        if (k == TREE_F_DATA && n > 2 && p[0] == 'm' && p[1] == '=' && p[n] == ' ')
+            n += 1 + td_field_len(p + n + 1, ' ');
         e->s[k] = p;
         e->len[k] = (int)n;
         if (n == 0 || (!last && p[n] != ' '))

@@ -25,8 +25,9 @@ int tree_diff_by_name(const char *name);
 
 
 /* One listing line cut into fields; each points into the line, which is not copied. A line ends
- * at '\n' or '\0'. With compare_mtime the m= field takes DATA's place and DATA joins XATTRS:
- * an mtime difference is named "content" (as Metis's classes have always named it). */
+ * at '\n' or '\0'. With compare_mtime the m= field and DATA make one DATA field: an mtime
+ * difference is named "content" (as Metis's classes have always named it), and a content
+ * difference stays one (before, it fell into XATTRS and was named as an xattr difference). */
 struct tree_fields {
     const char *s[TREE_F_COUNT];
     int len[TREE_F_COUNT];

@@ -72,7 +72,7 @@ static int do_setattr(struct reffs *fs, reffs_ino ino, const struct reffs_setatt
     struct timespec now;
     time_now(&now);
     int changed = (sa->valid & (REFFS_SET_MODE | REFFS_SET_UID | REFFS_SET_GID)) != 0;
-    if (sa->valid & REFFS_SET_MODE) {
+    if ((sa->valid & REFFS_SET_MODE) && !(mutated(MUT_ROOT_KEEPS_0700) && ip->ino == REFFS_ROOT_INO)) {
         mode_t perm = sa->mode & 07777;
         if (mutated(MUT_CHMOD_DROP_STICKY))
             perm &= ~S_ISVTX;

@@ -71,6 +71,8 @@ struct reffs *reffs_create(const struct reffs_limits *limits)
     fs->max_inodes = lim.inodes ? lim.inodes : REFFS_DEFAULT_INODES;
     fs->mutation = mut;
     make_root(fs);
+    if ((mut >> MUT_ROOT_KEEPS_0700) & 1ULL)   /* mut is 0 outside the mutant build */
+        fs->live.tab[REFFS_ROOT_INO]->mode = S_IFDIR | 0700;
     return fs;
 }
 

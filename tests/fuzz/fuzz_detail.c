@@ -44,7 +44,7 @@ static void replay_reader(const char *path)
 {
     static struct runlog rl;
     fuzz_stderr_begin();
-    int rc = cli_load(path, &rl);
+    int rc = cli_load(path, NULL, &rl);
     const char *said = fuzz_stderr_end();
     if (rc < 0)
         fuzz_one_line("cli_load", said);

@@ -16,12 +16,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!config_written++)
         fuzz_write("config.ini", (const uint8_t *)config_ini, strlen(config_ini));
     fuzz_write("log.txt", data, size);
-    if (runlog_read(fuzz_dir(), &rl, err, sizeof err) < 0)
+    if (runlog_read(fuzz_dir(), NULL, &rl, err, sizeof err) < 0)
         fuzz_one_line("runlog_read", err);
     else
         runlog_free(&rl);
     /* The detail file's way in: the path to operation 3's discrepancy. */
-    if (runlog_read_at(fuzz_dir(), 3, &rl, err, sizeof err) < 0)
+    if (runlog_read_at(fuzz_dir(), 3, NULL, &rl, err, sizeof err) < 0)
         fuzz_one_line("runlog_read_at", err);
     else
         runlog_free(&rl);

@@ -23,7 +23,7 @@ expect_bad() {
   [ "$(wc -l <"$T/err")" -eq 1 ] || fail "$*: not a one-line error: $(cat "$T/err")"
 }
 
-for p in metis metis-replay reffsctl; do
+for p in metis metis-replay reffsctl metis-faultdev; do
   expect_ok "^$p $version\$" "$METIS_BIN/$p" --version
 done
 for p in reffs reffs-mutant; do
@@ -43,6 +43,7 @@ for h in --help -h; do
   done
   expect_ok '^usage: reffsctl' "$METIS_BIN/reffsctl" $h
   expect_ok '^usage: reffs ' "$METIS_BIN/reffs" $h
+  expect_ok '^usage: metis-faultdev IMAGE MOUNTPOINT' "$METIS_BIN/metis-faultdev" $h
 done
 # A subcommand's own usage, not the whole list.
 "$M" run --help | grep -q 'metis swarm' && fail "metis run --help prints the usage of other commands"
@@ -58,6 +59,8 @@ expect_bad "$M" run configs/smoke.ini --frobnicate
 expect_bad "$M" run configs/smoke.ini --ops
 expect_bad "$M" check configs/smoke.ini --depth 0
 expect_bad "$M" swarm --frobnicate
+expect_bad "$METIS_BIN/metis-faultdev" --frobnicate
+expect_bad "$METIS_BIN/metis-faultdev" /nonexistent.img /nonexistent
 expect_bad "$M" clean --frobnicate
 expect_bad "$R" run --frobnicate x.trace
 expect_bad "$R" shrink --tries 0 x.trace

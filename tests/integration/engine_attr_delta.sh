@@ -26,10 +26,8 @@ depth = 1
 [ops]
 symlink = 0
 INI
-METIS_REFFS_BIN=$METIS_ROOT/tests/mutations/reffs-pick.sh \
-  timeout -k 5 200 "$METIS_BIN/metis" run "$T/two.ini" --seed 1 --ops 3000 --out "$T/run" >"$T/out" 2>&1
+run_mutant "$T/two.ini" 1 --ops 3000
 rc=$?
-FAIL_LOG=$T/out
 [ $rc -eq 1 ] || fail "metis run exited with $rc, not 1"
 sigs=$(python3 -c 'import json,sys; [print(c["signature"]) for c in json.load(open(sys.argv[1]))["classes"]]' "$T/run/summary.json")
 echo "$sigs"

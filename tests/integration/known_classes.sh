@@ -58,7 +58,7 @@ printf '# test\nclass: chmod bad state mode\nnote: an old one\n' >"$T/none.known
 # 1. Neither known: exit 1, two new classes, one known class not seen.
 run r1 1 --known "$T/none.known" --junit "$T/r1.xml"
 [ "$(split "$T/r1")" = "2 0 1 ${MKDIR// /_}=new ${RMX// /_}=new" ] || fail "r1: split $(split "$T/r1")"
-grep -q 'classes=2 new=2 known=0 not_seen=1$' "$T/r1.out" || fail "r1: the summary line has no new/known split"
+grep -q 'classes=2 groups=2 new=2 known=0 not_seen=1$' "$T/r1.out" || fail "r1: the summary line has no new/known split"
 grep -q '^  not seen: chmod bad state mode: an old one$' "$T/r1/classes.txt" || fail "r1: classes.txt lacks the class not seen"
 [ "$(junit "$T/r1.xml")" = "3 2 0 0" ] || fail "r1: junit $(junit "$T/r1.xml")"
 

@@ -11,15 +11,9 @@ subset=(
   MUT_XATTR_CREATE_IGNORED MUT_REMOVEXATTR_NOOP                        # xattrs
   MUT_REMOVEXATTR_ENOENT MUT_LOOKUP_EACCES                             # errno only
 )
-# run.sh in a process group of its own, so that a failure or timeout stops all of it.
 MUT_OUT=$T/mut MUT_OPS=1500 MUT_SEEDS=2 MUT_DSEEDS=1 MUT_JOBS=2 \
-  setsid "$METIS_ROOT/tests/mutations/run.sh" "${subset[@]}" >"$T/out" 2>&1 &
-pgid=$!
-on_exit 'kill -TERM -- -$pgid 2>/dev/null; sleep 1'
-wait $pgid
+  run_grouped "$METIS_ROOT/tests/mutations/run.sh" "${subset[@]}"
 rc=$?
-cat "$T/out"
-findmnt -rn -o TARGET | grep -q -- "$T" && fail "a mount below $T was left behind"
 [ $rc -eq 0 ] || fail "run.sh exited with $rc"
 n=$(grep -c '^  MUT_[A-Z0-9_]* *caught by' "$T/out")
 [ "$n" -eq ${#subset[@]} ] || fail "$n of ${#subset[@]} mutations caught"

@@ -54,7 +54,7 @@ if s["vt"][0]["shape"] != "plain" or s["vt"][1]["shape"] == "plain":
 print("\n".join(problems))
 sys.exit(1 if problems else 0)
 PY
-grep -q '^2 discrepancy classes:$' "$SW/out/summary.txt" || fail "summary.txt does not list the classes"
+grep -q '^2 discrepancy classes in 2 groups:$' "$SW/out/summary.txt" || fail "summary.txt does not list the classes"
 [ "$(grep -cE ' hits  VTs 0,1  first found by VT [01] after [0-9.]+ s \(shape [a-z0-9]+\) at op [0-9]+, vt-' \
       "$SW/out/summary.txt")" = 2 ] ||
   fail "summary.txt does not show both classes hit by VTs 0 and 1 and which found each first"

@@ -44,7 +44,7 @@ cat "$T/classes"
     fail "the classes are not the two planted defects"
 hits=$(json_field "$T/run/summary.json" discrepancies)
 [ "$hits" -gt 2 ] || fail "only $hits hits: the classes did not fold repeated discrepancies"
-grep -q "discrepancies=$hits ops_per_s=.* classes=2\$" "$T/out" || fail "the summary line does not count classes"
+grep -q "discrepancies=$hits ops_per_s=.* classes=2 groups=2\$" "$T/out" || fail "the summary line does not count classes"
 [ "$(ls "$T/run"/discrepancy-*.txt | wc -l)" = 2 ] || fail "not one detail file per class"
 grep -q '^class 1: .* \[new\]$' "$T/run/discrepancy-1.txt" || fail "the detail file does not name its class"
 [ -s "$T/run/classes.txt" ] || fail "no classes.txt"

@@ -20,7 +20,7 @@ on_exit cleanup
 # the engine): a stale lib/metis/libmetis.a cannot then hide a change.
 build_driver() {
   cc -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
-     -Ifs-state -Ireffs -o "$DRV" tests/lib/backend_driver.c \
+     -Ifs-state -Ireffs -Ifaultdev -o "$DRV" tests/lib/backend_driver.c \
      fs-state/backend/*.c fs-state/tree/*.c fs-state/lib/*.c fs-state/engine/fsinfo.c \
      -lcrypto -lpthread 2>"$T/cc.log" ||
     { cat "$T/cc.log"; fail "cannot build the backend driver"; }

@@ -110,4 +110,27 @@ signal_daemon() {
   fail "no RefFS daemon of run $id's fs $fs to send $sig"
 }
 
+# Runs CMD... in a process group of its own (so that a failure or timeout stops all of it),
+# its output in $T/out, shown afterwards; fails when a mount below $T is left; returns CMD's exit.
+run_grouped() {
+  setsid "$@" >"$T/out" 2>&1 &
+  local pgid=$!
+  on_exit "kill -TERM -- -$pgid 2>/dev/null; sleep 1"
+  wait $pgid
+  local rc=$?
+  cat "$T/out"
+  if findmnt -rn -o TARGET | grep -q -- "$T"; then fail "a mount below $T was left behind"; fi
+  return $rc
+}
+
+# `metis run CONFIG --seed S ARGS...` of a config with RefFS mutants (tests/mutations' daemon
+# launcher), output in $T/out (FAIL_LOG) and the run in $T/run; returns its exit status.
+run_mutant() {
+  local cfg=$1 seed=$2
+  shift 2
+  FAIL_LOG=$T/out
+  METIS_REFFS_BIN=$METIS_ROOT/tests/mutations/reffs-pick.sh \
+    timeout -k 5 200 "$METIS_BIN/metis" run "$cfg" --seed "$seed" "$@" --out "$T/run" >"$T/out" 2>&1
+}
+
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }

@@ -108,6 +108,7 @@ Test(classify, attribute_names_both_ways)
 /* ---- hints ---- */
 
 static struct metis_config hint_cfg;
+static const char *hint_entry = "/d0";   /* the differing entry hint_for names */
 
 static void hint_setup(enum fs_type t, const char *mount_cmd)
 {
@@ -124,7 +125,7 @@ static int hint_for(enum op_id op, mode_t arg, unsigned kinds, const char *ref_m
 {
     struct op_args a = { .op = op, .mode = arg };
     struct state_diff d = { .attr = ref_mode ? TREE_DIFF_MODE : TREE_DIFF_NONE };
-    snprintf(d.entry, sizeof d.entry, "/d0");
+    snprintf(d.entry, sizeof d.entry, "%s", hint_entry);
     snprintf(d.ref, sizeof d.ref, "%s", ref_mode ? ref_mode : "");
     snprintf(d.other, sizeof d.other, "%s", mode ? mode : "");
     struct hint_case c = { &hint_cfg, 1, &a, kinds, ref, res, ref_mode ? &d : NULL };
@@ -169,6 +170,20 @@ Test(hints, errnos_posix_allows_and_a_removexattr_that_succeeds)
     cr_assert_eq(hint_for(OP_rmdir, 0, DIFF_ERRNO, NULL, NULL, enotempty, eexist, h), 1);
     cr_assert(strstr(h, "errno_equiv"));
     cr_assert_eq(hint_for(OP_rmdir, 0, DIFF_RET | DIFF_ERRNO, NULL, NULL, enotempty, ok0, h), 0);
+}
+
+/* The tmpfs hint needs a tmpfs root of mode 1777: a FUSE root that kept 0700 against a tmpfs
+ * mounted mode=0755 is no tmpfs behaviour. */
+Test(hints, tmpfs_root_mode_only_when_the_tmpfs_root_is_1777)
+{
+    char h[2048];
+    hint_setup(FS_FUSE, "cryfs {dir} {mnt}");
+    snprintf(hint_cfg.fs[0].fstype, sizeof hint_cfg.fs[0].fstype, "tmpfs");
+    hint_entry = "/";
+    cr_expect_eq(hint_for(OP_mkdir, 0755, DIFF_STATE, "1777", "0755", ok0, ok0, h), 1);
+    cr_expect(strstr(h, "tmpfs"));
+    cr_expect_eq(hint_for(OP_mkdir, 0755, DIFF_STATE, "0755", "0700", ok0, ok0, h), 0, "%s", h);
+    hint_entry = "/d0";
 }
 
 /* ---- the classes of a summary.json ---- */

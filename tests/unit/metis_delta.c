@@ -108,6 +108,34 @@ Test(delta, xattr_values_are_attributes)
     tree_delta_free(&s.now);
 }
 
+Test(delta, an_extra_xattr_stays_known_when_another_one_is_set_on_both)
+{
+    struct step first, next;
+    compare(ROOT "/f0 f 0644 1 0 0 5 aaaa []\n", ROOT "/f0 f 0644 1 0 0 5 aaaa [user.x0=0:e]\n",
+            NULL, &first);
+    cr_assert_eq(first.verdict, DELTA_ATTRS);
+    cr_expect_str_eq(first.now.item[0], "xattr-names\t+user.x0");
+    compare(ROOT "/f0 f 0644 1 0 0 5 aaaa [user.x1=3:abc]\n",
+            ROOT "/f0 f 0644 1 0 0 5 aaaa [user.x0=0:e,user.x1=3:abc]\n", &first.now, &next);
+    cr_expect_eq(next.fresh.attr, TREE_DIFF_NONE, "user.x1 is alike; user.x0 is known");
+    tree_delta_free(&first.now);
+    tree_delta_free(&next.now);
+}
+
+/* With compare_mtime the m= field comes before DATA: a content difference stays content (a
+ * leaf), not an xattr difference the search would go on below. */
+Test(delta, a_content_difference_with_mtimes_is_structure)
+{
+    struct step s;
+    compare(ROOT "/f0 f 0644 1 0 0 5 m=now aaaa [user.x0=1:a]\n",
+            ROOT "/f0 f 0644 1 0 0 5 m=now bbbb [user.x0=1:a]\n", NULL, &s);
+    cr_expect_eq(s.verdict, DELTA_STRUCTURE);
+    cr_expect_eq(s.fresh.attr, TREE_DIFF_CONTENT);
+    compare(ROOT "/f0 f 0644 1 0 0 5 m=now aaaa []\n",
+            ROOT "/f0 f 0644 1 0 0 5 m=1000.0 aaaa []\n", NULL, &s);
+    cr_expect_eq(s.fresh.attr, TREE_DIFF_CONTENT, "an mtime difference is named content");
+}
+
 Test(delta, a_line_that_is_no_listing_line_is_refused)
 {
     struct step s;

@@ -1,4 +1,4 @@
-/* Unit tests of recorded trees and logical restore (fs-state/backend/fstree.c, logical_apply.c) on a plain directory. */
+/* Unit tests of recorded trees and logical restore (fs-state/backend/fstree.c, logical_apply.c) on a plain directory, and the replay of its journal of calls. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include "tree/digest.h"
 #include "backend/fstree.h"
 #include "backend/logical_apply.h"
+#include "backend/rcalls_text.h"
 
 static char lg_dir[64];
 static int lg_fd = -1;
@@ -50,18 +51,49 @@ static struct ft_tree *rec(void)
     return t;
 }
 
-/* The directory holds from: apply from -> to, and the directory must read back as to. */
+/* The directory must read back as want. */
+static void holds(struct ft_tree *want)
+{
+    char diff[800];
+    struct ft_tree *got = rec();
+    ft_first_difference(&lg_st, want, "want", got, "got", diff, sizeof diff);
+    cr_expect(got->dlen == want->dlen && memcmp(got->digest, want->digest, (size_t)want->dlen) == 0,
+              "%s", diff);
+    cr_expect(ft_same_links(got, want), "%s", diff);
+    ft_unref(&lg_st, got);
+}
+
+/* Runs the journal's "call ret=R errno=E KIND ARGS" lines again: each with what it returned. */
+static void replay_journal(struct buf *journal)
+{
+    char err[300];
+    for (char *line = journal->p, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
+        long ret;
+        int used = 0;
+        struct rcall c;
+        unsigned char *data;
+        *nl = '\0';
+        cr_assert_eq(sscanf(line, "call ret=%ld errno=%*s %n", &ret, &used), 1, "%s", line);
+        cr_assert_eq(rcall_parse(line + used, &c, &data, err, sizeof err), 0, "%s", err);
+        cr_expect_eq(rcall_exec(lg_fd, &c), ret, "%s", line + used);
+        free(data);
+    }
+}
+
+/* The directory holds from: apply from -> to, and the directory must read back as to; then
+ * back to from, and the calls the first apply journaled, replayed, make to again. */
 static void apply_to(struct ft_tree *from, struct ft_tree *to)
 {
     struct lg_counts n = { 0, 0, 0, 0 };
-    char err[512] = "", diff[800];
-    cr_assert_eq(logical_apply(lg_fd, from, to, 0, &n, err, sizeof err), 0, "%s", err);
-    struct ft_tree *got = rec();
-    ft_first_difference(&lg_st, to, "want", got, "got", diff, sizeof diff);
-    cr_expect(got->dlen == to->dlen && memcmp(got->digest, to->digest, (size_t)to->dlen) == 0,
-              "%s", diff);
-    cr_expect(ft_same_links(got, to), "%s", diff);
-    ft_unref(&lg_st, got);
+    struct buf journal = { 0 };
+    char err[512] = "";
+    cr_assert_eq(logical_apply(lg_fd, from, to, 0, &n, &journal, err, sizeof err), 0, "%s", err);
+    holds(to);
+    cr_assert_eq(logical_apply(lg_fd, to, from, 0, &n, NULL, err, sizeof err), 0, "%s", err);
+    holds(from);
+    replay_journal(&journal);
+    holds(to);
+    buf_free(&journal);
 }
 
 /* Records a, runs change, records b, then restores a from b and b from a. */

@@ -1,4 +1,4 @@
-/* Unit tests of a target's failures (step.c's fsgroup_target_failure): which failed steps are findings (daemon-died, hang, restore-unreachable) and which stay Metis's own, their classes' signatures, and the rule that stops a run whose target keeps failing. */
+/* Unit tests of a target's failures (step.c's fsgroup_target_failure): which failed steps are findings (daemon-died, hang, restore-unreachable, unmount-failed) and which stay Metis's own, their classes' signatures, and the rule that stops a run whose target keeps failing. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +69,20 @@ Test(target_failure, a_dead_daemon_outranks_the_restore_it_broke)
     classes_target_failure(g, 1, DIFF_DAEMON_DIED, NULL, &c);
     cr_assert_str_eq(c.signature, "daemon-died tgt");
     cr_assert_eq(c.op, -1);
+}
+
+Test(target_failure, an_unmount_that_fails_for_good_is_a_finding_of_its_own)
+{
+    struct fsgroup *g = group(FS_FUSE);
+    int fs;
+    g->be[1]->unmount_failed = 1;
+    cr_assert_eq(failure_of(g, 1, 0, &fs), TF_UNMOUNT_FAILED);
+    cr_assert_str_eq(target_failure_name(TF_UNMOUNT_FAILED), "unmount-failed");
+    struct dclass c;
+    classes_target_failure(g, 1, DIFF_UNMOUNT_FAILED, NULL, &c);
+    cr_assert_str_eq(c.signature, "unmount-failed tgt");
+    g->be[1]->daemon_died = 1;
+    cr_assert_eq(failure_of(g, 1, 0, &fs), TF_DAEMON_DIED, "a dead daemon outranks it");
 }
 
 Test(target_failure, a_late_target_is_a_hang)

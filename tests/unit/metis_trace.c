@@ -146,7 +146,39 @@ static void mtr_discs(struct trace_disc *d, int nfs)
         if (mtr_below(5) == 0) {
             d[i].have = 1;
             d[i].differs = 1 + (unsigned)mtr_below(7);
+            if (mtr_below(3) == 0)      /* a fault check's findings, any set of them */
+                d[i].differs |= DIFF_OF_FAULT(1 + mtr_below(63));
         }
+}
+
+/* A restore call of a few kinds, with names and data the writer escapes and compresses. */
+static void mtr_call(struct trace *t, uint64_t seq)
+{
+    static const enum rcall_kind kinds[] = { RC_UNLINK, RC_WRITE, RC_CHOWN, RC_SETXATTR,
+                                             RC_SYMLINK, RC_PUNCH };
+    unsigned char data[64] = { 0 };
+    char path[64], target[64];
+    mtr_path(path, sizeof path, 0);
+    mtr_path(target, sizeof target, 1);
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = mtr_below(3) ? 0 : (unsigned char)mtr_rand();
+    struct rcall c = { .kind = kinds[mtr_below(6)], .path = path, .path2 = target,
+                       .xname = "user.a b", .off = mtr_value(), .size = mtr_value(),
+                       .uid = (uint32_t)mtr_rand(), .gid = (uint32_t)mtr_rand(), .data = data,
+                       .len = (size_t)mtr_below(sizeof data) };
+    struct op_result res = { mtr_below(2) ? 0 : -1, mtr_below(2) ? 0 : ENOENT };
+    cr_assert_not_null(trace_add_call(t, seq, (int)mtr_below((uint64_t)t->nfs), &c, res));
+}
+
+/* A fault step now and then: its kind and request. */
+static void mtr_fault(struct fault_spec *f)
+{
+    memset(f, 0, sizeof *f);
+    if (mtr_below(4))
+        return;
+    f->on = 1;
+    f->kind = (enum fault_kind)mtr_below(FAULT_NKINDS);
+    f->at = mtr_below(2) ? mtr_below(20) : mtr_value();
 }
 
 static void mtr_trace(struct trace *t, size_t max_ops)
@@ -159,8 +191,11 @@ static void mtr_trace(struct trace *t, size_t max_ops)
         struct op_args a;
         mtr_args(&a);
         seq += 1 + mtr_below(mtr_below(2) ? 3 : 100000);
+        for (int calls = mtr_below(4) ? 0 : 1 + (int)mtr_below(3); calls > 0; calls--)
+            mtr_call(t, seq);
         struct trace_op *op = trace_add_op(t, seq, &a);
         cr_assert_not_null(op);
+        mtr_fault(&op->fault);
         for (int i = 0; i < t->nfs; i++)
             if (mtr_below(8))
                 mtr_outcome(&op->res[i], dlen);
@@ -197,6 +232,19 @@ static void mtr_same_discs(const struct trace_disc *a, const struct trace_disc *
     }
 }
 
+static void mtr_same_call(const struct trace_op *a, const struct trace_op *b)
+{
+    struct buf x = { 0 }, y = { 0 };
+    cr_assert_eq(a->call_fs, b->call_fs);
+    cr_assert_eq(a->call_res.ret, b->call_res.ret);
+    cr_assert_eq(a->call_res.err, b->call_res.err);
+    cr_assert_eq(rcall_format(&a->call, &x), 0);
+    cr_assert_eq(rcall_format(&b->call, &y), 0);
+    cr_assert_str_eq(x.p, y.p);
+    buf_free(&x);
+    buf_free(&y);
+}
+
 static void mtr_same_trace(const struct trace *a, const struct trace *b)
 {
     cr_assert_eq(a->seed, b->seed);
@@ -217,13 +265,24 @@ static void mtr_same_trace(const struct trace *a, const struct trace *b)
     }
     mtr_same_discs(a->init_disc, b->init_disc);
     cr_assert_eq(a->nops, b->nops);
+    cr_assert_eq(a->ncalls, b->ncalls);
     for (size_t k = 0; k < a->nops; k++) {
         cr_assert_eq(a->ops[k].seq, b->ops[k].seq);
+        cr_assert_eq(a->ops[k].is_call, b->ops[k].is_call);
+        if (a->ops[k].is_call) {
+            mtr_same_call(&a->ops[k], &b->ops[k]);
+            continue;
+        }
         cr_assert_eq(memcmp(&a->ops[k].args, &b->ops[k].args, sizeof a->ops[k].args), 0,
                      "op %zu arguments differ", k);
         for (int i = 0; i < a->nfs; i++)
             mtr_same_outcome(&a->ops[k].res[i], &b->ops[k].res[i]);
         mtr_same_discs(a->ops[k].disc, b->ops[k].disc);
+        cr_assert_eq(a->ops[k].fault.on, b->ops[k].fault.on, "op %zu: fault step or not", k);
+        if (a->ops[k].fault.on) {
+            cr_assert_eq(a->ops[k].fault.kind, b->ops[k].fault.kind);
+            cr_assert_eq(a->ops[k].fault.at, b->ops[k].fault.at);
+        }
     }
 }
 
@@ -594,8 +653,8 @@ static const char mtr_together[] =
     "op 3 mkdir path=/d0 mode=0755\n"
     "res 3 ref ret=0 errno=0 state=b089e52d90ad33f4e05551ea132fcffd\n"
     "op 9 together tries=3 order=r1,2,1\n"
-    "call 9 1 symlink path=/d0/f0 path2=f1\n"
-    "call 9 2 mkdir path=/d1 mode=0700\n"
+    "part 9 1 symlink path=/d0/f0 path2=f1\n"
+    "part 9 2 mkdir path=/d1 mode=0700\n"
     "res 9 ref ret=0,-1 errno=0,ENOSPC state=fe2426aefbe075f76ab36fe409890a53\n"
     "res 9 race ret=0,0 errno=0,0 state=b26e69e9870802dc752db3e260075698\n"
     "discrepancy 9 fs=race ret=same errno=same state=same serial=differs\n"
@@ -644,7 +703,7 @@ static void mtr_together_refused(const char *prefix, const char *repl, const cha
 
 Test(metis_trace, concurrent_step_damage_refused_with_file_and_line)
 {
-    mtr_together_refused("call 9 2", "call 9 3 mkdir path=/d1 mode=0700", "a call out of place");
+    mtr_together_refused("part 9 2", "part 9 3 mkdir path=/d1 mode=0700", "part 3 out of place");
     mtr_together_refused("res 9 race", "res 9 race ret=0 errno=0 state=b26e69e9870802dc752db3e260075698",
                          "one outcome for two calls");
     mtr_together_refused("op 9", "op 9 together tries=0 order=1,2", "no tries");

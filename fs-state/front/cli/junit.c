@@ -1,6 +1,7 @@
 /* JUnit XML as Jenkins, GitLab and ant read it (tests/junit.xsd): a run's or a swarm's VTs' discrepancy classes as test cases. */
 #include "junit.h"
 #include "summary_classes.h"
+#include "class_groups.h"
 #include "front/json_reader.h"
 #include "lib/helpers.h"
 #include <errno.h>
@@ -50,16 +51,33 @@ static void log_tail(FILE *f, const char *path)
     free(text);
 }
 
+/* The test case's class name: its cause group's, so that a test view lists the classes of one
+ * probable cause together ("metis.CONFIG.group.KEY"); "metis.CONFIG.classes" for a class of
+ * no known cause. A dot would split the key where views split packages. */
+static void class_name(const struct junit_suite *s, const struct run_class *c, char *out,
+                       size_t len)
+{
+    size_t n = (size_t)snprintf(out, len, "metis.%s.", s->config);
+    if (!class_has_cause(c) || n >= len) {
+        snprintf(out + (n < len ? n : 0), len - (n < len ? n : 0), "classes");
+        return;
+    }
+    snprintf(out + n, len - n, "group.%s", c->group);
+    for (char *d = out + n; (d = strchr(d, '.'));)
+        *d = '_';
+}
+
 static void class_case(FILE *f, const struct junit_suite *s, const struct run_class *c)
 {
-    char what[1400];
+    char what[2000];
     fputs("    <testcase", f);
     attr(f, "name", c->signature);
-    snprintf(what, sizeof what, "metis.%s.classes", s->config);
+    class_name(s, c, what, sizeof what);
     attr(f, "classname", what);
     fputs(" time=\"0\">\n", f);
-    snprintf(what, sizeof what, "%.0f hits, first at operation %.0f (%s/%s)%s%s%s%s", c->hits,
+    snprintf(what, sizeof what, "%.0f hits, first at operation %.0f (%s/%s)%s%s%s%s%s%s", c->hits,
              c->first_op, s->dir, c->detail, c->repro[0] ? "; reproducer " : "", c->repro,
+             class_has_cause(c) ? "; group: " : "", class_has_cause(c) ? c->group : "",
              c->hint[0] ? "; hint: " : "", c->hint);
     if (c->known) {
         fputs("      <skipped", f);
@@ -73,6 +91,17 @@ static void class_case(FILE *f, const struct junit_suite *s, const struct run_cl
         fputs("</failure>\n", f);
     }
     fputs("    </testcase>\n", f);
+}
+
+/* The classes' test cases, group by group. */
+static void class_cases(FILE *f, const struct junit_suite *s, const struct run_class *v, int n)
+{
+    int *order = calloc((size_t)n + 1, sizeof *order);
+    if (order)
+        class_groups_order(v, n, order, NULL);
+    for (int k = 0; k < n; k++)
+        class_case(f, s, &v[order ? order[k] : k]);
+    free(order);
 }
 
 static void run_case(FILE *f, const struct junit_suite *s, double seconds)
@@ -95,7 +124,8 @@ static void run_case(FILE *f, const struct junit_suite *s, double seconds)
 static void properties(FILE *f, json_object *sum)
 {
     static const char *const keys[] = { "config", "run_id", "seed", "ops", "states",
-                                        "discrepancies", "status" };
+                                        "discrepancies", "discrepancy_classes",
+                                        "discrepancy_groups", "status" };
     fputs("    <properties>\n", f);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         fputs("      <property", f);
@@ -132,8 +162,7 @@ static void suite(FILE *f, const struct junit_suite *s, const char *stamp)
     fputs(">\n", f);
     properties(f, sum);
     run_case(f, s, seconds);
-    for (int k = 0; k < n; k++)
-        class_case(f, s, &v[k]);
+    class_cases(f, s, v, n);
     fputs("  </testsuite>\n", f);
     json_object_put(sum);
     free(v);

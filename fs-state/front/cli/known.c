@@ -1,7 +1,8 @@
 /* `metis known add`, and a run's classes marked new or known against a known file (summary.json's keys; classes.txt follows them). */
 #include "known.h"
 #include "summary_classes.h"
-#include "triage.h"
+#include "class_groups.h"
+#include "triage_io.h"
 #include "engine/exits.h"
 #include "lib/helpers.h"
 #include <getopt.h>
@@ -33,8 +34,8 @@ void known_json_split(FILE *f, const char *path, const struct known_list *k, con
         json_escape(k->v[i].signature, a, sizeof a);
         json_escape(k->v[i].note, b, sizeof b);
         json_escape(k->v[i].link, c, sizeof c);
-        fprintf(f, "%s{\"signature\":\"%s\",\"note\":\"%s\",\"link\":\"%s\"}", first ? "" : ",",
-                a, b, c);
+        fprintf(f, "%s{\"signature\":\"%s\",\"note\":\"%s\",\"link\":\"%s\",\"record\":\"%s\"}",
+                first ? "" : ",", a, b, c, k->v[i].group ? "group" : "class");
         first = 0;
     }
     fputs("],", f);
@@ -77,7 +78,7 @@ static int mark_all(char **json, const struct known_list *k, int *seen, int *fre
     struct run_class *v;
     int n = classfile_parse(*json, &v), rc = n < 0 ? -1 : 0;
     for (int j = 0; j < n && rc == 0; j++) {
-        int i = known_find(k, v[j].signature);
+        int i = known_match(k, v[j].signature, v[j].group);
         if (i >= 0)
             seen[i] = 1;
         *known += i >= 0;
@@ -119,9 +120,11 @@ int known_apply_summary(const char *dir, const char *path, const struct known_li
 
 static void known_usage(FILE *f)
 {
-    fprintf(f, "usage: metis known add RUN_DIR|SWARM_DIR [--note TEXT] [--link URL] --to FILE\n"
+    fprintf(f, "usage: metis known add RUN_DIR|SWARM_DIR [--groups] [--note TEXT] [--link URL] --to FILE\n"
                "Appends each discrepancy class of the run's or swarm's summary.json that FILE\n"
-               "does not list yet (FILE is made when missing). Format: metis(1), KNOWN CLASSES.\n"
+               "does not list yet (FILE is made when missing); with --groups, one record per\n"
+               "cause group instead for the classes that share a probable cause.\n"
+               "Format: metis(1), KNOWN CLASSES.\n"
                "exit status: 0 done, 2 bad usage, an unreadable run or a malformed FILE\n");
 }
 
@@ -133,14 +136,56 @@ static void one_line(char *s)
             *s = ' ';
 }
 
-static int add_classes(const char *dir, const struct known_class *tmpl, const char *to)
+/* The record that would cover class c: with groups, its cause group's when it has a cause;
+ * 0 when k has it already (by that record or its own class record). */
+static int record_for(const struct run_class *c, const struct known_list *k, int groups,
+                      struct known_class *r)
 {
-    char file[PATH_MAX + 32], err[PATH_MAX + 200];
+    r->group = groups && class_has_cause(c);
+    snprintf(r->signature, sizeof r->signature, "%s", r->group ? c->group : c->signature);
+    return known_find(k, c->signature) < 0 &&
+           (r->group ? known_find_group(k, r->signature) : known_find(k, r->signature)) < 0;
+}
+
+/* How many of the classes k covers already: by their own records, or with groups by their
+ * groups' too. */
+static int covered(const struct run_class *v, int n, const struct known_list *k, int groups)
+{
+    int m = 0;
+    for (int j = 0; j < n; j++)
+        m += (groups ? known_match(k, v[j].signature, v[j].group)
+                     : known_find(k, v[j].signature)) >= 0;
+    return m;
+}
+
+/* Appends the record of each class k does not cover yet to the file to (and to k, so that a
+ * group is recorded once): how many, or -1 when the file could not be written. */
+static int append_records(const struct run_class *v, int n, const struct known_class *tmpl,
+                          int groups, struct known_list *k, const char *to)
+{
+    char err[PATH_MAX + 200];
+    int added = 0;
+    for (int j = 0; j < n; j++) {
+        struct known_class c = *tmpl;
+        if (!record_for(&v[j], k, groups, &c))
+            continue;
+        if (known_append(to, &c, err, sizeof err) < 0 || known_add(k, &c) < 0) {
+            fprintf(stderr, "metis known: %s\n", err);
+            return -1;
+        }
+        added++;
+    }
+    return added;
+}
+
+static int add_classes(const char *dir, const struct known_class *tmpl, const char *to, int groups)
+{
+    char file[PATH_MAX + 32];
     struct known_list k;
     struct run_class *v;
     snprintf(file, sizeof file, "%s/summary.json", dir);
     char *json = read_text_file(file, 64 << 20);
-    int n = classfile_listed(json, &v), added = 0, failed = 0;
+    int n = classfile_listed(json, &v);
     free(json);
     if (n < 0) {
         fprintf(stderr, "metis known: %s: no readable classes (not a run or swarm directory)\n", file);
@@ -150,33 +195,27 @@ static int add_classes(const char *dir, const struct known_class *tmpl, const ch
         free(v);
         return METIS_EXIT_BAD_INPUT;
     }
-    for (int j = 0; j < n; j++) {
-        struct known_class c = *tmpl;
-        snprintf(c.signature, sizeof c.signature, "%s", v[j].signature);
-        if (known_find(&k, c.signature) >= 0)
-            continue;
-        if (known_append(to, &c, err, sizeof err) < 0) {
-            fprintf(stderr, "metis known: %s\n", err);
-            failed = 1;
-            break;
-        }
-        added++;
-    }
-    printf("metis known: %d class%s added to %s, %d already there\n", added,
-           added == 1 ? "" : "es", to, n - added - failed);
+    int before = covered(v, n, &k, groups), added = append_records(v, n, tmpl, groups, &k, to);
+    if (added >= 0 && groups)
+        printf("metis known: %d record%s added to %s, %d class%s covered already\n", added,
+               added == 1 ? "" : "s", to, before, before == 1 ? "" : "es");
+    else if (added >= 0)
+        printf("metis known: %d class%s added to %s, %d already there\n", added,
+               added == 1 ? "" : "es", to, before);
     known_free(&k);
     free(v);
-    return failed ? METIS_EXIT_INFRA : METIS_EXIT_OK;
+    return added < 0 ? METIS_EXIT_INFRA : METIS_EXIT_OK;
 }
 
 int known_main(int argc, char **argv)
 {
     static const struct option lo[] = {
         {"note", required_argument, 0, 'n'}, {"link", required_argument, 0, 'l'},
-        {"to", required_argument, 0, 't'},   {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"to", required_argument, 0, 't'},   {"groups", no_argument, 0, 'g'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     struct known_class tmpl;
     const char *to = NULL;
-    int c;
+    int c, groups = 0;
     memset(&tmpl, 0, sizeof tmpl);
     optind = 1;
     opterr = 0;
@@ -189,6 +228,8 @@ int known_main(int argc, char **argv)
             snprintf(tmpl.note, sizeof tmpl.note, "%s", optarg);
         else if (c == 'l')
             snprintf(tmpl.link, sizeof tmpl.link, "%s", optarg);
+        else if (c == 'g')
+            groups = 1;
         else
             to = optarg;
     }
@@ -196,5 +237,5 @@ int known_main(int argc, char **argv)
         return known_usage(stderr), METIS_EXIT_BAD_INPUT;
     one_line(tmpl.note);
     one_line(tmpl.link);
-    return add_classes(argv[optind + 1], &tmpl, to);
+    return add_classes(argv[optind + 1], &tmpl, to, groups);
 }

@@ -48,7 +48,7 @@ static void usage(FILE *f)
             "                          [--swarm-seed S] [--stop-on-discrepancy] [--vt-timeout S]\n"
             "       metis swarm --check --hosts HOSTS [CONFIG]\n"
             "       metis report RUN_DIR|SWARM_DIR      # writes DIR/report.html\n"
-            "       metis known add RUN_DIR|SWARM_DIR [--note TEXT] [--link URL] --to FILE\n"
+            "       metis known add RUN_DIR|SWARM_DIR [--groups] [--note TEXT] [--link URL] --to FILE\n"
             "       metis clean                         # removes what runs killed outright left\n"
             "       metis --version\n"
             "exit status: 0 no discrepancy, 1 discrepancy (with --known: a new class),\n"
@@ -283,13 +283,15 @@ static void write_junit(const struct run_opts *ro, const char *out, int rc)
         fprintf(stderr, "metis: --junit: %s\n", err);
 }
 
-/* With --known: the classes marked in summary.json, and the exit rule (only a new class fails
- * the run, unless --strict-known). */
+/* With --known: the classes marked in summary.json (also of a run that failed, exit 3, whose
+ * classes are triaged all the same), and the exit rule (only a new class fails the run,
+ * unless --strict-known). */
 static int apply_known(const struct run_opts *ro, const struct known_list *k, const char *out,
                        int rc)
 {
     int fresh = 0;
-    if (!ro->known || (rc != METIS_EXIT_OK && rc != METIS_EXIT_DISCREPANCY))
+    if (!ro->known || (rc != METIS_EXIT_OK && rc != METIS_EXIT_DISCREPANCY &&
+                       rc != METIS_EXIT_INFRA))
         return rc;
     if (known_apply_summary(out, ro->known, k, &fresh) < 0) {
         fprintf(stderr, "metis: %s/summary.json: cannot mark the known classes\n", out);
@@ -307,11 +309,18 @@ static int after_run(struct run_opts *ro, const struct known_list *k, const char
 {
     int ended = rc == METIS_EXIT_OK || rc == METIS_EXIT_DISCREPANCY;
     int exit_rc = apply_known(ro, k, out, rc);
-    if ((rc == METIS_EXIT_DISCREPANCY || (ro->known && ended)) && !forwarded_signal) {
+    /* Metis's own failure (exit 3) ends the run, not what it found before: those classes are
+     * triaged as any run's, and the exit status stays 3. */
+    int failed_with = rc == METIS_EXIT_INFRA ? triage_classes_found(out) : 0;
+    int found = rc == METIS_EXIT_DISCREPANCY || failed_with > 0;
+    if (failed_with > 0)
+        fprintf(stderr, "metis: the run failed (exit 3) after finding %d class%s: triaging "
+                "%s all the same\n", failed_with, failed_with == 1 ? "" : "es",
+                failed_with == 1 ? "it" : "them");
+    if ((found || (ro->known && ended)) && !forwarded_signal) {
         /* Shrinking is part of carrying on (keep_going); a stopped run's class is shrunk by hand. */
         struct triage t = { out, bindir, run_id,
-                            ro->cfg.run.keep_going && rc == METIS_EXIT_DISCREPANCY ?
-                            ro->cfg.run.shrink_seconds : 0,
+                            ro->cfg.run.keep_going && found ? ro->cfg.run.shrink_seconds : 0,
                             &forwarded_signal, &engine_pid, ro->known != NULL };
         if (triage_run(&t) < 0)
             fprintf(stderr, "metis: triage interrupted\n");

@@ -19,7 +19,8 @@ int model_write(const struct metis_config *cfg, FILE *f)
     /* The abstract states of all file systems are what SPIN matches; the state id only lets
      * the driver see a backtrack, so it must not split otherwise equal states. */
     fprintf(f, "c_track \"metis_abs\" \"%d\" \"Matched\";\n", dlen * cfg->nfs);
-    fprintf(f, "c_track \"&metis_sid\" \"sizeof(metis_sid)\" \"UnMatched\";\n\n");
+    fprintf(f, "c_track \"&metis_sid\" \"sizeof(metis_sid)\" \"UnMatched\";\n");
+    fprintf(f, "c_track \"&metis_round\" \"sizeof(metis_round)\" \"Matched\";\n\n");
     if (search_kind_parse(cfg->run.search) == SEARCH_RANDOM) {
         /* The measuring stick: pan only hosts the engine's random walk. */
         fprintf(f, "active proctype metis()\n{\n    c_code { metis_start(); metis_walk(); };\n}\n");

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void fill(struct run_class *c, json_object *obj)
+/* What the run found: the class, its first example and its cause group. */
+static void fill_found(struct run_class *c, json_object *obj)
 {
-    memset(c, 0, sizeof *c);
     c->id = rj_int(obj, "class", 0);
     rj_copy(obj, "signature", c->signature, sizeof c->signature);
     rj_copy(obj, "fs", c->fs, sizeof c->fs);
@@ -18,6 +18,16 @@ static void fill(struct run_class *c, json_object *obj)
     rj_num_at(obj, "first_op", &c->first_op);
     c->first_s = -1;             /* a summary written before Metis recorded it */
     rj_num_at(obj, "first_s", &c->first_s);
+    rj_copy(obj, "group", c->group, sizeof c->group);
+    if (!c->group[0])           /* a summary written before groups: each class its own */
+        snprintf(c->group, sizeof c->group, "%s", c->signature);
+    rj_copy(obj, "cause", c->cause, sizeof c->cause);
+    rj_copy(obj, "below_delta", c->below, sizeof c->below);
+}
+
+/* What the triage made of it: the trace, the reproducer and its verdict. */
+static void fill_triage(struct run_class *c, json_object *obj)
+{
     rj_copy(obj, "trace", c->trace, sizeof c->trace);
     rj_copy(obj, "repro", c->repro, sizeof c->repro);
     rj_copy(obj, "triage", c->triage, sizeof c->triage);
@@ -27,9 +37,20 @@ static void fill(struct run_class *c, json_object *obj)
     c->exit_target = c->exit_ref = -1;
     rj_num_at(obj, "repro_exit_target", &c->exit_target);
     rj_num_at(obj, "repro_exit_reference", &c->exit_ref);
+    rj_num_at(obj, "repro_runs", &c->runs);
+    rj_num_at(obj, "repro_bites", &c->bites);
+    rj_copy(obj, "repro_why", c->why, sizeof c->why);
+}
+
+static void fill(struct run_class *c, json_object *obj)
+{
+    memset(c, 0, sizeof *c);
+    fill_found(c, obj);
+    fill_triage(c, obj);
     c->known = rj_true(obj, "known");
     rj_copy(obj, "note", c->note, sizeof c->note);
     rj_copy(obj, "link", c->link, sizeof c->link);
+    c->group_record = !strcmp(rj_str(obj, "record", ""), "group");
 }
 
 /* The classes up to the first element that is not an object, as the engine writes only objects. */

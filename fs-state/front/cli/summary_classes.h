@@ -14,8 +14,14 @@ struct run_class {
     char start[160];            /* where the shrunk trace starts: "initial state" or a saved state */
     double shrink_s;            /* how long its shrink took */
     double exit_target, exit_ref;  /* the reproducer's exit on each; -1 when not run */
+    double runs, bites;         /* the reproducer's runs on the target, and how many exited 1 */
+    double rerun_s;             /* how long its runs again took (the triage's, not in the summary) */
+    char why[700];              /* why it may not bite (when it did not every time), else "" */
+    char group[160], cause[200];   /* its cause group's key, and the cause's title ("": none) */
+    char below[300];            /* the known delta it was found below, else "" */
     int known;                  /* in the known file (--known); 0 without one */
     char note[512], link[512];  /* the known file's note and link */
+    int group_record;           /* known_not_seen: a "group:" record (signature holds its key) */
 };
 
 /* The classes of a summary.json's text ("classes" array): their count (0 when there is none)

@@ -20,7 +20,7 @@ struct triage {
  * file, adds what it made to summary.json and writes and prints classes.txt (with a known
  * file, also when no class was found: its known classes not seen). 0, or -1 when interrupted. */
 int triage_run(const struct triage *t);
-/* Writes text to dir/name through a temporary file renamed over it: 0, or -1. */
-int triage_write_text(const char *dir, const char *name, const char *text);
+/* How many classes out/summary.json lists (0 without the file). */
+int triage_classes_found(const char *out);
 
 #endif

@@ -5,7 +5,10 @@
 #include "disc_list.h"
 
 /* One row per class of summary.json's "classes" array (signature, hint, hits, first operation
- * with its flags by name, shrunk length, where the trace starts, the reproducer's verdict). */
-void class_table(FILE *f, const struct run_loc *loc, json_object *classes);
+ * with its flags by name, shrunk length, where the trace starts, its cause group, the
+ * reproducer's verdict and why it may not bite), in the order of order[] (group_table.h);
+ * gid[] by class index: its group's number. */
+void class_table(FILE *f, const struct run_loc *loc, json_object *classes, const size_t *order,
+                 const int *gid);
 
 #endif

@@ -1,6 +1,7 @@
 /* The discrepancies section of report.html: classes from summary.json, else discrepancy-N.txt. */
 #include "disc_list.h"
 #include "class_table.h"
+#include "group_table.h"
 #include "disc_view.h"
 #include "html.h"
 #include "tree/tree.h"
@@ -66,6 +67,17 @@ static void show_detail(FILE *f, const struct run_loc *loc, const char *path)
     disc_free(&d);
 }
 
+/* <p class="CLS">LABEL TEXT</p>, nothing when text is empty. */
+static void html_para(FILE *f, const char *cls, const char *label, const char *text)
+{
+    if (!text[0])
+        return;
+    fprintf(f, "<p class=\"%s\">", cls);
+    html_esc(f, label);
+    html_esc(f, text);
+    fputs("</p>\n", f);
+}
+
 void disc_ref_show(FILE *f, const struct run_loc *loc, const struct disc_ref *r, int detail)
 {
     fputs("<section class=\"disc\"><h3>", f);
@@ -76,6 +88,7 @@ void disc_ref_show(FILE *f, const struct run_loc *loc, const struct disc_ref *r,
         html_esc(f, r->signature);
         fputs("</span></p>\n", f);
     }
+    html_para(f, "group", "group: ", r->group);
     if (r->known[0]) {
         fprintf(f, "<p class=\"%s\">", strcmp(r->known, "new") ? "note" : "status-bad");
         html_esc(f, strcmp(r->known, "new") ? r->known : "new: not in the known file");
@@ -109,6 +122,9 @@ void disc_ref_from_class(json_object *cls, int index, struct disc_ref *r)
     snprintf(r->detail, sizeof r->detail, "%s", rj_str(cls, "detail", ""));
     snprintf(r->trace, sizeof r->trace, "%s", rj_str(cls, "trace", ""));
     snprintf(r->repro, sizeof r->repro, "%s", rj_str(cls, "repro", ""));
+    const char *group = rj_str(cls, "group", ""), *cause = rj_str(cls, "cause", "");
+    if (group[0] && strcmp(group, r->signature))   /* a group of its own says nothing more */
+        snprintf(r->group, sizeof r->group, "%.200s%s%.300s", group, cause[0] ? ": " : "", cause);
     disc_ref_known(cls, r);
 }
 
@@ -152,18 +168,33 @@ void disc_known_split(FILE *f, json_object *summary)
     fputs("</ul>\n", f);
 }
 
-static void show_classes(FILE *f, const struct run_loc *loc, json_object *classes)
+/* The classes group by group: the class table, the groups' table, then each class's panel. */
+static void show_classes(FILE *f, const struct run_loc *loc, json_object *classes,
+                         json_object *groups)
 {
     size_t n = json_object_array_length(classes);
-    fprintf(f, "<p>%zu discrepancy class%s.</p>\n", n, n == 1 ? "" : "es");
-    class_table(f, loc, classes);
-    for (size_t i = 0; i < n && i < DISC_LISTED; i++) {
+    size_t *order = calloc(n, sizeof *order);
+    int *gid = calloc(n, sizeof *gid);
+    if (!order || !gid) {
+        free(order);
+        free(gid);
+        return;
+    }
+    int ngroups = group_order(classes, groups, order, gid);
+    fprintf(f, "<p id=\"class-count\">%zu discrepancy class%s in %d group%s.</p>\n", n,
+            n == 1 ? "" : "es", ngroups, ngroups == 1 ? "" : "s");
+    class_table(f, loc, classes, order, gid);
+    group_table(f, classes, groups);
+    for (size_t k = 0; k < n && k < DISC_LISTED; k++) {
         struct disc_ref r;
+        size_t i = order[k];
         disc_ref_from_class(json_object_array_get_idx(classes, i), (int)i, &r);
         fprintf(f, "<div id=\"class-%zu\">\n", i + 1);
-        disc_ref_show(f, loc, &r, i < DISC_DETAILED);
+        disc_ref_show(f, loc, &r, k < DISC_DETAILED);
         fputs("</div>\n", f);
     }
+    free(order);
+    free(gid);
 }
 
 static int cmp_long(const void *a, const void *b)
@@ -267,7 +298,7 @@ void disc_section(FILE *f, const struct run_loc *loc, json_object *summary)
     disc_known_split(f, summary);
     if (classes && json_object_is_type(classes, json_type_array) &&
         json_object_array_length(classes) > 0)
-        show_classes(f, loc, classes);
+        show_classes(f, loc, classes, rj_get(summary, "groups"));
     else
         show_files(f, loc, summary);
 }

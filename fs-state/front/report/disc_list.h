@@ -20,6 +20,7 @@ struct disc_ref {
     double hits, first_op;       /* < 0: unknown */
     char detail[PATH_MAX], trace[PATH_MAX], repro[PATH_MAX];
     char known[1100];            /* "" without a known file, "new", or "known: NOTE (LINK)" */
+    char group[600];             /* its cause group ("KEY: CAUSE"), "" for a group of its own */
 };
 
 /* The href from report.html to path (resolved inside loc's directory), or "" if it is outside. */

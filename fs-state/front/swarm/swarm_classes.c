@@ -3,6 +3,7 @@
 #include "lib/buf.h"
 #include "front/cli/summary_classes.h"
 #include "front/cli/known.h"
+#include "front/cli/class_groups.h"
 #include "front/cli/search_shape.h"
 #include "lib/helpers.h"
 #include <stdio.h>
@@ -97,7 +98,7 @@ static void json_vts(const struct merged *m, FILE *f)
 /* The known file's record of m, or NULL when m is new (or there is no known file). */
 static const struct known_class *known_of(const struct swarm *s, const struct merged *m)
 {
-    int i = s->o.known ? known_find(&s->known, m->first.signature) : -1;
+    int i = s->o.known ? known_match(&s->known, m->first.signature, m->first.group) : -1;
     return i >= 0 ? &s->known.v[i] : NULL;
 }
 
@@ -117,7 +118,7 @@ void swarm_classes_known_json(const struct swarm *s, FILE *f)
         return;
     }
     for (int k = 0; k < nclasses; k++) {
-        int i = known_find(&s->known, classes[k].first.signature);
+        int i = known_match(&s->known, classes[k].first.signature, classes[k].first.group);
         if (i >= 0)
             seen[i] = 1;
     }
@@ -165,6 +166,9 @@ static void json_seconds(double v, FILE *f)
 static void json_one(const struct swarm *s, const struct merged *m, FILE *f)
 {
     char sig[400], hint[2300], dir[PATH_MAX + 32], qd[2 * PATH_MAX + 64], triage[700];
+    char group[400], cause[500];
+    json_escape(m->first.group, group, sizeof group);
+    json_escape(m->first.cause, cause, sizeof cause);
     json_escape(m->first.signature, sig, sizeof sig);
     json_escape(m->first.hint, hint, sizeof hint);
     json_escape(m->first.triage, triage, sizeof triage);
@@ -179,6 +183,7 @@ static void json_one(const struct swarm *s, const struct merged *m, FILE *f)
             "\"trace\":\"%s\",\"trace_ops\":%.0f,\"repro\":\"%s\",\"triage\":\"%s\"},"
             "\"hint\":\"%s\"", shape_of_vt(s, m->first_vt), qd, m->first.first_op,
             m->first.detail, m->first.trace, m->first.trace_ops, m->first.repro, triage, hint);
+    fprintf(f, ",\"group\":\"%s\",\"cause\":\"%s\"", group, cause);
     json_known(s, m, f);
     fputc('}', f);
 }
@@ -209,14 +214,29 @@ static void text_known(const struct swarm *s, FILE *f)
     for (int i = 0; i < s->known.n; i++)
         for (int k = 0; k <= nclasses; k++)
             if (k == nclasses) {
-                fprintf(f, "  not seen: %s%s%.300s\n", s->known.v[i].signature,
-                        s->known.v[i].note[0] ? ": " : "", s->known.v[i].note);
+                fprintf(f, "  not seen: %s%s%s%.300s\n", s->known.v[i].group ? "group " : "",
+                        s->known.v[i].signature, s->known.v[i].note[0] ? ": " : "",
+                        s->known.v[i].note);
                 gone++;
-            } else if (!strcmp(classes[k].first.signature, s->known.v[i].signature)) {
+            } else if (known_match(&s->known, classes[k].first.signature,
+                                   classes[k].first.group) == i) {
                 break;
             }
     fprintf(f, "known file %s: %d new, %d known, %d known not seen\n", s->o.known, fresh,
             nclasses - fresh, gone);
+}
+
+/* The merged classes' cause groups (their first examples' keys). */
+static int groups_count(void)
+{
+    int n = 0;
+    for (int k = 0; k < nclasses; k++) {
+        int j = 0;
+        while (j < k && strcmp(classes[j].first.group, classes[k].first.group))
+            j++;
+        n += j == k;
+    }
+    return n;
 }
 
 static void text_mark(const struct swarm *s, const struct merged *m, FILE *f)
@@ -235,7 +255,8 @@ void swarm_classes_text(const struct swarm *s, FILE *f)
         if ((int)strlen(classes[k].first.signature) > sig_width)
             sig_width = (int)strlen(classes[k].first.signature);
     if (nclasses)
-        fprintf(f, "%d discrepancy class%s:\n", nclasses, nclasses == 1 ? "" : "es");
+        fprintf(f, "%d discrepancy class%s in %d group%s:\n", nclasses, nclasses == 1 ? "" : "es",
+                groups_count(), groups_count() == 1 ? "" : "s");
     for (int k = 0; k < nclasses; k++) {
         const struct merged *m = &classes[k];
         text_vts(m, vts, sizeof vts);
@@ -247,6 +268,8 @@ void swarm_classes_text(const struct swarm *s, FILE *f)
             fprintf(f, "  %-*s trace vt-%d/%s (%.0f ops), reproducer vt-%d/%s\n", sig_width, "",
                     m->first_vt, m->first.trace, m->first.trace_ops, m->first_vt,
                     m->first.repro);
+        if (class_has_cause(&m->first))
+            fprintf(f, "  %-*s group: %s\n", sig_width, "", m->first.group);
         if (m->first.hint[0])
             fprintf(f, "  %-*s hint: %.300s\n", sig_width, "", m->first.hint);
         text_mark(s, m, f);

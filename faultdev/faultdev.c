@@ -1,0 +1,389 @@
+/* bin/metis-faultdev: a FUSE 3 low-level daemon that serves one image file and fails its reads and writes on command (Metis's faulty device). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE             /* fallocate; Metis's build defines it, a reproducer's does not */
+#endif
+#define FUSE_USE_VERSION 314
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "faultdev_proto.h"
+
+#ifndef METIS_VERSION
+#define METIS_VERSION "standalone"
+#endif
+
+enum { INO_ROOT = 1, INO_IMG = 2, INO_CTL = 3 };
+
+/* What is armed: which requests count, from which one on they fail, and how. */
+struct fault {
+    int armed;
+    int writes;                 /* 1: writes count and fail; 0: reads */
+    int lose;                   /* writes: acknowledged and dropped instead of failed */
+    int silent;                 /* lost writes: no fsync ever reports them */
+    uint64_t at, count;         /* the at-th matching request fails first; count of them (0: all) */
+    uint64_t off, len;          /* only requests overlapping [off, off + len) match (len 0: all) */
+};
+
+struct counters {
+    uint64_t reads, writes, fsyncs, matched, failed, lost;
+    int loss_unreported;        /* a lost write the next fsync must report (armed or not) */
+};
+
+struct device {
+    int fd;
+    uint64_t size;
+    struct fault f;
+    struct counters c;
+};
+
+static struct device *dev_of(fuse_req_t req)
+{
+    return fuse_req_userdata(req);
+}
+
+/* ---- the fault ---- */
+
+static int overlaps(const struct fault *f, uint64_t off, size_t size)
+{
+    return f->len == 0 || (off < f->off + f->len && off + size > f->off);
+}
+
+/* Counts a request and says whether it is one the armed fault hits. */
+static int hit(struct device *d, int write, uint64_t off, size_t size)
+{
+    struct fault *f = &d->f;
+    if (!f->armed || f->writes != write || !overlaps(f, off, size))
+        return 0;
+    uint64_t k = d->c.matched++;
+    return k >= f->at && (f->count == 0 || k < f->at + f->count);
+}
+
+/* ---- control commands ---- */
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-')
+        return -1;
+    *v = n;
+    return 0;
+}
+
+/* One "key=value" or flag word of an arm command. */
+static int arm_word(struct fault *f, const char *w)
+{
+    if (strcmp(w, "silent") == 0)
+        return f->silent = 1, 0;
+    if (strncmp(w, "at=", 3) == 0)
+        return parse_u64(w + 3, &f->at);
+    if (strncmp(w, "count=", 6) == 0)
+        return parse_u64(w + 6, &f->count);
+    if (strncmp(w, "off=", 4) == 0)
+        return parse_u64(w + 4, &f->off);
+    if (strncmp(w, "len=", 4) == 0)
+        return parse_u64(w + 4, &f->len);
+    return -1;
+}
+
+static int parse_arm(char *words, struct fault *f)
+{
+    char *save = NULL, *dir = strtok_r(words, " ", &save), *how = strtok_r(NULL, " ", &save);
+    memset(f, 0, sizeof *f);
+    if (!dir || !how || (strcmp(dir, "read") && strcmp(dir, "write")) ||
+        (strcmp(how, "eio") && strcmp(how, "lost")))
+        return -1;
+    f->writes = strcmp(dir, "write") == 0;
+    f->lose = strcmp(how, "lost") == 0;
+    if (f->lose && !f->writes)
+        return -1;
+    for (char *w = strtok_r(NULL, " ", &save); w; w = strtok_r(NULL, " ", &save))
+        if (arm_word(f, w) < 0)
+            return -1;
+    f->armed = 1;
+    return 0;
+}
+
+static int command(struct device *d, const char *buf, size_t size)
+{
+    char line[256];
+    struct fault f;
+    if (size == 0 || size >= sizeof line)
+        return EINVAL;
+    memcpy(line, buf, size);
+    line[size] = '\0';
+    line[strcspn(line, "\n")] = '\0';
+    if (strcmp(line, "disarm") == 0) {
+        d->f.armed = 0;         /* a lost write not told yet stays for the next flush */
+        return 0;
+    }
+    if (strncmp(line, "arm ", 4) != 0 || parse_arm(line + 4, &f) < 0)
+        return EINVAL;
+    d->f = f;
+    memset(&d->c, 0, sizeof d->c);
+    return 0;
+}
+
+static size_t status(const struct device *d, char *out, size_t len)
+{
+    int n = snprintf(out, len, "armed=%d reads=%" PRIu64 " writes=%" PRIu64 " fsyncs=%" PRIu64
+                     " matched=%" PRIu64 " failed=%" PRIu64 " lost=%" PRIu64 "\n", d->f.armed,
+                     d->c.reads, d->c.writes, d->c.fsyncs, d->c.matched, d->c.failed, d->c.lost);
+    return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+/* ---- the file system: a root with img and ctl ---- */
+
+static int fill_stat(const struct device *d, fuse_ino_t ino, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_ino = ino;
+    st->st_nlink = 1;
+    if (ino == INO_ROOT) {
+        st->st_mode = S_IFDIR | 0755;
+        st->st_nlink = 2;
+    } else if (ino == INO_IMG) {
+        st->st_mode = S_IFREG | 0600;
+        st->st_size = (off_t)d->size;
+        st->st_blocks = (blkcnt_t)(d->size / 512);
+    } else if (ino == INO_CTL) {
+        st->st_mode = S_IFREG | 0600;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
+    e.ino = strcmp(name, FAULTDEV_IMAGE_NAME) == 0 ? INO_IMG
+          : strcmp(name, FAULTDEV_CTL_NAME) == 0 ? INO_CTL : 0;
+    if (parent != INO_ROOT || e.ino == 0) {
+        fuse_reply_err(req, ENOENT);
+        return;
+    }
+    fill_stat(dev_of(req), e.ino, &e.attr);
+    fuse_reply_entry(req, &e);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    struct stat st;
+    if (fill_stat(dev_of(req), ino, &st) < 0)
+        fuse_reply_err(req, ENOENT);
+    else
+        fuse_reply_attr(req, &st, 0);
+}
+
+static void add_entry(fuse_req_t req, char *buf, size_t size, size_t *used, const char *name,
+                      fuse_ino_t ino, off_t next)
+{
+    struct stat st = { .st_ino = ino, .st_mode = ino == INO_ROOT ? S_IFDIR : S_IFREG };
+    size_t n = fuse_add_direntry(req, buf + *used, size - *used, name, &st, next);
+    if (*used + n <= size)
+        *used += n;
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+    static const struct { const char *name; fuse_ino_t ino; } names[] = {
+        { ".", INO_ROOT }, { "..", INO_ROOT }, { FAULTDEV_IMAGE_NAME, INO_IMG },
+        { FAULTDEV_CTL_NAME, INO_CTL },
+    };
+    char buf[1024];
+    size_t used = 0;
+    if (size > sizeof buf)
+        size = sizeof buf;
+    for (off_t k = off; k < 4; k++)
+        add_entry(req, buf, size, &used, names[k].name, names[k].ino, k + 1);
+    fuse_reply_buf(req, buf, used);
+}
+
+/* No page cache: every read and write of img must reach us when the loop device issues it. */
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    if (ino != INO_IMG && ino != INO_CTL) {
+        fuse_reply_err(req, EISDIR);
+        return;
+    }
+    fi->direct_io = 1;
+    fi->keep_cache = 0;
+    fuse_reply_open(req, fi);
+}
+
+static void read_image(fuse_req_t req, struct device *d, size_t size, off_t off)
+{
+    char *buf = malloc(size ? size : 1);
+    d->c.reads++;
+    if (hit(d, 0, (uint64_t)off, size)) {
+        d->c.failed++;
+        free(buf);
+        fuse_reply_err(req, EIO);
+        return;
+    }
+    ssize_t n = buf ? pread(d->fd, buf, size, off) : -1;
+    if (n < 0)
+        fuse_reply_err(req, buf ? errno : ENOMEM);
+    else
+        fuse_reply_buf(req, buf, (size_t)n);
+    free(buf);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+    struct device *d = dev_of(req);
+    char text[FAULTDEV_STATUS_MAX];
+    if (ino == INO_IMG) {
+        read_image(req, d, size, off);
+        return;
+    }
+    size_t n = status(d, text, sizeof text);
+    size_t from = (size_t)off < n ? (size_t)off : n;
+    fuse_reply_buf(req, text + from, size < n - from ? size : n - from);
+}
+
+static void write_image(fuse_req_t req, struct device *d, const char *buf, size_t size, off_t off)
+{
+    d->c.writes++;
+    if (hit(d, 1, (uint64_t)off, size)) {
+        if (!d->f.lose) {
+            d->c.failed++;
+            fuse_reply_err(req, EIO);
+            return;
+        }
+        d->c.lost++;
+        d->c.loss_unreported |= !d->f.silent;
+        fuse_reply_write(req, size);
+        return;
+    }
+    ssize_t n = pwrite(d->fd, buf, size, off);
+    if (n < 0)
+        fuse_reply_err(req, errno);
+    else
+        fuse_reply_write(req, (size_t)n);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+                     struct fuse_file_info *fi)
+{
+    struct device *d = dev_of(req);
+    if (ino == INO_IMG) {
+        write_image(req, d, buf, size, off);
+        return;
+    }
+    int err = command(d, buf, size);
+    if (err)
+        fuse_reply_err(req, err);
+    else
+        fuse_reply_write(req, size);
+}
+
+/* A flush of the loop device arrives as an fsync of img: where a lost write is told. */
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+    struct device *d = dev_of(req);
+    int tell = ino == INO_IMG && d->c.loss_unreported;
+    if (ino == INO_IMG)
+        d->c.fsyncs++;
+    d->c.loss_unreported = 0;
+    fuse_reply_err(req, tell ? EIO : 0);
+}
+
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    fuse_reply_err(req, 0);
+}
+
+/* Discards (a punched hole) pass through like writes do, but are never failed. */
+static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+                         struct fuse_file_info *fi)
+{
+    struct device *d = dev_of(req);
+    if (ino != INO_IMG || (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE |
+                                    FALLOC_FL_ZERO_RANGE))) {
+        fuse_reply_err(req, EOPNOTSUPP);
+        return;
+    }
+    fuse_reply_err(req, fallocate(d->fd, mode | FALLOC_FL_KEEP_SIZE, off, len) < 0 ? errno : 0);
+}
+
+static const struct fuse_lowlevel_ops faultdev_ops = {
+    .lookup = op_lookup,
+    .getattr = op_getattr,
+    .readdir = op_readdir,
+    .open = op_open,
+    .read = op_read,
+    .write = op_write,
+    .fsync = op_fsync,
+    .flush = op_flush,
+    .fallocate = op_fallocate,
+};
+
+/* ---- main ---- */
+
+static int usage(void)
+{
+    printf("usage: metis-faultdev IMAGE MOUNTPOINT\n"
+               "Mounts a FUSE file system whose file MOUNTPOINT/%s passes reads and writes to\n"
+               "IMAGE, and whose file MOUNTPOINT/%s arms faults (see faultdev/README.md):\n"
+               "  echo 'arm write eio at=3' > MOUNTPOINT/%s   # the 4th write on fails with EIO\n"
+               "  echo disarm > MOUNTPOINT/%s; cat MOUNTPOINT/%s\n"
+               "Stays in the foreground until unmounted.\n",
+            FAULTDEV_IMAGE_NAME, FAULTDEV_CTL_NAME, FAULTDEV_CTL_NAME, FAULTDEV_CTL_NAME,
+            FAULTDEV_CTL_NAME);
+    return 0;
+}
+
+static int serve(struct device *d, const char *prog, const char *mnt)
+{
+    char *argv[] = { (char *)prog, "-o", "fsname=metis-faultdev,subtype=faultdev", NULL };
+    struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+    struct fuse_session *se = fuse_session_new(&args, &faultdev_ops, sizeof faultdev_ops, d);
+    int rc = 1;
+    if (!se)
+        return 1;
+    if (fuse_set_signal_handlers(se) == 0) {
+        if (fuse_session_mount(se, mnt) == 0) {
+            rc = fuse_session_loop(se) != 0;
+            fuse_session_unmount(se);
+        }
+        fuse_remove_signal_handlers(se);
+    }
+    fuse_session_destroy(se);
+    return rc;
+}
+
+int main(int argc, char *argv[])
+{
+    struct device d;
+    struct stat st;
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+        return usage();
+    if (argc == 2 && !strcmp(argv[1], "--version"))
+        return printf("metis-faultdev %s\n", METIS_VERSION) < 0;
+    if (argc != 3 || argv[1][0] == '-') {
+        fprintf(stderr, "metis-faultdev: expected IMAGE MOUNTPOINT (--help for the usage)\n");
+        return 2;
+    }
+    memset(&d, 0, sizeof d);
+    d.fd = open(argv[1], O_RDWR | O_CLOEXEC);
+    if (d.fd < 0 || fstat(d.fd, &st) < 0) {
+        fprintf(stderr, "metis-faultdev: %s: %s\n", argv[1], strerror(errno));
+        return 1;
+    }
+    d.size = (uint64_t)st.st_size;
+    return serve(&d, argv[0], argv[2]);
+}

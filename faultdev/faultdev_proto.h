@@ -1,0 +1,30 @@
+/* The faulty device's protocol: the names its mount shows and the control file's commands, shared by bin/metis-faultdev and Metis's client. */
+#ifndef METIS_FAULTDEV_PROTO_H
+#define METIS_FAULTDEV_PROTO_H
+
+/*
+ * bin/metis-faultdev IMAGE MOUNTPOINT mounts a FUSE file system that holds two files:
+ *   MOUNTPOINT/img  the image: every read and write is passed to IMAGE, unless a fault is armed
+ *   MOUNTPOINT/ctl  the control file: a write is one command, a read gives the counters
+ *
+ * Commands (one per write; words separated by single spaces):
+ *   arm read|write eio|lost at=N [count=C] [off=O len=L] [silent]
+ *       From now on, requests of that direction are counted (0, 1, ...). The at=N-th one that
+ *       overlaps [O, O+L) (every one without len) is the first that fails, and C of them fail
+ *       (0, the default: every one from there on). eio replies EIO; lost (writes only)
+ *       acknowledges the write and drops its data, and the next fsync of the image then fails
+ *       with EIO once (armed or not: also after a disarm), as a device whose write cache lost
+ *       data says so at the next flush, unless silent is given: then nothing ever tells.
+ *   disarm
+ *       Requests pass again; the counters stay as they were until the next arm, and a lost write
+ *       not told yet is told at the next fsync.
+ * Reading the control file gives one line:
+ *   armed=0|1 reads=R writes=W fsyncs=F matched=M failed=X lost=L
+ * where R, W and F count the requests since the last arm, M the requests of the armed
+ * direction that overlapped the range, X the ones failed with EIO and L the writes dropped.
+ */
+#define FAULTDEV_IMAGE_NAME "img"
+#define FAULTDEV_CTL_NAME "ctl"
+#define FAULTDEV_STATUS_MAX 256
+
+#endif

@@ -1,0 +1,35 @@
+/* The faulty device of a kernel file system: bin/metis-faultdev serving its image, a loop device with direct I/O over the daemon's file, and the daemon's control. */
+#ifndef METIS_FAULTDEV_H
+#define METIS_FAULTDEV_H
+
+#include <stdint.h>
+#include "backend.h"
+
+/*
+ * The image b->image is served by a metis-faultdev daemon mounted at
+ * /dev/shm/metis-RUN/mnt-FS.faultdev; a second loop device, with direct I/O, sits on the daemon's
+ * file, so every read and write of a file system mounted from it is a request the daemon
+ * answers when the file system issues it (a failed write reaches the loop device at once, not
+ * at a later writeback). Paths carry the run id: backend_sweep removes them after any exit.
+ * Errors: 0 or -1 with the message in b->err (an infrastructure failure).
+ */
+struct faultdev;
+
+/* What the daemon saw since the last arm. */
+struct faultdev_counts {
+    uint64_t reads, writes, fsyncs, matched, failed, lost;
+};
+
+/* Starts the daemon on b's image and attaches its file to a loop device with direct I/O; NULL
+ * with b->err on failure (nothing left behind). */
+struct faultdev *faultdev_open(struct backend *b);
+/* "/dev/loopN": the device a file system is mounted from to meet the faults. */
+const char *faultdev_device(const struct faultdev *f);
+/* Arms a fault: command is an arm command of faultdev_proto.h ("arm write eio at=3"). */
+int faultdev_arm(struct faultdev *f, const char *command);
+/* Lets every request pass again and says what happened while armed. */
+int faultdev_disarm(struct faultdev *f, struct faultdev_counts *c);
+/* Detaches the loop device, unmounts the daemon and waits for it to exit; NULL is fine. */
+void faultdev_close(struct faultdev *f);
+
+#endif

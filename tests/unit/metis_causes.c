@@ -1,0 +1,142 @@
+/* Unit tests of cause groups: each hint rule's stable cause id, the group key of a class (hint first, then a known delta of its own attribute, else its signature) and the groups of a table. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <linux/falloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/causes.h"
+#include "engine/hints.h"
+#include "engine/differs.h"
+
+static struct metis_config cfg;
+
+static void setup_fuse(const char *mount_cmd)
+{
+    memset(&cfg, 0, sizeof cfg);
+    cfg.nfs = 2;
+    cfg.fs[0].type = FS_KERNEL;
+    snprintf(cfg.fs[0].fstype, sizeof cfg.fs[0].fstype, "tmpfs");
+    snprintf(cfg.fs[1].name, sizeof cfg.fs[1].name, "bindfs");
+    cfg.fs[1].type = FS_FUSE;
+    snprintf(cfg.fs[1].mount_cmd, sizeof cfg.fs[1].mount_cmd, "%s", mount_cmd);
+}
+
+/* The cause id hints_cause names for a stale link count at /d0 after op on /f0. */
+static const char *stale_nlink_cause(enum op_id op, char *id, size_t len)
+{
+    struct op_args a = { .op = op };
+    snprintf(a.path, sizeof a.path, "/f0");
+    struct state_diff d = { .attr = TREE_DIFF_NLINK };
+    snprintf(d.entry, sizeof d.entry, "/d0");
+    struct hint_case c = { &cfg, 1, &a, DIFF_STATE, { 0, 0 }, { 0, 0 }, &d };
+    return hints_cause(&c, id, len);
+}
+
+Test(causes, hard_links_of_a_path_based_daemon_are_one_cause_whatever_the_operation)
+{
+    char id[96];
+    setup_fuse("bindfs {dir} {mnt}");
+    static const enum op_id ops[] = { OP_link, OP_unlink, OP_write_file, OP_truncate,
+                                      OP_rename, OP_open_unlink };
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        cr_assert_not_null(stale_nlink_cause(ops[k], id, sizeof id), "%s", op_name(ops[k]));
+        cr_expect_str_eq(id, "hard-links-path-based-fuse");
+    }
+    setup_fuse("bindfs -o use_ino {dir} {mnt}");    /* the premise checked: no use_ino */
+    cr_expect_null(stale_nlink_cause(OP_link, id, sizeof id));
+    cr_expect_str_eq(id, "");
+}
+
+Test(causes, a_refusal_names_its_lacks_word)
+{
+    char id[96];
+    setup_fuse("x {mnt}");
+    struct op_args a = { .op = OP_fallocate_file, .flags = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE };
+    struct hint_case c = { &cfg, 1, &a, DIFF_RET | DIFF_ERRNO, { 0, 0 }, { -1, EOPNOTSUPP }, NULL };
+    cr_assert_not_null(hints_cause(&c, id, sizeof id));
+    cr_expect_str_eq(id, "lacks:fallocate:punch_hole");
+}
+
+static struct dclass a_class(const char *sig, unsigned kinds, enum tree_diff attr, const char *cause)
+{
+    struct dclass c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.signature, sizeof c.signature, "%s", sig);
+    c.kinds = kinds;
+    c.attr = attr;
+    snprintf(c.cause_id, sizeof c.cause_id, "%s", cause);
+    return c;
+}
+
+static struct tree_delta delta_of(char **items, size_t n)
+{
+    return (struct tree_delta){ items, n };
+}
+
+Test(causes, group_keys)
+{
+    char *below_items[] = { "mode\tbits 0022", "nlink\t+1" }, *made_items[] = { "mode\tbits 0001" };
+    struct tree_delta below = delta_of(below_items, 2), made = delta_of(made_items, 1);
+    struct cause_path p = { &below, &made, "2 attribute differences (first: mode bits 0022)" };
+    /* a hint's cause wins over any delta */
+    struct dclass c = a_class("link bindfs state nlink", DIFF_STATE, TREE_DIFF_NLINK,
+                              "hard-links-path-based-fuse");
+    causes_assign(&c, "bindfs", &p);
+    cr_expect_str_eq(c.group, "hard-links-path-based-fuse bindfs");
+    cr_expect_str_eq(c.below_delta, "2 attribute differences (first: mode bits 0022)");
+    /* below a delta of its own attribute: the delta's difference */
+    c = a_class("chmod bindfs state mode", DIFF_STATE, TREE_DIFF_MODE, "");
+    causes_assign(&c, "bindfs", &p);
+    cr_expect_str_eq(c.group, "delta:mode-bits-0022 bindfs");
+    /* the class that started the delta joins the same group */
+    struct cause_path start = { NULL, &below, NULL };
+    c = a_class("create_file bindfs state mode", DIFF_STATE, TREE_DIFF_MODE, "");
+    causes_assign(&c, "bindfs", &start);
+    cr_expect_str_eq(c.group, "delta:mode-bits-0022 bindfs");
+    /* another attribute below it, an outcome, or no path: a group of its own */
+    c = a_class("chown_file bindfs state owner", DIFF_STATE, TREE_DIFF_OWNER, "");
+    causes_assign(&c, "bindfs", &p);
+    cr_expect_str_eq(c.group, "chown_file bindfs state owner");
+    c = a_class("link bindfs errno EPERM, reference 0", DIFF_STATE | DIFF_ERRNO | DIFF_RET,
+                TREE_DIFF_MODE, "");
+    causes_assign(&c, "bindfs", &p);
+    cr_expect_str_eq(c.group, c.signature);
+    c = a_class("daemon-died bindfs", DIFF_DAEMON_DIED, TREE_DIFF_NONE, "");
+    causes_assign(&c, "bindfs", NULL);
+    cr_expect_str_eq(c.group, "daemon-died bindfs");
+}
+
+Test(causes, delta_ids_are_one_word)
+{
+    char id[96];
+    causes_delta_id("owner\t0:0\t1000:1000", id, sizeof id);
+    cr_expect_str_eq(id, "delta:owner-0:0-1000:1000");
+}
+
+Test(causes, groups_of_a_table_in_the_order_found)
+{
+    struct dclass v[4] = {
+        a_class("link b state nlink", DIFF_STATE, TREE_DIFF_NLINK, "hard-links-path-based-fuse"),
+        a_class("mkdir b state mode", DIFF_STATE, TREE_DIFF_MODE, ""),
+        a_class("write_file b state size", DIFF_STATE, TREE_DIFF_SIZE, "hard-links-path-based-fuse"),
+        a_class("unlink b state nlink", DIFF_STATE, TREE_DIFF_NLINK, "hard-links-path-based-fuse"),
+    };
+    for (int k = 0; k < 4; k++) {
+        v[k].id = k + 1;
+        v[k].hits = 10;
+        causes_assign(&v[k], "b", NULL);
+    }
+    struct dclass_table t = { v, 4, 4, 0 };
+    cr_assert_eq(causes_count(&t), 2);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    causes_write_json(&t, f);
+    fclose(f);
+    cr_expect(strstr(text, "\"discrepancy_groups\":2,") != NULL, "%s", text);
+    cr_expect(strstr(text, "{\"group\":\"hard-links-path-based-fuse b\",\"cause\":\"\","
+                           "\"classes\":[1,3,4],\"hits\":30}") != NULL, "%s", text);
+    free(text);
+}
