@@ -713,3 +713,67 @@ Test(metis_trace, concurrent_step_damage_refused_with_file_and_line)
     mtr_together_refused_at("op 9", "op 9 together tries=3 order=1,3", 10,
                             "an order of other calls");
 }
+
+/* One trace format for every kind of step: a history's restore calls ("call"), a fault step
+ * ("fault" after its op) and a concurrent step ("part" records) side by side. */
+static const char mtr_mixed[] =
+    "metis-trace 1\n"
+    "run seed=1 hash=md5\n"
+    "fs 0 name=ref type=reffs fstype=- size=262144\n"
+    "fs 1 name=race type=reffs fstype=- size=262144\n"
+    "call 2 race ret=0 errno=0 truncate path=/f0 size=28\n"
+    "op 3 mkdir path=/d0 mode=0755\n"
+    "fault 3 kind=eio_write at=1\n"
+    "res 3 ref ret=0 errno=0 state=b089e52d90ad33f4e05551ea132fcffd\n"
+    "op 9 together tries=2 order=2,1\n"
+    "part 9 1 symlink path=/d0/f0 path2=f1\n"
+    "part 9 2 mkdir path=/d1 mode=0700\n"
+    "res 9 ref ret=0,0 errno=0,0 state=fe2426aefbe075f76ab36fe409890a53\n"
+    "call 10 race ret=-1 errno=ENOENT truncate path=/f0 size=3\n"
+    "op 11 rmdir path=/d1\n"
+    "end ops=3 calls=2\n";
+
+Test(metis_trace, calls_fault_steps_and_concurrent_steps_in_one_trace)
+{
+    struct trace t;
+    char err[1024], *text = NULL;
+    size_t len = 0;
+    cr_assert_eq(trace_parse(mtr_mixed, strlen(mtr_mixed), "m.trace", &t, err, sizeof err), 0,
+                 "%s", err);
+    cr_assert_eq(t.nops, 5);
+    cr_assert_eq(t.ncalls, 2);
+    cr_assert(t.ops[0].is_call && t.ops[3].is_call);
+    cr_assert(t.ops[1].fault.on && !t.ops[2].fault.on);
+    cr_assert_eq(t.ops[2].tries, 2);
+    cr_assert_eq(t.ops[2].ncalls, 2);
+    cr_assert_eq(trace_last_op(&t), 4);
+    int n;
+    trace_op_calls(&t.ops[0], &n);
+    cr_assert_eq(n, 0, "a restore call has no operation of its own");
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(trace_write(&t, f), 0);
+    fclose(f);
+    cr_assert_str_eq(text, mtr_mixed, "the writer is not the parser's inverse");
+    free(text);
+    /* A copy keeps each step what it is: a call with its outcome, a fault, the calls. */
+    struct trace c;
+    trace_init(&c);
+    for (size_t k = 0; k < t.nops; k++)
+        cr_assert_not_null(trace_add_copy(&c, &t.ops[k]));
+    cr_assert_eq(c.ncalls, 2);
+    cr_assert_eq(c.ops[3].call_res.err, ENOENT);
+    cr_assert_eq(c.ops[1].fault.kind, t.ops[1].fault.kind);
+    cr_assert_str_eq(c.ops[2].order, "2,1");
+    cr_assert_eq(c.ops[2].calls[0].op, OP_symlink);
+    trace_free(&c);
+    trace_free(&t);
+}
+
+Test(metis_trace, a_concurrent_step_is_no_fault_step)
+{
+    char text[sizeof mtr_mixed + 64];
+    const char *at = strstr(mtr_mixed, "res 9 ref");
+    snprintf(text, sizeof text, "%.*sfault 9 kind=eio_write at=1\n%s", (int)(at - mtr_mixed),
+             mtr_mixed, at);
+    mtr_refused_at(text, strlen(text), 12, "a fault record after a concurrent step");
+}
