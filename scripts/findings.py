@@ -86,9 +86,19 @@ def unseen_rows(summary, known):
         " (%s)" % e["link"] if e["link"] else "") for sig, e in known.items() if sig not in seen]
 
 
-def target_section(out_dir, profile):
+def run_summary(out_dir, profile):
+    """(name, run directory, its summary.json or None) of a profile's run."""
     name = os.path.basename(profile)[:-4]
     run = os.path.join(out_dir, name)
+    try:
+        with open(os.path.join(run, "summary.json")) as f:
+            return name, run, json.load(f)
+    except (OSError, ValueError):
+        return name, run, None
+
+
+def target_section(out_dir, profile):
+    name, run, summary = run_summary(out_dir, profile)
     status = read_file(os.path.join(run, "campaign-status"), "not run")
     lines = ["## %s" % name, ""]
     pkg = header(profile, "package")
@@ -98,10 +108,7 @@ def target_section(out_dir, profile):
     lines.append("- Profile: `configs/targets/%s.ini`; verdicts: `configs/targets/%s.known`" % (name, name))
     if status == "not installed":
         return lines + ["- Not installed on the campaign machine: not run.", ""], 0
-    try:
-        with open(os.path.join(run, "summary.json")) as f:
-            summary = json.load(f)
-    except (OSError, ValueError):
+    if summary is None:
         return lines + ["- Run: %s, no summary.json (see %s)." % (status, run), ""], 1
     lines.append("- Run: %s, %s s, %d operations, %.1f ops/s, %d searches, %d classes" % (
         status, summary.get("seconds"), summary.get("ops", 0), summary.get("ops_per_s", 0.0),
@@ -115,13 +122,9 @@ def target_section(out_dir, profile):
 
 def overview_row(out_dir, profile):
     """One line of the opening table: target, version, reference, ops, ops/s, verdict counts."""
-    name = os.path.basename(profile)[:-4]
-    run = os.path.join(out_dir, name)
+    name, run, summary = run_summary(out_dir, profile)
     version = read_file(os.path.join(run, "campaign-version"), "?")
-    try:
-        with open(os.path.join(run, "summary.json")) as f:
-            summary = json.load(f)
-    except (OSError, ValueError):
+    if summary is None:
         return "| %s | %s | %s | not run | | | |" % (name, version, read_file(
             os.path.join(run, "campaign-status"), "not run"))
     known = read_known(profile[:-4] + ".known")
@@ -186,13 +189,9 @@ def together_section(out_dir, share, profiles):
               "orders run | classes | `together` classes |", "|---|---|---|---|---|---|---|---|---|"]
     detail, problems = [], 0
     for p in profiles:
-        name = os.path.basename(p)[:-4]
-        run = os.path.join(out_dir, name)
+        name, run, summary = run_summary(out_dir, p)
         status = read_file(os.path.join(run, "campaign-status"), "not run")
-        try:
-            with open(os.path.join(run, "summary.json")) as f:
-                summary = json.load(f)
-        except (OSError, ValueError):
+        if summary is None:
             lines.append("| %s | %s | | | | | | | |" % (name, status))
             problems += status != "not installed"
             continue

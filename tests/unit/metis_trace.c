@@ -660,13 +660,23 @@ static const char mtr_together[] =
     "discrepancy 9 fs=race ret=same errno=same state=same serial=differs\n"
     "end ops=2\n";
 
+/* text parsed into t, which must then write text back exactly. */
+static void mtr_parse_and_write_back(const char *text, struct trace *t)
+{
+    char err[1024], *out = NULL;
+    size_t len = 0;
+    cr_assert_eq(trace_parse(text, strlen(text), "t.trace", t, err, sizeof err), 0, "%s", err);
+    FILE *f = open_memstream(&out, &len);
+    cr_assert_eq(trace_write(t, f), 0);
+    fclose(f);
+    cr_assert_str_eq(out, text, "the writer is not the parser's inverse");
+    free(out);
+}
+
 Test(metis_trace, concurrent_step_round_trip)
 {
     struct trace t;
-    char err[1024], *text = NULL;
-    size_t len = 0;
-    cr_assert_eq(trace_parse(mtr_together, strlen(mtr_together), "t.trace", &t, err, sizeof err), 0,
-                 "%s", err);
+    mtr_parse_and_write_back(mtr_together, &t);
     const struct trace_op *op = &t.ops[1];
     cr_assert_eq(op->tries, 3);
     cr_assert_eq(op->ncalls, 2);
@@ -674,11 +684,6 @@ Test(metis_trace, concurrent_step_round_trip)
     cr_assert_eq(op->calls[1].op, OP_mkdir);
     cr_assert_eq(op->res[0].call_err[1], ENOSPC);
     cr_assert_eq(op->disc[1].differs, DIFF_SERIAL);
-    FILE *f = open_memstream(&text, &len);
-    cr_assert_eq(trace_write(&t, f), 0);
-    fclose(f);
-    cr_assert_str_eq(text, mtr_together, "the writer is not the parser's inverse");
-    free(text);
     trace_free(&t);
 }
 
@@ -736,10 +741,7 @@ static const char mtr_mixed[] =
 Test(metis_trace, calls_fault_steps_and_concurrent_steps_in_one_trace)
 {
     struct trace t;
-    char err[1024], *text = NULL;
-    size_t len = 0;
-    cr_assert_eq(trace_parse(mtr_mixed, strlen(mtr_mixed), "m.trace", &t, err, sizeof err), 0,
-                 "%s", err);
+    mtr_parse_and_write_back(mtr_mixed, &t);
     cr_assert_eq(t.nops, 5);
     cr_assert_eq(t.ncalls, 2);
     cr_assert(t.ops[0].is_call && t.ops[3].is_call);
@@ -750,11 +752,6 @@ Test(metis_trace, calls_fault_steps_and_concurrent_steps_in_one_trace)
     int n;
     trace_op_calls(&t.ops[0], &n);
     cr_assert_eq(n, 0, "a restore call has no operation of its own");
-    FILE *f = open_memstream(&text, &len);
-    cr_assert_eq(trace_write(&t, f), 0);
-    fclose(f);
-    cr_assert_str_eq(text, mtr_mixed, "the writer is not the parser's inverse");
-    free(text);
     /* A copy keeps each step what it is: a call with its outcome, a fault, the calls. */
     struct trace c;
     trace_init(&c);
