@@ -76,18 +76,38 @@ static int judge_tries(struct fsgroup *g, const struct together_set *set, uint64
 /* Every fs under test issues the calls at once, tries times at most, each try from the state
  * before the step, until a try no order explains. */
 static int make_tries(struct fsgroup *g, const struct together_set *set, int tries,
-                      uint64_t from, uint64_t parent, struct concurrent_verdict *v)
+                      uint64_t from, uint64_t parent, struct concurrent_verdict *v,
+                      size_t history_len[METIS_MAX_FS])
 {
     unsigned todo = targets(g), passed;
     struct issue_job job = { g, set, v };
     for (int r = 0; r < tries && todo; r++) {
         struct step_pass p = { r ? parent : from, STEP_NO_STATE, todo, r > 0, issue_calls, &job,
                                "the calls issued at once" };
-        if (fsgroup_pass(g, &p) < 0 || judge_tries(g, set, parent, todo, v, &passed) < 0)
+        if (fsgroup_pass(g, &p) < 0)
+            return -1;
+        for (int i = 0; r == 0 && i < g->nfs; i++)
+            history_len[i] = g->be[i]->history.len;
+        if (judge_tries(g, set, parent, todo, v, &passed) < 0)
             return -1;
         todo = passed;
     }
     return 0;
+}
+
+/* A target without snapshots keeps in its history (backend.h) what the restore before the
+ * step's first try did: the way to the state the step starts from, which a replay of its
+ * history needs. The restores between tries and orders are the step's own; a replay of the
+ * step makes them itself (by its own restores), so they are no steps of the history. */
+static void step_history_only(struct fsgroup *g, const size_t history_len[METIS_MAX_FS])
+{
+    for (int i = 1; i < g->nfs; i++) {
+        struct buf *h = &g->be[i]->history;
+        if (h->len > history_len[i]) {
+            h->len = history_len[i];
+            h->p[h->len] = '\0';
+        }
+    }
 }
 
 /* ---- the control: the same calls one after another on the fs ---- */
@@ -215,13 +235,19 @@ static int keep_states(struct fsgroup *g, const struct together_set *set,
 int concurrent_step(struct fsgroup *g, const struct together_set *set, int tries, uint64_t from,
                     uint64_t parent, uint64_t to, struct concurrent_verdict *v)
 {
+    size_t history_len[METIS_MAX_FS];
     memset(v, 0, sizeof *v);
-    if (serial_run_whole(g, set, from, parent, &v->orders) < 0 ||
-        make_tries(g, set, tries, from, parent, v) < 0 ||
-        control_failures(g, set, parent, v) < 0)
-        return -1;
-    v->kept = order_to_keep(g, v);
-    if (keep_states(g, set, v, parent, to) < 0)
+    for (int i = 0; i < g->nfs; i++)
+        history_len[i] = g->be[i]->history.len;
+    int rc = serial_run_whole(g, set, from, parent, &v->orders) < 0 ||
+             make_tries(g, set, tries, from, parent, v, history_len) < 0 ||
+             control_failures(g, set, parent, v) < 0 ? -1 : 0;
+    if (rc == 0) {
+        v->kept = order_to_keep(g, v);
+        rc = keep_states(g, set, v, parent, to);
+    }
+    step_history_only(g, history_len);
+    if (rc < 0)
         return -1;
     mark_differs(g, v);
     return 0;
