@@ -290,9 +290,11 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
         g->be[i]->populate_fn = populate_dir;
         g->limit[i] = fs->op_timeout;
         /* Logically restored file systems replay when a restore misses. */
-        g->needs_history |= (fs->type == FS_FUSE &&
-                             (fs->size == 0 || fs->dir_backed || !fs->remount)) ||
-                            (fs->type == FS_KERNEL && fs_format_devless(fs->fstype));
+        int no_snapshots = (fs->type == FS_FUSE &&
+                            (fs->size == 0 || fs->dir_backed || !fs->remount)) ||
+                           (fs->type == FS_KERNEL && fs_format_devless(fs->fstype));
+        g->needs_history |= no_snapshots;
+        g->no_snapshots |= (unsigned)no_snapshots << i;
         if (fs->op_timeout > g->timeout)
             g->timeout = fs->op_timeout;
     }

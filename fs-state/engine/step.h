@@ -72,6 +72,7 @@ struct fsgroup {
     int setting_up;              /* fsgroup_setup is running: one limit (timeout) for all */
     int inline_run;              /* one fs: jobs run on the calling thread (fsset_run_inline) */
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
+    unsigned no_snapshots;       /* bit i: fs i restores by calls or a replay, not a snapshot */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
     struct fault_check *fault[METIS_MAX_FS];    /* NULL where no fault steps apply */
