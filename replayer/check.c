@@ -111,7 +111,9 @@ static int match_fs(const struct trace *t, const struct metis_config *cfg, int s
 
 /* An image-backed FUSE fs the run kept mounted (remount = 0) is remounted around every step
  * in a replay: the states it exported are images of its checkpoints, which only a remounted
- * fs loads (import.c). */
+ * fs loads (import.c). A kernel fs stays kept, since what its checkpoints find needs a mount
+ * that lives across steps, but checks only at a trace's last operation (replay.c, shrink.c):
+ * a replay's steps need not be where the run's checkpoints were. */
 static void replay_kept_remounted(struct metis_config *cfg)
 {
     for (int i = 0; i < cfg->nfs; i++) {
@@ -120,6 +122,8 @@ static void replay_kept_remounted(struct metis_config *cfg)
             c->remount = 1;
             c->remount_every = 0;
         }
+        if (c->type == FS_KERNEL && !c->remount)
+            c->remount_every = 0;
     }
 }
 

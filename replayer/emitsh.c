@@ -63,6 +63,15 @@ static const char script_head[] =
 
 
 
+/* remount_test_lose took writes out of the image inside Metis: a kernel keeps them, so what the
+ * run found cannot show here, and the script says why. */
+static void lost_write_note(FILE *f, uint64_t least)
+{
+    fprintf(f, "  echo \"run.sh: the run had the test hook remount_test_lose = %" PRIu64 ": Metis "
+            "took the data of writes of at least that many bytes out of the image at its "
+            "checkpoints; this kernel keeps them, so a remount here finds nothing\"\n", least);
+}
+
 static void emit_kernel(FILE *f, const struct emit *e, const struct fs_config *c, int crash)
 {
     int fault = emitc_fault_last(e, c) != NULL;
@@ -87,7 +96,12 @@ static void emit_kernel(FILE *f, const struct emit *e, const struct fs_config *c
         fprintf(f, "  do_mount; repro tree; do_umount\n"
                 "  verdict\n");
     else
-        fprintf(f, "  do_mount; repro; do_umount\n");
+        fprintf(f, "  # Metis keeps it mounted across operations and remounts it at checkpoints:\n"
+                "  # the tree read after a remount must still be the reference's.\n"
+                "  do_mount; repro; do_umount\n"
+                "  do_mount; repro tree; do_umount\n");
+    if (!c->remount && e->cfg->run.remount_test_lose)
+        lost_write_note(f, e->cfg->run.remount_test_lose);
 }
 
 

@@ -50,12 +50,13 @@ static int copy_into(struct backend *b, int in, int out, off_t size)
     return 0;
 }
 
-/* The backend unmounts for a restore, so restoring state 0 leaves the image file ours to
- * overwrite; saving afterwards makes the image store read what the file now holds. */
+/* A remounted backend unmounts for a restore and a kept one when asked, so the image file is
+ * then ours to overwrite; saving afterwards makes the image store read what the file now
+ * holds. */
 static int import_image(struct backend *b, const char *file, uint64_t sid)
 {
     struct stat is, os;
-    if (b->ops->restore(b, 0) < 0)
+    if (b->ops->restore(b, 0) < 0 || (b->ops->unmount && b->ops->unmount(b) < 0))
         return -1;
     int in = open(file, O_RDONLY | O_CLOEXEC);
     if (in < 0)

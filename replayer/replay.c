@@ -37,14 +37,15 @@ int replay_same_disc(const unsigned a[METIS_MAX_FS], const unsigned b[METIS_MAX_
 
 const char *replay_kinds(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
              d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
              d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
              d & DIFF_CRASH_FSCK ? "crash-fsck," : "", d & DIFF_FAULT_LOST ? "fault-lost," : "",
              d & DIFF_FAULT_PARTIAL ? "fault-partial," : "",
              d & DIFF_FAULT_FSCK ? "fault-fsck," : "", d & DIFF_FAULT_ERRNO ? "fault-errno," : "",
              d & DIFF_FAULT_MOUNT ? "fault-mount," : "", d & DIFF_FAULT_STALE ? "fault-stale," : "",
-             d & DIFF_SERIAL ? "not-serializable," : "", d ? "" : "none");
+             d & DIFF_REMOUNT ? "remount," : "", d & DIFF_SERIAL ? "not-serializable," : "",
+             d ? "" : "none");
     size_t n = strlen(buf);
     if (n && buf[n - 1] == ',')
         buf[n - 1] = '\0';
@@ -66,6 +67,9 @@ void replay_describe(const struct metis_config *cfg, const unsigned d[METIS_MAX_
             used += (size_t)snprintf(buf + used, len - used, "%sfs %s differs from %s in %s",
                                      used ? "; " : "", cfg->fs[i].name, cfg->fs[0].name,
                                      replay_kinds(d[i], kinds, sizeof kinds));
+        else if (d[i] & DIFF_REMOUNT)
+            used += (size_t)snprintf(buf + used, len - used, "%sfs %s fails its remount check",
+                                     used ? "; " : "", cfg->fs[i].name);
         else if (d[i])
             used += (size_t)snprintf(buf + used, len - used, "%sfs %s fails its %s check: %s",
                                      used ? "; " : "", cfg->fs[i].name,
@@ -220,6 +224,7 @@ void replay_ops(struct session *s, const struct trace *t, const int map[METIS_MA
             break;
         }
         const struct trace_op *op = &t->ops[k];
+        s->g.checkpoint_next = k + 1 == t->nops;    /* where the run found what it found */
         if (replay_step(s, t, op, 0, SESSION_NO_STATE, SESSION_NO_STATE) < 0) {
             o->infra = 1;
             break;

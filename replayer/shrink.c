@@ -99,8 +99,19 @@ static const struct tree_delta *known_before(const struct shrinker *sh, size_t j
     return sh->sid[0] ? &sh->saved_delta : NULL;
 }
 
-/* Did the step just replayed (op, judged to add attr) end in the target discrepancy? A
- * difference the state before held already is none, as in the run. */
+/* The most telling difference a remount check found is the class's attribute. */
+static int remount_attr_kept(struct shrinker *sh, struct target *w)
+{
+    enum tree_diff at = sh->s.g.out[w->fs].remount.d.attr;
+    if (!w->attr_known) {
+        w->attr = at;
+        w->attr_known = 1;
+    }
+    return at == w->attr;
+}
+
+/* Did the step just replayed (op, judged to add attr) end in the target discrepancy?
+ * A difference the state before held already is none, as in the run. */
 static int on_target(struct shrinker *sh, const struct trace_op *op, enum tree_diff at)
 {
     struct target *w = &sh->want;
@@ -109,8 +120,11 @@ static int on_target(struct shrinker *sh, const struct trace_op *op, enum tree_d
         return op->tries && (sh->s.differs[w->fs] & DIFF_SERIAL);
     if (at == TREE_DIFF_NONE)
         sh->s.differs[w->fs] &= ~DIFF_STATE;
-    if (a->op != w->op || sh->s.differs[w->fs] != w->kinds)
+    /* A remount check's finding is the checkpoint's, whichever operation it came after. */
+    if ((a->op != w->op && !(w->kinds & DIFF_REMOUNT)) || sh->s.differs[w->fs] != w->kinds)
         return 0;
+    if (w->kinds & DIFF_REMOUNT)
+        return remount_attr_kept(sh, w);
     if (w->kinds & (DIFF_FAULT_LOST | DIFF_FAULT_PARTIAL)) {
         enum tree_diff fa = sh->s.g.out[w->fs].fault.diff.attr;
         if (!w->fault_attr_known) {
@@ -156,6 +170,7 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         uint64_t to = sh->next_sid++;
         const struct trace_op *op = &sh->t->ops[cand[j]];
         double t = now_seconds();
+        sh->s.g.checkpoint_next = j + 1 == n;   /* a kept fs's remount check ends a candidate */
         if (replay_step(&sh->s, sh->t, op, sh->tries, from, to) < 0)
             return TEST_INFRA;
         sh->step_s += now_seconds() - t;
@@ -341,6 +356,7 @@ static int record_once(struct shrinker *sh, const size_t *cur, size_t n, struct 
     int hit = 0;
     for (size_t k = 0; k < n; k++) {
         const struct trace_op *src = &sh->t->ops[cur[k]];
+        sh->s.g.checkpoint_next = k + 1 == n;
         if (replay_step(&sh->s, sh->t, src, sh->tries, k == 0 ? sh->sid[0] : SESSION_NO_STATE,
                         SESSION_NO_STATE) < 0)
             return -1;
@@ -687,7 +703,7 @@ static int set_target(struct shrinker *sh, const struct cli_opts *o)
     if (fs < 0)
         return 0;
     replay_expected(sh->t, sh->map, sh->cfg.nfs, want);
-    /* The reference has no class of its own but its crash or fault check's. */
+    /* The reference has no class of its own but its crash, fault or remount check's. */
     int ref_ok = fs != 0 || (want[0] & DIFF_OWN_PROMISE);
     long last = trace_last_op(sh->t);
     if (!ref_ok || !want[fs] || last < 0) {

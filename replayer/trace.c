@@ -494,6 +494,18 @@ static int parse_own_check(struct parser *p, char **tok, int *n, unsigned *diffe
     return 0;
 }
 
+/* The optional last field "remount=differs" (a kept fs's remount check): its DIFF bit. */
+static int parse_remount(struct parser *p, char **tok, int *n, unsigned *differs)
+{
+    if (*n < 1 || strncmp(tok[*n - 1], "remount=", 8) != 0)
+        return 0;
+    if (strcmp(tok[*n - 1] + 8, "differs") != 0)
+        return perr(p, "'%.40s' is not remount=differs", tok[*n - 1]);
+    *differs |= DIFF_REMOUNT;
+    (*n)--;
+    return 0;
+}
+
 /* "fault SEQ kind=K at=N" right after op SEQ: the fault its step armed. */
 static int parse_fault(struct parser *p, char **tok, int n)
 {
@@ -537,7 +549,8 @@ static int parse_disc(struct parser *p, char **tok, int n)
             return -1;
         d = op->disc;
     }
-    if (parse_own_check(p, tok, &n, &differs) < 0 || parse_serial(p, tok, &n, &differs) < 0 ||
+    if (parse_serial(p, tok, &n, &differs) < 0 || parse_remount(p, tok, &n, &differs) < 0 ||
+        parse_own_check(p, tok, &n, &differs) < 0 ||
         take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
         return -1;
     int i = fs_of(p, v[0]);
@@ -976,10 +989,11 @@ static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const stru
         if (!d[i].have)
             continue;
         own_check_field(d[i].differs, own, sizeof own);
-        fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s\n", seq,
+        fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s%s\n", seq,
                 t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
                 d[i].differs & DIFF_ERRNO ? "differs" : "same",
                 d[i].differs & DIFF_STATE ? "differs" : "same", own,
+                d[i].differs & DIFF_REMOUNT ? " remount=differs" : "",
                 d[i].differs & DIFF_SERIAL ? " serial=differs" : "");
     }
 }

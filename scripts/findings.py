@@ -240,8 +240,13 @@ def main():
     conditions = os.path.join(out_dir, "conditions.md")
     if os.path.exists(conditions):
         head += [read_file(conditions).rstrip("\n"), ""]
-    fixes = os.path.join(os.path.dirname(os.path.abspath(profiles[0])), "metis-fixes.md")
-    tail = ["", read_file(fixes)] if os.path.exists(fixes) else []
+    # Hand-written sections beside the profiles: findings outside the campaign's runs (fault
+    # steps on kernel and image-backed FUSE file systems), then Metis's own false positives and their fixes.
+    here = os.path.dirname(os.path.abspath(profiles[0]))
+    tail = []
+    for extra in ("kernel-faults.md", "metis-fixes.md"):
+        if os.path.exists(os.path.join(here, extra)):
+            tail += ["", read_file(os.path.join(here, extra))]
     table = ["| target | version | reference | operations | ops/s | classes | verdicts |",
              "|---|---|---|---|---|---|---|"] + [overview_row(out_dir, p) for p in profiles] + [""]
     # A concurrent run's section (main_together) stays: it is of another campaign's runs.

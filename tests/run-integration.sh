@@ -31,7 +31,10 @@ for t in "${tests[@]}"; do
     0) pass=$((pass+1)); echo "PASS $name (${secs}s)";;
     77) skip=$((skip+1)); why=$(tail -n1 "build/test-logs/$name.log"); echo "SKIP $name: $why"
         skip_note "$name" "${why#skip: }";;
-    *) fail=$((fail+1)); failed+=("$name"); echo "FAIL $name (rc=$rc, ${secs}s)"; tail -n 20 "build/test-logs/$name.log" | sed 's/^/    /';;
+    *) fail=$((fail+1)); failed+=("$name"); echo "FAIL $name (rc=$rc, ${secs}s)"
+       # The test's own "FAIL:" line first: the log's tail is often the run's error file.
+       grep -m1 '^FAIL: ' "build/test-logs/$name.log" | sed 's/^/    /'
+       tail -n 20 "build/test-logs/$name.log" | sed 's/^/    /';;
   esac
   note_parts "$name"
 done

@@ -32,11 +32,13 @@ static const struct backend_ops *const backend_types[FS_NTYPES] = {
 };
 
 /* A kernel fs without a device (tmpfs, overlay) is a module of its own: kernel.c is about
- * loop devices. */
+ * loop devices; so is one kept mounted (kernel_kept.c), restored logically. */
 static const struct backend_ops *ops_for(const struct fs_config *cfg)
 {
     if (cfg->type == FS_KERNEL && fs_format_devless(cfg->fstype))
         return &backend_devless_ops;
+    if (cfg->type == FS_KERNEL && !cfg->remount)
+        return &backend_kernel_kept_ops;
     return (unsigned)cfg->type < FS_NTYPES ? backend_types[cfg->type] : NULL;
 }
 

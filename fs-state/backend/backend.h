@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tree/digest.h"
+#include "tree/classify.h"
 #include "engine/config.h"
 #include "lib/buf.h"
 #include "lib/spawner.h"   /* run_cmd */
@@ -50,11 +51,29 @@ struct backend_ops {
     /* Optional: set up again (nothing in it yet) with room for bytes and inodes more than it
      * has: for a file system whose limits are only numbers (RefFS). NULL: it cannot grow. */
     int (*grow)(struct backend *b, uint64_t bytes, uint64_t inodes);
-    /* Optional (a kernel fs on a loop device): its faulty device (backend/faultdev.h), made at
+    /* Optional: a kept fs (remount = 0) unmounted, so that its image may be overwritten (the
+     * replayer's import); the next save keeps the image as it then is. */
+    int (*unmount)(struct backend *b);
+    /* Optional test hook ([run] remount_test_lose): the bytes [off, off + len) the operation
+     * just wrote to the regular file at path never reach the device: a kept kernel fs zeroes
+     * them in its image at its next checkpoint's unmount, before the remount. */
+    void (*lose_write)(struct backend *b, const char *path, uint64_t off, uint64_t len);
+    /* Optional (a kernel fs on a loop device, an image-backed FUSE fs remounted around every
+     * step): its faulty device (backend/faultdev.h), made at
      * the first call and kept until the teardown; NULL with b->err when it cannot be made. */
     struct faultdev *(*faultdev)(struct backend *b);
     /* Optional, beside faultdev: begin, but mounted from the faulty device (b unmounted). */
     int (*begin_faulty)(struct backend *b);
+};
+
+/* A kept fs's checkpoint (remount = 0) whose remount check found the tree read after the
+ * remount not the live one: a kernel fs's is a discrepancy class of its own (remount NAME
+ * state ATTR). Set by the read-back of a step; the listings are the backend's until its next
+ * checkpoint. */
+struct backend_remount {
+    int differs;
+    struct state_diff d;        /* the most telling difference, the live tree as reference */
+    const char *live, *after;   /* both trees' listings */
 };
 
 /* Brings a freshly mounted, empty file system to state id by replaying the operations of the
@@ -93,6 +112,14 @@ struct backend {
                                    entries already, so the engine does not make them */
     uint64_t grown_bytes, grown_inodes;   /* after grow: its capacity and inode limit (0: the
                                              config's) */
+    int read_step;              /* set by the step core around the read-back that follows an
+                                   operation: a kept fs counts it as a step down the search
+                                   path (a report's read-back is none) */
+    int checkpoint_now;         /* set by the replayer: that read-back takes a checkpoint
+                                   whatever remount_every says (a trace's last operation) */
+    uint64_t ample_bytes, ample_inodes;  /* set by the engine: free bytes and inodes more than
+                                            the pool could ever take (0: none are) */
+    struct backend_remount remount;
     int record_history;         /* set by the engine: a backend whose restores leave more in the
                                    fs than its saved state (one without snapshots) records what
                                    they did in history, for a replay of its real history */

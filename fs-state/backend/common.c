@@ -278,6 +278,18 @@ int bk_populate_dir(struct backend *b, const char *dir)
     return 0;
 }
 
+int bk_replay(struct backend *b, uint64_t from, uint64_t id)
+{
+    if (bk_open_root(b) < 0)
+        return -1;
+    int rc = b->replay_fn(b->replay_ctx, b, from, id);
+    bk_close_root(b);
+    if (rc < 0 && !b->err[0])
+        bk_err(b, "restore", "replaying the operations to state %llu failed",
+               (unsigned long long)id);
+    return rc < 0 ? -1 : 0;
+}
+
 int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *))
 {
     char err[sizeof b->err];

@@ -16,6 +16,7 @@ extern const struct backend_ops backend_kernel_ops;
 extern const struct backend_ops backend_reffs_ops;
 extern const struct backend_ops backend_fuse_ops;
 extern const struct backend_ops backend_devless_ops;
+extern const struct backend_ops backend_kernel_kept_ops;
 
 /* Formats "fs NAME: STEP: message" into b->err; returns -1 so callers can return it. */
 int bk_err(struct backend *b, const char *step, const char *fmt, ...)
@@ -92,6 +93,9 @@ int bk_walk(struct backend *b, const struct tree_opts *o, unsigned char *out, FI
  * (each cut at 150 characters), into out. */
 void bk_first_difference(const char *a, const char *a_label, const char *b, const char *b_label,
                          char *out, size_t outlen);
+/* The engine's replay (b->replay_fn) of the operations from state from to state id on b,
+ * freshly mounted: the root opened for it and closed after; 0, or -1 with b->err. */
+int bk_replay(struct backend *b, uint64_t from, uint64_t id);
 /* A setup step failed: tears down what setup made, keeping the step's message; returns -1. */
 int bk_setup_failed(struct backend *b, void (*teardown)(struct backend *));
 /* Fills the directory dir (a layer or backing directory the fs will show, e.g. an overlay's
@@ -117,6 +121,8 @@ int bk_proc_other(const char *name);
 int bk_proc_holds(const char *pid, const char *path);
 /* 1 when a process other than us has path open (a daemonized fs may still write its image). */
 int bk_file_in_use(const char *path);
+/* The same, but for process except (a faulty device's daemon, which holds an image for good). */
+int bk_file_in_use_except(const char *path, pid_t except);
 /* Reads /proc/<pid>/<what> (cmdline, environ: NUL-separated strings) into buf, NUL-terminated;
  * its length (len - 1 when it was cut there), 0 when there is none. */
 size_t bk_proc_read(const char *pid, const char *what, char *buf, size_t len);
@@ -125,6 +131,8 @@ size_t bk_proc_read(const char *pid, const char *what, char *buf, size_t len);
  * its FUSE connection, so calls blocked on its mount return ENOTCONN. */
 typedef int (*bk_arg_match_fn)(const char *arg, const void *ctx);
 int bk_kill_fuse_daemons(bk_arg_match_fn match, const void *ctx);
+/* 1 while another process (a FUSE daemon or not yet one) was given an argument match accepts. */
+int bk_process_given(bk_arg_match_fn match, const void *ctx);
 
 /* Run ids and fs names become path components: 1 when s is made of [A-Za-z0-9._-] and is not
  * "." or ".." (backend.c). */

@@ -177,21 +177,17 @@ static int d_save(struct backend *b, uint64_t id)
 }
 
 /* A logical restore that missed: a fresh mount, and the engine replays the search path. */
-static int d_replay(struct backend *b, uint64_t id)
+static int d_replay(void *ctx, struct backend *b, uint64_t id)
 {
+    (void)ctx;
     struct dpriv *p = b->priv;
     if (!b->replay_fn)
         return bk_err(b, "restore", "state %llu: the logical restore missed and nothing "
                       "replays", (unsigned long long)id);
-    if (d_fresh(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
+    if (d_fresh(b, p, "restore: fresh mount") < 0)
         return -1;
     p->replays++;
-    int rc = b->replay_fn(b->replay_ctx, b, BACKEND_REPLAY_INITIAL, id);
-    bk_close_root(b);
-    if (rc < 0 && !b->err[0])
-        bk_err(b, "restore", "replaying the operations to state %llu failed",
-               (unsigned long long)id);
-    return rc < 0 ? -1 : 0;
+    return bk_replay(b, BACKEND_REPLAY_INITIAL, id);
 }
 
 /* A logical restore brings the tree back, not the layer that held it: an entry it remakes is
@@ -202,7 +198,7 @@ static int fresh_initial(struct backend *b, struct dpriv *p, uint64_t id)
 {
     if (!p->overlay || !b->populated || id != 0 || lr_holds(p->lr, id))
         return 0;
-    if (d_replay(b, id) < 0)
+    if (d_replay(NULL, b, id) < 0)
         return -1;
     p->fresh_restores++;
     lr_begin(p->lr);            /* the next read-back records what the fresh layers hold */
@@ -220,7 +216,7 @@ static int d_restore(struct backend *b, uint64_t id)
         return fresh < 0 ? -1 : 0;
     if (!b->mounted && d_mount(b, p, "restore: mount") < 0)
         return -1;
-    return lr_restore(p->lr, b, id, d_replay);
+    return lr_restore(p->lr, b, id, d_replay, NULL);
 }
 
 static void d_discard(struct backend *b, uint64_t id)

@@ -1,4 +1,4 @@
-/* The faulty device of a kernel fs: its metis-faultdev daemon, the direct-I/O loop device over the daemon's file, and the arm and disarm commands. */
+/* The faulty device of a kernel fs or an image-backed FUSE fs: its metis-faultdev daemon, the direct-I/O loop device over the daemon's file (kernel), and the arm and disarm commands. */
 #include "faultdev.h"
 #include "common.h"
 #include "faultdev_proto.h"
@@ -19,7 +19,7 @@ struct faultdev {
     struct backend *b;
     pid_t pid;
     int ctlfd, imgfd, loopnr;
-    char mnt[PATH_MAX], log[PATH_MAX], dev[32];
+    char mnt[PATH_MAX], log[PATH_MAX], dev[32], file[PATH_MAX + 8];
 };
 
 static int ferr(struct faultdev *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -59,12 +59,11 @@ static int start_daemon(struct faultdev *f)
 static int attach_loop(struct faultdev *f)
 {
     char path[PATH_MAX + 8], dio[8] = "";
-    snprintf(path, sizeof path, "%s/" FAULTDEV_IMAGE_NAME, f->mnt);
-    f->imgfd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+    f->imgfd = open(f->file, O_RDWR | O_DIRECT | O_CLOEXEC);
     if (f->imgfd < 0)
-        return ferr(f, "cannot open %s: %s", path, strerror(errno));
-    if ((f->loopnr = bk_loop_attach_direct(f->imgfd, path)) < 0)
-        return ferr(f, "cannot attach %s to a loop device with direct I/O: %s", path,
+        return ferr(f, "cannot open %s: %s", f->file, strerror(errno));
+    if ((f->loopnr = bk_loop_attach_direct(f->imgfd, f->file)) < 0)
+        return ferr(f, "cannot attach %s to a loop device with direct I/O: %s", f->file,
                     strerror(errno));
     snprintf(f->dev, sizeof f->dev, "/dev/loop%d", f->loopnr);
     snprintf(path, sizeof path, "/sys/block/loop%d/loop/dio", f->loopnr);
@@ -83,7 +82,7 @@ static int open_control(struct faultdev *f)
     return f->ctlfd < 0 ? ferr(f, "cannot open %s: %s", path, strerror(errno)) : 0;
 }
 
-struct faultdev *faultdev_open(struct backend *b)
+struct faultdev *faultdev_open(struct backend *b, int with_loop)
 {
     struct faultdev *f = calloc(1, sizeof *f);
     if (!f) {
@@ -94,7 +93,8 @@ struct faultdev *faultdev_open(struct backend *b)
     snprintf(f->mnt, sizeof f->mnt, BK_SHM_DIR "/metis-%s/mnt-%s.faultdev", b->run_id,
              b->cfg->name);
     snprintf(f->log, sizeof f->log, "%s.faultdev.log", b->mnt);
-    if (start_daemon(f) == 0 && attach_loop(f) == 0 && open_control(f) == 0)
+    snprintf(f->file, sizeof f->file, "%s/" FAULTDEV_IMAGE_NAME, f->mnt);
+    if (start_daemon(f) == 0 && (!with_loop || attach_loop(f) == 0) && open_control(f) == 0)
         return f;
     char err[sizeof b->err];
     memcpy(err, b->err, sizeof err);
@@ -106,6 +106,16 @@ struct faultdev *faultdev_open(struct backend *b)
 const char *faultdev_device(const struct faultdev *f)
 {
     return f->dev;
+}
+
+const char *faultdev_file(const struct faultdev *f)
+{
+    return f->file;
+}
+
+pid_t faultdev_pid(const struct faultdev *f)
+{
+    return f ? f->pid : -1;
 }
 
 static int command(struct faultdev *f, const char *text)

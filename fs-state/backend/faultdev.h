@@ -1,8 +1,9 @@
-/* The faulty device of a kernel file system: bin/metis-faultdev serving its image, a loop device with direct I/O over the daemon's file, and the daemon's control. */
+/* The faulty device of a kernel or image-backed FUSE file system: bin/metis-faultdev serving its image, a loop device with direct I/O over the daemon's file (kernel), and the daemon's control. */
 #ifndef METIS_FAULTDEV_H
 #define METIS_FAULTDEV_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include "backend.h"
 
 /*
@@ -20,11 +21,16 @@ struct faultdev_counts {
     uint64_t reads, writes, fsyncs, matched, failed, lost;
 };
 
-/* Starts the daemon on b's image and attaches its file to a loop device with direct I/O; NULL
- * with b->err on failure (nothing left behind). */
-struct faultdev *faultdev_open(struct backend *b);
-/* "/dev/loopN": the device a file system is mounted from to meet the faults. */
+/* Starts the daemon on b's image and, with with_loop (a kernel fs), attaches its file to a
+ * loop device with direct I/O; NULL with b->err on failure (nothing left behind). */
+struct faultdev *faultdev_open(struct backend *b, int with_loop);
+/* "/dev/loopN": the device a kernel file system is mounted from to meet the faults. */
 const char *faultdev_device(const struct faultdev *f);
+/* The daemon's file: the image a FUSE file system's daemon is given to meet the faults (the
+ * daemon serves it with direct_io, so each read and write is a request answered at once). */
+const char *faultdev_file(const struct faultdev *f);
+/* The daemon's process (-1 for NULL), which holds b->image open for as long as it runs. */
+pid_t faultdev_pid(const struct faultdev *f);
 /* Arms a fault: command is an arm command of faultdev_proto.h ("arm write eio at=3"). */
 int faultdev_arm(struct faultdev *f, const char *command);
 /* Lets every request pass again and says what happened while armed. */

@@ -654,7 +654,7 @@ static int list_recorded(void *ctx, FILE *f)
     return ft_digest(j->st, j->t, NULL, d, f);
 }
 
-static char *listing_of(struct ft_store *st, const struct ft_tree *t)
+char *ft_listing(struct ft_store *st, const struct ft_tree *t)
 {
     struct listing_job j = { st, t };
     return tree_listing_text(list_recorded, &j);
@@ -675,7 +675,7 @@ static void first_link_difference(const struct ft_tree *a, const struct ft_tree 
 void ft_first_difference(struct ft_store *st, const struct ft_tree *a, const char *a_label,
                          const struct ft_tree *b, const char *b_label, char *out, size_t outlen)
 {
-    char *la = listing_of(st, a), *lb = listing_of(st, b);
+    char *la = ft_listing(st, a), *lb = ft_listing(st, b);
     if (la && lb && strcmp(la, lb) == 0)
         first_link_difference(a, b, out, outlen);
     else

@@ -94,6 +94,9 @@ int ft_same_links(const struct ft_tree *a, const struct ft_tree *b);
 void ft_first_difference(struct ft_store *st, const struct ft_tree *a, const char *a_label,
                          const struct ft_tree *b, const char *b_label, char *out, size_t outlen);
 
+/* t's listing (tree.h's lines with the store's options), malloc'd; NULL when out of memory. */
+char *ft_listing(struct ft_store *st, const struct ft_tree *t);
+
 struct ft_tree *ft_ref(struct ft_tree *t);
 void ft_unref(struct ft_store *st, struct ft_tree *t);
 

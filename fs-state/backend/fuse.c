@@ -2,7 +2,9 @@
 #include "backend.h"
 #include "common.h"
 #include "dump_readback.h"
+#include "faultdev.h"
 #include "imgstore.h"
+#include "kept.h"
 #include "logical_states.h"
 #include "scratch.h"
 #include "snapproto.h"
@@ -15,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 #include <uthash.h>
 
@@ -39,18 +40,7 @@ static const char *const mode_names[] = { "image", "snapshot", "logical", "repla
 struct saved_id {
     UT_hash_handle hh;
     uint64_t id;
-    int has_counts;             /* kept: the free blocks and inodes statfs gave in that state */
-    fsblkcnt_t bfree;
-    fsfilcnt_t ffree;
-    uint64_t since;             /* kept: steps on its search path since the last checkpoint */
-    uint64_t parent;            /* kept: the state it was made from, if has_parent */
-    int has_parent;
 };
-
-/* kept: the image right after mkfs, under a key no state id takes: what a replay starts from. */
-#define FRESH_IMAGE_KEY (UINT64_MAX - 3)
-/* kept: a checkpoint's image until the save that follows its read-back names its state. */
-#define CHECKPOINT_KEY (UINT64_MAX - 4)
 
 struct fpriv {
     struct backend_image im;
@@ -60,18 +50,10 @@ struct fpriv {
     int ctlfd;                  /* snapshot: the root, for the ioctls */
     struct dumpback dump;       /* snapshot: read-back by the daemon's dump, if it answers */
     int by_dump;
-    struct lrestore *lr;        /* logical, and kept */
-    int kept;                   /* image-backed and kept mounted (remount = 0) */
+    struct lrestore *lr;        /* logical */
+    struct kept *kept;          /* image-backed and kept mounted (remount = 0): kept.h */
     uint64_t mounts;            /* mount commands run: daemon starts */
-    uint64_t remount_checks, link_drops, statfs_misses;
-    uint64_t live;              /* kept: the state last saved or restored: the next one's parent */
-    int live_known;
-    uint64_t next_since;        /* kept: steps since a checkpoint at the state read back, for
-                                   the save that follows it */
-    int next_known, checkpoint_pending;
-    int stepped;                /* kept: an operation may have run since the last save or restore */
-    struct statvfs sv;          /* kept: statfs at the last read-back */
-    int sv_valid;
+    uint64_t link_drops;        /* kept: names of hard-linked files whose pages were dropped */
     uint64_t replays, snapshot_restores;
     uint64_t fresh_restores;    /* returns to the initial state of a populated fs (fresh_initial) */
     pid_t pid;                  /* the mount command while it runs (a daemon in the foreground) */
@@ -81,6 +63,8 @@ struct fpriv {
     struct ph_dirs dirs;        /* the {dir} names of mount_cmd and unmount_cmd */
     struct scratch scratch;     /* where they are, if there are any */
     char dir_path[PH_MAX_DIRS][1100];
+    struct faultdev *fault;     /* image, remounted: the faulty device over it, once asked for */
+    int faulty;                 /* mounted (or to be unmounted) from the faulty device's file */
 };
 
 static struct fpriv *fuse_priv_get_or_make(struct backend *b)
@@ -112,9 +96,13 @@ static void classify(struct fpriv *p)
     }
 }
 
+/* {img} is the faulty device's file while a fault step mounts from it, in the unmount command
+ * too (exfat-fuse's detaches the loop device it finds by that name). */
 static const char *dir_lookup(void *ctx, const char *name)
 {
     struct fpriv *p = ctx;
+    if (p->faulty && strcmp(name, "img") == 0)
+        return faultdev_file(p->fault);
     const char *dir = ph_dir_name(name);
     for (int i = 0; dir && i < p->dirs.n; i++)
         if (strcmp(p->dirs.name[i], dir) == 0)
@@ -200,10 +188,12 @@ static int f_mount(struct backend *b, struct fpriv *p, const char *step)
     return 0;
 }
 
-static int wait_image_closed(struct backend *b, double timeout)
+/* The image the daemon was given; the faulty device's daemon holds b->image for good. */
+static int wait_image_closed(struct backend *b, struct fpriv *p, double timeout)
 {
     double end = now_seconds() + timeout;
-    while (bk_file_in_use(b->image)) {
+    const char *img = p->faulty ? faultdev_file(p->fault) : b->image;
+    while (bk_file_in_use_except(img, faultdev_pid(p->fault))) {
         if (now_seconds() > end)
             return -1;
         usleep(1000);
@@ -268,12 +258,26 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
             return bk_err(b, step, "the fs daemon did not exit after the unmount");
         }
         p->pid = 0;
-    } else if (p->has_image && wait_image_closed(b, timeout) < 0) {
+    } else if (p->has_image && wait_image_closed(b, p, timeout) < 0) {
         b->unmount_failed = 1;
         return bk_err(b, step, "the fs daemon still has %s open after the unmount", b->image);
     }
+    p->faulty = 0;
     return 0;
 }
+
+/* How the kept mode (kept.h) unmounts and mounts the daemon. */
+static int unmount_daemon(struct backend *b, const char *step)
+{
+    return f_unmount(b, b->priv, step);
+}
+
+static int mount_daemon(struct backend *b, const char *step)
+{
+    return f_mount(b, b->priv, step);
+}
+
+static const struct kept_ops daemon_mounts = { .unmount = unmount_daemon, .mount = mount_daemon };
 
 static void fu_teardown(struct backend *b);
 
@@ -351,14 +355,14 @@ static int fu_setup_steps(struct backend *b, struct fpriv *p)
     if (scan_dirs(b, p) < 0)
         return -1;
     p->has_image = c->size > 0 && p->dirs.n == 0;
-    p->kept = p->has_image && !c->remount;
-    p->mode = p->kept ? FM_LOGICAL : FM_IMAGE;
+    int kept = p->has_image && !c->remount;
+    p->mode = kept ? FM_LOGICAL : FM_IMAGE;
     if (p->has_image && (bimage_create(b, &p->im, c->size) < 0 ||
                          (c->fstype[0] && bimage_mkfs(b, c->fstype, c->size) < 0)))
         return -1;
-    if (p->kept && (bimage_save(b, &p->im, FRESH_IMAGE_KEY) < 0 || !(p->lr = lr_open(b))))
-        return b->err[0] ? -1 : bk_err(b, "setup", "out of memory");
-    if (!p->has_image || p->kept)
+    if (kept && !(p->kept = kept_open(b, &p->im, &daemon_mounts)))
+        return -1;
+    if (!p->has_image || kept)
         bk_pin_cpu();           /* every step is FUSE round trips to the daemon it starts */
     if (fresh_dirs(b, p) < 0 || f_mount(b, p, "setup: first mount") < 0)
         return -1;
@@ -379,8 +383,6 @@ static int fu_setup(struct backend *b)
     return bk_setup_failed(b, fu_teardown);
 }
 
-static void drop_checkpoint(struct fpriv *p);
-
 static int fu_begin(struct backend *b)
 {
     struct fpriv *p = b->priv;
@@ -393,16 +395,14 @@ static int fu_begin(struct backend *b)
         imgstore_file_changed(p->im.store);
     if (p->lr)
         lr_begin(p->lr);
-    if (p->kept) {
-        drop_checkpoint(p);
-        p->stepped = 1;
-    }
+    if (p->kept)
+        kept_begin(p->kept);
     if (bk_open_root(b) < 0)
         return -1;
     /* A path-based daemon's kernel caches each name of a hard-linked file apart: the step
      * starts with none of them cached, as on the fresh mount of remount = 1. */
     if (p->kept && was_mounted)
-        p->link_drops += (uint64_t)lr_drop_link_caches(p->lr, b->rootfd);
+        p->link_drops += (uint64_t)lr_drop_link_caches(kept_lr(p->kept), b->rootfd);
     return 0;
 }
 
@@ -452,68 +452,13 @@ static void forget(struct fpriv *p, uint64_t id)
     }
 }
 
-/* kept: steps since the last checkpoint on the search path to the live state; when that
- * state is unknown, a checkpoint is due. */
-static uint64_t live_since(struct backend *b, struct fpriv *p)
-{
-    struct saved_id *s = p->live_known ? find_id(p, p->live) : NULL;
-    return s ? s->since : (uint64_t)b->cfg->remount_every;
-}
-
-static void set_live(struct fpriv *p, uint64_t id)
-{
-    p->live = id;
-    p->live_known = 1;
-}
-
-/* An operation may follow: a checkpoint taken since the last save, and the step count of the
- * state read back, no longer name the live state. */
-static void drop_checkpoint(struct fpriv *p)
-{
-    if (p->checkpoint_pending)
-        imgstore_discard(p->im.store, CHECKPOINT_KEY);
-    p->checkpoint_pending = 0;
-    p->next_known = 0;
-}
-
-/* kept: the recorded tree and its free counts; an image only at a checkpoint, taken while the
- * daemon was unmounted (a live daemon may hold writes back: none of fuse2fs, lowntfs-3g and
- * exfat-fuse honours syncfs). */
-static int kept_save(struct backend *b, struct fpriv *p, uint64_t id)
-{
-    /* A step re-run on this fs (a gatekeeper that refused first) saves its state once more:
-     * it keeps the place on the path it was given the first time. */
-    int again = find_id(p, id) != NULL;
-    if (lr_save(p->lr, b, id) < 0 || remember(b, p, id) < 0)
-        return -1;
-    struct saved_id *s = find_id(p, id);
-    s->has_counts = p->sv_valid;
-    s->bfree = p->sv.f_bfree;
-    s->ffree = p->sv.f_ffree;
-    if (!again) {
-        s->since = p->next_known ? p->next_since : live_since(b, p) + 1;
-        s->parent = p->live;
-        s->has_parent = p->live_known;
-    }
-    if (p->checkpoint_pending)
-        s->since = 0;
-    if (p->checkpoint_pending && imgstore_rekey(p->im.store, CHECKPOINT_KEY, id) < 0)
-        return bk_err(b, "save", "state %llu: keeping its checkpoint image: %s",
-                      (unsigned long long)id, strerror(errno));
-    p->checkpoint_pending = 0;
-    p->next_known = 0;
-    p->stepped = 0;
-    set_live(p, id);
-    return 0;
-}
-
 static int fu_save(struct backend *b, uint64_t id)
 {
     struct fpriv *p = b->priv;
     if (!p || !p->set_up)
         return bk_err(b, "save", "not set up");
     if (p->kept)
-        return kept_save(b, p, id);
+        return kept_save(p->kept, b, id);
     if (p->mode == FM_SNAPSHOT && snapproto_save(p->ctlfd, id) < 0)
         return bk_err(b, "save", "state %llu: %s", (unsigned long long)id, strerror(errno));
     if (p->mode == FM_SNAPSHOT)
@@ -525,30 +470,9 @@ static int fu_save(struct backend *b, uint64_t id)
     return bimage_save(b, &p->im, id);
 }
 
-/* kept: the newest checkpoint on the search path to id (id itself, if it is one), whose image
- * a replay to id starts from; BACKEND_REPLAY_INITIAL if there is none. */
-static uint64_t nearest_checkpoint(struct fpriv *p, uint64_t id)
-{
-    struct saved_id *s = find_id(p, id);
-    while (s && !imgstore_has(p->im.store, s->id))
-        s = s->has_parent && s->parent != s->id ? find_id(p, s->parent) : NULL;
-    return s ? s->id : BACKEND_REPLAY_INITIAL;
-}
-
-/* The image a replay to id starts from: the mkfs image, or for a kept fs its newest
- * checkpoint on the way to id (so a replay costs the steps since, not the whole path). */
-static int restore_replay_start(struct backend *b, struct fpriv *p, uint64_t id, uint64_t *from)
-{
-    *from = p->kept ? nearest_checkpoint(p, id) : BACKEND_REPLAY_INITIAL;
-    if (!p->kept)
-        return 0;
-    return bimage_restore(b, &p->im, *from == BACKEND_REPLAY_INITIAL ? FRESH_IMAGE_KEY : *from);
-}
-
 static int replay(struct backend *b, struct fpriv *p, uint64_t id)
 {
     struct saved_id *s;
-    uint64_t from;
     HASH_FIND(hh, p->ids, &id, sizeof id, s);
     if (!s)
         return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
@@ -557,23 +481,17 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
         return bk_err(b, "restore", "state %llu: no image to restore and no replay hook",
                       (unsigned long long)id);
     if ((b->mounted && f_unmount(b, p, "restore: unmount") < 0) || fresh_dirs(b, p) < 0 ||
-        restore_replay_start(b, p, id, &from) < 0 ||
-        f_mount(b, p, "restore: fresh mount") < 0 || bk_open_root(b) < 0)
+        f_mount(b, p, "restore: fresh mount") < 0)
         return -1;
     p->replays++;
     note_fresh(b, p, id);
-    int rc = b->replay_fn(b->replay_ctx, b, from, id);
-    bk_close_root(b);
-    if (rc < 0 && !b->err[0])
-        bk_err(b, "restore", "replaying the operations to state %llu failed",
-               (unsigned long long)id);
-    return rc < 0 ? -1 : 0;
+    return bk_replay(b, BACKEND_REPLAY_INITIAL, id);
 }
 
 /* The fallback of a logical restore that missed. */
-static int replay_fallback(struct backend *b, uint64_t id)
+static int replay_fallback(void *ctx, struct backend *b, uint64_t id)
 {
-    return replay(b, b->priv, id);
+    return replay(b, ctx, id);
 }
 
 /* A logical restore brings the tree back, not the layer that held an entry (what it remakes
@@ -585,38 +503,6 @@ static int fresh_initial(struct backend *b, struct fpriv *p)
         return -1;
     p->fresh_restores++;
     lr_begin(p->lr);            /* the next read-back records what the fresh mount holds */
-    return 0;
-}
-
-/* ---- kept: an image-backed fs kept mounted (remount = 0) ---- */
-
-/* Free blocks and inodes as saved: a logical restore brings the tree back, not always the
- * allocation (fuse2fs: 1-3 blocks more in use in about 1 restore in 100, mostly after an
- * operation that changed nothing the digest sees), and ENOSPC must fall where it did. */
-static int counts_as_saved(struct backend *b, struct fpriv *p, uint64_t id)
-{
-    struct saved_id *s = find_id(p, id);
-    struct statvfs sv;
-    if (!s || !s->has_counts)
-        return 1;
-    return statvfs(b->mnt, &sv) == 0 && sv.f_bfree == s->bfree && sv.f_ffree == s->ffree;
-}
-
-static int kept_restore(struct backend *b, struct fpriv *p, uint64_t id)
-{
-    b->restore_unreachable = 0;
-    if ((!b->mounted && f_mount(b, p, "restore: mount") < 0) ||
-        lr_restore(p->lr, b, id, replay_fallback) < 0)
-        return -1;
-    if (!counts_as_saved(b, p, id)) {
-        p->statfs_misses++;
-        if (replay(b, p, id) < 0)
-            return -1;
-        lr_begin(p->lr);        /* the next read-back records what the replay made */
-    }
-    drop_checkpoint(p);
-    p->stepped = 0;
-    set_live(p, id);
     return 0;
 }
 
@@ -635,13 +521,13 @@ static int fu_restore(struct backend *b, uint64_t id)
     if (!p || !p->set_up)
         return bk_err(b, "restore", "not set up");
     if (p->kept)
-        return kept_restore(b, p, id);
+        return kept_restore(p->kept, b, id);
     if (p->mode == FM_SNAPSHOT)
         return snapshot_restore(b, p, id);
     if (p->mode == FM_LOGICAL && b->populated && id == 0 && !lr_holds(p->lr, id))
         return fresh_initial(b, p);
     if (p->mode == FM_LOGICAL)
-        return lr_restore(p->lr, b, id, replay_fallback);
+        return lr_restore(p->lr, b, id, replay_fallback, p);
     if (!p->has_image)
         return replay(b, p, id);
     if (!imgstore_has(p->im.store, id))
@@ -655,11 +541,13 @@ static int fu_restore(struct backend *b, uint64_t id)
 static void fu_discard(struct backend *b, uint64_t id)
 {
     struct fpriv *p = b->priv;
-    if (p && p->has_image && p->im.store)
+    if (p && p->kept)
+        kept_discard(p->kept, id);
+    else if (p && p->has_image && p->im.store)
         imgstore_discard(p->im.store, id);
     else if (p && p->mode == FM_SNAPSHOT)
         snapproto_discard(p->ctlfd, id);
-    if (p && (!p->has_image || p->kept) && p->mode != FM_SNAPSHOT)
+    if (p && !p->has_image && p->mode != FM_SNAPSHOT)
         forget(p, id);
     if (p && p->lr)
         lr_discard(p->lr, id);
@@ -673,7 +561,7 @@ static int fu_export(struct backend *b, uint64_t id, const char *dir, char *out,
     if (!p->has_image)
         return bk_err(b, "export", p->dirs.n ? "no image: this fs keeps its state in its {dir} "
                       "directories" : "no image: this fs keeps its state in its daemon (set size)");
-    if (p->kept && !imgstore_has(p->im.store, id))
+    if (p->kept && !kept_has_image(p->kept, id))
         return bk_err(b, "export", "no image of state %llu: kept mounted (remount = 0), it has "
                       "images of its checkpoints only (every remount_every steps of a search "
                       "path)", (unsigned long long)id);
@@ -683,7 +571,7 @@ static int fu_export(struct backend *b, uint64_t id, const char *dir, char *out,
 static int fu_can_export(struct backend *b, uint64_t id)
 {
     struct fpriv *p = b->priv;
-    return p && p->set_up && p->has_image && (!p->kept || imgstore_has(p->im.store, id));
+    return p && p->set_up && p->has_image && (!p->kept || kept_has_image(p->kept, id));
 }
 
 static void fu_teardown(struct backend *b)
@@ -702,11 +590,15 @@ static void fu_teardown(struct backend *b)
     if (p->pid > 0)
         spawn_stop(p->pid, 1.0);
     p->pid = 0;
+    p->faulty = 0;
+    faultdev_close(p->fault);           /* after the daemon: it may have had the device's file */
+    p->fault = NULL;
     if (p->has_image)
         bimage_destroy(b, &p->im);
     scratch_unmount(&p->scratch);       /* after the daemon: it held the directories */
     forget(p, UINT64_MAX);
-    p->live_known = p->next_known = p->checkpoint_pending = p->stepped = 0;
+    kept_close(p->kept);
+    p->kept = NULL;
     lr_close(p->lr);
     p->lr = NULL;
     dumpback_free(&p->dump);
@@ -740,63 +632,27 @@ static uint64_t fu_held_bytes(struct backend *b)
     if (p && p->mode == FM_SNAPSHOT && p->ctlfd >= 0)
         return snapproto_held_bytes(p->ctlfd);
     if (p && p->kept)
-        return lr_held_bytes(p->lr) + imgstore_bytes(p->im.store);
+        return kept_held_bytes(p->kept);
     if (p && p->lr)
         return lr_held_bytes(p->lr);
     return p && p->has_image && p->im.store ? imgstore_bytes(p->im.store) : 0;
 }
 
-/* kept, a checkpoint (remount_every steps down a search path from the last one): the image
- * the daemon leaves when unmounted is kept, and the tree read again on a fresh mount must be
- * the live one, else the daemon wrote another state than it showed (or the kernel showed
- * stale caches). A read-back failure: the run records it as the target's (an unreadable
- * class). The image lets the replayer start a class near its end (export_state). */
-static int remount_check(struct backend *b, struct fpriv *p)
+static int fu_kept_read_back(struct backend *b, struct fpriv *p, const struct tree_opts *o,
+                             unsigned char *out, FILE *listing, struct tree_index *index)
 {
+    enum kept_check check;
     char diff[700];
-    p->remount_checks++;
-    if (f_unmount(b, p, "read-back: remount check") < 0)
-        return -1;
-    if (bimage_save(b, &p->im, CHECKPOINT_KEY) < 0) {
-        b->own_failure = 1;     /* the image store's, not the target's */
-        return -1;
-    }
-    p->checkpoint_pending = 1;
-    if (f_mount(b, p, "read-back: remount check") < 0 || bk_open_root(b) < 0)
-        return -1;
-    int same = lr_recheck(p->lr, b, diff, sizeof diff);
-    if (same > 0)
-        return 0;
-    drop_checkpoint(p);
-    if (same == 0)
-        return bk_err(b, "read-back", "remount check: the tree after a remount is not the "
-                      "live one: %s", diff);
-    return -1;
-}
-
-static int kept_read_back(struct backend *b, struct fpriv *p, const struct tree_opts *o,
-                          unsigned char *out, FILE *listing, struct tree_index *index)
-{
     /* An operation through one name of a hard-linked file leaves the others' cached pages
      * stale (copy_range reads its source's pages before it writes through another name):
      * the tree is read through the daemon, which the remount check compares with its image. */
-    p->link_drops += (uint64_t)lr_drop_link_caches(p->lr, b->rootfd);
-    int n = lr_read_back(p->lr, b, o, out, listing, index);
-    if (n < 0)
-        return -1;
-    p->sv_valid = fstatvfs(b->rootfd, &p->sv) == 0;
-    /* Only the first read-back of a new state decides its checkpoint: a report reads a saved
-     * state again for its listings, and that is no step down the search path. */
-    if ((p->live_known && !p->stepped) || p->next_known)
-        return n;
-    uint64_t every = (uint64_t)b->cfg->remount_every, since = live_since(b, p) + 1;
-    if (every && since >= every) {
-        if (remount_check(b, p) < 0)
-            return -1;
-        since = 0;
-    }
-    p->next_since = since;
-    p->next_known = 1;
+    p->link_drops += (uint64_t)lr_drop_link_caches(kept_lr(p->kept), b->rootfd);
+    int n = kept_read_back(p->kept, b, o, out, listing, index, &check, diff, sizeof diff);
+    /* A daemon that shows another tree than it wrote is a target that cannot be read back
+     * as it is: the run records its unreadable class. */
+    if (n >= 0 && check == KEPT_DIFFERS)
+        return bk_err(b, "read-back", "remount check: the tree after a remount is not the "
+                      "live one: %s", diff);
     return n;
 }
 
@@ -806,7 +662,7 @@ static int fu_read_back(struct backend *b, const struct tree_opts *o, unsigned c
 {
     struct fpriv *p = b->priv;
     if (p && p->kept)
-        return kept_read_back(b, p, o, out, listing, index);
+        return fu_kept_read_back(b, p, o, out, listing, index);
     if (p && p->lr)
         return lr_read_back(p->lr, b, o, out, listing, index);
     if (p && p->by_dump)
@@ -819,20 +675,55 @@ static void fu_stats(struct backend *b, FILE *json)
     struct fpriv *p = b->priv;
     if (!p)
         return;
+    const struct kept_counts *k = p->kept ? kept_counts(p->kept) : NULL;
     fprintf(json, "\"restore\":\"%s\",\"readback\":\"%s\",\"replays\":%llu,\"mounts\":%llu",
-            mode_names[p->mode], p->by_dump ? "dump" : "vfs", (unsigned long long)p->replays,
-            (unsigned long long)p->mounts);
-    if (p->kept)
+            mode_names[p->mode], p->by_dump ? "dump" : "vfs",
+            (unsigned long long)(p->replays + (k ? k->replays : 0)), (unsigned long long)p->mounts);
+    if (k)
         fprintf(json, ",\"kept\":{\"remount_checks\":%llu,\"link_cache_drops\":%llu,"
                 "\"statfs_misses\":%llu}",
-                (unsigned long long)p->remount_checks, (unsigned long long)p->link_drops,
-                (unsigned long long)p->statfs_misses);
+                (unsigned long long)k->remount_checks, (unsigned long long)p->link_drops,
+                (unsigned long long)k->statfs_misses);
     if (p->mode == FM_SNAPSHOT)
         fprintf(json, ",\"snapshot_restores\":%llu", (unsigned long long)p->snapshot_restores);
     if (b->populated)
         fprintf(json, ",\"fresh_initial\":%llu", (unsigned long long)p->fresh_restores);
-    if (p->lr)
-        lr_print_stats(p->lr, json);
+    if (p->lr || p->kept)
+        lr_print_stats(p->kept ? kept_lr(p->kept) : p->lr, json);
+}
+
+/* ---- fault steps: an image-backed fs, remounted around every step ---- */
+
+/* No loop device: the daemon is given the faulty device's file as its image (a daemon that
+ * needs a block device puts one over it in its mount command). A kept fs is refused: the
+ * fault step must mount it from that file and again from the image (config.c says so). */
+static struct faultdev *fu_faultdev(struct backend *b)
+{
+    struct fpriv *p = b->priv;
+    if (!p || !p->set_up || !p->has_image || p->kept) {
+        bk_err(b, "faulty device", !p || !p->set_up ? "not set up"
+               : p->kept ? "a fault step needs remount = 1"
+                         : "no image: fault steps need a mount_cmd with {img} and a size");
+        return NULL;
+    }
+    if (!p->fault)
+        p->fault = faultdev_open(b, 0);
+    return p->fault;
+}
+
+static int fu_begin_faulty(struct backend *b)
+{
+    struct fpriv *p = b->priv;
+    if (!p || !p->fault)
+        return bk_err(b, "begin", "no faulty device");
+    if (b->mounted)
+        return bk_err(b, "begin", "mounted already: a fault step needs remount = 1");
+    p->faulty = 1;
+    if (f_mount(b, p, "begin: mount from the faulty device") < 0) {
+        p->faulty = 0;
+        return -1;
+    }
+    return bk_open_root(b);
 }
 
 const struct backend_ops backend_fuse_ops = {
@@ -849,4 +740,6 @@ const struct backend_ops backend_fuse_ops = {
     .read_back = fu_read_back,
     .stats = fu_stats,
     .kill_daemon = fu_kill_daemon,
+    .faultdev = fu_faultdev,
+    .begin_faulty = fu_begin_faulty,
 };

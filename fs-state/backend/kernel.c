@@ -1,7 +1,8 @@
-/* Kernel file-system backend: an image in /dev/shm on a loop device, mounted with mount(2). */
+/* Kernel file-system backend: an image in /dev/shm on a loop device, mounted with mount(2); remounted around every step, its states images. */
 #include "backend.h"
 #include "common.h"
 #include "imgstore.h"
+#include "kernel.h"
 #include "faultdev.h"
 #include "engine/fsinfo.h"
 
@@ -21,16 +22,8 @@
  * the block device's page cache is dropped at its last close (the unmount), so what restore
  * pwrites into the backing file is what the next mount reads. For the same reason the loop
  * device is not LO_FLAGS_AUTOCLEAR (it would detach at every unmount); after a crash,
- * backend_sweep detaches it.
+ * backend_sweep detaches it. remount = 0 keeps it mounted instead: kernel_kept.c.
  */
-struct kpriv {
-    struct backend_image im;
-    int loopnr;                 /* -1 when not attached */
-    char loopdev[32];
-    struct faultdev *fault;     /* the faulty device over the image, once asked for */
-    unsigned long mflags;
-    char mdata[256];
-};
 
 /* ---- mount options ---- */
 
@@ -74,7 +67,7 @@ int bk_mount_opts(const char *mount_opts, unsigned long *flags, char *data, size
     return 0;
 }
 
-static int parse_mount_opts(struct backend *b, struct kpriv *p)
+static int parse_mount_opts(struct backend *b, struct kdev *p)
 {
     if (bk_mount_opts(b->cfg->mount_opts, &p->mflags, p->mdata, sizeof p->mdata) < 0)
         return bk_err(b, "setup", "mount_opts too long");
@@ -86,7 +79,7 @@ static int parse_mount_opts(struct backend *b, struct kpriv *p)
 /* No read of the image through the device ahead of the mount (probably dropped when the
  * mount sets the device's block size): in 5 interleaved 10-s runs of ext2-vs-ext4 (seed 7)
  * it gave a median of 378 ops/s against 412 without it. */
-static int k_mount_from(struct backend *b, struct kpriv *p, const char *dev, const char *step)
+static int kdev_mount_from(struct backend *b, struct kdev *p, const char *dev, const char *step)
 {
     if (mount(dev, b->mnt, b->cfg->fstype, p->mflags, p->mdata[0] ? p->mdata : NULL) < 0)
         return bk_err(b, step, "mount %s (%s) on %s with options '%s': %s%s", dev,
@@ -98,15 +91,15 @@ static int k_mount_from(struct backend *b, struct kpriv *p, const char *dev, con
     return 0;
 }
 
-static int k_mount(struct backend *b, struct kpriv *p, const char *step)
+int kdev_mount(struct backend *b, struct kdev *p, const char *step)
 {
-    return k_mount_from(b, p, p->loopdev, step);
+    return kdev_mount_from(b, p, p->loopdev, step);
 }
 
 /* A plain unmount; EBUSY is retried for BK_BUSY_SECONDS: a file's last close can be finished by
  * the kernel after close(2) returned (a deferred fput), and on a loaded machine that was seen
  * to take longer than 0.2 s (fuse2fs profile beside other runs: one unmount of its ext4 failed). */
-static int k_umount(struct backend *b, const char *step)
+int kdev_umount(struct backend *b, const char *step)
 {
     double end = now_seconds() + BK_BUSY_SECONDS;
     bk_close_root(b);
@@ -123,24 +116,14 @@ static int k_umount(struct backend *b, const char *step)
     return 0;
 }
 
-/* ---- backend ops ---- */
-
-static struct kpriv *kp(struct backend *b)
+void kdev_init(struct kdev *p)
 {
-    if (!b->priv) {
-        struct kpriv *p = calloc(1, sizeof *p);
-        if (!p)
-            return NULL;
-        p->im.fd = -1;
-        p->loopnr = -1;
-        b->priv = p;
-    }
-    return b->priv;
+    memset(p, 0, sizeof *p);
+    p->im.fd = -1;
+    p->loopnr = -1;
 }
 
-static void k_teardown(struct backend *b);
-
-static int k_setup_steps(struct backend *b, struct kpriv *p)
+int kdev_prepare(struct backend *b, struct kdev *p)
 {
     const struct fs_config *c = b->cfg;
     uint64_t size = c->size ? c->size : fs_format_default_size(c->fstype);
@@ -154,92 +137,12 @@ static int k_setup_steps(struct backend *b, struct kpriv *p)
         return bk_err(b, "setup", "cannot attach %s to a loop device: %s", b->image,
                       strerror(errno));
     snprintf(p->loopdev, sizeof p->loopdev, "/dev/loop%d", p->loopnr);
-    return k_mount(b, p, "setup: first mount");
-}
-
-static int k_setup(struct backend *b)
-{
-    struct kpriv *p = kp(b);
-    if (!p)
-        return bk_err(b, "setup", "out of memory");
-    if (p->im.store)
-        return bk_err(b, "setup", "already set up");
-    if (k_setup_steps(b, p) == 0)
-        return 0;
-    return bk_setup_failed(b, k_teardown);
-}
-
-static int k_begin(struct backend *b)
-{
-    struct kpriv *p = b->priv;
-    if (!p || !p->im.store)
-        return bk_err(b, "begin", "not set up");
-    if (!b->mounted && k_mount(b, p, "begin: mount") < 0)
-        return -1;
-    imgstore_file_changed(p->im.store);   /* a mounted fs may write the image at any time */
-    return bk_open_root(b);
-}
-
-static int k_end(struct backend *b)
-{
-    bk_close_root(b);
-    if (b->cfg->remount && b->mounted)
-        return k_umount(b, "end");
     return 0;
 }
 
-/* While mounted (remount = 0) this is a relaxed snapshot: syncfs writes back what the fs
- * has, but the image of a live fs is only as consistent as a crash at that moment. */
-static int k_save(struct backend *b, uint64_t id)
-{
-    struct kpriv *p = b->priv;
-    if (!p || !p->im.store)
-        return bk_err(b, "save", "not set up");
-    if (b->mounted) {
-        int fd = b->rootfd >= 0 ? b->rootfd : open(b->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        int rc = fd >= 0 ? syncfs(fd) : -1;
-        if (fd >= 0 && fd != b->rootfd)
-            close(fd);
-        if (rc < 0)
-            return bk_err(b, "save", "syncfs %s: %s", b->mnt, strerror(errno));
-    }
-    return bimage_save(b, &p->im, id);
-}
-
-static int k_restore(struct backend *b, uint64_t id)
-{
-    struct kpriv *p = b->priv;
-    if (!p || !p->im.store)
-        return bk_err(b, "restore", "not set up");
-    if (!imgstore_has(p->im.store, id))
-        return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
-                      (unsigned long long)id);
-    if (b->mounted && k_umount(b, "restore: umount") < 0)
-        return -1;
-    return bimage_restore(b, &p->im, id);
-}
-
-static void k_discard(struct backend *b, uint64_t id)
-{
-    struct kpriv *p = b->priv;
-    if (p && p->im.store)
-        imgstore_discard(p->im.store, id);
-}
-
-static int k_export(struct backend *b, uint64_t id, const char *dir, char *out, size_t outlen)
-{
-    struct kpriv *p = b->priv;
-    if (!p || !p->im.store)
-        return bk_err(b, "export", "not set up");
-    return bimage_export(b, &p->im, id, dir, out, outlen);
-}
-
 /* Idempotent and safe after a partial setup: each resource is marked gone once released. */
-static void k_teardown(struct backend *b)
+void kdev_teardown(struct backend *b, struct kdev *p)
 {
-    struct kpriv *p = b->priv;
-    if (!p)
-        return;
     bk_close_root(b);
     if (b->mounted || bk_is_mounted(b->mnt))
         bk_unmount(b->mnt, 2.0);
@@ -253,32 +156,123 @@ static void k_teardown(struct backend *b)
     bk_remove_mnt(b);
 }
 
+/* ---- backend ops ---- */
+
+static struct kdev *kp(struct backend *b)
+{
+    if (!b->priv) {
+        struct kdev *p = malloc(sizeof *p);
+        if (!p)
+            return NULL;
+        kdev_init(p);
+        b->priv = p;
+    }
+    return b->priv;
+}
+
+static void k_teardown(struct backend *b);
+
+static int k_setup(struct backend *b)
+{
+    struct kdev *p = kp(b);
+    if (!p)
+        return bk_err(b, "setup", "out of memory");
+    if (p->im.store)
+        return bk_err(b, "setup", "already set up");
+    if (kdev_prepare(b, p) == 0 && kdev_mount(b, p, "setup: first mount") == 0)
+        return 0;
+    return bk_setup_failed(b, k_teardown);
+}
+
+static int k_begin(struct backend *b)
+{
+    struct kdev *p = b->priv;
+    if (!p || !p->im.store)
+        return bk_err(b, "begin", "not set up");
+    if (!b->mounted && kdev_mount(b, p, "begin: mount") < 0)
+        return -1;
+    imgstore_file_changed(p->im.store);   /* a mounted fs may write the image at any time */
+    return bk_open_root(b);
+}
+
+static int k_end(struct backend *b)
+{
+    bk_close_root(b);
+    if (b->mounted)
+        return kdev_umount(b, "end");
+    return 0;
+}
+
+/* Unmounted by end: the image holds everything the fs wrote. */
+static int k_save(struct backend *b, uint64_t id)
+{
+    struct kdev *p = b->priv;
+    if (!p || !p->im.store)
+        return bk_err(b, "save", "not set up");
+    return bimage_save(b, &p->im, id);
+}
+
+static int k_restore(struct backend *b, uint64_t id)
+{
+    struct kdev *p = b->priv;
+    if (!p || !p->im.store)
+        return bk_err(b, "restore", "not set up");
+    if (!imgstore_has(p->im.store, id))
+        return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
+                      (unsigned long long)id);
+    if (b->mounted && kdev_umount(b, "restore: umount") < 0)
+        return -1;
+    return bimage_restore(b, &p->im, id);
+}
+
+static void k_discard(struct backend *b, uint64_t id)
+{
+    struct kdev *p = b->priv;
+    if (p && p->im.store)
+        imgstore_discard(p->im.store, id);
+}
+
+static int k_export(struct backend *b, uint64_t id, const char *dir, char *out, size_t outlen)
+{
+    struct kdev *p = b->priv;
+    if (!p || !p->im.store)
+        return bk_err(b, "export", "not set up");
+    return bimage_export(b, &p->im, id, dir, out, outlen);
+}
+
+static void k_teardown(struct backend *b)
+{
+    struct kdev *p = b->priv;
+    if (p)
+        kdev_teardown(b, p);
+}
+
 static uint64_t k_held_bytes(struct backend *b)
 {
-    struct kpriv *p = b->priv;
+    struct kdev *p = b->priv;
     return p && p->im.store ? imgstore_bytes(p->im.store) : 0;
 }
 
 static struct faultdev *k_faultdev(struct backend *b)
 {
-    struct kpriv *p = b->priv;
+    struct kdev *p = b->priv;
     if (!p || !p->im.store) {
         bk_err(b, "faulty device", "not set up");
         return NULL;
     }
     if (!p->fault)
-        p->fault = faultdev_open(b);
+        p->fault = faultdev_open(b, 1);
     return p->fault;
 }
 
 static int k_begin_faulty(struct backend *b)
 {
-    struct kpriv *p = b->priv;
+    struct kdev *p = b->priv;
     if (!p || !p->fault)
         return bk_err(b, "begin", "no faulty device");
     if (b->mounted)
         return bk_err(b, "begin", "mounted already: a fault step needs remount = 1");
-    if (k_mount_from(b, p, faultdev_device(p->fault), "begin: mount from the faulty device") < 0)
+    if (kdev_mount_from(b, p, faultdev_device(p->fault), "begin: mount from the faulty device") < 0)
         return -1;
     return bk_open_root(b);
 }

@@ -26,6 +26,7 @@ struct lrestore {
     struct ft_store st;
     struct saved *states;
     struct ft_tree *last;       /* the tree the mount held when last recorded */
+    struct ft_tree *rechecked;  /* the tree the last lr_recheck held the mount to */
     int last_valid;             /* ... and still holds (no operation since) */
     unsigned ignore;            /* attributes the digest leaves out: their calls may fail */
     struct buf *journal;        /* not NULL: every restore's calls are recorded there */
@@ -57,6 +58,7 @@ void lr_close(struct lrestore *lr)
         return;
     lr_discard(lr, UINT64_MAX);
     ft_unref(&lr->st, lr->last);
+    ft_unref(&lr->st, lr->rechecked);
     ft_store_free(&lr->st);
     free(lr);
 }
@@ -210,15 +212,13 @@ static void now_holds(struct lrestore *lr, struct ft_tree *t)
     lr->last_valid = 1;
 }
 
-static int fall_back(struct lrestore *lr, struct backend *b, uint64_t id, struct ft_tree *want,
-                     lr_replay_fn replay, const char *why)
+/* The mount after a replay to want: recorded, and held to it (a replay is no more trusted than
+ * a logical restore: what it ran on may not be what it was when the search went that way). */
+static int replayed(struct lrestore *lr, struct backend *b, uint64_t id, struct ft_tree *want)
 {
     char diff[700];
-    if (++lr->n.fallbacks <= FALLBACKS_TOLD)
-        fprintf(stderr, "metis: fs %s: logical restore of state %llu missed (%s); replaying "
-                "instead\n", b->cfg->name, (unsigned long long)id, why);
     lr->last_valid = 0;
-    if (replay(b, id) < 0 || record_mount(lr, b, "restore: after replay") < 0)
+    if (record_mount(lr, b, "restore: after replay") < 0)
         return -1;
     if (reaches(lr->last, want)) {
         now_holds(lr, want);
@@ -231,7 +231,30 @@ static int fall_back(struct lrestore *lr, struct backend *b, uint64_t id, struct
                   (unsigned long long)id, diff);
 }
 
-int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn replay)
+static int fall_back(struct lrestore *lr, struct backend *b, uint64_t id, struct ft_tree *want,
+                     lr_replay_fn replay, void *ctx, const char *why)
+{
+    if (++lr->n.fallbacks <= FALLBACKS_TOLD)
+        fprintf(stderr, "metis: fs %s: logical restore of state %llu missed (%s); replaying "
+                "instead\n", b->cfg->name, (unsigned long long)id, why);
+    lr->last_valid = 0;
+    if (replay(ctx, b, id) < 0)
+        return -1;
+    return replayed(lr, b, id, want);
+}
+
+int lr_replayed(struct lrestore *lr, struct backend *b, uint64_t id)
+{
+    struct saved *s;
+    HASH_FIND(hh, lr->states, &id, sizeof id, s);
+    if (!s)
+        return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
+                      (unsigned long long)id);
+    return replayed(lr, b, id, s->tree);
+}
+
+int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn replay,
+               void *ctx)
 {
     struct saved *s;
     char why[700];
@@ -258,7 +281,7 @@ int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn
         now_holds(lr, s->tree);
         return 0;
     }
-    return fall_back(lr, b, id, s->tree, replay, why);
+    return fall_back(lr, b, id, s->tree, replay, ctx, why);
 }
 
 static void drop(struct lrestore *lr, struct saved *s)
@@ -321,13 +344,23 @@ int lr_recheck(struct lrestore *lr, struct backend *b, char *msg, size_t msglen)
     struct ft_tree *live = lr->last ? ft_ref(lr->last) : NULL;
     if (!live)
         return bk_err(b, "read-back", "no tree recorded before the remount");
-    int same = -1;
-    if (record(lr, b, b->rootfd, live, "read-back after a remount") == 0) {
-        same = reaches(lr->last, live);
-        if (!same)
-            ft_first_difference(&lr->st, live, "live", lr->last, "after the remount", msg,
-                                msglen);
-    }
-    ft_unref(&lr->st, live);
+    ft_unref(&lr->st, lr->rechecked);
+    lr->rechecked = live;
+    if (record(lr, b, b->rootfd, live, "read-back after a remount") < 0)
+        return -1;
+    int same = reaches(lr->last, live);
+    if (!same)
+        ft_first_difference(&lr->st, live, "live", lr->last, "after the remount", msg, msglen);
     return same;
+}
+
+int lr_recheck_listings(struct lrestore *lr, char **before, char **again)
+{
+    *before = lr->rechecked && lr->last ? ft_listing(&lr->st, lr->rechecked) : NULL;
+    *again = *before ? ft_listing(&lr->st, lr->last) : NULL;
+    if (*again)
+        return 0;
+    free(*before);
+    *before = NULL;
+    return -1;
 }

@@ -19,14 +19,17 @@ struct lr_counts {
 };
 
 /* Brings the mount fresh to state id (unmount, mount, replay the search path); 0, or -1 with
- * the message in b->err. */
-typedef int (*lr_replay_fn)(struct backend *b, uint64_t id);
+ * the message in b->err. ctx is lr_restore's. */
+typedef int (*lr_replay_fn)(void *ctx, struct backend *b, uint64_t id);
 
 /* For b's file system (mounted at b->mnt for as long as it is used); NULL when out of memory. */
 struct lrestore *lr_open(const struct backend *b);
 void lr_close(struct lrestore *lr);
 /* From now on every restore's calls are appended to journal (logical_apply.h's lines). */
 void lr_journal(struct lrestore *lr, struct buf *journal);
+/* The mount, just brought to saved state id by a replay of the caller's, recorded and held to
+ * it: 0 if it is that state, else -1 (b->restore_unreachable set when it is another). */
+int lr_replayed(struct lrestore *lr, struct backend *b, uint64_t id);
 /* An operation may follow: what was recorded of the mount no longer holds. */
 void lr_begin(struct lrestore *lr);
 /* The read-back (b->rootfd open): records the tree and gives its digest with options o. */
@@ -36,7 +39,8 @@ int lr_read_back(struct lrestore *lr, struct backend *b, const struct tree_opts 
 int lr_save(struct lrestore *lr, struct backend *b, uint64_t id);
 /* Makes the mount state id by the difference from what it holds; when the result's digest is
  * not the saved one, by replay; when that misses too, -1 naming the first differing entry. */
-int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn replay);
+int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn replay,
+               void *ctx);
 void lr_discard(struct lrestore *lr, uint64_t id);
 uint64_t lr_held_bytes(const struct lrestore *lr);
 /* 1 when the tree last recorded is what the mount holds (no operation since): save needs no
@@ -54,5 +58,8 @@ int lr_drop_link_caches(struct lrestore *lr, int rootfd);
  * the tree recorded before: 1 if the same, 0 if not (the first difference in msg), -1 with
  * b->err. The new recording becomes the last. */
 int lr_recheck(struct lrestore *lr, struct backend *b, char *msg, size_t msglen);
+/* The listings (malloc'd) of the two trees the last lr_recheck compared: the one recorded
+ * before it and its own; -1 when there was none or out of memory. */
+int lr_recheck_listings(struct lrestore *lr, char **before, char **again);
 
 #endif

@@ -93,15 +93,27 @@ int bk_proc_other(const char *name)
     return name[0] >= '1' && name[0] <= '9' && atoi(name) != getpid();
 }
 
+struct path_user {
+    const char *path;
+    pid_t except;
+};
+
 /* 1 (the search ends) when the /proc entry name is another process holding path open. */
-static int proc_uses_path(void *path, const char *name)
+static int proc_uses_path(void *ctx, const char *name)
 {
-    return bk_proc_other(name) && bk_proc_holds(name, path);
+    const struct path_user *u = ctx;
+    return bk_proc_other(name) && atoi(name) != u->except && bk_proc_holds(name, u->path);
+}
+
+int bk_file_in_use_except(const char *path, pid_t except)
+{
+    struct path_user u = { path, except };
+    return tree_dir_names("/proc", proc_uses_path, &u) > 0;
 }
 
 int bk_file_in_use(const char *path)
 {
-    return tree_dir_names("/proc", proc_uses_path, (void *)path) > 0;
+    return bk_file_in_use_except(path, 0);
 }
 
 size_t bk_proc_read(const char *pid, const char *what, char *buf, size_t len)
@@ -126,11 +138,9 @@ struct daemon_search {
     pid_t found;
 };
 
-/* 1 (the search ends) when the /proc entry name is a FUSE daemon (it holds /dev/fuse) that
- * was given an argument the search matches. */
-static int serves_matching_mount(void *ctx, const char *name)
+/* 1 when the /proc entry name is another process given an argument the search matches. */
+static int given_matching_arg(struct daemon_search *d, const char *name)
 {
-    struct daemon_search *d = ctx;
     char args[8192];
     int hit = 0;
     if (!bk_proc_other(name))
@@ -138,10 +148,29 @@ static int serves_matching_mount(void *ctx, const char *name)
     size_t n = bk_proc_read(name, "cmdline", args, sizeof args);
     for (size_t k = 0; k < n && !hit; k += strlen(args + k) + 1)
         hit = d->match(args + k, d->ctx);
-    if (!hit || !bk_proc_holds(name, "/dev/fuse"))
+    return hit;
+}
+
+/* 1 (the search ends) when the /proc entry name is a FUSE daemon (it holds /dev/fuse) that
+ * was given an argument the search matches. */
+static int serves_matching_mount(void *ctx, const char *name)
+{
+    struct daemon_search *d = ctx;
+    if (!given_matching_arg(d, name) || !bk_proc_holds(name, "/dev/fuse"))
         return 0;
     d->found = atoi(name);
     return 1;
+}
+
+static int any_matching(void *ctx, const char *name)
+{
+    return given_matching_arg(ctx, name);
+}
+
+int bk_process_given(bk_arg_match_fn match, const void *ctx)
+{
+    struct daemon_search d = { match, ctx, 0 };
+    return tree_dir_names("/proc", any_matching, &d) > 0;
 }
 
 static int pid_listed(const pid_t *pids, int n, pid_t pid)

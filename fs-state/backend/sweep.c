@@ -48,11 +48,26 @@ static int names_run(const char *arg, const void *needle)
     return strstr(arg, needle) != NULL;
 }
 
+/* A mount command the dead engine started may still be starting its daemon (not yet holding
+ * /dev/fuse, so not found as one): while a process named for the run lives (2 s at most), the
+ * daemons are looked for again, and the mounts swept after each kill. Seen: SIGKILL of the
+ * engine during fuse2fs's fault steps left a fuse2fs mount made after the sweep. */
+static void sweep_mounts(const char *run_id, struct sweep_counts *c);
+
 static void sweep_daemons(const char *run_id, struct sweep_counts *c)
 {
     char needle[128];
     snprintf(needle, sizeof needle, "/metis-%s/", run_id);
-    c->daemons += bk_kill_fuse_daemons(names_run, needle);
+    double end = now_seconds() + 2.0;
+    for (;;) {
+        int killed = bk_kill_fuse_daemons(names_run, needle);
+        c->daemons += killed;
+        if (killed)
+            sweep_mounts(run_id, c);
+        if (!bk_process_given(names_run, needle) || now_seconds() > end)
+            return;
+        bk_sleep(0.02);
+    }
 }
 
 struct run_mounts {

@@ -9,7 +9,7 @@
 
 static void kinds_text(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
              d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
              d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
              d & DIFF_CRASH_FSCK ? "crash-fsck," : "",
@@ -20,7 +20,7 @@ static void kinds_text(unsigned d, char *buf, size_t len)
              d & DIFF_FAULT_PARTIAL ? "fault-partial," : "",
              d & DIFF_FAULT_FSCK ? "fault-fsck," : "", d & DIFF_FAULT_ERRNO ? "fault-errno," : "",
              d & DIFF_FAULT_MOUNT ? "fault-mount," : "", d & DIFF_FAULT_STALE ? "fault-stale," : "",
-             d & DIFF_SERIAL ? "not-serializable," : "");
+             d & DIFF_REMOUNT ? "remount," : "", d & DIFF_SERIAL ? "not-serializable," : "");
     size_t n = strlen(buf);
     if (n)
         buf[n - 1] = '\0';
@@ -110,6 +110,9 @@ static void sign(struct dclass *c, const struct metis_config *cfg)
     kinds_text(c->kinds, kinds, sizeof kinds);
     if (c->kinds & DIFF_TARGET)     /* whatever the operation: "daemon-died bindfs" */
         snprintf(c->signature, sizeof c->signature, "%.64s %.64s", kinds, fs);
+    else if (c->kinds & DIFF_REMOUNT)   /* the checkpoint's step is not its cause */
+        snprintf(c->signature, sizeof c->signature, "remount %.32s state %.24s", fs,
+                 tree_diff_name(c->attr));
     else if ((c->kinds & (DIFF_RET | DIFF_ERRNO)) && !(c->kinds & DIFF_OWN_PROMISE))
         sign_outcomes(c, op, fs);
     else              /* the state alone, or a crash or fault check: what it shows first */
@@ -126,7 +129,9 @@ void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct 
     c->kinds = g->out[i].differs;
     c->ref = g->out[0].res;
     c->res = g->out[i].res;
-    if ((c->kinds & DIFF_STATE) && g->out[i].have_fresh)
+    if (c->kinds & DIFF_REMOUNT)
+        c->d = g->out[i].remount.d;    /* the cause: the device is not what the mount showed */
+    else if ((c->kinds & DIFF_STATE) && g->out[i].have_fresh)
         c->d = g->out[i].fresh;        /* what the step added to the known delta */
     else if (c->kinds & DIFF_STATE)
         state_difference(g, i, &c->d);
@@ -189,6 +194,11 @@ static void evidence(const struct dclass *c, const struct metis_config *cfg, cha
         snprintf(out, len, "%s", c->d.entry);
         return;
     }
+    if (c->kinds & DIFF_REMOUNT) {
+        snprintf(out, len, "%s of %s: live %s, after the remount %s", tree_diff_name(c->attr),
+                 c->d.entry, c->d.ref, c->d.other);
+        return;
+    }
     if (c->kinds & (DIFF_RET | DIFF_ERRNO))
         n += (size_t)snprintf(out, len, "ret=%ld errno=%s, reference ret=%ld errno=%s",
                               c->res.ret, errno_name(c->res.err), c->ref.ret,
@@ -213,6 +223,12 @@ void classes_describe(const struct dclass *c, const struct metis_config *cfg, ch
     }
     if (c->kinds & DIFF_SERIAL) {   /* the signature names the calls: "together A+B fs ..." */
         snprintf(out, len, "class %d: %s (%s)", c->id, c->signature, ev);
+        return;
+    }
+    if (c->kinds & DIFF_REMOUNT) {
+        snprintf(out, len, "class %d: the remount check of %s at a checkpoint after %s: the "
+                 "tree on its device is not the one it showed (%s)", c->id, cfg->fs[c->fs].name,
+                 c->op < 0 ? "the initial state" : op_name((enum op_id)c->op), ev);
         return;
     }
     snprintf(out, len, "class %d: %s on %s: %s differ%s (%s)", c->id,

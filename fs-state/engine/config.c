@@ -37,6 +37,7 @@ struct parse_state {
     int fs;                     /* index of the current [fs NAME] */
     int fs_key_line[METIS_MAX_FS][FSK_COUNT];
     int ops_line, pool_line, pool_key_line;
+    int lose_line;              /* [run] remount_test_lose's line, 0 if not given */
     int faults_line;            /* line of [run] faults, for the fault keys' whole-file checks */
     bool part_given[ARG_NKINDS], mode_given[ARG_NKINDS];   /* [sizes] keys seen */
     int err_line;               /* line of the first problem, 0 if none yet */
@@ -243,6 +244,8 @@ static void run_checks(struct parse_state *st, const char *name, const char *val
         fail(st, st->line, "crash: '%s' is not off, fsync, syncfs or any", value);
     if (strcmp(name, "crash_test_skip") == 0 && value[0] && op_lookup(value) < 0)
         fail(st, st->line, "crash_test_skip: '%s' is not an operation", value);
+    if (strcmp(name, "remount_test_lose") == 0)
+        st->lose_line = st->line;
     if (strcmp(name, "faults") == 0)
         st->faults_line = st->line;
     if (strcmp(name, "fault_test_silent") == 0 && value[0] && op_lookup(value) < 0)
@@ -997,6 +1000,16 @@ static void check_placeholders(struct parse_state *st, struct fs_config *fs, con
     check_populate_dir(st, fs, &dirs, lines[FSK_POPULATE_DIR]);
 }
 
+/* Kept mounted across steps (remount = 0) with an image its checkpoints keep. */
+static int kept_with_image(const struct fs_config *fs)
+{
+    if (fs->remount)
+        return 0;
+    if (fs->type == FS_KERNEL)
+        return !fs_format_devless(fs->fstype);
+    return fs->type == FS_FUSE && fs->size && !fs->dir_backed;
+}
+
 /* tmpfs and overlay have no device: no mkfs; tmpfs's data lives in its mount, so it stays
  * mounted (remount 0); inodes and populate_lower mean something only here. */
 static void finish_devless(struct parse_state *st, struct fs_config *fs, const int *lines)
@@ -1018,6 +1031,10 @@ static void finish_devless(struct parse_state *st, struct fs_config *fs, const i
     else if (devless && st->cfg->run.compare_mtime)
         fail(st, fs->line, "[fs %s]: %s is restored logically and recorded trees hold no "
              "mtimes: compare_mtime cannot be used with it", fs->name, fs->fstype);
+    else if (fs->type == FS_KERNEL && !devless && !fs->remount && st->cfg->run.compare_mtime)
+        fail(st, lines[FSK_REMOUNT] ? lines[FSK_REMOUNT] : fs->line, "[fs %s]: kept mounted "
+             "(remount = 0), it is restored logically and recorded trees hold no mtimes: "
+             "compare_mtime needs remount = 1", fs->name);
     if (tmpfs)
         fs->remount = 0;
 }
@@ -1059,9 +1076,10 @@ static void finish_fs(struct parse_state *st, int i)
         strcmp(fs->restore, "auto"))
         fail(st, lines[FSK_RESTORE], "[fs %s]: restore applies to a fuse file system without "
              "size (with a size its states are images)", fs->name);
-    if (lines[FSK_REMOUNT_EVERY] && !(fs->size && !fs->dir_backed && !fs->remount))
-        fail(st, lines[FSK_REMOUNT_EVERY], "[fs %s]: remount_every applies to a fuse file "
-             "system with a size kept mounted (remount = 0)", fs->name);
+    if (lines[FSK_REMOUNT_EVERY] && !kept_with_image(fs))
+        fail(st, lines[FSK_REMOUNT_EVERY], "[fs %s]: remount_every applies to a file system "
+             "with an image kept mounted (remount = 0): a kernel fs with a device, or a fuse "
+             "fs with a size", fs->name);
     for (int k = 0; k < FSK_COUNT; k++)
         if (fs_keys[k].default_by_type && !lines[k] && (fs_keys[k].types & T(fs->type)))
             set_key(st, &fs_keys[k], fs, fs_keys[k].dflt);
@@ -1163,14 +1181,25 @@ static uint64_t file_data_bound(const struct metis_config *cfg)
     return bound;
 }
 
+uint64_t config_pool_data(const struct metis_config *cfg)
+{
+    uint64_t files = (pool_dir_count(&cfg->pool) + 1) * (uint64_t)cfg->pool.files;
+    uint64_t bound = file_data_bound(cfg);
+    return bound > UINT64_MAX / files ? UINT64_MAX : files * bound;
+}
+
+uint64_t config_pool_names(const struct metis_config *cfg)
+{
+    uint64_t dirs = pool_dir_count(&cfg->pool);
+    return dirs + (dirs + 1) * (uint64_t)cfg->pool.files;
+}
+
 /* ENOSPC at different points on two file systems is a false discrepancy, so the pool's data
  * must fit in half of every device (the rest is metadata, journal and slack). */
 static void finish_sizing(struct parse_state *st)
 {
     const struct metis_config *cfg = st->cfg;
-    uint64_t files = (pool_dir_count(&cfg->pool) + 1) * (uint64_t)cfg->pool.files;
-    uint64_t bound = file_data_bound(cfg);
-    uint64_t data = bound > UINT64_MAX / files ? UINT64_MAX : files * bound;
+    uint64_t data = config_pool_data(cfg);
     for (int i = 0; i < cfg->nfs && !st->failed; i++) {
         const struct fs_config *fs = &cfg->fs[i];
         uint64_t size = fs->size;
@@ -1189,11 +1218,12 @@ static void finish_sizing(struct parse_state *st)
 /* A filled device meets ENOSPC where its own accounting says: only file systems of one kind
  * (all RefFS, or one fstype) meet it at the same operation. */
 /* A FUSE fs without an image whose daemon does not answer the snapshot ioctls, and a kernel fs
- * without a device (tmpfs, overlay), are brought back to a saved state by ordinary calls. */
+ * without a device (tmpfs, overlay) or kept mounted, are brought back to a saved state by
+ * ordinary calls. */
 static int may_restore_logically(const struct fs_config *fs)
 {
     if (fs->type == FS_KERNEL)
-        return fs_format_devless(fs->fstype);
+        return fs_format_devless(fs->fstype) || !fs->remount;
     return fs->type == FS_FUSE && (!fs->size || fs->dir_backed) &&
            strcmp(fs->restore, "snapshot") != 0;
 }
@@ -1311,6 +1341,20 @@ static void finish_together(struct parse_state *st)
              "together (a crash check syncs what one operation touched)", r->crash);
 }
 
+/* The lost-write hook acts at a kept kernel fs's checkpoints: without one it would test
+ * nothing, silently. */
+static void finish_lose_hook(struct parse_state *st)
+{
+    const struct metis_config *cfg = st->cfg;
+    if (!cfg->run.remount_test_lose)
+        return;
+    for (int i = 0; i < cfg->nfs; i++)
+        if (cfg->fs[i].type == FS_KERNEL && kept_with_image(&cfg->fs[i]))
+            return;
+    fail(st, st->lose_line, "remount_test_lose: no kernel file system with a device is kept "
+         "mounted (remount = 0), so no checkpoint could show a lost write");
+}
+
 static void finish(struct parse_state *st)
 {
     struct metis_config *cfg = st->cfg;
@@ -1341,6 +1385,8 @@ static void finish(struct parse_state *st)
     char msg[400];
     if (!st->failed && crash_config_problem(cfg, &bad_fs, msg, sizeof msg) < 0)
         fail(st, cfg->fs[bad_fs].line, "[fs %s]: %s", cfg->fs[bad_fs].name, msg);
+    if (!st->failed)
+        finish_lose_hook(st);
     if (st->failed || fault_config_problem(cfg, &bad_fs, msg, sizeof msg) == 0)
         return;
     if (bad_fs < 0)

@@ -142,6 +142,8 @@ struct run_config {
     int out_line;               /* line of the out key (0 = not given), for config_validate */
     char crash[16];             /* crash check: off, fsync, syncfs or any (crash_modes.h) */
     char crash_test_skip[32];   /* test hook: an operation whose fsync crash=fsync leaves out */
+    uint64_t remount_test_lose; /* test hook: a write_file of at least this many bytes never
+                                   reaches the device of a kernel fs kept mounted (0: off) */
     double faults;              /* share of steps that are fault steps (fault_kinds.h); 0 = off */
     char fault_kinds[64];       /* the kinds a fault step draws from: eio_write,eio_read,lost_write */
     char fault_test_silent[32]; /* test hook: the one operation with fault steps, each losing a
@@ -236,6 +238,10 @@ const char *choice_kind_name(enum choice_kind k);
 /* The furthest one file can reach by the config's enabled operations and sizes (the sizing
  * rule's per_file, configs/README.md); INSERT_RANGE is capped there (op_set_insert_cap). */
 uint64_t config_file_extent(const struct metis_config *cfg);
+/* The bytes of data the pool's files can hold at most: the sizing rule's left side. */
+uint64_t config_pool_data(const struct metis_config *cfg);
+/* The pool's names, directories and files: the inodes its entries can take at most. */
+uint64_t config_pool_names(const struct metis_config *cfg);
 /* 1 when fs lists a's operation or its variant (variant id v, or -1) in unsupported. */
 int fs_unsupported(const struct fs_config *fs, enum op_id op, int v);
 

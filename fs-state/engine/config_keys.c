@@ -139,6 +139,7 @@ static const struct config_key run_keys[] = {
     RUNK(max_searches, CK_LONG, RANGE(0, 1e9), "0"),
     RUNK(crash, CK_STR, NO_RANGE, "off"),
     RUNK(crash_test_skip, CK_STR, NO_RANGE, ""),
+    RUNK(remount_test_lose, CK_SIZE, NO_RANGE, "0"),
     RUNK(faults, CK_DOUBLE, RANGE(0, 1), "0"),
     RUNK(fault_kinds, CK_STR, NO_RANGE, "eio_write,eio_read,lost_write"),
     RUNK(fault_test_silent, CK_STR, NO_RANGE, ""),
@@ -185,10 +186,12 @@ const struct config_key fs_keys[FSK_COUNT] = {
     [FSK_POPULATE_LOWER] = FSK(populate_lower, CK_BOOL, NO_RANGE, T(FS_KERNEL), "0"),
     /* A {dir}-backed fuse fs only (check_placeholders). */
     [FSK_POPULATE_DIR] = FSK(populate_dir, CK_STR, NO_RANGE, T(FS_FUSE), ""),
-    /* An image-backed fuse fs kept mounted (remount 0) only (fs-state/backend/README.md). */
-    [FSK_REMOUNT_EVERY] = FSK(remount_every, CK_INT, RANGE(0, 1e9), T(FS_FUSE), "16"),
+    /* A fs with an image kept mounted (remount 0) only: a kernel fs with a device, a fuse fs
+     * with a size (fs-state/backend/README.md). */
+    [FSK_REMOUNT_EVERY] = FSK(remount_every, CK_INT, RANGE(0, 1e9), T(FS_KERNEL) | T(FS_FUSE),
+                              "16"),
     /* Kernel file systems on a device only (fault_kinds.c). */
-    [FSK_FAULTS] = FSK(faults, CK_BOOL, NO_RANGE, T(FS_KERNEL), "1"),
+    [FSK_FAULTS] = FSK(faults, CK_BOOL, NO_RANGE, T(FS_KERNEL) | T(FS_FUSE), "1"),
 };
 
 static const struct config_key pool_keys[] = {

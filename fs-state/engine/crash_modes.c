@@ -37,10 +37,13 @@ int crash_kind_parse(const char *s)
 }
 
 /* Read-only checks: -n answers no to every repair; xfs_repair needs -f for a file, and
- * force_geometry for a fs of one allocation group (16 MiB), whose geometry it cannot cross-check. */
+ * force_geometry for a fs of one allocation group (16 MiB), whose geometry it cannot cross-check.
+ * ntfs and exfat are image-backed FUSE formats: only fault steps check them (crash checks are
+ * for kernel fs). */
 static const struct { const char *fstype, *checker; } checkers[] = {
     { "ext2", "e2fsck -fn" }, { "ext3", "e2fsck -fn" }, { "ext4", "e2fsck -fn" },
     { "xfs", "xfs_repair -n -f -o force_geometry" }, { "btrfs", "btrfs check --readonly" },
+    { "ntfs", "ntfsfix -n" }, { "exfat", "fsck.exfat -n" },
 };
 
 const char *crash_checker(const char *fstype)
@@ -82,7 +85,8 @@ static const char *fs_problem(enum crash_mode mode, const struct fs_config *fs)
     if (!crash_applies_mode(mode, fs))
         return NULL;
     if (!fs->remount)
-        return "a crash check needs remount = 1 (it mounts the copy once the fs is unmounted)";
+        return "a crash check needs remount = 1: it mounts each step's copy once the fs is "
+               "unmounted, and kept mounted (remount = 0) it is not";
     if (mode != CRASH_ANY)
         return NULL;
     uint64_t size = fs->size ? fs->size : fs_format_default_size(fs->fstype);

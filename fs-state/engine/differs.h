@@ -25,11 +25,16 @@ enum { DIFF_FAULT_LOST = 2048, DIFF_FAULT_PARTIAL = 4096, DIFF_FAULT_FSCK = 8192
                         DIFF_FAULT_MOUNT | DIFF_FAULT_STALE)
 #define DIFF_OF_FAULT(kinds) ((unsigned)(kinds) << 11)    /* FAULT_* to DIFF_FAULT* */
 #define FAULT_OF_DIFF(differs) (((unsigned)(differs) >> 11) & 63u)
-/* A finding of the fs against its own promise (crash or fault), not against the reference. */
-#define DIFF_OWN_PROMISE (DIFF_CRASH_ANY | DIFF_FAULT_ANY)
+/* A kernel fs kept mounted (remount = 0) whose checkpoint read another tree after a remount
+ * than before it: what the device holds is not what the mount showed (the reference can have
+ * it too). A class of its own per fs and attribute, whatever the operation. */
+enum { DIFF_REMOUNT = 131072 };
+/* A finding of the fs against its own promise (crash, fault or remount), not against the
+ * reference. */
+#define DIFF_OWN_PROMISE (DIFF_CRASH_ANY | DIFF_FAULT_ANY | DIFF_REMOUNT)
 /* A concurrent step ([run] together) whose outcome on this fs no serial order of its calls
- * on the reference gives (concurrent.h); past the fault bits. */
-enum { DIFF_SERIAL = 131072 };
+ * on the reference gives (concurrent.h); past the fault and remount bits. */
+enum { DIFF_SERIAL = 262144 };
 #define DIFF_OF_CRASH(kinds) ((unsigned)(kinds) << 3)     /* CRASH_* to DIFF_CRASH* */
 #define CRASH_OF_DIFF(differs) (((unsigned)(differs) >> 3) & 7u)
 

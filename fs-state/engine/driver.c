@@ -344,6 +344,16 @@ static int count_differing(void)
     return n;
 }
 
+/* A kept fs whose remount check failed now holds what its device had, not the state the step
+ * made: nothing below it is that state. */
+static int remount_differed(void)
+{
+    for (int i = 0; i < E.g.nfs; i++)
+        if (E.g.out[i].differs & DIFF_REMOUNT)
+            return 1;
+    return 0;
+}
+
 /* Reports a discrepancy of the last step; returns 1 when the step is a leaf: the trees differ
  * in more than the attributes of entries both have (a difference in attributes alone becomes
  * the path's known delta, and the search goes on below it, comparing everything else). */
@@ -354,6 +364,7 @@ static int report_if_differs(const struct op_args *a)
     int leaf = a ? known_delta_judge(&E) : 1;
     if (leaf < 0)
         step_failed(a, E.cur_sid, E.ops);
+    leaf |= remount_differed();
     if (!count_differing())
         return 0;
     if (fsgroup_save_live(&E.g) < 0)     /* the report exports the path's saved states */

@@ -243,6 +243,19 @@ void engine_write_listing(struct engine *e, FILE *f, int i)
     b->ops->end(b);
 }
 
+/* A checkpoint's remount check that failed: the tree the mount showed and the one its device
+ * held (the tree "after the operation" above is the latter: the fs serves it now). */
+static void write_remount_report(struct engine *e, FILE *f, int i)
+{
+    const struct backend_remount *r = &e->g.out[i].remount;
+    fprintf(f, "\n## remount check of %s: the tree after a remount is not the live one\n",
+            e->cfg.fs[i].name);
+    fprintf(f, "first difference: %s of %s: live %s, after the remount %s\n",
+            tree_diff_name(r->d.attr), r->d.entry, r->d.ref, r->d.other);
+    fprintf(f, "\n### live tree (before the unmount)\n%s", r->live ? r->live : "(none)\n");
+    fprintf(f, "\n### tree after the remount\n%s", r->after ? r->after : "(none)\n");
+}
+
 static int exportable_by_all(struct engine *e, uint64_t sid)
 {
     for (int i = 0; i < e->g.nfs; i++) {
@@ -303,12 +316,13 @@ static void describe_outcomes(struct engine *e, FILE *f, const struct op_args *a
         const struct fs_outcome *o = &e->g.out[i];
         hex_encode(o->digest, (size_t)o->dlen, hex);
         unsigned crash = CRASH_OF_DIFF(o->differs), fault = FAULT_OF_DIFF(o->differs);
-        fprintf(f, "%-12s ret=%ld errno=%s state=%s%s%s%s%s%s%s%s%s%s\n", e->cfg.fs[i].name,
+        fprintf(f, "%-12s ret=%ld errno=%s state=%s%s%s%s%s%s%s%s%s%s%s\n", e->cfg.fs[i].name,
                 o->res.ret, errno_name(o->res.err), hex, o->differs & DIFF_RET ? " [ret differs]" : "",
                 o->differs & DIFF_ERRNO ? " [errno differs]" : "",
                 o->differs & DIFF_STATE ? " [state differs]" : "", crash ? " [crash: " : "",
                 crash ? crash_kind_name(crash) : "", crash ? "]" : "", fault ? " [fault: " : "",
-                fault ? fault_found_name(fault) : "", fault ? "]" : "");
+                fault ? fault_found_name(fault) : "", fault ? "]" : "",
+                o->differs & DIFF_REMOUNT ? " [remount differs]" : "");
     }
 }
 
@@ -319,12 +333,12 @@ static void log_outcomes(struct engine *e)
         char found[64];
         fault_found_list(fault, found, sizeof found);
         if (d)
-            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s%s%s%s%s",
+            log_line("discrepancy %llu fs=%s ret=%s errno=%s state=%s%s%s%s%s%s",
                      (unsigned long long)e->ops, e->cfg.fs[i].name,
                      d & DIFF_RET ? "differs" : "same", d & DIFF_ERRNO ? "differs" : "same",
                      d & DIFF_STATE ? "differs" : "same", crash ? " crash=" : "",
                      crash ? crash_kind_name(crash) : "", fault ? " fault=" : "",
-                     fault ? found : "");
+                     fault ? found : "", d & DIFF_REMOUNT ? " remount=differs" : "");
     }
 }
 
@@ -438,6 +452,9 @@ void engine_report_discrepancy(struct engine *e, const struct op_args *a)
     for (int i = 0; a && i < e->g.nfs; i++)
         if (CRASH_OF_DIFF(e->g.out[i].differs))
             fsgroup_crash_report(&e->g, i, f, dir, e->ops);
+    for (int i = 0; i < e->g.nfs; i++)
+        if (e->g.out[i].differs & DIFF_REMOUNT)
+            write_remount_report(e, f, i);
     for (int i = 0; a && i < e->g.nfs; i++)
         if (FAULT_OF_DIFF(e->g.out[i].differs))
             fsgroup_fault_report(&e->g, i, f);

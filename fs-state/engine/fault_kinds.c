@@ -108,8 +108,12 @@ void fault_spec_hook(struct fault_spec *s, const struct metis_config *cfg, int o
     s->silent = s->on && s->kind == FAULT_LOST_WRITE && hook[0] && op_lookup(hook) == op;
 }
 
+/* A kernel fs on a loop device, or a FUSE fs whose daemon is given an image: both can be
+ * given the faulty device's file instead (backend/faultdev.h). */
 static int on_device(const struct fs_config *fs)
 {
+    if (fs->type == FS_FUSE)
+        return fs->size > 0 && strstr(fs->mount_cmd, "{img}") != NULL;
     return fs->type == FS_KERNEL && !fs_format_devless(fs->fstype);
 }
 
@@ -129,8 +133,8 @@ static const char *run_problem(const struct metis_config *cfg)
     for (int i = 0; i < cfg->nfs; i++)
         if (fault_applies(cfg, &cfg->fs[i]))
             return NULL;
-    return "faults: no file system gets fault steps (they need a kernel fs on a device without "
-           "faults = 0)";
+    return "faults: no file system gets fault steps (they need a kernel fs on a device, or a FUSE "
+           "fs with an {img}, without faults = 0)";
 }
 
 int fault_config_problem(const struct metis_config *cfg, int *fs, char *msg, size_t len)
@@ -146,8 +150,8 @@ int fault_config_problem(const struct metis_config *cfg, int *fs, char *msg, siz
     for (int i = 0; i < cfg->nfs; i++)
         if (fault_applies(cfg, &cfg->fs[i]) && !cfg->fs[i].remount) {
             *fs = i;
-            snprintf(msg, len, "fault steps need remount = 1 (the fs is mounted again after "
-                     "each one)");
+            snprintf(msg, len, "fault steps need remount = 1 (kept mounted, the fs has no "
+                     "image of the state a step starts from to run the fault step on)");
             return -1;
         }
     return 0;

@@ -9,9 +9,11 @@
 #include "together.h"
 #include "lib/helpers.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <uthash.h>
 
 /* A state's parent and the operation that made it: what a backend without snapshots replays. */
@@ -274,6 +276,18 @@ static int init_plan(struct fsgroup *g)
     return rc < 0 ? gerr(g, "%s", "out of memory for the prepopulation plan") : 0;
 }
 
+/* Free space no search of the config can exhaust: twice the pool's data plus 16 KiB of
+ * metadata a name (a directory's blocks, an external xattr block, an extent tree), twice its
+ * names in inodes. A kept fs's restore need not bring back free counts above these exactly. */
+static void set_ample(struct backend *b, const struct metis_config *cfg)
+{
+    uint64_t data = config_pool_data(cfg), names = config_pool_names(cfg);
+    const uint64_t meta = 16 * 1024;
+    b->ample_bytes = data > UINT64_MAX / 4 || names > UINT64_MAX / 4 / meta
+                         ? 0 : 2 * data + names * meta;
+    b->ample_inodes = 2 * names;
+}
+
 static int open_backends(struct fsgroup *g, const char *run_id, const char *workdir)
 {
     int failed = 0;
@@ -288,11 +302,13 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
         g->be[i]->replay_fn = replay_to_state;
         g->be[i]->replay_ctx = g;
         g->be[i]->populate_fn = populate_dir;
+        set_ample(g->be[i], g->cfg);
         g->limit[i] = fs->op_timeout;
         /* Logically restored file systems replay when a restore misses. */
         int no_snapshots = (fs->type == FS_FUSE &&
                             (fs->size == 0 || fs->dir_backed || !fs->remount)) ||
-                           (fs->type == FS_KERNEL && fs_format_devless(fs->fstype));
+                           (fs->type == FS_KERNEL &&
+                            (fs_format_devless(fs->fstype) || !fs->remount));
         g->needs_history |= no_snapshots;
         g->no_snapshots |= (unsigned)no_snapshots << i;
         if (fs->op_timeout > g->timeout)
@@ -562,6 +578,23 @@ static int exec_failed(struct backend *b)
     return -1;
 }
 
+/* [run] remount_test_lose, a test hook: the data of a write of at least that many bytes never
+ * reaches the device of a kernel fs kept mounted (backend.h's lose_write). An append landed at
+ * the end of the file as it is now. */
+static void lose_write(const struct fsgroup *g, struct backend *b, const struct op_args *a,
+                       const struct op_result *r)
+{
+    uint64_t least = g->cfg->run.remount_test_lose;
+    struct stat st;
+    if (!least || !b->ops->lose_write || a->op != OP_write_file || r->ret <= 0 ||
+        (uint64_t)r->ret < least)
+        return;
+    uint64_t off = a->offset;
+    if ((a->flags & O_APPEND) && fstatat(b->rootfd, a->path + 1, &st, 0) == 0)
+        off = (uint64_t)st.st_size - (uint64_t)r->ret;
+    b->ops->lose_write(b, a->path, off, (uint64_t)r->ret);
+}
+
 static void call_exec(int rootfd, const struct rcall *c, struct op_result *r)
 {
     r->ret = rcall_exec(rootfd, c);
@@ -602,6 +635,8 @@ static int step_one(int i, void *ctx)
         op_exec(b->rootfd, j->args, &o->res);
     else if (!b->populated && !j->g->plan_made_early)   /* else they are there already */
         prepopulate_run(b->rootfd, j->g->plan, j->g->nplan);
+    if (j->args && !j->skip)
+        lose_write(j->g, b, j->args, &o->res);
     /* Only a FUSE mount whose daemon is gone answers these: a finding of its own
      * (fsgroup_target_failure), not an errno to compare. */
     if (backend_errno_of_dead_daemon(o->res.err) && backend_daemon_gone(b)) {
@@ -614,7 +649,12 @@ static int step_one(int i, void *ctx)
     if (crash_capture_step(j, i) < 0)
         return -1;
     double t_read = now_seconds();
-    if (!j->call && fsgroup_read_state(j->g, i) < 0)
+    b->read_step = 1;
+    b->checkpoint_now = j->g->checkpoint_next;
+    int read = j->call ? 0 : fsgroup_read_state(j->g, i);
+    b->read_step = b->checkpoint_now = 0;
+    o->remount = b->remount;
+    if (read < 0)
         return -1;
     double t_end = now_seconds();
     if (b->ops->end(b) < 0 ||
@@ -727,6 +767,7 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_
     if (gate ? gated_step(g, &j, gate, parent) < 0
              : fsgroup_run(g, step_one, &j, op_name(a->op)) < 0)
         return -1;
+    g->checkpoint_next = 0;
     if (g->unsupported_step && to != STEP_NO_STATE && g->needs_history)
         history_refused(g, to);
     stepped_to(g, to);
@@ -839,11 +880,14 @@ int fsgroup_compare(struct fsgroup *g, int initial)
         n += o->differs != 0;
     }
     g->out[0].differs = 0;
-    /* A crash or fault check holds each fs to its own promise: the reference can fail it too. */
+    /* A crash, fault or remount check holds each fs to its own promise: the reference can fail
+     * it too. */
     for (int i = 0; i < g->nfs; i++) {
-        unsigned own = DIFF_OF_CRASH(g->out[i].crash.kinds) | DIFF_OF_FAULT(g->out[i].fault.kinds);
-        n += own && !g->out[i].differs;
-        g->out[i].differs |= own;
+        struct fs_outcome *o = &g->out[i];
+        unsigned own = DIFF_OF_CRASH(o->crash.kinds) | DIFF_OF_FAULT(o->fault.kinds) |
+                       (o->remount.differs ? DIFF_REMOUNT : 0);
+        n += own && !o->differs;
+        o->differs |= own;
     }
     return n;
 }

@@ -30,6 +30,8 @@ struct fs_outcome {
                                     fresh is the difference the step added, to sign its class */
     struct state_diff fresh;     /* ... the most telling difference the delta did not hold */
     struct crash_result crash;   /* the step's crash check, when [run] crash is on */
+    struct backend_remount remount;  /* the step's checkpoint, on a kernel fs kept mounted:
+                                        its remount check's finding (listings the backend's) */
     struct fault_result fault;   /* the step's fault check, when it was a fault step */
     double t_prepare, t_op, t_abstract, t_finish, t_crash, t_fault;
     uint64_t fault_steps;        /* fault checks made (t_fault is their time) */
@@ -87,6 +89,9 @@ struct fsgroup {
     struct tree_index tree;        /* the reference's entries at its last read-back (input driver) */
     int failed_fs, timed_out;    /* the last fsgroup_run: the fs that failed or was late (-1) */
     int unsupported_step;        /* the last step was refused as `unsupported`: no ret/errno compare */
+    int checkpoint_next;         /* the replayer: the next step's read-back takes a checkpoint on
+                                    every kept fs (a trace's last operation); fsgroup_step
+                                    clears it */
     char err[1400];              /* why the last call failed: one line */
 };
 

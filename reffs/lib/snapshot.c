@@ -99,12 +99,37 @@ static void inval_dir(const struct rstate *old, const struct rinode *a,
         }
 }
 
+/* The same inode (number and generation) whose owner the restore changed. */
+static int owner_changed(const struct rinode *a, const struct rinode *b)
+{
+    return a && b && a != b && a->gen == b->gen && (a->uid != b->uid || a->gid != b->gid);
+}
+
+/* An inode invalidation only marks the kernel's attributes stale: the VFS reads an inode's
+ * owner without refreshing it where it checks a sticky directory (may_create_in_sticky), so an
+ * open(O_CREAT) of a name whose owner a restore changed failed with EACCES against the old
+ * owner (seen in a soak: EACCES on RefFS, ENXIO on ext4, for a socket in a sticky o+w
+ * directory). Dropping the names of such an inode makes the next lookup fetch its attributes. */
+static void inval_names_of_changed(const struct rstate *old, const struct rstate *new,
+                                   const struct reffs_inval *inval)
+{
+    for (size_t i = 1; i < new->tabsz; i++) {
+        const struct rinode *d = new->tab[i];
+        if (!d || !S_ISDIR(d->mode) || !d->dir)
+            continue;
+        for (const struct rdent *e = d->dir->byname; e; e = e->hh.next)
+            if (owner_changed(st_get(old, e->ino), st_get(new, e->ino)))
+                inval->entry(inval->ctx, d->ino, e->name);
+    }
+}
+
 static void inval_diff(const struct rstate *old, const struct rstate *new,
                        const struct reffs_inval *inval)
 {
     if (!inval)
         return;
     size_t n = old->tabsz > new->tabsz ? old->tabsz : new->tabsz;
+    int owners = 0;
     for (size_t i = 1; i < n; i++) {
         const struct rinode *a = st_get(old, i), *b = st_get(new, i);
         if (a == b)
@@ -112,7 +137,10 @@ static void inval_diff(const struct rstate *old, const struct rstate *new,
         if (inval->inode)
             inval->inode(inval->ctx, i);
         inval_dir(old, a, new, b, inval);
+        owners |= owner_changed(a, b);
     }
+    if (owners && inval->entry)
+        inval_names_of_changed(old, new, inval);
 }
 
 /* Makes nst (taken over) the live state and tells inval what changed. */

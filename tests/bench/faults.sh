@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fault steps at length: N fault steps (default 10000) on one config (default configs/faults-ext4.ini, ext4 with errors=remount-ro) with a fault at every step, then the classes found and what the device did.
-# Usage: tests/bench/faults.sh [N] [CONFIG] [FAULT_KINDS]
+# Usage: tests/bench/faults.sh [N] [CONFIG] [FAULT_KINDS]; FAULTS_SECONDS=S runs S seconds instead of N steps
 # Prints the fault steps per second (wall time: a loaded machine stretches it), how many hit a
 # request, what each kind showed, and every class with its hits; the run directory is kept
 # (FAULTS_OUT, default /tmp/metis-faults-bench) for its detail files and triage.
@@ -12,13 +12,16 @@ out=${FAULTS_OUT:-/tmp/metis-faults-bench}
 [ -f "$cfg" ] || { echo "faults.sh: no config $cfg" >&2; exit 2; }
 rm -rf "$out"
 # Every step a fault step; triage left to metis-replay (the classes' detail files suffice).
+secs=${FAULTS_SECONDS:-0}
+limit=(--ops "$n")
+[ "$secs" = 0 ] || limit=()
 sed -e 's/^faults = .*/faults = 1/' -e "s/^fault_kinds = .*/fault_kinds = $kinds/" \
-    -e 's/^seconds = .*/seconds = 0/' "$cfg" > "$T/bench.ini"
+    -e "s/^seconds = .*/seconds = $secs/" "$cfg" > "$T/bench.ini"
 grep -q '^faults = 1' "$T/bench.ini" || sed -i 's/^\[run\]$/[run]\nfaults = 1/' "$T/bench.ini"
 grep -q '^shrink_seconds' "$T/bench.ini" || sed -i 's/^\[run\]$/[run]\nshrink_seconds = 0/' "$T/bench.ini"
 load0=$(cut -d' ' -f1 /proc/loadavg)
 start=$(date +%s.%N)
-"$METIS_BIN/metis" run "$T/bench.ini" --ops "$n" --keep-going --out "$out" >"$T/run.out" 2>&1
+"$METIS_BIN/metis" run "$T/bench.ini" "${limit[@]}" --keep-going --out "$out" >"$T/run.out" 2>&1
 rc=$?
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 log=$out/log.txt

@@ -18,7 +18,8 @@ mkdir -p "$T/work"
 grep -q "/metis-$RUN/" /proc/self/mountinfo && fail "relative workdir: a mount is left"
 [ -z "$(ls -A "$T/work")" ] || fail "relative workdir: files left in it"
 check_clean "relative workdir"
-drive "ext4 remount=0 (relaxed snapshots)" --type kernel --fstype ext4 --remount 0 roundtrip
+drive "ext4 kept mounted (remount=0), restored logically" --type kernel --fstype ext4 \
+      --remount 0 --bench 200 roundtrip
 drive "ext4 1 MiB with mount options" --type kernel --fstype ext4 --size 1048576 \
       --mount-opts noatime,nodelalloc roundtrip
 for fs in xfs btrfs; do

@@ -14,18 +14,8 @@ conf() {
 conf | sed 's/^\[run\]$/[run]\nfault_test_silent = write_file\nshrink_seconds = 0/' > "$T/bite.ini"
 
 for seed in 1 2 3 4 5; do
-  start=$(date +%s.%N)
-  "$METIS_BIN/metis" run "$T/bite.ini" --seed $seed --out "$T/s$seed" 2>"$T/s$seed.err"
-  rc=$?
-  FAIL_LOG=$T/s$seed.err
-  [ $rc = 1 ] || fail "seed $seed: exit status $rc, want 1 (the planted lost write found)"
-  grep -q "^class [0-9]* fs=ext4 id=1 new=1 hits=1 signature=write_file ext4 fault-lost" "$T/s$seed/log.txt" ||
-    fail "seed $seed: the first class is not write_file's fault-lost: $(grep -m1 '^class' "$T/s$seed/log.txt")"
-  printf 'seed %s: fault-lost at operation %s after %.1f s (load %s)\n' $seed \
-    "$(grep -m1 '^discrepancy' "$T/s$seed/log.txt" | cut -d' ' -f2)" \
-    "$(echo "$(date +%s.%N) - $start" | bc)" "$(cut -d' ' -f1 /proc/loadavg)"
+  planted_lost_found "$T/bite.ini" ext4 $seed
 done
-FAIL_LOG=
 
 # Triage of seed 1: the trace carries the fault, and every replay re-arms it.
 "$R" trace "$T/s1" -o "$T/s1.trace" || fail "no trace"

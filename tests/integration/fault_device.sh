@@ -97,16 +97,7 @@ FAIL_LOG=
 # sweep removes the daemon, both loop devices and the mounts.
 fsconf ext4 4M > "$T/int.ini"
 # under_way NAME: a run of int.ini in the background (pid), once 20 fault steps are done (id).
-under_way() {
-  "$METIS_BIN/metis" run "$T/int.ini" --seconds 120 --keep-going --out "$T/$1" 2>"$T/$1.err" &
-  pid=$!
-  for _ in $(seq 300); do
-    n=$(grep -c '^faulted' "$T/$1/log.txt" 2>/dev/null)
-    [ "${n:-0}" -ge 20 ] && break
-    sleep 0.1
-  done
-  id=$(run_id_of "$T/$1.err")
-}
+under_way() { faulting "$T/int.ini" "$1" 20; }
 for sig in INT KILL; do
   under_way $sig
   pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null || fail "$sig: no faulty device while the run goes"
@@ -123,8 +114,15 @@ done
 # The front end and the engine killed together (nothing of Metis runs its sweep): metis clean
 # sweeps what is left, the faulty device's daemon, loop device and mount included.
 under_way all
-kill -KILL $pid "$(pgrep -P $pid | head -n1)"
+engine=$(pgrep -P $pid | head -n1)
+kill -KILL $pid $engine
 wait $pid
+# A killed engine holds its run's lock until it has exited, which can take a while under load
+# (an I/O to the faulty device in flight); a run that still holds it is live and left alone.
+for _ in $(seq 300); do
+  [ -n "$engine" ] && [ -e /proc/$engine ] && ! grep -q '^State:.*Z' /proc/$engine/status 2>/dev/null || break
+  sleep 0.1
+done
 pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null || fail "all: the daemon did not outlive the run"
 "$METIS_BIN/metis" clean >"$T/clean.out" 2>&1 || fail "metis clean: $(cat "$T/clean.out")"
 grep -q "$id" "$T/clean.out" || fail "metis clean did not sweep run $id: $(cat "$T/clean.out")"

@@ -224,6 +224,8 @@ static void expect_image(const char *label, uint64_t id)
     struct stat st;
     if (stat(drv_b->image, &st) < 0)
         return;                            /* no image: reffs, or fuse with replay */
+    if (drv_b->ops->can_export && !drv_b->ops->can_export(drv_b, id))
+        return;                            /* kept mounted: images of checkpoints only */
     check(drv_b->ops->export_state(drv_b, id, drv_dir, out, sizeof out), "export");
     int same = same_files(out, drv_b->image);
     unlink(out);
@@ -414,7 +416,8 @@ static void roundtrip(int nbench, int no_restore_check)
         die("restore of a discarded state succeeded");
     char out[2048];
     if ((drv_cfg.type == FS_FUSE && drv_cfg.size == 0) ||
-        (drv_cfg.type == FS_KERNEL && fs_format_devless(drv_cfg.fstype))) {
+        (drv_cfg.type == FS_KERNEL && fs_format_devless(drv_cfg.fstype)) ||
+        (drv_b->ops->can_export && !drv_b->ops->can_export(drv_b, 1))) {
         if (drv_b->ops->export_state(drv_b, 1, drv_dir, out, sizeof out) == 0)
             die("export without an image succeeded");
         printf("ok export refused: %s\n", drv_b->err);

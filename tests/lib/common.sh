@@ -134,3 +134,37 @@ run_mutant() {
 }
 
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+
+# planted_lost_found CONFIG FS SEED [CLASSES]: `metis run CONFIG --seed SEED` (a config with
+# fault_test_silent = write_file) must exit 1 with write_file's fault-lost on FS (or a class the
+# extended regex CLASSES matches) as its first class; prints where and when, and sets id to the
+# run's id and found to the class (output in $T/sSEED).
+planted_lost_found() {
+  local cfg=$1 fs=$2 seed=$3 classes=${4:-fault-lost} start rc
+  start=$(date +%s.%N)
+  "$METIS_BIN/metis" run "$cfg" --seed "$seed" --out "$T/s$seed" 2>"$T/s$seed.err"
+  rc=$?
+  FAIL_LOG=$T/s$seed.err
+  [ $rc = 1 ] || fail "seed $seed: exit status $rc, want 1 (the planted lost write found)"
+  found=$(grep -m1 -oE "^class [0-9]* fs=$fs id=1 new=1 hits=1 signature=write_file $fs ($classes)" "$T/s$seed/log.txt" |
+    sed 's/.* //')
+  [ -n "$found" ] || fail "seed $seed: the first class is not write_file's $classes: $(grep -m1 '^class' "$T/s$seed/log.txt")"
+  printf 'seed %s: %s at operation %s after %.1f s (load %s)\n' "$seed" "$found" \
+    "$(grep -m1 '^discrepancy' "$T/s$seed/log.txt" | cut -d' ' -f2)" \
+    "$(echo "$(date +%s.%N) - $start" | bc)" "$(cut -d' ' -f1 /proc/loadavg)"
+  id=$(run_id_of "$T/s$seed.err")
+  FAIL_LOG=
+}
+
+# faulting CONFIG NAME N: `metis run CONFIG` in the background (pid; output in $T/NAME), once N
+# fault steps are done (id: its run id).
+faulting() {
+  "$METIS_BIN/metis" run "$1" --seconds 120 --keep-going --out "$T/$2" 2>"$T/$2.err" &
+  pid=$!
+  for _ in $(seq 300); do
+    n=$(grep -c '^faulted' "$T/$2/log.txt" 2>/dev/null)
+    [ "${n:-0}" -ge "$3" ] && break
+    sleep 0.1
+  done
+  id=$(run_id_of "$T/$2.err")
+}

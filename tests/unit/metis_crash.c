@@ -114,8 +114,8 @@ Test(metis_crash, bad_configs_refused)
                 "[fs f]: crash = any needs a checker, and Metis knows none for this fstype: set "
                 "crash = 0 here or use fsync or syncfs");
     mcr_refused("[run]\ncrash = syncfs\n" EXT4_4M "remount = 0\n", 3,
-                "[fs e]: a crash check needs remount = 1 (it mounts the copy once the fs is "
-                "unmounted)");
+                "[fs e]: a crash check needs remount = 1: it mounts each step's copy once the "
+                "fs is unmounted, and kept mounted (remount = 0) it is not");
     mcr_refused("[run]\ncrash = fsync\n[fs f]\ntype = fuse\nmount_cmd = x {mnt}\nsize = 1M\n", 3,
                 "[fs f]: crash checks of fuse file systems are not implemented: set crash = 0 here");
     mcr_refused("[fs r]\ntype = reffs\ncrash = 1\n", 3,

@@ -286,6 +286,22 @@ Test(reffs_snap, inval_entry_when_same_number_is_another_file)
     cr_assert(saw_inode(&c, e.st.st_ino));
 }
 
+/* The kernel reads an owner without refreshing it in a sticky directory's O_CREAT check: the
+ * names of an inode whose owner a restore changed must be dropped, or that open fails. */
+Test(reffs_snap, inval_entry_when_owner_changed)
+{
+    reffs_ino d = t_dir(fs, R, "d");
+    reffs_ino f = t_file(fs, d, "f");
+    cr_assert_eq(reffs_snapshot_save(fs, 1), 0);
+    struct reffs_setattr sa = { .valid = REFFS_SET_UID, .uid = 1000 };
+    cr_assert_eq(reffs_setattr(fs, f, &sa, NULL), 0);
+    struct t_calls c = { 0 };
+    struct reffs_inval inval = { on_inode, on_entry, &c };
+    cr_assert_eq(reffs_snapshot_restore(fs, 1, &inval), 0);
+    cr_assert(saw_inode(&c, f));
+    cr_assert(saw_entry(&c, d, "f"));
+}
+
 Test(reffs_snap, inval_callbacks_may_be_null)
 {
     t_file(fs, R, "a");
