@@ -464,14 +464,17 @@ static int parse_same(struct parser *p, const char *v, unsigned bit, unsigned *d
     return 0;
 }
 
-/* The optional last field "serial=differs": a concurrent step no serial order explains. */
-static int parse_serial(struct parser *p, char **tok, int *n, unsigned *differs)
+/* The optional last field "KEY=differs" (serial=: a concurrent step no serial order explains;
+ * remount=: a kept fs's remount check): bit. */
+static int parse_differs_field(struct parser *p, char **tok, int *n, const char *key,
+                               unsigned bit, unsigned *differs)
 {
-    if (*n < 1 || strncmp(tok[*n - 1], "serial=", 7) != 0)
+    size_t len = strlen(key);
+    if (*n < 1 || strncmp(tok[*n - 1], key, len) != 0 || tok[*n - 1][len] != '=')
         return 0;
-    if (strcmp(tok[*n - 1] + 7, "differs") != 0)
-        return perr(p, "'%.40s' is not serial=differs", tok[*n - 1]);
-    *differs |= DIFF_SERIAL;
+    if (strcmp(tok[*n - 1] + len + 1, "differs") != 0)
+        return perr(p, "'%.40s' is not %s=differs", tok[*n - 1], key);
+    *differs |= bit;
     (*n)--;
     return 0;
 }
@@ -490,18 +493,6 @@ static int parse_own_check(struct parser *p, char **tok, int *n, unsigned *diffe
                     ? "crash kind (differs, mount or fsck)"
                     : "fault finding (lost, partial, fsck, errno, mount or stale, comma-separated)");
     *differs |= crash ? DIFF_OF_CRASH(kind) : DIFF_OF_FAULT(kind);
-    (*n)--;
-    return 0;
-}
-
-/* The optional last field "remount=differs" (a kept fs's remount check): its DIFF bit. */
-static int parse_remount(struct parser *p, char **tok, int *n, unsigned *differs)
-{
-    if (*n < 1 || strncmp(tok[*n - 1], "remount=", 8) != 0)
-        return 0;
-    if (strcmp(tok[*n - 1] + 8, "differs") != 0)
-        return perr(p, "'%.40s' is not remount=differs", tok[*n - 1]);
-    *differs |= DIFF_REMOUNT;
     (*n)--;
     return 0;
 }
@@ -549,7 +540,8 @@ static int parse_disc(struct parser *p, char **tok, int n)
             return -1;
         d = op->disc;
     }
-    if (parse_serial(p, tok, &n, &differs) < 0 || parse_remount(p, tok, &n, &differs) < 0 ||
+    if (parse_differs_field(p, tok, &n, "serial", DIFF_SERIAL, &differs) < 0 ||
+        parse_differs_field(p, tok, &n, "remount", DIFF_REMOUNT, &differs) < 0 ||
         parse_own_check(p, tok, &n, &differs) < 0 ||
         take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
         return -1;
