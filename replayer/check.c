@@ -287,12 +287,16 @@ static int check_lacks(const struct trace *t, const struct metis_config *cfg, ch
                        size_t errlen)
 {
     for (size_t k = 0; k < t->nops; k++) {
-        const char *w = t->ops[k].is_call ? NULL : lacked_step(cfg, &t->ops[k].args);
-        if (w)
-            return snprintf(err, errlen, "%s:%d: op %llu: %s is never drawn with config %s "
-                            "(lacks = %s): the trace is not of a run of it", t->file,
-                            t->ops[k].line, (unsigned long long)t->ops[k].seq,
-                            op_name(t->ops[k].args.op), cfg->path, w), -1;
+        int n;
+        const struct op_args *calls = trace_op_calls(&t->ops[k], &n);
+        for (int c = 0; c < n; c++) {
+            const char *w = lacked_step(cfg, &calls[c]);
+            if (w)
+                return snprintf(err, errlen, "%s:%d: op %llu: %s is never drawn with config "
+                                "%s (lacks = %s): the trace is not of a run of it", t->file,
+                                t->ops[k].line, (unsigned long long)t->ops[k].seq,
+                                op_name(calls[c].op), cfg->path, w), -1;
+        }
     }
     return 0;
 }
@@ -327,8 +331,11 @@ int trace_check_pool(const struct trace *t, const struct metis_config *cfg, char
     /* A call's paths are those of a tree the run read back (rcall_parse keeps them below the
      * root): they need not be pool names. */
     for (size_t k = 0; k < t->nops && rc == 0; k++) {
-        const char *what, *which = t->ops[k].is_call ? NULL
-                                   : op_problem(&ps, &t->ops[k].args, &what);
+        int n;
+        const struct op_args *calls = trace_op_calls(&t->ops[k], &n);
+        const char *what = NULL, *which = NULL;
+        for (int c = 0; c < n && !which; c++)
+            which = op_problem(&ps, &calls[c], &what);
         if (which) {
             snprintf(err, errlen, "%s:%d: op %llu: %s '%.200s' is not in the pool of %s",
                      t->file, t->ops[k].line, (unsigned long long)t->ops[k].seq, which, what,

@@ -22,6 +22,8 @@
 #include "emitc_crash.h"
 #include "emitc_fault.h"
 #include "emitc_ops.h"
+#include "emitc_together.h"
+#include "replay.h"
 #include "trace.h"
 
 /* The tree model's text every reproducer carries: the walk, the listing line and the ranking
@@ -36,7 +38,7 @@ static const char program_includes[] =
     "#define _GNU_SOURCE\n"
     "#include <dirent.h>\n#include <errno.h>\n#include <fcntl.h>\n#include <stdint.h>\n"
     "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <sys/stat.h>\n"
-    "#include <sys/syscall.h>\n#include <sys/xattr.h>\n#include <unistd.h>\n\n"
+    "#include <sys/syscall.h>\n#include <sys/xattr.h>\n#include <unistd.h>\n#include <pthread.h>\n\n"
 ;
 
 static const char program_head[] =
@@ -47,7 +49,7 @@ static const char program_head[] =
     "    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;\n"
     "    return z ^ (z >> 31);\n}\n\n"
     "static unsigned char *data(uint64_t seed, size_t len)\n{\n"
-    "    static unsigned char *buf;\n    static size_t cap;\n"
+    "    static __thread unsigned char *buf;\n    static __thread size_t cap;\n"
     "    if (len + 8 > cap) {\n"
     "        cap = len + 8;\n        buf = realloc(buf, cap);\n"
     "        if (!buf) {\n            perror(\"repro: data\");\n            exit(2);\n        }\n    }\n"
@@ -144,7 +146,7 @@ static const char program_main[] =
     "    verbose = getenv(\"REPRO_VERBOSE\") != NULL;\n"
     "    int one_step = !strcmp(what, \"step\") || !strcmp(what, \"sync\") || !strcmp(what, \"fault\");\n"
     "    if (argc < 2 || argc > 4 || (one_step && argc != 4)) {\n"
-    "        fprintf(stderr, \"usage: %s MOUNT_POINT [all | pre | step K | sync K | fault K | tree | list]\\n\", argv[0]);\n"
+    "        fprintf(stderr, \"usage: %s MOUNT_POINT [all | pre | step K | sync K | fault K | together | tree | list]\\n\", argv[0]);\n"
     "        return 2;\n    }\n"
     "    if (chdir(argv[1]) < 0) {\n"
     "        fprintf(stderr, \"repro: %s: %s\\n\", argv[1], strerror(errno));\n        return 2;\n    }\n"
@@ -156,7 +158,8 @@ static const char program_main[] =
     "    if (!strcmp(what, \"sync\"))\n        crash_sync(atoi(argv[3]));\n"
     "    if (!strcmp(what, \"fault\"))\n        return fault_call(atoi(argv[3]));\n"
     "    if (!strcmp(what, \"list\"))\n        list_tree();\n"
-    "    if (all || !strcmp(what, \"tree\"))\n        differs |= check_tree();\n"
+    "    if ((all && AT_ONCE) || !strcmp(what, \"together\"))\n        differs |= together_try();\n"
+    "    if ((all && !AT_ONCE) || !strcmp(what, \"tree\"))\n        differs |= check_tree();\n"
     "    if (all && differs)\n"
     "        printf(\"repro: the defect shows: first difference: %s\\n\", first_diff);\n"
     "    else if (all)\n"
@@ -182,12 +185,65 @@ static void emit_pre_restore_call(FILE *f, const struct emit *e, const struct tr
     fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n");
 }
 
+/* A step of the path to the saved state: its operation, a restore call, or a concurrent
+ * step's calls in the order the reference kept. */
+static void emit_pre_step(FILE *f, const struct emit *e, const struct trace_op *op)
+{
+    unsigned char atoms[TOGETHER_MAX_ATOMS];
+    if (op->is_call) {
+        emit_pre_restore_call(f, e, op);
+        return;
+    }
+    if (!op->tries) {
+        emit_pre_call(f, &op->args);
+        return;
+    }
+    if (together_atoms_parse(op->order, op->ncalls, atoms) < 0)
+        return;
+    for (int i = 0; i < 2 * op->ncalls; i++)
+        if (!(atoms[i] & ATOM_RESOLVE))
+            emit_pre_call(f, &op->calls[atoms[i]]);
+}
+
+/* What Metis's equalization took of the fs under test before the run (equalize.h): its filler
+ * directory, empty files for inodes, a file of zeros for bytes, an xattr for the part below a
+ * block; without them a reproducer would have more room and meet ENOSPC later than the run. */
+static void emit_fillers(FILE *f, const struct emit *e)
+{
+    fprintf(f, "/* Room Metis's equalization took on %s before the run: %" PRIu64 " inodes, "
+            "%" PRIu64 " bytes, a %" PRIu64 "-byte xattr. */\nstatic void make_fillers(void)\n{\n",
+            e->cfg->fs[e->fut].name, e->fill_inodes, e->fill_bytes, e->fill_slack);
+    if (!e->fill_made) {
+        fprintf(f, "    /* it could make no filler there */\n}\n\n");
+        return;
+    }
+    fprintf(f, "    char name[64];\n    mkdir(\"%s\", 0700);\n", emit_filler_dir());
+    fprintf(f, "    for (unsigned long long i = 0; i < %" PRIu64 "ull; i++) {\n"
+            "        snprintf(name, sizeof name, \"%s/i%%llu\", i);\n"
+            "        int fd = open(name, O_CREAT | O_WRONLY, 0600);\n"
+            "        if (fd >= 0)\n            close(fd);\n    }\n", e->fill_inodes, emit_filler_dir());
+    fprintf(f, "    int fd = open(\"%s/space\", O_CREAT | O_WRONLY, 0600);\n"
+            "    if (fd < 0)\n        return;\n"
+            "    if (%" PRIu64 "ull && fallocate(fd, 0, 0, %" PRIu64 ") < 0)\n"
+            "        for (uint64_t at = 0; at < %" PRIu64 "ull; at += 4096) {\n"
+            "            static const char zeros[4096];\n"
+            "            uint64_t n = %" PRIu64 "ull - at < 4096 ? %" PRIu64 "ull - at : 4096;\n"
+            "            if (pwrite(fd, zeros, n, (off_t)at) < 0)\n                break;\n        }\n"
+            "    close(fd);\n", emit_filler_dir(), e->fill_bytes, e->fill_bytes, e->fill_bytes,
+            e->fill_bytes, e->fill_bytes);
+    if (e->fill_slack)
+        fprintf(f, "    setxattr(\"%s/space\", \"user.metis-fill\", data(0, %" PRIu64 "), %" PRIu64
+                ", 0);\n", emit_filler_dir(), e->fill_slack, e->fill_slack);
+    fprintf(f, "}\n\n");
+}
+
 /* The initial state, then (for a trace shrunk from a saved state) the search path's operations
  * that made that state: the reproducer recreates it by operations, unchecked, as set-up. */
 static void emit_prepopulate(FILE *f, const struct emit *e, const struct op_args *pre, size_t n)
 {
+    emit_fillers(f, e);
     fprintf(f, "/* The initial state Metis made before the first operation (pool prepopulate). */\n"
-            "static void prepopulate(void)\n{\n    long r = 0;\n");
+            "static void prepopulate(void)\n{\n    long r = 0;\n    make_fillers();\n");
     for (size_t k = 0; k < n; k++)
         emit_pre_call(f, &pre[k]);
     if (e->t->start)
@@ -195,10 +251,7 @@ static void emit_prepopulate(FILE *f, const struct emit *e, const struct op_args
                 "path that made it (up to operation %" PRIu64 " of the run). */\n", e->t->start,
                 e->t->ops[e->t->start - 1].seq);
     for (size_t k = 0; k < e->t->start; k++)
-        if (e->t->ops[k].is_call)
-            emit_pre_restore_call(f, e, &e->t->ops[k]);
-        else
-            emit_pre_call(f, &e->t->ops[k].args);
+        emit_pre_step(f, e, &e->t->ops[k]);
     fprintf(f, "    (void)r;\n}\n\n");
 }
 
@@ -207,6 +260,33 @@ static void emitc_comment(FILE *f, const char *text)
 {
     for (; *text; text++)
         fputc(text[0] == '*' && text[1] == '/' ? '+' : text[0], f);
+}
+
+/* A concurrent step that went right in the run: its calls one after another in the order the
+ * reference kept, each held to the reference's outcome (a resolution the order puts earlier
+ * is made right before its call's act here). */
+static void emit_in_order(FILE *f, const struct emit *e, size_t k, size_t step)
+{
+    const struct trace_op *op = &e->t->ops[k];
+    unsigned char atoms[TOGETHER_MAX_ATOMS];
+    char text[2 * METIS_PATH_MAX + 512];
+    if (together_atoms_parse(op->order, op->ncalls, atoms) < 0)
+        return;
+    fprintf(f, "    case %zu: /* operation %" PRIu64 " of the run: %d calls issued at once there, "
+            "here one after another in the order the reference kept (%s) */\n", step, op->seq,
+            op->ncalls, op->order);
+    for (int i = 0; i < 2 * op->ncalls; i++) {
+        int c = atoms[i];
+        if (c & ATOM_RESOLVE)
+            continue;
+        op_format_named(&op->calls[c], text, sizeof text);
+        fprintf(f, "    errno = 0;\n");
+        emit_op_call(f, &op->calls[c]);
+        fprintf(f, "    d |= report(%zu, ", step);
+        emitc_cstr(f, text);
+        fprintf(f, ", r, %ldL, %s, 0, 0L, 0);\n", e->calls[k][c].ret, emit_errno_symbol(e->calls[k][c].err));
+    }
+    fprintf(f, "    return d;\n");
 }
 
 /* A restore call of the history, run on the fs under test whichever fs made it (the trace
@@ -232,9 +312,14 @@ static void emit_steps(FILE *f, const struct emit *e)
     char text[2 * METIS_PATH_MAX + 512];
     int rec = e->map[e->fut];
     fprintf(f, "/* The operations of the trace, one step each, and what the reference returned. */\n"
-            "static int step(int k)\n{\n    long r = 0;\n    errno = 0;\n    switch (k) {\n");
-    for (size_t k = e->t->start; k < e->t->nops; k++) {
+            "static int step(int k)\n{\n    long r = 0;\n    int d = 0;\n    errno = 0;\n"
+            "    switch (k) {\n");
+    for (size_t k = e->t->start; k < e->t->nops - (e->at_once ? 1 : 0); k++) {
         const struct trace_op *op = &e->t->ops[k];
+        if (op->tries) {
+            emit_in_order(f, e, k, k - e->t->start + 1);
+            continue;
+        }
         const struct trace_outcome *fo = rec >= 0 ? &op->res[rec] : NULL;
         size_t step = k - e->t->start + 1;
         if (op->is_call) {
@@ -252,14 +337,14 @@ static void emit_steps(FILE *f, const struct emit *e)
                 fo && fo->have && e->fut != 0, fo ? fo->ret : 0, emit_errno_symbol(fo ? fo->err : 0));
     }
     fprintf(f, "    }\n    fprintf(stderr, \"repro: no step %%d\\n\", k);\n    (void)r;\n"
-            "    return 0;\n}\n\n");
+            "    return d;\n}\n\n");
 }
 
 /* The fs under test's root entries left out of the tree: its exclusions and lost+found. */
 static void emit_excludes(FILE *f, const char *list)
 {
-    char buf[600];
-    snprintf(buf, sizeof buf, "lost+found,%s", list);
+    char buf[700];
+    snprintf(buf, sizeof buf, "lost+found,%s,%s", emit_filler_dir(), list);
     fprintf(f, "static const char EXCLUDE[] = ");
     emitc_cstr(f, buf);
     fprintf(f, ";\n");
@@ -305,7 +390,9 @@ static void emit_preamble(FILE *f, const struct emit *e)
     fprintf(f, "/* Build: cc -o repro repro.c   Run: ./repro MOUNT_POINT (run.sh makes the fs).\n"
             "   Exit 0: every step and the final tree match the reference's; 1: one differs. */\n");
     fprintf(f, "#define FS_NAME \"%s\"\n#define REF_NAME \"%s\"\n#define NSTEPS %zu\n", fut->name,
-            e->cfg->fs[0].name, e->t->nops - e->t->start);
+            e->cfg->fs[0].name, e->t->nops - e->t->start - (e->at_once ? 1 : 0));
+    fprintf(f, "/* 1: the last step of the trace is a concurrent one, issued at once (\"together\"). */\n"
+            "#define AT_ONCE %d\n", e->at_once);
     fprintf(f, "/* Metis runs with umask 0: modes are drawn whole. */\n#define UMASK 0\n");
 }
 
@@ -340,6 +427,7 @@ static int write_program(const struct emit *e, const char *path, char *err, size
     fputs(program_check, f);
     emit_prepopulate(f, e, pre, npre);
     emit_steps(f, e);
+    emitc_together(f, e);
     emitc_crash_sync(f, e->t, e->cfg, &e->cfg->fs[e->fut]);
     emitc_fault_call(f, e);
     fputs(program_list, f);
@@ -397,6 +485,8 @@ int cmd_emit_c(int argc, char **argv)
     const char *dir = o.out ? o.out : "metis-repro";
     e.t = &rl.trace;
     e.cfg = &cfg;
+    e.at_once = rl.trace.nops && replay_at_once(&rl.trace, &rl.trace.ops[rl.trace.nops - 1]) &&
+                trace_op_set(&rl.trace.ops[rl.trace.nops - 1], &e.set) == 0;
     own_bindir(e.bindir, sizeof e.bindir);
     int rc = emit_all(&e, dir, err, sizeof err);
     if (rc < 0)

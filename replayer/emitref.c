@@ -7,35 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/equalize.h"
 #include "import.h"
+#include "replay.h"
 #include "session.h"
 
 /* The state id a loaded saved state gets (far above the ones steps would save). */
 #define IMPORT_SID (1ull << 40)
 
-/* The reference's root entries left out: the filler, lost+found, its exclusions. */
-static void exclude_list(const struct fs_config *c, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s,lost+found,%s", FILLER_DIR, c->exclude);
-}
-
-/* The reference's tree as the program will list the fs under test (mounted for the purpose). */
-static int list_reference(struct session *s, struct emit *e, char *err, size_t errlen)
-{
-    struct backend *b = s->g.be[0];
-    char excl[700];
-    exclude_list(b->cfg, excl, sizeof excl);
-    if (b->ops->begin(b) < 0)
-        return snprintf(err, errlen, "%s", b->err), -1;
-    int rc = rt_list(b->rootfd, excl, &e->tree);
-    int saved = errno;
-    if (b->ops->end(b) < 0 && rc == 0)
-        return snprintf(err, errlen, "%s", b->err), -1;
-    if (rc < 0)
-        snprintf(err, errlen, "%s: listing its final tree: %s", b->cfg->name, strerror(saved));
-    return rc;
-}
 
 /* With a trace that starts from a saved state whose exported files are still there and every
  * fs can load: that state, so the operations that made it need not be replayed (a long path
@@ -61,19 +39,21 @@ static size_t load_start(struct session *s, struct emit *e)
     return session_start(s, e->cfg) == 0 ? 0 : (size_t)-1;
 }
 
-/* Steps every operation (from the saved state when it loads); the reference's outcomes go to
- * e->ref. */
+/* Steps every operation (from the saved state when it loads; a concurrent step made at once
+ * is left for emit_orders); the reference's outcomes go to e->ref and e->calls. */
 static int replay_steps(struct session *s, struct emit *e, char *err, size_t errlen)
 {
-    size_t first = load_start(s, e);
+    size_t first = load_start(s, e), last = e->t->nops - (e->at_once ? 1 : 0);
     if (first == (size_t)-1)
         return snprintf(err, errlen, "infrastructure failure: %s", s->err), -1;
-    for (size_t k = first; k < e->t->nops; k++) {
+    for (size_t k = first; k < last; k++) {
         if (session_interrupted())
             return snprintf(err, errlen, "interrupted"), -1;
-        if (session_trace_step(s, &e->t->ops[k], SESSION_NO_STATE, SESSION_NO_STATE) < 0)
+        if (replay_step(s, e->t, &e->t->ops[k], 0, SESSION_NO_STATE, SESSION_NO_STATE) < 0)
             return snprintf(err, errlen, "infrastructure failure: %s", s->err), -1;
         e->ref[k] = s->g.out[0].res;
+        for (int c = 0; c < s->out[0].ncalls; c++)
+            e->calls[k][c] = (struct op_result){ s->out[0].call_ret[c], s->out[0].call_err[c] };
         int rec = e->map[0] >= 0 && !e->t->ops[k].is_call ? e->map[0] : -1;
         const struct trace_outcome *r = rec >= 0 ? &e->t->ops[k].res[rec] : NULL;
         if (r && r->have && (r->ret != e->ref[k].ret || r->err != e->ref[k].err))
@@ -85,11 +65,15 @@ static int replay_steps(struct session *s, struct emit *e, char *err, size_t err
     return 0;
 }
 
+/* The state before a concurrent step the program issues at once: its orders start there. */
+#define EMIT_BEFORE_SID (1ull << 42)
+
 int emit_replay_reference(struct emit *e, char *err, size_t errlen)
 {
     static struct session s;
     e->ref = calloc(e->t->nops + 1, sizeof *e->ref);
-    if (!e->ref)
+    e->calls = calloc(e->t->nops + 1, sizeof *e->calls);
+    if (!e->ref || !e->calls)
         return snprintf(err, errlen, "out of memory"), -1;
     session_install_cleanup();
     if (session_start(&s, e->cfg) < 0) {
@@ -97,9 +81,17 @@ int emit_replay_reference(struct emit *e, char *err, size_t errlen)
         session_stop(&s);
         return -1;
     }
+    e->fill_inodes = s.g.fillers[e->fut].inodes;
+    e->fill_bytes = s.g.fillers[e->fut].bytes;
+    e->fill_slack = s.g.fillers[e->fut].slack;
+    e->fill_made = !s.g.fillers[e->fut].fill_failed;
     int rc = replay_steps(&s, e, err, errlen);
-    if (rc == 0)
-        rc = list_reference(&s, e, err, errlen);
+    if (rc == 0 && e->at_once && (rc = session_save(&s, EMIT_BEFORE_SID)) < 0)
+        snprintf(err, errlen, "infrastructure failure: %s", s.err);
+    if (rc == 0 && e->at_once)
+        rc = emit_orders(&s, e, EMIT_BEFORE_SID, err, errlen);
+    else if (rc == 0)
+        rc = emit_list_reference(&s, &e->tree, err, errlen);
     session_stop(&s);
     return rc;
 }
@@ -108,5 +100,8 @@ void emit_free(struct emit *e)
 {
     free(e->ref);
     e->ref = NULL;
+    free(e->calls);
+    e->calls = NULL;
     rt_free(&e->tree);
+    emit_orders_free(e);
 }

@@ -9,17 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Single-quoted for sh. */
-static void shq(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++)
-        if (*s == '\'')
-            fputs("'\\''", f);
-        else
-            fputc(*s, f);
-    fputc('\'', f);
-}
 
 static const char script_head[] =
     "set -u\n"
@@ -28,7 +17,7 @@ static const char script_head[] =
     "  command -v \"$1\" >/dev/null 2>&1 || { echo \"run.sh: needs $1 ($2) in PATH\" >&2; exit 2; }\n"
     "}\n"
     "need cc 'a C compiler, to build repro.c'\n"
-    "cc -O1 -g -o \"$here/repro\" \"$here/repro.c\" || { echo \"run.sh: cannot build repro.c\" >&2; exit 2; }\n"
+    "cc -O1 -g -pthread -o \"$here/repro\" \"$here/repro.c\" || { echo \"run.sh: cannot build repro.c\" >&2; exit 2; }\n"
     "# REPRO_TMP: where the image and mount point go (default /dev/shm).\n"
     "work=$(mktemp -d \"${REPRO_TMP:-/dev/shm}/metis-repro.XXXXXX\") || exit 2\n"
     "mnt=$work/mnt img=$work/fs.img loop= pid= layers= floop= fpid= fdm=\n"
@@ -72,20 +61,7 @@ static const char script_head[] =
     "  fi\n"
     "}\n";
 
-static void mkfs_line(FILE *f, const struct fs_config *c, uint64_t size)
-{
-    char cmd[1024];
-    fs_format_mkfs_command(c->fstype, size, c->mkfs_opts, "\"$img\"", cmd, sizeof cmd);
-    fprintf(f, "  need mkfs.%s 'to make the %s file system'\n", c->fstype, c->fstype);
-    fprintf(f, "  %s >\"$work/mkfs.log\" 2>&1 ||\n"
-            "    { cat \"$work/mkfs.log\" >&2; exit 2; }\n", cmd);
-}
 
-/* The same size the backend would pick when the config gives none. */
-static uint64_t image_size(const struct fs_config *c)
-{
-    return c->size ? c->size : fs_format_default_size(c->fstype);
-}
 
 /* remount_test_lose took writes out of the image inside Metis: a kernel keeps them, so what the
  * run found cannot show here, and the script says why. */
@@ -100,8 +76,8 @@ static void emit_kernel(FILE *f, const struct emit *e, const struct fs_config *c
 {
     int fault = emitc_fault_last(e, c) != NULL;
     fprintf(f, "  as_root 'loop devices and mounts'\n");
-    fprintf(f, "  truncate -s %" PRIu64 " \"$img\" || exit 2\n", image_size(c));
-    mkfs_line(f, c, image_size(c));
+    fprintf(f, "  truncate -s %" PRIu64 " \"$img\" || exit 2\n", emitsh_image_size(c));
+    emitsh_mkfs(f, c, emitsh_image_size(c));
     fprintf(f, "  loop=$(losetup -f --show \"$img\") || exit 2\n");
     fprintf(f, "  do_mount() { ");
     emit_mount_cmd(f, c, "$loop", "$mnt");
@@ -128,13 +104,6 @@ static void emit_kernel(FILE *f, const struct emit *e, const struct fs_config *c
         lost_write_note(f, e->cfg->run.remount_test_lose);
 }
 
-/* tmpfs: "mode=0755,size=N[,nr_inodes=M]" as the backend mounts it (devless.c). */
-static void tmpfs_opts(FILE *f, const struct fs_config *c)
-{
-    fprintf(f, "mode=0755,size=%" PRIu64, image_size(c));
-    if (c->inodes)
-        fprintf(f, ",nr_inodes=%" PRIu64, c->inodes);
-}
 
 /* overlay: mktemp'd lower, upper and work directories on a tmpfs of the fs's size; the lower
  * one gets the initial state before the first mount when the config populates it. */
@@ -142,7 +111,7 @@ static void emit_overlay_layers(FILE *f, const struct fs_config *c)
 {
     fprintf(f, "  layers=$work/layers; mkdir -p \"$layers\"\n"
             "  mount -t tmpfs -o ");
-    tmpfs_opts(f, c);
+    emitsh_tmpfs_opts(f, c);
     fprintf(f, " metis-layers \"$layers\" || { layers=; exit 2; }\n"
             "  lower=$(mktemp -d \"$layers/lower.XXXXXX\") && upper=$(mktemp -d "
             "\"$layers/upper.XXXXXX\") &&\n    wdir=$(mktemp -d \"$layers/work.XXXXXX\") "
@@ -163,7 +132,7 @@ static void emit_devless(FILE *f, const struct fs_config *c)
         emit_overlay_layers(f, c);
     } else {
         fprintf(f, "  opts=");
-        tmpfs_opts(f, c);
+        emitsh_tmpfs_opts(f, c);
         fprintf(f, "%s%s\n", c->mount_opts[0] ? "," : "", c->mount_opts);
     }
     fprintf(f, "  do_mount() { mount -t %s -o \"$opts\" metis \"$mnt\" || exit 2; }\n"
@@ -181,20 +150,6 @@ static void emit_devless(FILE *f, const struct fs_config *c)
                 "  repro tree; do_umount\n  verdict\n");
 }
 
-/* RefFS is looked for next to the metis-replay that wrote this script, then in PATH. */
-static void find_reffs(FILE *f, const struct emit *e, const char *prog)
-{
-    fprintf(f, "  bin=${REFFS_BIN:-}\n  if [ -z \"$bin\" ]; then\n    for c in ");
-    char next[1200];
-    snprintf(next, sizeof next, "%s/%s", e->bindir, prog);
-    shq(f, next);
-    fprintf(f, " \"$(command -v %s 2>/dev/null)\"; do\n"
-            "      [ -n \"$c\" ] && [ -x \"$c\" ] && { bin=$c; break; }\n    done\n  fi\n", prog);
-    fprintf(f, "  [ -n \"$bin\" ] || { echo \"run.sh: needs %s (%s, built by make in the Metis "
-            "tree): not found at %s nor in PATH; put it in PATH or set REFFS_BIN to it\" >&2; "
-            "exit 2; }\n", prog, strcmp(prog, "reffs") ? "RefFS with its planted mutations"
-            : "the RefFS daemon", next);
-}
 
 static void emit_reffs(FILE *f, const struct emit *e, const struct fs_config *c)
 {
@@ -205,47 +160,28 @@ static void emit_reffs(FILE *f, const struct emit *e, const struct fs_config *c)
     else
         snprintf(opts, sizeof opts, "%s", c->reffs_opts);
     fprintf(f, "  # RefFS keeps its state in memory: one mount for all steps.\n");
-    find_reffs(f, e, strstr(c->reffs_opts, "mutation=") ? "reffs-mutant" : "reffs");
+    emitsh_find_reffs(f, e, strstr(c->reffs_opts, "mutation=") ? "reffs-mutant" : "reffs");
     fprintf(f, "  need fusermount3 'FUSE 3, to unmount RefFS'\n");
     fprintf(f, "  \"$bin\" -f %s%s \"$mnt\" >\"$work/daemon.log\" 2>&1 &\n  pid=$!\n  wait_mounted\n",
             opts[0] ? "-o " : "", opts);
     fprintf(f, "  repro; [ $rc = 0 ] || true\n");
 }
 
-/* {dir} and {dir:NAME}: a fresh directory of the work dir each, as the backend gives a fresh
- * one on its tmpfs (mode 0755 like it); their sed expressions for the mount command in sed. */
-static void emit_dirs(FILE *f, const struct fs_config *c, char *sed, size_t len)
-{
-    struct ph_dirs d = { 0 };
-    char why[200];
-    size_t used = 0;
-    sed[0] = 0;
-    if (ph_scan(c->mount_cmd, &d, why, sizeof why) < 0 || d.n == 0)
-        return;
-    fprintf(f, "  # Its data lives in directories of its own, fresh and empty like Metis's.\n");
-    for (int i = 0; i < d.n; i++) {
-        const char *n = d.name[i];
-        fprintf(f, "  d_%s=$(mktemp -d \"$work/dir-%s.XXXXXX\") && chmod 0755 \"$d_%s\" || exit 2\n",
-                n, n, n);
-        used += (size_t)snprintf(sed + used, used < len ? len - used : 0, "; s|{dir:%s}|$d_%s|g%s",
-                                 n, n, strcmp(n, "dir") == 0 ? "; s|{dir}|$d_dir|g" : "");
-    }
-}
 
 static void emit_fuse(FILE *f, const struct emit *e, const struct fs_config *c)
 {
     char dir_sed[PH_MAX_DIRS * 80];
-    emit_dirs(f, c, dir_sed, sizeof dir_sed);
+    emitsh_dirs(f, c, dir_sed, sizeof dir_sed);
     if (c->size && !c->dir_backed) {
         fprintf(f, "  truncate -s %" PRIu64 " \"$img\" || exit 2\n", c->size);
         if (c->fstype[0])
-            mkfs_line(f, c, c->size);
+            emitsh_mkfs(f, c, c->size);
     }
     fprintf(f, "  # The config's mount command, with {mnt}, {img}, {dir} and {bin} (the Metis that wrote "
             "this, or $METIS_BIN) filled in.\n  bindir=${METIS_BIN:-");
-    shq(f, e->bindir);
+    emitsh_quote(f, e->bindir);
     fprintf(f, "}\n  cmd=");
-    shq(f, c->mount_cmd);
+    emitsh_quote(f, c->mount_cmd);
     fprintf(f, "\n  cmd=$(printf '%%s' \"$cmd\" | sed \"s|{mnt}|$mnt|g; s|{img}|$img|g; "
             "s|{bin}|$bindir|g%s\")\n", dir_sed);
     if (c->populate_dir[0])
@@ -265,7 +201,9 @@ static void emit_cases(FILE *f, const struct emit *e)
     for (int i = 0; i < e->cfg->nfs; i++) {
         const struct fs_config *c = &e->cfg->fs[i];
         fprintf(f, "%s)\n", c->name);
-        if (c->type == FS_KERNEL && fs_format_devless(c->fstype))
+        if (e->at_once)
+            emitsh_together_case(f, e, c);
+        else if (c->type == FS_KERNEL && fs_format_devless(c->fstype))
             emit_devless(f, c);
         else if (c->type == FS_KERNEL)
             emit_kernel(f, e, c, emitc_crash_mode(e->cfg, c));
@@ -290,7 +228,9 @@ int emit_write_script(const struct emit *e, const char *path, char *err, size_t 
     fprintf(f, "# exit status: 0 every step and the final tree match the reference's, 1 the "
             "defect shows, 2 set-up failed\n");
     fputs(script_head, f);
-    fprintf(f, "nsteps=%zu\ncase \"${1:-%s}\" in\n", e->t->nops - e->t->start,
+    if (e->at_once)
+        emitsh_together_head(f, e);
+    fprintf(f, "nsteps=%zu\ncase \"${1:-%s}\" in\n", e->t->nops - e->t->start - (e->at_once ? 1 : 0),
             e->cfg->fs[e->fut].name);
     emit_cases(f, e);
     fprintf(f, "*) echo \"run.sh: no fs '$1'\" >&2; exit 2;;\nesac\nexit $rc\n");

@@ -27,6 +27,14 @@ int replay_has_disc(const unsigned want[METIS_MAX_FS], int nfs);
 /* 1 if the last disagreement equals want (the same fs, the same kinds). */
 int replay_same_disc(const unsigned a[METIS_MAX_FS], const unsigned b[METIS_MAX_FS], int nfs);
 
+/* 1 when the trace records that no serial order explained concurrent step op on some fs: it is
+ * then replayed at once (tries as recorded), else in the order the reference kept. */
+int replay_at_once(const struct trace *t, const struct trace_op *op);
+/* One step of the trace on the session, from state from, saved as to: an operation, or a
+ * concurrent step (at once with tries, when replay_at_once, else in its order); differs[] is
+ * set as session_compare sets it. tries 0: the trace's own. */
+int replay_step(struct session *s, const struct trace *t, const struct trace_op *op, int tries,
+                uint64_t from, uint64_t to);
 /* Replays ops [first, t->nops) from the session's live state (the initial state when first
  * is 0: then the initial states are compared too). Mismatches go to report (at most limit
  * lines; verbose prints every operation). */

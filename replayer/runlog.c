@@ -380,7 +380,8 @@ static int pass2_line(void *ctx, const char *line, long nr)
         write_op(p->out, line);
     else if (starts(line, "call") && history_call(p, line, nr))
         fprintf(p->out, "%s\n", line);
-    else if ((starts(line, "res") && on_path(p, line, "res")) ||
+    else if ((starts(line, "part") && on_path(p, line, "part")) ||
+             (starts(line, "res") && on_path(p, line, "res")) ||
              (starts(line, "fault") && on_path(p, line, "fault")) ||
              (starts(line, "discrepancy") && on_path(p, line, "discrepancy")))
         fprintf(p->out, "%s\n", line);

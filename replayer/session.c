@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "import.h"
+#include "engine/concurrent.h"
 #include "backend/runlock.h"
 #include "lib/signals.h"
 
@@ -81,6 +82,7 @@ static void take_outcomes(struct session *s)
         s->out[i].ret = o->res.ret;
         s->out[i].err = o->res.err;
         s->out[i].dlen = o->dlen;
+        s->out[i].ncalls = 0;
         memcpy(s->out[i].digest, o->digest, sizeof o->digest);
     }
 }
@@ -115,6 +117,112 @@ int session_step(struct session *s, const struct op_args *a, const struct fault_
     }
     if (fsgroup_step(&s->g, a, &f, from, to) < 0)
         return group_failed(s);
+    take_outcomes(s);
+    return 0;
+}
+
+/* Every fs's outcomes of a concurrent step's calls, in the trace's terms. */
+static void take_calls(struct session *s, const struct together_set *set,
+                       const struct concurrent_verdict *v)
+{
+    take_outcomes(s);
+    for (int i = 0; i < s->g.nfs; i++) {
+        s->out[i].ncalls = set->k;
+        for (int c = 0; c < set->k; c++) {
+            s->out[i].call_ret[c] = v->fs[i].res[c].ret;
+            s->out[i].call_err[c] = v->fs[i].res[c].err;
+        }
+        s->out[i].ret = v->fs[i].res[0].ret;
+        s->out[i].err = v->fs[i].res[0].err;
+    }
+}
+
+/* A step of calls made in one order on every fs: each call's outcome and the state held to
+ * fs 0's, as the step core holds one call's. */
+static void compare_calls(struct session *s, const struct together_set *set)
+{
+    const struct trace_outcome *ref = &s->out[0];
+    for (int i = 0; i < s->g.nfs; i++) {
+        const struct trace_outcome *o = &s->out[i];
+        unsigned d = 0;
+        for (int c = 0; c < set->k && i > 0; c++) {
+            d |= o->call_ret[c] != ref->call_ret[c] ? DIFF_RET : 0;
+            d |= o->call_err[c] != ref->call_err[c] &&
+                 !fs_errno_equivalent(&s->cfg.fs[i], o->call_err[c], ref->call_err[c]) ? DIFF_ERRNO : 0;
+        }
+        if (i > 0 && (o->dlen != ref->dlen || memcmp(o->digest, ref->digest, (size_t)o->dlen)))
+            d |= DIFF_STATE;
+        s->differs[i] = s->g.out[i].differs = d;
+    }
+}
+
+/* The state a concurrent step's tries and orders go back to: saved now when a replay that
+ * saves nothing holds it (under an id far above any a replay gives), discarded after. */
+#define TOGETHER_PARENT_SID (1ull << 41)
+
+static uint64_t parent_state(struct session *s, uint64_t from)
+{
+    if (from != SESSION_NO_STATE)
+        return from;
+    if (s->g.live != SESSION_NO_STATE)
+        return s->g.live;
+    if (fsgroup_save_as(&s->g, TOGETHER_PARENT_SID, ~0u) < 0)
+        return SESSION_NO_STATE;
+    s->g.live = TOGETHER_PARENT_SID;
+    return TOGETHER_PARENT_SID;
+}
+
+int session_together(struct session *s, const struct together_set *set, int tries,
+                     const char *order, uint64_t from, uint64_t to)
+{
+    static struct concurrent_verdict v;
+    unsigned char atoms[TOGETHER_MAX_ATOMS];
+    if (!tries && together_atoms_parse(order, set->k, atoms) < 0)
+        return serr(s, "'%s' is no serial order of the concurrent step's calls", order);
+    uint64_t parent = tries ? parent_state(s, from) : from;
+    if (tries && parent == SESSION_NO_STATE)
+        return group_failed(s);
+    int rc = tries ? concurrent_step(&s->g, set, tries, from, parent, to, &v)
+                   : concurrent_in_order(&s->g, set, atoms, from, parent, to, &v);
+    if (parent == TOGETHER_PARENT_SID)
+        fsgroup_discard(&s->g, TOGETHER_PARENT_SID);
+    if (rc < 0)
+        return group_failed(s);
+    take_calls(s, set, &v);
+    if (!tries)
+        compare_calls(s, set);
+    for (int i = 0; i < s->g.nfs && tries; i++)
+        s->differs[i] = s->g.out[i].differs;
+    return 0;
+}
+
+int session_save(struct session *s, uint64_t sid)
+{
+    return fsgroup_save_as(&s->g, sid, ~0u) < 0 ? group_failed(s) : 0;
+}
+
+struct atoms_job {
+    const struct together_set *set;
+    const unsigned char *atoms;
+    struct op_result *res;
+};
+
+static int make_atoms(int fs, int rootfd, void *ctx)
+{
+    struct atoms_job *j = ctx;
+    together_run_atoms(rootfd, j->set, j->atoms, j->res);
+    return 0;
+}
+
+int session_order_on_reference(struct session *s, const struct together_set *set,
+                               const unsigned char *atoms, uint64_t from, struct op_result *res)
+{
+    struct atoms_job job = { set, atoms, res };
+    struct step_pass p = { from, SESSION_NO_STATE, 1u, 1, make_atoms, &job,
+                           "a serial order of the calls" };
+    if (fsgroup_pass(&s->g, &p) < 0)
+        return group_failed(s);
+    s->g.out[0].res = res[0];
     take_outcomes(s);
     return 0;
 }

@@ -41,6 +41,20 @@ int session_call(struct session *s, const struct rcall *c, uint64_t from, uint64
 /* A trace's step k, an operation (with its fault, if any) or a call, as session_step or
  * session_call. */
 int session_trace_step(struct session *s, const struct trace_op *op, uint64_t from, uint64_t to);
+/* A concurrent step (together.h) on every fs, from state from (SESSION_NO_STATE: the live
+ * one), saved as to. With tries > 0 its calls are issued at once on every fs under test up to
+ * tries times and held against every serial order on fs 0, as the engine does
+ * (concurrent.h): differs[] gets DIFF_SERIAL where no order explains the last try. With tries
+ * 0 they are made in the serial order `order` (together.h's text) on every fs, and compared as
+ * a step is. out[] gets every call's outcome. */
+int session_together(struct session *s, const struct together_set *set, int tries,
+                     const char *order, uint64_t from, uint64_t to);
+/* Saves the state every fs holds as sid. */
+int session_save(struct session *s, uint64_t sid);
+/* The calls made in the order of atoms on fs 0 alone, from saved state from (its outcomes into
+ * res, by call number); fs 0 is then read back into out[0], and may be listed. */
+int session_order_on_reference(struct session *s, const struct together_set *set,
+                               const unsigned char *atoms, uint64_t from, struct op_result *res);
 /* Makes state sid of every fs the one in files[i] (exported image or pickle); -1 with a
  * message when a backend cannot import (then the caller replays from the start). */
 int session_import(struct session *s, const char *const files[METIS_MAX_FS], uint64_t sid);

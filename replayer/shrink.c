@@ -15,6 +15,7 @@
 /* The discrepancy a candidate must end in: the class of the trace's last one (classes.h). */
 struct target {
     int fs;                     /* config index of the fs that disagrees */
+    int together;               /* a concurrent step no serial order explains (any calls) */
     enum op_id op;
     unsigned kinds;             /* DIFF_* of that fs */
     enum tree_diff attr;         /* with DIFF_STATE: learnt from the first full replay */
@@ -27,7 +28,9 @@ struct target {
  * candidate sharing a prefix with it restores sid[prefix] instead of replaying from scratch. */
 struct shrinker {
     struct session s;
-    const struct trace *t;
+    struct trace *t;            /* its last concurrent step may lose calls (drop_calls) */
+    int tries;                  /* a concurrent step is tried this many times at most: it
+                                   reproduces when one try goes wrong */
     struct metis_config cfg;
     int map[METIS_MAX_FS];
     struct target want;
@@ -107,11 +110,14 @@ static int remount_attr_kept(struct shrinker *sh, struct target *w)
     return at == w->attr;
 }
 
-/* Did the step just replayed (operation a, judged to add attr) end in the target discrepancy?
+/* Did the step just replayed (op, judged to add attr) end in the target discrepancy?
  * A difference the state before held already is none, as in the run. */
-static int on_target(struct shrinker *sh, const struct op_args *a, enum tree_diff at)
+static int on_target(struct shrinker *sh, const struct trace_op *op, enum tree_diff at)
 {
     struct target *w = &sh->want;
+    const struct op_args *a = &op->args;
+    if (w->together)
+        return op->tries && (sh->s.differs[w->fs] & DIFF_SERIAL);
     if (at == TREE_DIFF_NONE)
         sh->s.differs[w->fs] &= ~DIFF_STATE;
     /* A remount check's finding is the checkpoint's, whichever operation it came after. */
@@ -137,12 +143,11 @@ static int on_target(struct shrinker *sh, const struct op_args *a, enum tree_dif
     return at == w->attr;
 }
 
-/* Operation op, candidate step j, compared as the engine compared it: does it end in the
- * wanted discrepancy? */
+/* Operation op, candidate step j, compared as the engine compared it (replay_step did): does
+ * it end in the wanted discrepancy? */
 static int judged_on_target(struct shrinker *sh, const struct trace_op *op, size_t j)
 {
-    session_compare(&sh->s, 0);
-    return on_target(sh, &op->args, judge_state(sh, known_before(sh, j), &sh->delta[j + 1]));
+    return on_target(sh, op, judge_state(sh, known_before(sh, j), &sh->delta[j + 1]));
 }
 
 /* Length of the shortest prefix of cand[0..n) ending in the wanted discrepancy; 0 if none. */
@@ -166,7 +171,7 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         const struct trace_op *op = &sh->t->ops[cand[j]];
         double t = now_seconds();
         sh->s.g.checkpoint_next = j + 1 == n;   /* a kept fs's remount check ends a candidate */
-        if (session_trace_step(&sh->s, op, from, to) < 0)
+        if (replay_step(&sh->s, sh->t, op, sh->tries, from, to) < 0)
             return TEST_INFRA;
         sh->step_s += now_seconds() - t;
         sh->steps++;
@@ -297,9 +302,9 @@ static void header_from_session(struct shrinker *sh, const char *override, struc
     }
 }
 
+/* What the step replay_step just made left in s (its differs[] set as the step says). */
 static void record_outcomes(struct session *s, struct trace_op *op)
 {
-    session_compare(s, 0);
     for (int i = 0; i < s->g.nfs; i++) {
         op->res[i] = s->out[i];
         op->res[i].have = 1;
@@ -327,10 +332,9 @@ static int record_prefix(struct shrinker *sh, struct trace *out)
                 return -1;
             continue;
         }
-        struct trace_op *op = trace_add_op(out, src->seq, &src->args);
+        struct trace_op *op = trace_add_copy(out, src);
         if (!op)
             return -1;
-        op->fault = src->fault;
         for (int i = 0; i < sh->s.g.nfs; i++)
             if (sh->map[i] >= 0) {
                 op->res[i] = src->res[sh->map[i]];
@@ -345,17 +349,16 @@ static int record_prefix(struct shrinker *sh, struct trace *out)
     return 0;
 }
 
-static int record(struct shrinker *sh, const size_t *cur, size_t n, const char *override,
-                  struct trace *out)
+/* The shrunk sequence replayed once more, its outcomes recorded: 1 when it ended in the
+ * target (a concurrent step may go right this time), 0 when not, -1 on failure. */
+static int record_once(struct shrinker *sh, const size_t *cur, size_t n, struct trace *out)
 {
-    header_from_session(sh, override, out);
-    if (record_prefix(sh, out) < 0)
-        return -1;
+    int hit = 0;
     for (size_t k = 0; k < n; k++) {
         const struct trace_op *src = &sh->t->ops[cur[k]];
         sh->s.g.checkpoint_next = k + 1 == n;
-        if (session_trace_step(&sh->s, src, k == 0 ? sh->sid[0] : SESSION_NO_STATE,
-                               SESSION_NO_STATE) < 0)
+        if (replay_step(&sh->s, sh->t, src, sh->tries, k == 0 ? sh->sid[0] : SESSION_NO_STATE,
+                        SESSION_NO_STATE) < 0)
             return -1;
         if (src->is_call) {
             int fs = call_fs_of(sh, src);
@@ -363,13 +366,31 @@ static int record(struct shrinker *sh, const size_t *cur, size_t n, const char *
                 return -1;
             continue;
         }
-        struct trace_op *op = trace_add_op(out, src->seq, &src->args);
+        struct trace_op *op = trace_add_copy(out, src);
         if (!op)
             return -1;
-        op->fault = src->fault;
         record_outcomes(&sh->s, op);
+        hit = on_target(sh, src, TREE_DIFF_NONE) || !sh->want.together;
     }
-    return 0;
+    return hit;
+}
+
+/* How often the shrunk trace is replayed to record a concurrent step going wrong. */
+#define RECORD_ATTEMPTS 10
+
+static int record(struct shrinker *sh, const size_t *cur, size_t n, const char *override,
+                  struct trace *out)
+{
+    for (int attempt = 1;; attempt++) {
+        header_from_session(sh, override, out);
+        if (record_prefix(sh, out) < 0)
+            return -1;
+        int hit = record_once(sh, cur, n, out);
+        if (hit != 0 || attempt == RECORD_ATTEMPTS)
+            return hit < 0 ? -1 : 0;
+        trace_free(out);
+        drop_cache_after(sh, 0);
+    }
 }
 
 /* ---- the command ---- */
@@ -565,6 +586,54 @@ static int shrink_prefix(struct shrinker *sh, size_t *cur, size_t *n, size_t *sc
     return r == TEST_TIMEUP || r == 0 ? 0 : r < 0 ? r : 0;
 }
 
+/* Call c out of concurrent step op (its calls after it move up); the order is reset to the
+ * calls as drawn, since the step is replayed at once. */
+static void remove_call(struct trace_op *op, int c)
+{
+    memmove(&op->calls[c], &op->calls[c + 1], (size_t)(op->ncalls - c - 1) * sizeof *op->calls);
+    op->ncalls--;
+    op->args = op->calls[0];
+}
+
+/* "1,2,3": the calls one after another as drawn. */
+static void whole_order(struct trace_op *op)
+{
+    size_t used = 0;
+    for (int j = 0; j < op->ncalls && used < sizeof op->order; j++)
+        used += (size_t)snprintf(op->order + used, sizeof op->order - used, "%s%d", j ? "," : "",
+                                 j + 1);
+}
+
+/* The last concurrent step keeps only the calls it needs: each call goes when the step still
+ * goes wrong at least once in sh->tries tries without it (2 calls at least). 0 or a TEST_ code. */
+static int drop_calls(struct shrinker *sh, const size_t *cur, size_t n)
+{
+    struct trace_op *op = &sh->t->ops[cur[n - 1]];
+    struct op_args kept[TOGETHER_MAX];
+    char order[sizeof op->order];
+    if (!sh->want.together || !op->tries)
+        return 0;
+    for (int c = op->ncalls - 1; c >= 0 && op->ncalls > 2; c--) {
+        int k = op->ncalls;
+        memcpy(kept, op->calls, (size_t)k * sizeof *kept);
+        memcpy(order, op->order, sizeof order);
+        remove_call(op, c);
+        whole_order(op);
+        drop_cache_after(sh, n - 1);
+        long r = test(sh, cur, n);
+        if (r < 0)
+            return (int)r;
+        if (r == (long)n)
+            continue;
+        memcpy(op->calls, kept, (size_t)k * sizeof *kept);
+        op->ncalls = k;
+        op->args = kept[0];
+        memcpy(op->order, order, sizeof order);
+        drop_cache_after(sh, n - 1);
+    }
+    return 0;
+}
+
 static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t *cur,
                           size_t *scratch, double t0)
 {
@@ -591,6 +660,8 @@ static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t 
         r = remove_singles(sh, cur, &n, scratch);
     if (r >= 0)
         r = shrink_prefix(sh, cur, &n, scratch);
+    if (r >= 0)
+        r = drop_calls(sh, cur, n);
     return r < 0 && r != TEST_TIMEUP ? finish(sh, r) : write_result(sh, cur, n, o, total, t0, r < 0);
 }
 
@@ -640,8 +711,10 @@ static int set_target(struct shrinker *sh, const struct cli_opts *o)
                 "nothing to shrink\n", o->input, sh->cfg.fs[fs].name);
         return 0;
     }
-    sh->want = (struct target){ fs, sh->t->ops[last].args.op, want[fs], TREE_DIFF_NONE, 0,
-                                TREE_DIFF_NONE, 0 };
+    const struct trace_op *last_op = &sh->t->ops[last];
+    sh->want = (struct target){ fs, (want[fs] & DIFF_SERIAL) != 0, last_op->args.op, want[fs],
+                                TREE_DIFF_NONE, 0, TREE_DIFF_NONE, 0 };
+    sh->tries = o->tries > last_op->tries ? o->tries : last_op->tries;
     return 1;
 }
 

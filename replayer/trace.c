@@ -33,6 +33,7 @@ void trace_free(struct trace *t)
         free(t->cfg[i]);
     free(t->cfg);
     for (size_t k = 0; k < t->nops; k++) {
+        free(t->ops[k].calls);
         free(t->ops[k].call_text);
         free(t->ops[k].call_data);
     }
@@ -84,6 +85,43 @@ long trace_last_op(const struct trace *t)
     while (k >= 0 && t->ops[k].is_call)
         k--;
     return k;
+}
+
+struct trace_op *trace_add_copy(struct trace *t, const struct trace_op *src)
+{
+    if (src->is_call)
+        return trace_add_call(t, src->seq, src->call_fs, &src->call, src->call_res);
+    struct op_args *calls = NULL;
+    if (src->ncalls && !(calls = malloc((size_t)src->ncalls * sizeof *calls)))
+        return NULL;
+    struct trace_op *op = trace_add_op(t, src->seq, &src->args);
+    if (!op) {
+        free(calls);
+        return NULL;
+    }
+    op->fault = src->fault;
+    op->tries = src->tries;
+    op->ncalls = src->ncalls;
+    op->calls = calls;
+    if (calls)
+        memcpy(calls, src->calls, (size_t)src->ncalls * sizeof *calls);
+    memcpy(op->order, src->order, sizeof op->order);
+    return op;
+}
+
+const struct op_args *trace_op_calls(const struct trace_op *op, int *n)
+{
+    *n = op->is_call ? 0 : op->tries ? op->ncalls : 1;
+    return op->tries ? op->calls : &op->args;
+}
+
+int trace_op_set(const struct trace_op *op, struct together_set *set)
+{
+    if (!op->tries || op->ncalls < 2 || op->ncalls > TOGETHER_MAX)
+        return -1;
+    set->k = op->ncalls;
+    memcpy(set->op, op->calls, (size_t)op->ncalls * sizeof *set->op);
+    return 0;
 }
 
 int trace_add_cfg_line(struct trace *t, const char *line)
@@ -346,6 +384,46 @@ static struct trace_op *current_op(struct parser *p, const char *seqtext, const 
     return &t->ops[t->nops - 1];
 }
 
+/* "0,-1" / "0,ENOENT": a concurrent step's outcomes, one per call. */
+static int parse_call_outcomes(struct parser *p, const struct trace_op *op, char *rets,
+                               char *errs, struct trace_outcome *o)
+{
+    char *save1 = NULL, *save2 = NULL;
+    char *r = strtok_r(rets, ",", &save1), *e = strtok_r(errs, ",", &save2);
+    for (o->ncalls = 0; r && e && o->ncalls < op->ncalls; o->ncalls++) {
+        if (parse_long(r, &o->call_ret[o->ncalls]))
+            return perr(p, "bad ret '%.40s'", r);
+        if ((o->call_err[o->ncalls] = trace_errno_parse(e)) < 0)
+            return perr(p, "unknown errno '%.40s'", e);
+        r = strtok_r(NULL, ",", &save1);
+        e = strtok_r(NULL, ",", &save2);
+    }
+    if (r || e || o->ncalls != op->ncalls)
+        return perr(p, "res of a concurrent step: %d calls want %d rets and errnos", op->ncalls,
+                    op->ncalls);
+    o->ret = o->call_ret[0];
+    o->err = o->call_err[0];
+    return 0;
+}
+
+/* A concurrent step's records are complete once the next kind of record comes: at least two
+ * calls, and an order of them the reference kept. */
+static int finish_together(struct parser *p)
+{
+    struct trace *t = p->t;
+    unsigned char atoms[TOGETHER_MAX_ATOMS];
+    if (!t->nops || !t->ops[t->nops - 1].tries)
+        return 0;
+    struct trace_op *op = &t->ops[t->nops - 1];
+    if (op->ncalls < 2)
+        return perr(p, "concurrent step %" PRIu64 " has %d part records (2 to %d)", op->seq,
+                    op->ncalls, TOGETHER_MAX);
+    if (together_atoms_parse(op->order, op->ncalls, atoms) < 0)
+        return perr(p, "concurrent step %" PRIu64 ": order '%.40s' is no order of %d calls",
+                    op->seq, op->order, op->ncalls);
+    return 0;
+}
+
 static int parse_res(struct parser *p, char **tok, int n)
 {
     static const char *const keys[] = { "ret", "errno", "state" };
@@ -353,7 +431,7 @@ static int parse_res(struct parser *p, char **tok, int n)
     if (n < 3)
         return perr(p, "res: missing operation number or fs name");
     struct trace_op *op = current_op(p, tok[1], "res");
-    if (!op)
+    if (!op || finish_together(p) < 0)
         return -1;
     int i = fs_of(p, tok[2]);
     if (i < 0 || take_kv(p, tok + 3, n - 3, keys, 3, v) < 0)
@@ -363,10 +441,14 @@ static int parse_res(struct parser *p, char **tok, int n)
         return perr(p, "second res record of fs '%s'", tok[2]);
     if (op->disc[i].have)
         return perr(p, "res record after the discrepancy record");
-    if (parse_long(v[0], &o->ret))
+    if (op->tries) {
+        if (parse_call_outcomes(p, op, v[0], v[1], o) < 0)
+            return -1;
+    } else if (parse_long(v[0], &o->ret)) {
         return perr(p, "bad ret '%.40s'", v[0]);
-    if ((o->err = trace_errno_parse(v[1])) < 0)
+    } else if ((o->err = trace_errno_parse(v[1])) < 0) {
         return perr(p, "unknown errno '%.40s'", v[1]);
+    }
     if (parse_state(p, v[2], o) < 0)
         return -1;
     o->have = 1;
@@ -379,6 +461,21 @@ static int parse_same(struct parser *p, const char *v, unsigned bit, unsigned *d
         *differs |= bit;
     else if (strcmp(v, "same") != 0)
         return perr(p, "'%.40s' is not same or differs", v);
+    return 0;
+}
+
+/* The optional last field "KEY=differs" (serial=: a concurrent step no serial order explains;
+ * remount=: a kept fs's remount check): bit. */
+static int parse_differs_field(struct parser *p, char **tok, int *n, const char *key,
+                               unsigned bit, unsigned *differs)
+{
+    size_t len = strlen(key);
+    if (*n < 1 || strncmp(tok[*n - 1], key, len) != 0 || tok[*n - 1][len] != '=')
+        return 0;
+    if (strcmp(tok[*n - 1] + len + 1, "differs") != 0)
+        return perr(p, "'%.40s' is not %s=differs", tok[*n - 1], key);
+    *differs |= bit;
+    (*n)--;
     return 0;
 }
 
@@ -400,18 +497,6 @@ static int parse_own_check(struct parser *p, char **tok, int *n, unsigned *diffe
     return 0;
 }
 
-/* The optional last field "remount=differs" (a kept fs's remount check): its DIFF bit. */
-static int parse_remount(struct parser *p, char **tok, int *n, unsigned *differs)
-{
-    if (*n < 1 || strncmp(tok[*n - 1], "remount=", 8) != 0)
-        return 0;
-    if (strcmp(tok[*n - 1] + 8, "differs") != 0)
-        return perr(p, "'%.40s' is not remount=differs", tok[*n - 1]);
-    *differs |= DIFF_REMOUNT;
-    (*n)--;
-    return 0;
-}
-
 /* "fault SEQ kind=K at=N" right after op SEQ: the fault its step armed. */
 static int parse_fault(struct parser *p, char **tok, int n)
 {
@@ -424,6 +509,8 @@ static int parse_fault(struct parser *p, char **tok, int n)
         return -1;
     if (op->fault.on)
         return perr(p, "second fault record of op %.40s", tok[1]);
+    if (op->tries)
+        return perr(p, "fault record of concurrent step %.40s (a fault step is one call)", tok[1]);
     for (int i = 0; i < p->t->nfs; i++)
         if (op->res[i].have || op->disc[i].have)
             return perr(p, "fault record after the op's res records (it follows the op record)");
@@ -449,11 +536,13 @@ static int parse_disc(struct parser *p, char **tok, int n)
         d = p->t->init_disc;
     } else {
         struct trace_op *op = current_op(p, tok[1], "discrepancy");
-        if (!op)
+        if (!op || finish_together(p) < 0)
             return -1;
         d = op->disc;
     }
-    if (parse_remount(p, tok, &n, &differs) < 0 || parse_own_check(p, tok, &n, &differs) < 0 ||
+    if (parse_differs_field(p, tok, &n, "serial", DIFF_SERIAL, &differs) < 0 ||
+        parse_differs_field(p, tok, &n, "remount", DIFF_REMOUNT, &differs) < 0 ||
+        parse_own_check(p, tok, &n, &differs) < 0 ||
         take_kv(p, tok + 2, n - 2, keys, 4, v) < 0)
         return -1;
     int i = fs_of(p, v[0]);
@@ -474,11 +563,56 @@ static int parse_disc(struct parser *p, char **tok, int n)
     return 0;
 }
 
+/* "together tries=R order=O": a concurrent step, its calls in the part records after it. */
+static int parse_together(struct parser *p, struct trace_op *op, char *text)
+{
+    static const char *const keys[] = { "tries", "order" };
+    char *tok[MAX_TOKENS], *v[2];
+    uint64_t tries;
+    int n = split(text, tok, MAX_TOKENS);
+    if (n < 0 || take_kv(p, tok + 1, n - 1, keys, 2, v) < 0)
+        return n < 0 ? perr(p, "too many fields, or an empty one") : -1;
+    if (parse_canonical_u64(v[0], &tries) || tries < 1 || tries > 1000)
+        return perr(p, "bad tries '%.40s' (1 to 1000)", v[0]);
+    if (strlen(v[1]) >= sizeof op->order)
+        return perr(p, "order '%.40s' too long", v[1]);
+    op->tries = (int)tries;
+    snprintf(op->order, sizeof op->order, "%s", v[1]);
+    return 0;
+}
+
+/* "part SEQ J OPERATION ARGS": call J (from 1) of concurrent step SEQ. */
+static int parse_part(struct parser *p, char *line)
+{
+    char *sp1 = strchr(line + 5, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+    uint64_t j;
+    char msg[256];
+    if (!sp2)
+        return perr(p, "part: expected 'part SEQ J OPERATION ARGS'");
+    *sp1 = *sp2 = '\0';
+    struct trace_op *op = current_op(p, line + 5, "part");
+    if (!op)
+        return -1;
+    if (!op->tries || op->res[0].have || parse_canonical_u64(sp1 + 1, &j) ||
+        j != (uint64_t)op->ncalls + 1 || op->ncalls == TOGETHER_MAX)
+        return perr(p, "part %.20s out of place (calls 1 to %d, right after a concurrent "
+                    "step's op record)", sp1 + 1, TOGETHER_MAX);
+    if (!op->calls && !(op->calls = calloc(TOGETHER_MAX, sizeof *op->calls)))
+        return perr(p, "out of memory");
+    if (op_parse(sp2 + 1, &op->calls[op->ncalls], msg, sizeof msg) < 0)
+        return perr(p, "%s", msg);
+    if (op->ncalls++ == 0)
+        op->args = op->calls[0];
+    return 0;
+}
+
 /* "op SEQ OPERATION ARGS": the arguments are op_parse's, the rest is ours. */
 static int parse_op(struct parser *p, char *line)
 {
     char *sp = strchr(line + 3, ' ');
     uint64_t seq;
+    if (finish_together(p) < 0)
+        return -1;
     if (!sp)
         return perr(p, "op: missing operation");
     *sp = '\0';
@@ -491,13 +625,15 @@ static int parse_op(struct parser *p, char *line)
                     t->ops[t->nops - 1].seq);
     struct op_args a;
     char msg[256];
-    if (op_parse(sp + 1, &a, msg, sizeof msg) < 0)
+    int together = strncmp(sp + 1, "together ", 9) == 0;
+    memset(&a, 0, sizeof a);
+    if (!together && op_parse(sp + 1, &a, msg, sizeof msg) < 0)
         return perr(p, "%s", msg);
     struct trace_op *op = trace_add_op(t, seq, &a);
     if (!op)
         return perr(p, "out of memory");
     op->line = p->line;
-    return 0;
+    return together ? parse_together(p, op, sp + 1) : 0;
 }
 
 /* "call SEQ NAME ret=R errno=E KIND ARGS": a call fs NAME's logical restore made before
@@ -509,6 +645,8 @@ static int parse_call(struct parser *p, char *line)
     struct trace *t = p->t;
     struct op_result res;
     char *rest = line;
+    if (finish_together(p) < 0)
+        return -1;
     for (int k = 0; k < 5; k++) {
         tok[k] = rest;
         if (!(rest = strchr(rest, ' ')))
@@ -545,6 +683,8 @@ static int parse_start(struct parser *p, char **tok, int n)
 {
     uint64_t seq;
     struct trace *t = p->t;
+    if (finish_together(p) < 0)
+        return -1;
     if (n != 2 || parse_canonical_u64(tok[1], &seq))
         return perr(p, "start: expected 'start SEQ'");
     if (t->start || !t->nops || t->ops[t->nops - 1].is_call || t->ops[t->nops - 1].seq != seq)
@@ -582,6 +722,8 @@ static int parse_end(struct parser *p, char **tok, int n)
     char *v[2];
     uint64_t calls = 0;
     int with_calls = p->t->ncalls > 0;
+    if (finish_together(p) < 0)
+        return -1;
     if (take_kv(p, tok + 1, n - 1, keys, 1 + with_calls, v) < 0)
         return -1;
     if (parse_canonical_u64(v[0], &p->end_ops))
@@ -636,6 +778,8 @@ static int parse_body(struct parser *p, char *line)
     p->stage = ST_BODY;
     if (starts(line, "op"))
         return parse_op(p, line);
+    if (starts(line, "part"))
+        return parse_part(p, line);
     if (starts(line, "call"))
         return parse_call(p, line);
     if (starts(line, "state"))
@@ -792,13 +936,27 @@ int trace_read_file(const char *path, struct trace *t, char *err, size_t errlen)
 
 /* ---------- writer ---------- */
 
+static void write_call_outcomes(FILE *f, const struct trace_outcome *o)
+{
+    fputs(" ret=", f);
+    for (int c = 0; c < o->ncalls; c++)
+        fprintf(f, "%s%ld", c ? "," : "", o->call_ret[c]);
+    fputs(" errno=", f);
+    for (int c = 0; c < o->ncalls; c++)
+        fprintf(f, "%s%s", c ? "," : "", trace_errno_name(o->call_err[c]));
+}
+
 static void write_outcome(FILE *f, const char *what, uint64_t seq, const char *name,
                           const struct trace_outcome *o)
 {
     char hex[2 * TREE_MAX_DIGEST + 1];
     trace_hex_encode(o->digest, (size_t)o->dlen, hex);
-    fprintf(f, "%s %" PRIu64 " %s ret=%ld errno=%s state=%s\n", what, seq, name, o->ret,
-            trace_errno_name(o->err), hex);
+    fprintf(f, "%s %" PRIu64 " %s", what, seq, name);
+    if (o->ncalls)
+        write_call_outcomes(f, o);
+    else
+        fprintf(f, " ret=%ld errno=%s", o->ret, trace_errno_name(o->err));
+    fprintf(f, " state=%s\n", hex);
 }
 
 /* " crash=KIND" or " fault=KIND" of a discrepancy record, "" without one. */
@@ -823,11 +981,12 @@ static void write_discs(FILE *f, const struct trace *t, uint64_t seq, const stru
         if (!d[i].have)
             continue;
         own_check_field(d[i].differs, own, sizeof own);
-        fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s\n", seq,
+        fprintf(f, "discrepancy %" PRIu64 " fs=%s ret=%s errno=%s state=%s%s%s%s\n", seq,
                 t->fs[i].name, d[i].differs & DIFF_RET ? "differs" : "same",
                 d[i].differs & DIFF_ERRNO ? "differs" : "same",
                 d[i].differs & DIFF_STATE ? "differs" : "same", own,
-                d[i].differs & DIFF_REMOUNT ? " remount=differs" : "");
+                d[i].differs & DIFF_REMOUNT ? " remount=differs" : "",
+                d[i].differs & DIFF_SERIAL ? " serial=differs" : "");
     }
 }
 
@@ -850,6 +1009,28 @@ static void write_header(const struct trace *t, FILE *f)
     write_discs(f, t, 0, t->init_disc);
 }
 
+/* The op record (its fault record too), and a concurrent step's part records. */
+static int write_op(FILE *f, const struct trace_op *op)
+{
+    char text[2 * METIS_PATH_MAX + 512];
+    if (!op->tries) {
+        if (op_format(&op->args, text, sizeof text) < 0)
+            return -1;
+        fprintf(f, "op %" PRIu64 " %s\n", op->seq, text);
+        if (op->fault.on)
+            fprintf(f, "fault %" PRIu64 " kind=%s at=%" PRIu64 "\n", op->seq,
+                    fault_kind_name(op->fault.kind), op->fault.at);
+        return 0;
+    }
+    fprintf(f, "op %" PRIu64 " together tries=%d order=%s\n", op->seq, op->tries, op->order);
+    for (int c = 0; c < op->ncalls; c++) {
+        if (op_format(&op->calls[c], text, sizeof text) < 0)
+            return -1;
+        fprintf(f, "part %" PRIu64 " %d %s\n", op->seq, c + 1, text);
+    }
+    return 0;
+}
+
 static int write_call(FILE *f, const struct trace *t, const struct trace_op *op)
 {
     struct buf b = { 0 };
@@ -862,7 +1043,6 @@ static int write_call(FILE *f, const struct trace *t, const struct trace_op *op)
 
 int trace_write(const struct trace *t, FILE *f)
 {
-    char text[2 * METIS_PATH_MAX + 512];
     write_header(t, f);
     for (size_t k = 0; k < t->nops; k++) {
         const struct trace_op *op = &t->ops[k];
@@ -871,12 +1051,8 @@ int trace_write(const struct trace *t, FILE *f)
                 return -1;
             continue;
         }
-        if (op_format(&op->args, text, sizeof text) < 0)
+        if (write_op(f, op) < 0)
             return -1;
-        fprintf(f, "op %" PRIu64 " %s\n", op->seq, text);
-        if (op->fault.on)
-            fprintf(f, "fault %" PRIu64 " kind=%s at=%" PRIu64 "\n", op->seq,
-                    fault_kind_name(op->fault.kind), op->fault.at);
         for (int i = 0; i < t->nfs; i++)
             if (op->res[i].have)
                 write_outcome(f, "res", op->seq, t->fs[i].name, &op->res[i]);

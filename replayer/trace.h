@@ -12,6 +12,7 @@
 #include "engine/differs.h"
 #include "backend/rcalls.h"
 #include "engine/fault_kinds.h"
+#include "engine/together.h"
 
 #define TRACE_VERSION 1
 /* Longest line the parser accepts: an op line of METIS_OP_LINE_MAX plus its "op SEQ " prefix. */
@@ -30,6 +31,9 @@ struct trace_outcome {
     int err;
     unsigned char digest[TREE_MAX_DIGEST];
     int dlen;
+    int ncalls;                 /* a concurrent step: every call's outcome (ret, err: call 1's) */
+    long call_ret[TOGETHER_MAX];
+    int call_err[TOGETHER_MAX];
 };
 
 /* A recorded "discrepancy" line: which of ret/errno/state differ from the reference. */
@@ -50,7 +54,11 @@ struct trace_fs {
 struct trace_op {
     uint64_t seq;               /* the operation's number in the run that recorded it */
     int line;                   /* line of its "op" record (0 when made in memory) */
-    struct op_args args;
+    struct op_args args;        /* the operation; a concurrent step's first call */
+    int tries;                  /* a concurrent step ([run] together): its tries; 0: none */
+    int ncalls;                 /* ... its calls, in calls[] (owned by the op) */
+    struct op_args *calls;
+    char order[64];             /* ... the serial order the reference kept ("2,1", "r1,2,1") */
     struct fault_spec fault;    /* a fault step's fault ("fault" record); on 0: none */
     struct trace_outcome res[METIS_MAX_FS];   /* by trace fs index */
     struct trace_disc disc[METIS_MAX_FS];
@@ -90,6 +98,14 @@ void trace_init(struct trace *t);
 void trace_free(struct trace *t);
 /* Appends an operation (zeroed outcomes); returns it, or NULL when out of memory. */
 struct trace_op *trace_add_op(struct trace *t, uint64_t seq, const struct op_args *a);
+/* Appends a copy of src's step: an operation (its fault too), a concurrent step (its calls
+ * too) or a call (with its outcome); an operation's outcomes zeroed. */
+struct trace_op *trace_add_copy(struct trace *t, const struct trace_op *src);
+/* A concurrent step's calls (one: an operation's own args; none: a restore call), and how
+ * many. */
+const struct op_args *trace_op_calls(const struct trace_op *op, int *n);
+/* The calls of a concurrent step as a set (together.h); 0, or -1 when op is none. */
+int trace_op_set(const struct trace_op *op, struct together_set *set);
 /* Appends a copy of call c that trace fs fs made before operation seq, with its outcome. */
 struct trace_op *trace_add_call(struct trace *t, uint64_t seq, int fs, const struct rcall *c,
                                 struct op_result res);

@@ -5,6 +5,9 @@
 # env:   CAMPAIGN_S  seconds per profile (default 600)
 #        CAMPAIGN_OUT  where the runs go (default runs/campaign-<UTC time>)
 #        FINDINGS    the file written (default FINDINGS.md at the top level)
+#        CAMPAIGN_TOGETHER  a share of concurrent steps (--together SHARE) for every run: the
+#                    campaign's concurrent run, which rewrites only FINDINGS.md's section
+#                    "Concurrent steps" (the rest stays the sequential campaign's)
 # A profile names what it needs in its header: "; package: NAME" (its version goes into the
 # findings) and "; needs: CMD ..." (commands that must be in PATH, else it is skipped as not
 # installed). Each profile's verdicts are its known-classes file, configs/targets/NAME.known:
@@ -44,6 +47,7 @@ run_profile() {   # $1 profile: runs it, records its status and version
   known=${p%.ini}.known
   local args=(run "$p" --seconds "$secs" --keep-going --out "$dir")
   [ -f "$known" ] && args+=(--known "$known")
+  [ -n "${CAMPAIGN_TOGETHER:-}" ] && args+=(--together "$CAMPAIGN_TOGETHER")
   echo "campaign: $name: $secs s"
   "$metis" "${args[@]}" >"$out/$name.stdout" 2>"$out/$name.stderr"
   local rc=$?
@@ -58,4 +62,8 @@ for p in "${profiles[@]}"; do
   [ -f "$p" ] || { echo "campaign: no profile $p" >&2; exit 2; }
   run_profile "$p"
 done
-python3 "$top/scripts/findings.py" "$out" "$findings" "${profiles[@]}"
+if [ -n "${CAMPAIGN_TOGETHER:-}" ]; then
+  python3 "$top/scripts/findings.py" --together "$CAMPAIGN_TOGETHER" "$out" "$findings" "${profiles[@]}"
+else
+  python3 "$top/scripts/findings.py" "$out" "$findings" "${profiles[@]}"
+fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes FINDINGS.md from a campaign's runs and the target profiles' verdict files (scripts/campaign.sh calls it)."""
+"""Writes FINDINGS.md from a campaign's runs and the target profiles' verdict files (scripts/campaign.sh calls it); --together writes its concurrent run's section alone."""
 import json
 import os
 import re
@@ -86,9 +86,19 @@ def unseen_rows(summary, known):
         " (%s)" % e["link"] if e["link"] else "") for sig, e in known.items() if sig not in seen]
 
 
-def target_section(out_dir, profile):
+def run_summary(out_dir, profile):
+    """(name, run directory, its summary.json or None) of a profile's run."""
     name = os.path.basename(profile)[:-4]
     run = os.path.join(out_dir, name)
+    try:
+        with open(os.path.join(run, "summary.json")) as f:
+            return name, run, json.load(f)
+    except (OSError, ValueError):
+        return name, run, None
+
+
+def target_section(out_dir, profile):
+    name, run, summary = run_summary(out_dir, profile)
     status = read_file(os.path.join(run, "campaign-status"), "not run")
     lines = ["## %s" % name, ""]
     pkg = header(profile, "package")
@@ -98,10 +108,7 @@ def target_section(out_dir, profile):
     lines.append("- Profile: `configs/targets/%s.ini`; verdicts: `configs/targets/%s.known`" % (name, name))
     if status == "not installed":
         return lines + ["- Not installed on the campaign machine: not run.", ""], 0
-    try:
-        with open(os.path.join(run, "summary.json")) as f:
-            summary = json.load(f)
-    except (OSError, ValueError):
+    if summary is None:
         return lines + ["- Run: %s, no summary.json (see %s)." % (status, run), ""], 1
     lines.append("- Run: %s, %s s, %d operations, %.1f ops/s, %d searches, %d classes" % (
         status, summary.get("seconds"), summary.get("ops", 0), summary.get("ops_per_s", 0.0),
@@ -115,13 +122,9 @@ def target_section(out_dir, profile):
 
 def overview_row(out_dir, profile):
     """One line of the opening table: target, version, reference, ops, ops/s, verdict counts."""
-    name = os.path.basename(profile)[:-4]
-    run = os.path.join(out_dir, name)
+    name, run, summary = run_summary(out_dir, profile)
     version = read_file(os.path.join(run, "campaign-version"), "?")
-    try:
-        with open(os.path.join(run, "summary.json")) as f:
-            summary = json.load(f)
-    except (OSError, ValueError):
+    if summary is None:
         return "| %s | %s | %s | not run | | | |" % (name, version, read_file(
             os.path.join(run, "campaign-status"), "not run"))
     known = read_known(profile[:-4] + ".known")
@@ -137,7 +140,88 @@ def overview_row(out_dir, profile):
         counts["Metis false positive"])
 
 
+TOGETHER_HEADING = "## Concurrent steps"
+
+
+def split_together(text):
+    """(text without its concurrent-steps section, that section) of a FINDINGS.md: the section
+    runs from its heading to the next '## ' heading or the end."""
+    lines = text.split("\n")
+    start = next((k for k, l in enumerate(lines) if l.startswith(TOGETHER_HEADING)), None)
+    if start is None:
+        return text, ""
+    end = next((k for k in range(start + 1, len(lines)) if lines[k].startswith("## ")), len(lines))
+    return "\n".join(lines[:start] + lines[end:]), "\n".join(lines[start:end]).rstrip("\n")
+
+
+def with_together(text, section):
+    """text with section put before the Metis false positives (the tail), else at the end."""
+    if not section:
+        return text
+    lines = text.rstrip("\n").split("\n")
+    at = next((k for k, l in enumerate(lines) if l.startswith("## Metis false positives")), len(lines))
+    return "\n".join(lines[:at] + section.split("\n") + [""] + lines[at:]) + "\n"
+
+
+def together_row(name, summary):
+    t = summary.get("together", {})
+    new = [c for c in summary.get("classes", []) if c["signature"].startswith("together ")]
+    return "| %s | %d | %.1f | %d | %d | %d | %d | %d | %d |" % (
+        name, summary.get("ops", 0), summary.get("ops_per_s", 0.0), t.get("steps", 0),
+        t.get("tries", 0), t.get("failed", 0), t.get("orders_run", 0),
+        len(summary.get("classes", [])), len(new))
+
+
+def together_section(out_dir, share, profiles):
+    """The concurrent run's section: a row per target, then each target's classes with their
+    verdicts (those its sequential section lists too, and any a concurrent step found)."""
+    lines = ["%s (`--together %s`)" % (TOGETHER_HEADING, share), "",
+             "Written by `CAMPAIGN_TOGETHER=%s scripts/campaign.sh` from the runs in `%s`: every "
+             "profile again with that share of its steps concurrent (README, \"Races\"; "
+             "configs/README.md, \"Concurrent steps\"), its verdict file as `--known`. A class "
+             "`together OPS FS not serializable` is one no serial order of the calls explains; "
+             "every other class is met by the steps of one call, as in the sequential run." %
+             (share, out_dir), ""]
+    conditions = os.path.join(out_dir, "conditions.md")
+    if os.path.exists(conditions):
+        lines += [read_file(conditions), ""]
+    lines += ["| target | operations | ops/s | concurrent steps | tries | unexplained | serial "
+              "orders run | classes | `together` classes |", "|---|---|---|---|---|---|---|---|---|"]
+    detail, problems = [], 0
+    for p in profiles:
+        name, run, summary = run_summary(out_dir, p)
+        status = read_file(os.path.join(run, "campaign-status"), "not run")
+        if summary is None:
+            lines.append("| %s | %s | | | | | | | |" % (name, status))
+            problems += status != "not installed"
+            continue
+        lines.append(together_row(name, summary))
+        rows, missing = class_rows(summary, read_known(p[:-4] + ".known"))
+        problems += missing + (0 if status in ("exit 0", "exit 1") else 1)
+        if rows:
+            detail += ["", "### %s, concurrent run" % name, "",
+                       "| class | hits | shrunk trace | verdict | why |", "|---|---|---|---|---|"] + rows
+    return "\n".join(lines + detail), problems
+
+
+def main_together(argv):
+    """findings.py --together SHARE CAMPAIGN_DIR FINDINGS.md PROFILE...: rewrites only the
+    concurrent-steps section of FINDINGS.md."""
+    share, out_dir, dest, profiles = argv[0], argv[1], argv[2], argv[3:]
+    section, problems = together_section(out_dir, share, profiles)
+    rest, _ = split_together(read_file(dest) + "\n")
+    with open(dest, "w") as f:
+        f.write(with_together(rest, section))
+    print("campaign: wrote the concurrent steps of %s (%d problem%s: classes without a verdict or "
+          "runs that failed)" % (dest, problems, "" if problems == 1 else "s"))
+    sys.exit(1 if problems else 0)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--together":
+        if len(sys.argv) < 6:
+            sys.exit("usage: findings.py --together SHARE CAMPAIGN_DIR FINDINGS.md PROFILE...")
+        main_together(sys.argv[2:])
     if len(sys.argv) < 4:
         sys.exit("usage: findings.py CAMPAIGN_DIR FINDINGS.md PROFILE...")
     out_dir, dest, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -165,8 +249,10 @@ def main():
             tail += ["", read_file(os.path.join(here, extra))]
     table = ["| target | version | reference | operations | ops/s | classes | verdicts |",
              "|---|---|---|---|---|---|---|"] + [overview_row(out_dir, p) for p in profiles] + [""]
+    # A concurrent run's section (main_together) stays: it is of another campaign's runs.
+    kept = split_together(read_file(dest))[1] if os.path.exists(dest) else ""
     with open(dest, "w") as f:
-        f.write("\n".join(head + table + body + tail) + "\n")
+        f.write(with_together("\n".join(head + table + body + tail) + "\n", kept))
     print("campaign: wrote %s (%d problem%s: classes without a verdict or runs that failed)" % (
         dest, problems, "" if problems == 1 else "s"))
     sys.exit(1 if problems else 0)

@@ -9,7 +9,7 @@
 
 static void kinds_text(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
              d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
              d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
              d & DIFF_CRASH_FSCK ? "crash-fsck," : "",
@@ -20,7 +20,7 @@ static void kinds_text(unsigned d, char *buf, size_t len)
              d & DIFF_FAULT_PARTIAL ? "fault-partial," : "",
              d & DIFF_FAULT_FSCK ? "fault-fsck," : "", d & DIFF_FAULT_ERRNO ? "fault-errno," : "",
              d & DIFF_FAULT_MOUNT ? "fault-mount," : "", d & DIFF_FAULT_STALE ? "fault-stale," : "",
-             d & DIFF_REMOUNT ? "remount," : "");
+             d & DIFF_REMOUNT ? "remount," : "", d & DIFF_SERIAL ? "not-serializable," : "");
     size_t n = strlen(buf);
     if (n)
         buf[n - 1] = '\0';
@@ -190,7 +190,7 @@ static void evidence(const struct dclass *c, const struct metis_config *cfg, cha
 {
     size_t n = 0;
     out[0] = '\0';
-    if (c->kinds & DIFF_TARGET) {
+    if (c->kinds & (DIFF_TARGET | DIFF_SERIAL)) {
         snprintf(out, len, "%s", c->d.entry);
         return;
     }
@@ -219,6 +219,10 @@ void classes_describe(const struct dclass *c, const struct metis_config *cfg, ch
     if (c->kinds & DIFF_TARGET) {
         snprintf(out, len, "class %d: %s on %s at %s (%s)", c->id, kinds, cfg->fs[c->fs].name,
                  c->op < 0 ? "the initial state" : op_name((enum op_id)c->op), ev);
+        return;
+    }
+    if (c->kinds & DIFF_SERIAL) {   /* the signature names the calls: "together A+B fs ..." */
+        snprintf(out, len, "class %d: %s (%s)", c->id, c->signature, ev);
         return;
     }
     if (c->kinds & DIFF_REMOUNT) {
@@ -258,7 +262,8 @@ static void json_class(const struct dclass *c, const struct metis_config *cfg, F
             "\"first_s\":%.3f,\"entry\":\"%s\",\"reference_value\":\"%s\",\"value\":\"%s\","
             "\"ret\":%ld,\"errno\":\"%s\",\"reference_ret\":%ld,\"reference_errno\":\"%s\","
             "\"detail\":\"%s\",\"hint\":\"%s\"",
-            c->id, sig, c->op < 0 ? "initial" : op_name((enum op_id)c->op),
+            c->id, sig, c->kinds & DIFF_SERIAL ? "together" :
+            c->op < 0 ? "initial" : op_name((enum op_id)c->op),
             cfg->fs[c->fs].name, kinds, tree_diff_name(c->attr), (unsigned long long)c->hits,
             (unsigned long long)c->first_seq, c->first_s, entry, ref, other, c->res.ret,
             errno_name(c->res.err), c->ref.ret, errno_name(c->ref.err), c->detail, hint);

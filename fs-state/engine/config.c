@@ -252,6 +252,8 @@ static void run_checks(struct parse_state *st, const char *name, const char *val
         fail(st, st->line, "fault_test_silent: '%s' is not an operation", value);
     if (strcmp(name, "search") == 0 && search_kind_parse(value) < 0)
         fail(st, st->line, "search: '%s' is not dfs or random", value);
+    if (strcmp(name, "together") == 0)
+        st->cfg->run.together_line = st->line;
 }
 
 int search_kind_parse(const char *s)
@@ -1326,6 +1328,22 @@ static void finish_lacks(struct parse_state *st)
         cfg->fs[i].lacks_ignore = fx.ignore;
 }
 
+/* Concurrent steps are held to serial orders of the reference: there must be a reference and
+ * a file system under test; a crash check syncs what one call touched, which calls made at
+ * once do not tell apart. */
+static void finish_together(struct parse_state *st)
+{
+    const struct run_config *r = &st->cfg->run;
+    if (r->together <= 0)
+        return;
+    if (st->cfg->nfs < 2)
+        fail(st, r->together_line, "together: concurrent steps need a reference and a file "
+             "system under test (two [fs] sections at least)");
+    else if (crash_mode_parse(r->crash) != CRASH_OFF)
+        fail(st, r->together_line, "together: concurrent steps and crash = %s do not go "
+             "together (a crash check syncs what one operation touched)", r->crash);
+}
+
 /* The lost-write hook acts at a kept kernel fs's checkpoints: without one it would test
  * nothing, silently. */
 static void finish_lose_hook(struct parse_state *st)
@@ -1364,6 +1382,8 @@ static void finish(struct parse_state *st)
         finish_sizing(st);
     if (!st->failed)
         finish_vary(st);
+    if (!st->failed)
+        finish_together(st);
     int bad_fs = 0;
     char msg[400];
     if (!st->failed && crash_config_problem(cfg, &bad_fs, msg, sizeof msg) < 0)

@@ -154,6 +154,10 @@ struct run_config {
     int revisits;               /* search = dfs: times a state reached again is expanded again */
     uint64_t search_ops;        /* a search ends after this many operations and the next one
                                    starts (0: only when SPIN has explored everything) */
+    double together;            /* share of steps that issue several operations at once */
+    int together_max;           /* ... at most this many (2 .. TOGETHER_MAX, together.h) */
+    int together_tries;         /* ... each issued this many times from the state before it */
+    int together_line;          /* line of the together key (0 = not given), for messages */
 };
 
 struct metis_config {

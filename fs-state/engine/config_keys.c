@@ -150,6 +150,9 @@ static const struct config_key run_keys[] = {
     RUNK(dive, CK_LONG, RANGE(0, 1e8), "0"),
     RUNK(revisits, CK_INT, RANGE(0, 1000), "0"),
     RUNK(search_ops, CK_U64, NO_RANGE, "0"),
+    RUNK(together, CK_DOUBLE, RANGE(0, 1), "0"),
+    RUNK(together_max, CK_INT, RANGE(2, 4), "2"),
+    RUNK(together_tries, CK_INT, RANGE(1, 1000), "1"),
 };
 
 /* No default of their own: type and fstype and mount_cmd are required where they apply,

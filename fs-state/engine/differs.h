@@ -32,6 +32,9 @@ enum { DIFF_REMOUNT = 131072 };
 /* A finding of the fs against its own promise (crash, fault or remount), not against the
  * reference. */
 #define DIFF_OWN_PROMISE (DIFF_CRASH_ANY | DIFF_FAULT_ANY | DIFF_REMOUNT)
+/* A concurrent step ([run] together) whose outcome on this fs no serial order of its calls
+ * on the reference gives (concurrent.h); past the fault and remount bits. */
+enum { DIFF_SERIAL = 262144 };
 #define DIFF_OF_CRASH(kinds) ((unsigned)(kinds) << 3)     /* CRASH_* to DIFF_CRASH* */
 #define CRASH_OF_DIFF(differs) (((unsigned)(differs) >> 3) & 7u)
 

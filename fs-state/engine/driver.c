@@ -6,6 +6,7 @@
 #include "revisits.h"
 #include "random_walk.h"
 #include "fault_plan.h"
+#include "together_run.h"
 #include "backend/runlock.h"
 #include "lib/signals.h"
 #include "lib/helpers.h"
@@ -28,6 +29,7 @@ static struct fault_plan faults; /* [run] faults: which steps are fault steps */
 static int last_leaf;            /* the last step's trees differed: nothing below it is searched */
 static volatile sig_atomic_t stop_signal;
 static int run_lock = -1;   /* the run's lock (backend/runlock.h), held while pan lives */
+static struct together_set together_calls;   /* a concurrent step's ([run] together) */
 
 /* METIS_STEP_PROFILE=1: where a step's time goes, on stderr at the end (tests/bench/README.md).
  * A clock read per part costs ~30 ns: cheap enough to be always compiled in. */
@@ -379,6 +381,63 @@ static int report_if_differs(const struct op_args *a)
     return leaf;
 }
 
+/* The state a step made goes on the search path, with the reference's tree of it. */
+static void push_path(uint64_t to)
+{
+    if (engine_path_push(&E, to, E.ops) < 0)
+        infra_failure(E.g.err);
+    track_view();
+}
+
+/* One operation on every fs: what a branch of the model stands for. Returns 1 for a leaf. */
+static int single_step(const struct fault_spec *fault, uint64_t from, uint64_t to, long depth)
+{
+    int stepped = fsgroup_step(&E.g, &E.args, fault, from, to);
+    engine_log_history(&E, E.ops);
+    if (stepped < 0)
+        step_failed(&E.args, E.cur_sid, E.ops - 1);
+    prof_mark(PROF_STEP);
+    for (int i = 0; i < E.g.nfs; i++)
+        reach_count(&E.reach, i, E.cfg.fs[i].name, &E.args, &E.g.out[i].res, E.g.out[i].skipped);
+    input_count_result(&E.in, E.g.out[0].res.err);
+    search_note(&E.search, E.cur_sid, E.g.out[0].res.err);
+    prof_mark(PROF_COUNT_);
+    log_step(&E.args, fault, E.cur_sid, to, depth);
+    prof_mark(PROF_LOG);
+    push_path(to);
+    prof_mark(PROF_PATH);
+    return report_if_differs(&E.args);
+}
+
+/* Several operations at once (together_run.h). A step no serial order explains is a leaf and
+ * a discrepancy; one whose file systems took different orders is a leaf alone. */
+static int together_step(uint64_t from, uint64_t to, long depth)
+{
+    static struct concurrent_verdict v;
+    if (together_run(&E, &together_calls, from, to, depth, &v) < 0)
+        step_failed(&E.args, E.cur_sid, E.ops - 1);
+    prof_mark(PROF_STEP);
+    push_path(to);
+    if (!v.failed)
+        return v.diverged;
+    if (fsgroup_save_live(&E.g) < 0)     /* the report exports the path's saved states */
+        step_failed(&E.args, E.cur_sid, E.ops);
+    together_report(&E, &together_calls, &v);
+    if (!E.cfg.run.keep_going && E.step_unknown)
+        finish(METIS_EXIT_DISCREPANCY, "discrepancy");
+    return 1;
+}
+
+/* No known delta where the search is: a concurrent step's trees must equal a serial order's
+ * on the reference, which a known difference in attributes would never let them. */
+static int trees_alike(void)
+{
+    for (int i = 1; i < E.g.nfs; i++)
+        if (E.depth && known_delta_at(&E, E.depth - 1, i))
+            return 0;
+    return 1;
+}
+
 void metis_step(int op, double stored, double matched, long depth)
 {
     double now = now_seconds();
@@ -407,29 +466,16 @@ void metis_step(int op, double stored, double matched, long depth)
     E.cur_sid = metis_sid;
     E.in.view = view_stack_top(&E.views);
     op_draw((enum op_id)op, &E.in, &E.args);
+    int together = trees_alike() && together_draw(&E.in, &E.args, &together_calls);
     uint64_t to = E.next_sid++;
     E.ops++;
     E.g.live = E.cur_sid;
-    struct fault_spec fault;
-    fault_plan_draw(&faults, E.args.op, &fault);
+    struct fault_spec fault = { 0 };   /* a concurrent step is no fault step */
+    if (!together)
+        fault_plan_draw(&faults, E.args.op, &fault);
     prof_mark(PROF_DRAW);
-    int stepped = fsgroup_step(&E.g, &E.args, &fault, from, to);
-    engine_log_history(&E, E.ops);
-    if (stepped < 0)
-        step_failed(&E.args, E.cur_sid, E.ops - 1);
-    prof_mark(PROF_STEP);
-    for (int i = 0; i < E.g.nfs; i++)
-        reach_count(&E.reach, i, E.cfg.fs[i].name, &E.args, &E.g.out[i].res, E.g.out[i].skipped);
-    input_count_result(&E.in, E.g.out[0].res.err);
-    search_note(&E.search, E.cur_sid, E.g.out[0].res.err);
-    prof_mark(PROF_COUNT_);
-    log_step(&E.args, &fault, E.cur_sid, to, depth);
-    prof_mark(PROF_LOG);
-    if (engine_path_push(&E, to, E.ops) < 0)
-        infra_failure(E.g.err);
-    track_view();
-    prof_mark(PROF_PATH);
-    track_state(to, report_if_differs(&E.args));
+    int leaf = together ? together_step(from, to, depth) : single_step(&fault, from, to, depth);
+    track_state(to, leaf);
     prof_mark(PROF_COMPARE);
     progress_tick(&E, now);
     log_tick(now);

@@ -55,6 +55,8 @@ static void apply_overrides(struct metis_config *cfg)
         cfg->run.seconds = strtod(v, NULL);
     if ((v = getenv("METIS_KEEP_GOING")))
         cfg->run.keep_going = atoi(v);
+    if ((v = getenv("METIS_TOGETHER")))
+        cfg->run.together = strtod(v, NULL);
     apply_shape_overrides(cfg);
 }
 
@@ -246,7 +248,7 @@ int engine_path_unwind_to(struct engine *e, uint64_t sid)
 /* ---- discrepancies ---- */
 
 /* Listing of one file system's tree as it is now (mounted for the purpose). */
-static void write_listing(struct engine *e, FILE *f, int i)
+void engine_write_listing(struct engine *e, FILE *f, int i)
 {
     struct backend *b = e->g.be[i];
     unsigned char digest[TREE_MAX_DIGEST];
@@ -318,7 +320,7 @@ static void export_fresh(struct engine *e, FILE *f, const char *dir, size_t firs
  * When none of them before the last can be loaded on every fs (a kept FUSE mount has images of its
  * checkpoints only), the newest older state that can is saved too, so the replayer need not
  * start from the initial state. */
-static void export_ring(struct engine *e, FILE *f, const char *dir)
+void engine_export_ring(struct engine *e, FILE *f, const char *dir)
 {
     size_t first = e->depth > (size_t)e->cfg.run.ring + 1 ? e->depth - e->cfg.run.ring - 1 : 0;
     int loadable = 0;
@@ -480,9 +482,9 @@ void engine_report_discrepancy(struct engine *e, const struct op_args *a)
     describe_outcomes(e, f, a);
     describe_classes(e, f, idx, n, path);
     snprintf(dir, sizeof dir, "%s/states", e->out_dir);
-    export_ring(e, f, dir);
+    engine_export_ring(e, f, dir);
     for (int i = 0; i < e->g.nfs; i++)
-        write_listing(e, f, i);
+        engine_write_listing(e, f, i);
     for (int i = 0; a && i < e->g.nfs; i++)
         if (CRASH_OF_DIFF(e->g.out[i].differs))
             fsgroup_crash_report(&e->g, i, f, dir, e->ops);

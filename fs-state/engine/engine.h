@@ -14,6 +14,7 @@
 #include "sampler.h"
 #include "searches.h"
 #include "step.h"
+#include "together_counts.h"
 #include "view.h"
 
 struct path_entry {
@@ -50,6 +51,7 @@ struct engine {
     struct known_list known;     /* classes of the known file (METIS_KNOWN); n 0 without one */
     int have_known;
     int step_unknown;            /* the last discrepancy's classes not in the known file */
+    struct together_counts together;   /* the concurrent steps ([run] together) */
 };
 
 /* Error convention: 0 or -1 with e->err (engine_init) or e->g.err (the steps); nothing below
@@ -78,6 +80,10 @@ static inline int engine_class_known(const struct engine *e, int k)
  * detail file naming the state, the operation and what failed. Counts as a discrepancy. */
 void engine_report_target_failure(struct engine *e, int i, enum target_failure k,
                                   const struct op_args *a, uint64_t state);
+/* A detail file's parts: the saved states of the search path's last ring states (exported
+ * for the replayer, under dir), and fs i's tree as it is now (mounted for the purpose). */
+void engine_export_ring(struct engine *e, FILE *f, const char *dir);
+void engine_write_listing(struct engine *e, FILE *f, int i);
 /* Logs what the last step's restores left in the backends' history (backend.h): their
  * "call" and "fresh" records, numbered seq (the step's operation; 0 at set-up). */
 void engine_log_history(struct engine *e, uint64_t seq);

@@ -69,152 +69,153 @@ void op_fill_bytes(uint64_t seed, void *buf, size_t len)
     }
 }
 
-/* A reusable buffer for write data and xattr values. */
+/* A reusable buffer for write data and xattr values, one per thread: concurrent steps make
+ * calls from several threads at once (together.c). */
+static __thread struct buf thread_data;
+
 static void *data_buffer(uint64_t seed, size_t len)
 {
-    static __thread struct buf b;
-    if (buf_reserve(&b, len))
+    struct buf *b = &thread_data;
+    if (buf_reserve(b, len))
         return NULL;
-    op_fill_bytes(seed, (unsigned char *)b.p, len);
-    return b.p ? b.p : (void *)"";
+    op_fill_bytes(seed, (unsigned char *)b->p, len);
+    return b->p ? b->p : (void *)"";
 }
 
-/* ---------- exec: each runs the real syscall on a path confined below rootfd ---------- */
-
-static long exec_create_file(int rootfd, const struct op_args *a)
+void op_thread_done(void)
 {
-    int fd = beneath_open(rootfd, a->path + 1, (unsigned)a->flags | O_CREAT, a->mode);
+    buf_free(&thread_data);
+}
+
+/* ---------- exec: each call resolves its operands, then acts on them ---------- */
+
+/* A call's resolution failed: its act reports it. */
+static void hold_failed(struct op_hold *h)
+{
+    h->failed = 1;
+    h->err = errno ? errno : EIO;
+}
+
+static void resolve_none(int rootfd, const struct op_args *a, struct op_hold *h)
+{
+}
+
+/* The operand itself, a final symlink followed, as an O_PATH descriptor. */
+static void resolve_target(int rootfd, const struct op_args *a, struct op_hold *h)
+{
+    if ((h->fd[0] = open_target(rootfd, a->path)) < 0)
+        hold_failed(h);
+}
+
+/* The directory the call makes or removes a name in. */
+static void resolve_parent(int rootfd, const struct op_args *a, struct op_hold *h)
+{
+    if ((h->fd[0] = open_parent(rootfd, a->path, h->name[0], &h->last[0])) < 0)
+        hold_failed(h);
+}
+
+/* Both directories of a rename. */
+static void resolve_two_parents(int rootfd, const struct op_args *a, struct op_hold *h)
+{
+    if ((h->fd[0] = open_parent(rootfd, a->path, h->name[0], &h->last[0])) < 0 ||
+        (h->fd[1] = open_parent(rootfd, a->path2, h->name[1], &h->last[1])) < 0)
+        hold_failed(h);
+}
+
+/* A link's directories and its source itself (not followed), in the order linkat looks
+ * them up: the link then acts on the inode found here, as the kernel's own lookup would. */
+static void resolve_link(int rootfd, const struct op_args *a, struct op_hold *h)
+{
+    resolve_two_parents(rootfd, a, h);
+    if (!h->failed &&
+        (h->fd[2] = openat(h->fd[0], h->last[0], O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        hold_failed(h);
+}
+
+/* A write opens the file as drawn (no O_CREAT): what the open may change comes first. */
+static void resolve_write_file(int rootfd, const struct op_args *a, struct op_hold *h)
+{
+    errno = EFBIG;
+    if (a->size > METIS_WRITE_MAX ||
+        (h->fd[0] = beneath_open(rootfd, a->path + 1, (unsigned)a->flags, a->mode)) < 0)
+        hold_failed(h);
+}
+
+static void resolve_fallocate_file(int rootfd, const struct op_args *a, struct op_hold *h)
+{
+    if ((h->fd[0] = beneath_open(rootfd, a->path + 1, O_RDWR, 0)) < 0)
+        hold_failed(h);
+}
+
+/* The name is looked up (and made) in the directory resolved first, as the kernel does under
+ * that directory's lock; confined below it, as symlink targets only go down. */
+static long act_create_file(const struct op_args *a, struct op_hold *h)
+{
+    int fd = beneath_open(h->fd[0], h->last[0], (unsigned)a->flags | O_CREAT, a->mode);
     return fd < 0 ? -1 : beneath_close(fd, 0);
 }
 
-static long exec_write_file(int rootfd, const struct op_args *a)
+static long act_write_file(const struct op_args *a, struct op_hold *h)
 {
-    if (a->size > METIS_WRITE_MAX) {
-        errno = EFBIG;
-        return -1;
-    }
-    int fd = beneath_open(rootfd, a->path + 1, (unsigned)a->flags, a->mode);
-    if (fd < 0)
-        return -1;
     void *data = data_buffer(a->data_seed, a->size);
-    if (!data)
-        return beneath_close(fd, -1);
-    return beneath_close(fd, pwrite(fd, data, a->size, (off_t)a->offset));
+    return data ? pwrite(h->fd[0], data, a->size, (off_t)a->offset) : -1;
 }
 
-static long exec_truncate(int rootfd, const struct op_args *a)
+static long act_truncate(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
-    int fd = open_target(rootfd, a->path);
-    if (fd < 0)
-        return -1;
-    return beneath_close(fd, truncate(beneath_fd_path(fd, p, sizeof p), (off_t)a->size));
+    return truncate(beneath_fd_path(h->fd[0], p, sizeof p), (off_t)a->size);
 }
 
-/* fallocate in any mode but INSERT_RANGE, which exec_fallocate_file caps first. */
-static long falloc_plain(int rootfd, const struct op_args *a)
-{
-    int fd = beneath_open(rootfd, a->path + 1, O_RDWR, 0);
-    if (fd < 0)
-        return -1;
-    return beneath_close(fd, fallocate(fd, a->flags, (off_t)a->offset, (off_t)a->size));
-}
-
-static long exec_chmod(int rootfd, const struct op_args *a)
+static long act_chmod(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
-    int fd = open_target(rootfd, a->path);
-    if (fd < 0)
-        return -1;
-    return beneath_close(fd, chmod(beneath_fd_path(fd, p, sizeof p), a->mode));
+    return chmod(beneath_fd_path(h->fd[0], p, sizeof p), a->mode);
 }
 
-static long exec_chown_file(int rootfd, const struct op_args *a)
+static long act_chown_file(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
-    int fd = open_target(rootfd, a->path);
-    if (fd < 0)
-        return -1;
-    return beneath_close(fd, chown(beneath_fd_path(fd, p, sizeof p), a->uid, UID_KEEP));
+    return chown(beneath_fd_path(h->fd[0], p, sizeof p), a->uid, UID_KEEP);
 }
 
-static long exec_chgrp_file(int rootfd, const struct op_args *a)
+static long act_chgrp_file(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
-    int fd = open_target(rootfd, a->path);
-    if (fd < 0)
-        return -1;
-    return beneath_close(fd, chown(beneath_fd_path(fd, p, sizeof p), UID_KEEP, a->gid));
+    return chown(beneath_fd_path(h->fd[0], p, sizeof p), UID_KEEP, a->gid);
 }
 
-static long exec_unlink(int rootfd, const struct op_args *a)
+static long act_unlink(const struct op_args *a, struct op_hold *h)
 {
-    char buf[METIS_PATH_MAX];
-    const char *last;
-    int dfd = open_parent(rootfd, a->path, buf, &last);
-    if (dfd < 0)
-        return -1;
-    return beneath_close(dfd, unlinkat(dfd, last, 0));
+    return unlinkat(h->fd[0], h->last[0], 0);
 }
 
-static long exec_mkdir(int rootfd, const struct op_args *a)
+static long act_mkdir(const struct op_args *a, struct op_hold *h)
 {
-    char buf[METIS_PATH_MAX];
-    const char *last;
-    int dfd = open_parent(rootfd, a->path, buf, &last);
-    if (dfd < 0)
-        return -1;
-    return beneath_close(dfd, mkdirat(dfd, last, a->mode));
+    return mkdirat(h->fd[0], h->last[0], a->mode);
 }
 
-static long exec_rmdir(int rootfd, const struct op_args *a)
+static long act_rmdir(const struct op_args *a, struct op_hold *h)
 {
-    char buf[METIS_PATH_MAX];
-    const char *last;
-    int dfd = open_parent(rootfd, a->path, buf, &last);
-    if (dfd < 0)
-        return -1;
-    return beneath_close(dfd, unlinkat(dfd, last, AT_REMOVEDIR));
+    return unlinkat(h->fd[0], h->last[0], AT_REMOVEDIR);
 }
 
-/* Runs a two-path *at call (rename, link) on the parents of path and path2. */
-static long exec_two_paths(int rootfd, const struct op_args *a, int is_rename)
+static long act_rename(const struct op_args *a, struct op_hold *h)
 {
-    char b1[METIS_PATH_MAX], b2[METIS_PATH_MAX];
-    const char *l1, *l2;
-    int d1 = open_parent(rootfd, a->path, b1, &l1);
-    if (d1 < 0)
-        return -1;
-    int d2 = open_parent(rootfd, a->path2, b2, &l2);
-    if (d2 < 0)
-        return beneath_close(d1, -1);
-    long ret = is_rename ? renameat2(d1, l1, d2, l2, (unsigned)a->flags)
-                         : linkat(d1, l1, d2, l2, 0);
-    beneath_close(d2, 0);
-    return beneath_close(d1, ret);
+    return renameat2(h->fd[0], h->last[0], h->fd[1], h->last[1], (unsigned)a->flags);
 }
 
-static long exec_rename(int rootfd, const struct op_args *a)
+static long act_link(const struct op_args *a, struct op_hold *h)
 {
-    return exec_two_paths(rootfd, a, 1);
+    return linkat(h->fd[2], "", h->fd[1], h->last[1], AT_EMPTY_PATH);
 }
 
-static long exec_link(int rootfd, const struct op_args *a)
+static long act_symlink(const struct op_args *a, struct op_hold *h)
 {
-    return exec_two_paths(rootfd, a, 0);
+    return symlinkat(a->path2, h->fd[0], h->last[0]);
 }
 
-static long exec_symlink(int rootfd, const struct op_args *a)
-{
-    char buf[METIS_PATH_MAX];
-    const char *last;
-    int dfd = open_parent(rootfd, a->path, buf, &last);
-    if (dfd < 0)
-        return -1;
-    return beneath_close(dfd, symlinkat(a->path2, dfd, last));
-}
-
-static long exec_setxattr(int rootfd, const struct op_args *a)
+static long act_setxattr(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
     /* Sizes beyond the kernel's limit are rejected (E2BIG) before it reads the value. */
@@ -222,20 +223,13 @@ static long exec_setxattr(int rootfd, const struct op_args *a)
     void *value = data_buffer(a->data_seed, have);
     if (!value)
         return -1;
-    int fd = open_target(rootfd, a->path);
-    if (fd < 0)
-        return -1;
-    return beneath_close(fd, setxattr(beneath_fd_path(fd, p, sizeof p), a->xname, value, a->size,
-                                      a->flags));
+    return setxattr(beneath_fd_path(h->fd[0], p, sizeof p), a->xname, value, a->size, a->flags);
 }
 
-static long exec_removexattr(int rootfd, const struct op_args *a)
+static long act_removexattr(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
-    int fd = open_target(rootfd, a->path);
-    if (fd < 0)
-        return -1;
-    return beneath_close(fd, removexattr(beneath_fd_path(fd, p, sizeof p), a->xname));
+    return removexattr(beneath_fd_path(h->fd[0], p, sizeof p), a->xname);
 }
 
 /* ---------- draw: arguments from the pool and the weighted partitions ---------- */
@@ -488,18 +482,13 @@ static int insert_past_cap(int fd, const struct op_args *a)
            (uint64_t)st.st_size + a->size > insert_cap;
 }
 
-static long exec_fallocate_file(int rootfd, const struct op_args *a)
+static long act_fallocate_file(const struct op_args *a, struct op_hold *h)
 {
-    if (!(a->flags & FALLOC_FL_INSERT_RANGE))
-        return falloc_plain(rootfd, a);
-    int fd = beneath_open(rootfd, a->path + 1, O_RDWR, 0);
-    if (fd < 0)
-        return -1;
-    if (insert_past_cap(fd, a)) {
+    if (insert_past_cap(h->fd[0], a)) {
         errno = EFBIG;
-        return beneath_close(fd, -1);
+        return -1;
     }
-    return beneath_close(fd, fallocate(fd, a->flags, (off_t)a->offset, (off_t)a->size));
+    return fallocate(h->fd[0], a->flags, (off_t)a->offset, (off_t)a->size);
 }
 
 static void draw_copy_range(struct input *in, struct op_args *a)
@@ -531,8 +520,10 @@ static long copy_all(int in, int out, const struct op_args *a)
     return (long)total;
 }
 
-static long exec_copy_range(int rootfd, const struct op_args *a)
+/* Several calls (opens, then copies until done): no resolution of its own before it acts. */
+static long act_copy_range(const struct op_args *a, struct op_hold *h)
 {
+    int rootfd = h->root;
     int in = beneath_open(rootfd, a->path + 1, O_RDONLY, 0);
     if (in < 0)
         return -1;
@@ -556,15 +547,10 @@ static void draw_mknod(struct input *in, struct op_args *a)
         a->rdev = makedev(60 + (unsigned)rng_below(&in->rng, 4), (unsigned)rng_below(&in->rng, 4));
 }
 
-static long exec_mknod(int rootfd, const struct op_args *a)
+static long act_mknod(const struct op_args *a, struct op_hold *h)
 {
-    char buf[METIS_PATH_MAX];
-    const char *last;
-    int dfd = open_parent(rootfd, a->path, buf, &last);
-    if (dfd < 0)
-        return -1;
     mode_t mode = ((mode_t)a->flags & S_IFMT) | (a->mode & 07777);
-    return beneath_close(dfd, mknodat(dfd, last, mode, (dev_t)a->rdev));
+    return mknodat(h->fd[0], h->last[0], mode, (dev_t)a->rdev);
 }
 
 static void draw_open_unlink(struct input *in, struct op_args *a)
@@ -600,8 +586,9 @@ static long through_fd(int fd, const struct op_args *a)
 /* Opens a file, unlinks the name it was opened by, writes or truncates through the fd and
  * closes it. The inode must live until the close; its other links, if any, show the result,
  * and without them it must vanish (which only free space would show: not compared). */
-static long exec_open_unlink(int rootfd, const struct op_args *a)
+static long act_open_unlink(const struct op_args *a, struct op_hold *h)
 {
+    int rootfd = h->root;
     char buf[METIS_PATH_MAX];
     const char *last;
     int fd = beneath_open(rootfd, a->path + 1, O_RDWR, 0);
@@ -631,14 +618,11 @@ static void draw_utimes(struct input *in, struct op_args *a)
 }
 
 /* Sets the mtime of a path (following a final symlink); the atime is left alone. */
-static long exec_utimes(int rootfd, const struct op_args *a)
+static long act_utimes(const struct op_args *a, struct op_hold *h)
 {
     char p[64];
     struct timespec ts[2] = { { 0, UTIME_OMIT }, { (time_t)a->mtime_sec, a->mtime_nsec } };
-    int fd = open_target(rootfd, a->path);
-    if (fd < 0)
-        return -1;
-    return beneath_close(fd, utimensat(AT_FDCWD, beneath_fd_path(fd, p, sizeof p), ts, 0));
+    return utimensat(AT_FDCWD, beneath_fd_path(h->fd[0], p, sizeof p), ts, 0);
 }
 
 int op_variant_of(const struct op_args *a)
@@ -671,10 +655,28 @@ enum {
     FIELDS_utimes         = OPF_PATH | OPF_MTIME,
 };
 
+/* What each operation resolves before it acts: the calls' operands, opened first. */
+#define resolve_create_file resolve_parent
+#define resolve_truncate resolve_target
+#define resolve_chmod resolve_target
+#define resolve_chown_file resolve_target
+#define resolve_chgrp_file resolve_target
+#define resolve_unlink resolve_parent
+#define resolve_mkdir resolve_parent
+#define resolve_rmdir resolve_parent
+#define resolve_rename resolve_two_parents
+#define resolve_symlink resolve_parent
+#define resolve_setxattr resolve_target
+#define resolve_removexattr resolve_target
+#define resolve_copy_range resolve_none
+#define resolve_mknod resolve_parent
+#define resolve_open_unlink resolve_none
+#define resolve_utimes resolve_target
+
 /* One row per operation of METIS_OPS, named after it: an operation without its draw_NAME,
- * exec_NAME or FIELDS_NAME does not compile. */
+ * resolve_NAME, act_NAME or FIELDS_NAME does not compile. */
 static const struct op_desc op_table[OP_COUNT] = {
-#define OP_ROW(n) [OP_##n] = { draw_##n, exec_##n, FIELDS_##n },
+#define OP_ROW(n) [OP_##n] = { draw_##n, resolve_##n, act_##n, FIELDS_##n },
     METIS_OPS(OP_ROW)
 #undef OP_ROW
 };
@@ -764,21 +766,50 @@ static const char *check_args(const struct op_args *a, const char **which)
     return why;
 }
 
-void op_exec(int rootfd, const struct op_args *a, struct op_result *r)
+void op_resolve(int rootfd, const struct op_args *a, struct op_hold *h)
 {
     const char *which;
+    h->root = rootfd;
+    h->fd[0] = h->fd[1] = h->fd[2] = -1;
+    h->failed = 0;
+    errno = EINVAL;
     if ((unsigned)a->op >= OP_COUNT || memchr(a->path, 0, sizeof a->path) == NULL ||
         memchr(a->path2, 0, sizeof a->path2) == NULL || memchr(a->xname, 0, sizeof a->xname) == NULL ||
         check_args(a, &which)) {
         /* Never reached from op_draw or op_parse; refusing keeps a corrupt request confined. */
-        r->ret = -1;
-        r->err = EINVAL;
+        hold_failed(h);
         return;
     }
     errno = 0;
-    long ret = op_table[a->op].exec(rootfd, a);
+    op_table[a->op].resolve(rootfd, a, h);
+}
+
+void op_act(const struct op_args *a, struct op_hold *h, struct op_result *r)
+{
+    if (h->failed) {
+        *r = (struct op_result){ -1, h->err };
+        return;
+    }
+    errno = 0;
+    long ret = op_table[a->op].act(a, h);
     r->ret = ret;
     r->err = ret < 0 ? (errno ? errno : EIO) : 0;
+}
+
+void op_release(struct op_hold *h)
+{
+    for (int i = 0; i < 3; i++)
+        if (h->fd[i] >= 0)
+            close(h->fd[i]);
+    h->fd[0] = h->fd[1] = h->fd[2] = -1;
+}
+
+void op_exec(int rootfd, const struct op_args *a, struct op_result *r)
+{
+    struct op_hold h;
+    op_resolve(rootfd, a, &h);
+    op_act(a, &h, r);
+    op_release(&h);
 }
 
 /* ---------- text form ---------- */

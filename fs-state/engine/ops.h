@@ -45,12 +45,26 @@ struct op_result {
 struct metis_config;
 struct input;
 
+/* What a call resolved before it acts: descriptors of its operands (O_PATH, or the file it
+ * writes through) and the last names within the directories it acts in. The kernel resolves
+ * names without locks and acts under them later, so another call may come in between: the
+ * serial-order check of concurrent steps (serial.h) puts the two apart too. */
+struct op_hold {
+    int root;                      /* the mount's root, for calls that resolve as they act */
+    int fd[3];                     /* -1: none */
+    const char *last[2];
+    char name[2][METIS_PATH_MAX];
+    int failed, err;               /* the resolution failed, with this errno: the act says so */
+};
+
 /* One row of the operation table (ops.c), built from METIS_OPS (opnames.h). */
 typedef void op_draw_fn(struct input *in, struct op_args *a);
-typedef long op_exec_fn(int rootfd, const struct op_args *a);
+typedef void op_resolve_fn(int rootfd, const struct op_args *a, struct op_hold *h);
+typedef long op_act_fn(const struct op_args *a, struct op_hold *h);
 struct op_desc {
     op_draw_fn *draw;              /* draws its arguments */
-    op_exec_fn *exec;              /* runs it confined below a mount root */
+    op_resolve_fn *resolve;        /* opens its operands confined below a mount root */
+    op_act_fn *act;                /* makes the call on them */
     unsigned fields;               /* the OPF_* it uses: its text form (op_format, op_parse) */
 };
 /* The row of op, or NULL when op is out of range. */
@@ -58,8 +72,17 @@ const struct op_desc *op_desc_of(enum op_id op);
 
 /* Draws the arguments of op from the configured partitions and pool. */
 void op_draw(enum op_id op, struct input *in, struct op_args *a);
-/* Runs a on the file system whose root directory is rootfd, never reaching outside it. */
+/* Runs a on the file system whose root directory is rootfd, never reaching outside it:
+ * op_resolve, op_act, op_release. */
 void op_exec(int rootfd, const struct op_args *a, struct op_result *r);
+/* The two halves of a call, for orders that put another call between them (serial.h):
+ * resolving changes nothing; a failed resolution is the act's outcome. op_release closes
+ * what the resolution opened. */
+void op_resolve(int rootfd, const struct op_args *a, struct op_hold *h);
+void op_act(const struct op_args *a, struct op_hold *h, struct op_result *r);
+void op_release(struct op_hold *h);
+/* Frees what op_exec keeps for the calling thread (a thread that ends after its calls). */
+void op_thread_done(void);
 /* Deterministic bytes of a write. */
 void op_fill_bytes(uint64_t seed, void *buf, size_t len);
 /* One-line text form "NAME key=value ..." (no newline) and its exact inverse.

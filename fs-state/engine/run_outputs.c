@@ -194,6 +194,8 @@ static void write_summary_json(struct engine *e, enum metis_exit st, const char 
     reach_write_json(&e->reach, f);
     fputs(",\"coverage\":", f);
     coverage_write_json(&e->in, f);
+    fputs(",", f);
+    together_write_json(&e->together, f);
     fputs("}\n", f);
 }
 
@@ -220,6 +222,7 @@ void report_write(struct engine *e, enum metis_exit st, const char *reason)
     e->reach.lacked_variants = e->cfg.lacked_variants;
     if ((f = open_out(e, "reach.txt"))) {
         reach_write_text(&e->reach, e->cfg.op_weight, f);
+        together_write_text(&e->together, f);
         fputc('\n', f);
         coverage_write_paths(&e->in, f);
         fclose(f);

@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CARRY_MAGIC 0x3243535349544d45ull    /* "EMTISSC2": this build's carry layout */
+#define CARRY_MAGIC 0x3343535349544d45ull    /* "EMTISSC3": this build's carry layout */
 
 /* The reach and coverage tables are arrays of counters only: added word by word. */
 _Static_assert(sizeof(((struct reach *)0)->row) % sizeof(uint64_t) == 0, "reach rows hold only counters");
+_Static_assert(sizeof(struct together_counts) % sizeof(uint64_t) == 0, "together counts are counters");
 _Static_assert(sizeof(struct coverage) % sizeof(uint64_t) == 0, "coverage holds only counters");
 
 uint64_t search_seed(uint64_t base, int index)
@@ -199,6 +200,7 @@ void search_fold(struct engine *e)
     if (p->reach.nfs > e->reach.nfs)
         e->reach.nfs = p->reach.nfs;
     add_words(&e->in.cov, &p->cov, sizeof e->in.cov);
+    add_words(&e->together, &p->together, sizeof e->together);
     for (int i = 0; i < e->g.nfs; i++) {
         struct fs_outcome *o = &e->g.out[i];
         o->t_prepare += p->t[i][0];
@@ -225,6 +227,7 @@ int search_save(const struct engine *e)
     c.max_depth = e->max_depth_seen;
     c.reach = e->reach;
     c.cov = e->in.cov;
+    c.together = e->together;
     for (int i = 0; i < e->g.nfs; i++) {
         const struct fs_outcome *o = &e->g.out[i];
         c.t[i][0] = o->t_prepare, c.t[i][1] = o->t_op;

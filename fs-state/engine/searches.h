@@ -8,6 +8,7 @@
 #include "exits.h"
 #include "input.h"
 #include "reach.h"
+#include "together_counts.h"
 
 /* pan's exit status when its search completed and the front end is to start the next one is
  * exits.h's METIS_EXIT_RESTART. */
@@ -24,6 +25,7 @@ struct search_carry {
     long max_depth;
     struct reach reach;
     struct coverage cov;
+    struct together_counts together;
     double t[METIS_MAX_FS][4];   /* each fs's prepare, operation, abstract, finish seconds */
     int fail_streak;             /* the search ended on a target failure: how many in a row */
     char fail_signature[160];    /* ... of this class, with no operation done in between */

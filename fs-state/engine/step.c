@@ -6,6 +6,7 @@
 #include "fsset.h"
 #include "input.h"
 #include "prepopulate.h"
+#include "together.h"
 #include "lib/helpers.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +80,8 @@ static void history_forget(struct fsgroup *g, uint64_t sid)
     }
 }
 
+/* text: the operations that made sid from parent, one per line (several: a concurrent step,
+ * in the serial order the reference kept). */
 static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const char *text)
 {
     struct step_history *h;
@@ -172,6 +175,40 @@ static int replay_call(struct backend *b, const char *text)
     return rc;
 }
 
+/* Runs the operations of one history entry (one per line) on b. */
+static int replay_lines(struct backend *b, const char *text)
+{
+    char line[METIS_OP_LINE_MAX], err[256];
+    struct op_args a;
+    struct op_result r;
+    while (*text) {
+        size_t n = strcspn(text, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)n, text);
+        text += n + (text[n] == '\n');
+        if (op_parse(line, &a, err, sizeof err) < 0) {
+            snprintf(b->err, sizeof b->err, "%s: replaying '%.600s': %s", b->cfg->name, line, err);
+            return -1;
+        }
+        op_exec(b->rootfd, &a, &r);
+    }
+    return 0;
+}
+
+/* One history entry: an operation, a restore call, or a concurrent step's calls in the order
+ * kept. */
+static int replay_entry(struct backend *b, const char *text)
+{
+    char err[256];
+    if (strncmp(text, CALL_PREFIX, strlen(CALL_PREFIX)) == 0)
+        return replay_call(b, text + strlen(CALL_PREFIX));
+    if (!together_is_history(text))
+        return replay_lines(b, text);
+    if (together_replay(b->rootfd, text, err, sizeof err) == 0)
+        return 0;
+    snprintf(b->err, sizeof b->err, "%s: replaying a concurrent step: %s", b->cfg->name, err);
+    return -1;
+}
+
 /* A backend without snapshots holds state `from` (BACKEND_REPLAY_INITIAL: it was remounted
  * fresh, and the initial state's making, fillers and prepopulation, comes first): rebuild
  * state sid by the operations that led from there to it. */
@@ -179,9 +216,6 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t from, uint64_t
 {
     struct fsgroup *g = ctx;
     const char **ops = NULL;
-    struct op_args a;
-    struct op_result r;
-    char err[256];
     long n = history_chain(g, from, sid, &ops);
     if (n < 0) {
         snprintf(b->err, sizeof b->err, "%s: restore: state %llu has no recorded path",
@@ -192,17 +226,8 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t from, uint64_t
     int rc = fresh ? equalize_replay(b->rootfd, &g->fillers[fs_index(g, b)]) : 0;
     if (rc == 0 && fresh && !b->populated)
         prepopulate_run(b->rootfd, g->plan, g->nplan);
-    for (long k = n - 1; rc == 0 && k >= 0; k--) {
-        if (!ops[k])
-            continue;
-        if (strncmp(ops[k], CALL_PREFIX, strlen(CALL_PREFIX)) == 0)
-            rc = replay_call(b, ops[k] + strlen(CALL_PREFIX));
-        else if (op_parse(ops[k], &a, err, sizeof err) < 0)
-            rc = -1, snprintf(b->err, sizeof b->err, "%s: replaying '%s': %s", b->cfg->name,
-                              ops[k], err);
-        else
-            op_exec(b->rootfd, &a, &r);
-    }
+    for (long k = n - 1; rc == 0 && k >= 0; k--)
+        rc = ops[k] ? replay_entry(b, ops[k]) : 0;
     free(ops);
     return rc;
 }
@@ -280,10 +305,12 @@ static int open_backends(struct fsgroup *g, const char *run_id, const char *work
         set_ample(g->be[i], g->cfg);
         g->limit[i] = fs->op_timeout;
         /* Logically restored file systems replay when a restore misses. */
-        g->needs_history |= (fs->type == FS_FUSE &&
-                             (fs->size == 0 || fs->dir_backed || !fs->remount)) ||
-                            (fs->type == FS_KERNEL &&
-                             (fs_format_devless(fs->fstype) || !fs->remount));
+        int no_snapshots = (fs->type == FS_FUSE &&
+                            (fs->size == 0 || fs->dir_backed || !fs->remount)) ||
+                           (fs->type == FS_KERNEL &&
+                            (fs_format_devless(fs->fstype) || !fs->remount));
+        g->needs_history |= no_snapshots;
+        g->no_snapshots |= (unsigned)no_snapshots << i;
         if (fs->op_timeout > g->timeout)
             g->timeout = fs->op_timeout;
     }
@@ -415,6 +442,9 @@ struct step_job {
                                     from it (STEP_NO_STATE: nothing to save) */
     int again;                   /* a second pass on fs that ran already: saves and discards
                                     before the step are done */
+    step_exec_fn *exec;          /* not NULL: the step's calls, made instead of args (a
+                                    concurrent step's, or a serial order of them) */
+    void *ctx;                   /* ... and what they need */
     unsigned char fault_before[METIS_MAX_FS][TREE_MAX_DIGEST];  /* a fault step: each fs's
                                     digest of the state the step starts from ... */
     int fault_blen[METIS_MAX_FS];  /* ... and its length (-1: unknown) */
@@ -538,6 +568,16 @@ static int lazy_work(struct fsgroup *g, int i, uint64_t save_first)
     return lazy && save_first != STEP_NO_STATE ? b->ops->save(b, save_first) : 0;
 }
 
+/* A step's calls could not be made at all (no thread for them): Metis's own failure. */
+static int exec_failed(struct backend *b)
+{
+    int saved = errno;
+    b->ops->end(b);
+    snprintf(b->err, sizeof b->err, "fs %s: the step's calls could not be made: %s",
+             b->cfg->name, strerror(saved));
+    return -1;
+}
+
 /* [run] remount_test_lose, a test hook: the data of a write of at least that many bytes never
  * reaches the device of a kernel fs kept mounted (backend.h's lose_write). An append landed at
  * the end of the file as it is now. */
@@ -585,6 +625,10 @@ static int step_one(int i, void *ctx)
     o->skipped = j->skip != NULL;
     if (j->skip)
         o->res = *j->skip;
+    else if (j->exec && j->exec(i, b->rootfd, j->ctx) < 0)
+        return exec_failed(b);
+    else if (j->exec)
+        ;
     else if (j->call)
         call_exec(b->rootfd, j->call, &o->res);
     else if (j->args)
@@ -742,6 +786,78 @@ int fsgroup_call(struct fsgroup *g, const struct rcall *c, uint64_t from, uint64
     if (fsgroup_run(g, step_one, &j, "a restore call") < 0)
         return -1;
     stepped_to(g, to);
+    return 0;
+}
+
+int fsgroup_pass(struct fsgroup *g, const struct step_pass *p)
+{
+    /* As fsgroup_step: without a restore, a live state not saved yet is saved before the
+     * pass changes it, once per fs (its first pass of the step). */
+    uint64_t save_first = p->from == STEP_NO_STATE && !p->again ? g->unsaved : STEP_NO_STATE;
+    struct step_job j = { .g = g, .from = p->from, .to = p->to, .only = p->only,
+                          .save_first = save_first, .again = p->again, .exec = p->exec,
+                          .ctx = p->ctx };
+    g->unsupported_step = 0;
+    return fsgroup_run(g, step_one, &j, p->what);
+}
+
+struct save_job {
+    struct fsgroup *g;
+    uint64_t sid;
+    unsigned only;
+};
+
+static int save_one(int i, void *ctx)
+{
+    struct save_job *j = ctx;
+    struct fsgroup *g = j->g;
+    if (i >= g->nfs || !((j->only >> i) & 1) || lazy_fs(g, i))
+        return 0;
+    return g->be[i]->ops->save(g->be[i], j->sid);
+}
+
+int fsgroup_save_as(struct fsgroup *g, uint64_t sid, unsigned only)
+{
+    struct save_job j = { g, sid, only };
+    return sid == STEP_NO_STATE ? 0 : fsgroup_run(g, save_one, &j, "save");
+}
+
+struct aside_job {
+    struct fsgroup *g;
+    uint64_t sid;
+    unsigned only;
+    int forget;                  /* discard sid instead of saving it */
+};
+
+static int aside_one(int i, void *ctx)
+{
+    struct aside_job *j = ctx;
+    struct backend *b = i < j->g->nfs && ((j->only >> i) & 1) ? j->g->be[i] : NULL;
+    if (b && j->forget)
+        b->ops->discard(b, j->sid);
+    return b && !j->forget ? b->ops->save(b, j->sid) : 0;
+}
+
+int fsgroup_keep_aside(struct fsgroup *g, uint64_t sid, unsigned only)
+{
+    struct aside_job j = { g, sid, only, 0 };
+    return fsgroup_run(g, aside_one, &j, "save");
+}
+
+int fsgroup_forget_aside(struct fsgroup *g, uint64_t sid, unsigned only)
+{
+    struct aside_job j = { g, sid, only, 1 };
+    return fsgroup_run(g, aside_one, &j, "discard");
+}
+
+int fsgroup_passes_done(struct fsgroup *g, uint64_t parent, uint64_t to, const char *history)
+{
+    if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, history) < 0)
+        return -1;
+    g->ndiscards = 0;
+    if (g->lazy_save)
+        g->unsaved = to;
+    g->live = to;
     return 0;
 }
 

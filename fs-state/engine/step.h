@@ -74,6 +74,7 @@ struct fsgroup {
     int setting_up;              /* fsgroup_setup is running: one limit (timeout) for all */
     int inline_run;              /* one fs: jobs run on the calling thread (fsset_run_inline) */
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
+    unsigned no_snapshots;       /* bit i: fs i restores by calls or a replay, not a snapshot */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
     struct fault_check *fault[METIS_MAX_FS];    /* NULL where no fault steps apply */
@@ -119,6 +120,34 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_
  * out[].res gets its outcome, out[].digest stays the last read-back's. A backend that
  * restores by replay repeats it on the way to a state after it. */
 int fsgroup_call(struct fsgroup *g, const struct rcall *c, uint64_t from, uint64_t to);
+/* What a pass of a step makes on fs (below rootfd, mounted): its calls, outcomes wherever ctx
+ * says; it sets g->out[fs].res to one of them (the daemon-gone check reads it). -1 when the
+ * calls could not be made at all (errno says why). */
+typedef int step_exec_fn(int fs, int rootfd, void *ctx);
+
+/* One pass of a step made of several (a concurrent step: serial.h, concurrent.h): on the fs
+ * in `only` (bit i for fs i, 0 for all), restore(from) unless STEP_NO_STATE, begin, exec,
+ * read back into out[], end, save(to) unless STEP_NO_STATE (RefFS: lazily, as fsgroup_step).
+ * A fs's first pass of the step (again 0) does what fsgroup_step does first: the discards
+ * SPIN asked for and, without a restore, the save of the live state; later ones (again 1)
+ * restore the state the step started from. what names the work in errors. */
+struct step_pass {
+    uint64_t from, to;
+    unsigned only;
+    int again;
+    step_exec_fn *exec;
+    void *ctx;
+    const char *what;
+};
+int fsgroup_pass(struct fsgroup *g, const struct step_pass *p);
+/* Saves the state the fs in `only` hold as sid (RefFS: lazily, by fsgroup_passes_done). */
+int fsgroup_save_as(struct fsgroup *g, uint64_t sid, unsigned only);
+/* A state kept aside within a step (saved at once, RefFS too) and forgotten again. */
+int fsgroup_keep_aside(struct fsgroup *g, uint64_t sid, unsigned only);
+int fsgroup_forget_aside(struct fsgroup *g, uint64_t sid, unsigned only);
+/* Ends a step made of passes: every fs holds state to, made from parent by the operations of
+ * history (op_format lines, one per line, in the order a replay makes them). */
+int fsgroup_passes_done(struct fsgroup *g, uint64_t parent, uint64_t to, const char *history);
 /* Compares every fs's outcome with the reference's (initial, or a step refused as unsupported:
  * states only); sets out[].differs and returns how many differ. */
 int fsgroup_compare(struct fsgroup *g, int initial);

@@ -138,11 +138,24 @@ static reffs_ino ino_pick_number(struct reffs *fs)
     return i;
 }
 
+/* MUT_RACE_INODE_LIMIT: the window a daemon opens when it lets its lock go between a check
+ * and the change the check allows; another thread's request fits in (the kernel locks only
+ * the directory a name is made in, so creations in two directories reach the daemon at once). */
+static void race_window(struct reffs *fs)
+{
+    const struct timespec window = { 0, 2 * 1000 * 1000 };
+    fs_unlock(fs);
+    nanosleep(&window, NULL);
+    fs_lock(fs);
+}
+
 /* A new live inode with nlink 0; the caller links it. -ENOSPC past the inode limit. */
 int ino_alloc(struct reffs *fs, mode_t mode, uid_t uid, gid_t gid, struct rinode **out)
 {
     if (fs->live.ninodes >= fs->max_inodes && !mutated(MUT_INODE_LIMIT_IGNORED))
         return -ENOSPC;
+    if (mutated(MUT_RACE_INODE_LIMIT))
+        race_window(fs);
     struct rinode *ip = xcalloc(1, sizeof *ip);
     ip->refs = 1;
     ip->ino = ino_pick_number(fs);
@@ -169,23 +182,75 @@ struct rpin *pin_get(struct reffs *fs, reffs_ino ino)
     return &fs->pins[ino];
 }
 
-/* Frees a live inode that no name and no open file refer to any more. */
-void ino_maybe_free(struct reffs *fs, reffs_ino ino)
+static void uncharge(struct reffs *fs, uint64_t bytes)
 {
-    struct rinode *ip = ino_get(fs, ino);
-    if (!ip || ip->nlink > 0 || ino == REFFS_ROOT_INO)
+    fs->live.used -= bytes < fs->live.used ? bytes : fs->live.used;
+}
+
+/* The kernel still holds the inode's number (a lookup it has not forgotten): an inode it
+ * may act on yet, in a call that found the name before the last link went (a concurrent
+ * one). Linux keeps such an orphan usable until its last reference; so does RefFS, but free
+ * space and inodes count it as gone at once, since FORGET comes whenever the kernel likes. */
+static int held_by_kernel(const struct reffs *fs, reffs_ino ino)
+{
+    return ino < fs->npins && fs->pins[ino].lookups > 0 && !mutated(MUT_UNLINK_OPEN_FREES);
+}
+
+static void hold(struct reffs *fs, reffs_ino ino)
+{
+    struct rinode *ip = ino_mut(fs, ino);
+    if (ip->held)
         return;
-    if (ino < fs->npins && fs->pins[ino].opens > 0 && !mutated(MUT_UNLINK_OPEN_FREES))
-        return;
-    uint64_t charge = ino_charge(ip);
-    if (mutated(MUT_UNLINK_LEAKS_SPACE))
-        charge = 0;
-    fs->live.used -= charge < fs->live.used ? charge : fs->live.used;
+    ip->held = 1;
+    ip->held_charge = ino_charge(ip);
+    if (!mutated(MUT_UNLINK_LEAKS_SPACE))
+        uncharge(fs, ip->held_charge);
     fs->live.ninodes--;
+}
+
+static void free_now(struct reffs *fs, reffs_ino ino, struct rinode *ip)
+{
+    uint64_t charge = ino_charge(ip);
+    if (!ip->held) {
+        if (!mutated(MUT_UNLINK_LEAKS_SPACE))
+            uncharge(fs, charge);
+        fs->live.ninodes--;
+    } else if (charge > ip->held_charge) {     /* counted as gone already: what changed since */
+        uncharge(fs, charge - ip->held_charge);
+    } else {
+        fs->live.used += ip->held_charge - charge;
+    }
     fs->live.tab[ino] = NULL;
     if (ino < fs->free_hint)
         fs->free_hint = ino;
     ino_put(ip);
+}
+
+/* An unlinked inode nobody has open: 1 (Linux keeps an open one until its last close). */
+static int unused_orphan(const struct reffs *fs, reffs_ino ino, const struct rinode *ip)
+{
+    if (!ip || ip->nlink > 0 || ino == REFFS_ROOT_INO)
+        return 0;
+    return !(ino < fs->npins && fs->pins[ino].opens > 0 && !mutated(MUT_UNLINK_OPEN_FREES));
+}
+
+/* Frees a live inode that no name, no open file and no kernel reference refer to any more. */
+void ino_maybe_free(struct reffs *fs, reffs_ino ino)
+{
+    struct rinode *ip = ino_get(fs, ino);
+    if (!unused_orphan(fs, ino, ip))
+        return;
+    if (held_by_kernel(fs, ino))
+        hold(fs, ino);
+    else
+        free_now(fs, ino, ip);
+}
+
+void ino_drop_orphan(struct reffs *fs, reffs_ino ino)
+{
+    struct rinode *ip = ino_get(fs, ino);
+    if (unused_orphan(fs, ino, ip))
+        free_now(fs, ino, ip);
 }
 
 int reffs_open(struct reffs *fs, reffs_ino ino)

@@ -90,6 +90,9 @@ struct rinode {
     struct rdir *dir;           /* directories */
     char *target;               /* symlinks */
     struct rxattrs *xattrs;     /* NULL when there are none */
+    int held;                   /* unlinked, kept for the kernel's calls on its number, and
+                                   no longer counted in free space and inodes (inode.c) */
+    uint64_t held_charge;       /* ... its charge when it was counted as gone */
 };
 
 /* A whole file-system state: the live one or a snapshot. */
@@ -147,6 +150,8 @@ struct rinode *ino_mut(struct reffs *fs, reffs_ino ino);
 int ino_alloc(struct reffs *fs, mode_t mode, uid_t uid, gid_t gid, struct rinode **out);
 void ino_put(struct rinode *ip);
 void ino_maybe_free(struct reffs *fs, reffs_ino ino);
+/* At a restore: an unlinked inode goes unless it is open (no call of the kernel is under way). */
+void ino_drop_orphan(struct reffs *fs, reffs_ino ino);
 uint64_t ino_charge(const struct rinode *ip);
 struct rpin *pin_get(struct reffs *fs, reffs_ino ino);
 uint64_t ino_blocks(const struct rinode *ip);

@@ -61,7 +61,8 @@
     X(MUT_APPEND_AT_ZERO, "an O_APPEND write goes to the end of the file (here to offset 0 once the file is larger than 8 KiB)") \
     X(MUT_CHOWN_GID_UID0, "chown(f, -1, gid) that changes the group keeps the owner (here the owner becomes 0)") \
     X(MUT_NEW_MODE_OX, "a new file, directory or node gets the mode it is given (here other-execute is flipped)") \
-    X(MUT_ROOT_KEEPS_0700, "the root directory starts 0755 and takes the mode a chmod gives it (here it starts 0700 and keeps it, answering the chmod with success)")
+    X(MUT_ROOT_KEEPS_0700, "the root directory starts 0755 and takes the mode a chmod gives it (here it starts 0700 and keeps it, answering the chmod with success)") \
+    X(MUT_RACE_INODE_LIMIT, "two creations at once never pass the inode limit together (here the lock is let go for 2 ms between the limit check and the count, so both may)")
 
 enum reffs_mutation {
     MUT_NONE = 0,

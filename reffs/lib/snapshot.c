@@ -149,10 +149,12 @@ void state_install(struct reffs *fs, struct rstate *nst, const struct reffs_inva
     struct rstate old = fs->live;
     fs->live = *nst;
     fs->free_hint = REFFS_ROOT_INO + 1;
-    /* Inodes that were open-but-unlinked when saved are orphans unless open now. */
+    /* Inodes that were open-but-unlinked (or held for the kernel) when saved are orphans
+     * unless open now: no call is under way across a restore, and the kernel may know their
+     * numbers as other inodes by now. */
     for (size_t i = 0; i < fs->live.tabsz; i++)
         if (fs->live.tab[i] && fs->live.tab[i]->nlink == 0)
-            ino_maybe_free(fs, i);
+            ino_drop_orphan(fs, i);
     for (size_t i = 0; i < fs->live.tabsz; i++)
         if (fs->live.tab[i] && fs->gen_counter < fs->live.tab[i]->gen)
             fs->gen_counter = fs->live.tab[i]->gen;

@@ -28,7 +28,8 @@ Test(metis_optable, op_table)
         const struct op_desc *d = op_desc_of(op);
         cr_assert_not_null(d, "operation %s has no row in ops.c's op_table", op_name(op));
         cr_expect_not_null(d->draw, "operation %s has no draw function (ops.c)", op_name(op));
-        cr_expect_not_null(d->exec, "operation %s has no exec function (ops.c)", op_name(op));
+        cr_expect_not_null(d->resolve, "operation %s has no resolve function (ops.c)", op_name(op));
+        cr_expect_not_null(d->act, "operation %s has no act function (ops.c)", op_name(op));
         cr_expect(d->fields & OPF_PATH, "operation %s has no text form: its FIELDS lack a path "
                   "(ops.c)", op_name(op));
         cr_expect_eq(d->fields >> OPF_COUNT, 0, "operation %s has fields beyond OPF_COUNT",

@@ -642,3 +642,135 @@ Test(metis_trace, prepopulate_plan_is_reproducible_and_writes_data)
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", a, b);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* ---------- concurrent steps ([run] together) ---------- */
+
+static const char mtr_together[] =
+    "metis-trace 1\n"
+    "run seed=1 hash=md5\n"
+    "fs 0 name=ref type=reffs fstype=- size=262144\n"
+    "fs 1 name=race type=reffs fstype=- size=262144\n"
+    "op 3 mkdir path=/d0 mode=0755\n"
+    "res 3 ref ret=0 errno=0 state=b089e52d90ad33f4e05551ea132fcffd\n"
+    "op 9 together tries=3 order=r1,2,1\n"
+    "part 9 1 symlink path=/d0/f0 path2=f1\n"
+    "part 9 2 mkdir path=/d1 mode=0700\n"
+    "res 9 ref ret=0,-1 errno=0,ENOSPC state=fe2426aefbe075f76ab36fe409890a53\n"
+    "res 9 race ret=0,0 errno=0,0 state=b26e69e9870802dc752db3e260075698\n"
+    "discrepancy 9 fs=race ret=same errno=same state=same serial=differs\n"
+    "end ops=2\n";
+
+/* text parsed into t, which must then write text back exactly. */
+static void mtr_parse_and_write_back(const char *text, struct trace *t)
+{
+    char err[1024], *out = NULL;
+    size_t len = 0;
+    cr_assert_eq(trace_parse(text, strlen(text), "t.trace", t, err, sizeof err), 0, "%s", err);
+    FILE *f = open_memstream(&out, &len);
+    cr_assert_eq(trace_write(t, f), 0);
+    fclose(f);
+    cr_assert_str_eq(out, text, "the writer is not the parser's inverse");
+    free(out);
+}
+
+Test(metis_trace, concurrent_step_round_trip)
+{
+    struct trace t;
+    mtr_parse_and_write_back(mtr_together, &t);
+    const struct trace_op *op = &t.ops[1];
+    cr_assert_eq(op->tries, 3);
+    cr_assert_eq(op->ncalls, 2);
+    cr_assert_str_eq(op->order, "r1,2,1");
+    cr_assert_eq(op->calls[1].op, OP_mkdir);
+    cr_assert_eq(op->res[0].call_err[1], ENOSPC);
+    cr_assert_eq(op->disc[1].differs, DIFF_SERIAL);
+    trace_free(&t);
+}
+
+/* Replaces the first line of mtr_together that starts with prefix by repl: refused at that
+ * line, or at line `at` when it is not 0. */
+static void mtr_together_refused_at(const char *prefix, const char *repl, int at_line,
+                                    const char *what)
+{
+    char text[2048];
+    const char *at = strstr(mtr_together, prefix), *nl = strchr(at, '\n');
+    int line = 1;
+    for (const char *p = mtr_together; p < at; p++)
+        line += *p == '\n';
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - mtr_together), mtr_together, repl, nl);
+    mtr_refused_at(text, strlen(text), at_line ? at_line : line, what);
+}
+
+static void mtr_together_refused(const char *prefix, const char *repl, const char *what)
+{
+    mtr_together_refused_at(prefix, repl, 0, what);
+}
+
+Test(metis_trace, concurrent_step_damage_refused_with_file_and_line)
+{
+    mtr_together_refused("part 9 2", "part 9 3 mkdir path=/d1 mode=0700", "part 3 out of place");
+    mtr_together_refused("res 9 race", "res 9 race ret=0 errno=0 state=b26e69e9870802dc752db3e260075698",
+                         "one outcome for two calls");
+    mtr_together_refused("op 9", "op 9 together tries=0 order=1,2", "no tries");
+    mtr_together_refused("discrepancy 9", "discrepancy 9 fs=race ret=same errno=same state=same serial=same",
+                         "a bad serial field");
+    /* An order of calls the step does not have is refused at its first res record. */
+    mtr_together_refused_at("op 9", "op 9 together tries=3 order=1,3", 10,
+                            "an order of other calls");
+}
+
+/* One trace format for every kind of step: a history's restore calls ("call"), a fault step
+ * ("fault" after its op) and a concurrent step ("part" records) side by side. */
+static const char mtr_mixed[] =
+    "metis-trace 1\n"
+    "run seed=1 hash=md5\n"
+    "fs 0 name=ref type=reffs fstype=- size=262144\n"
+    "fs 1 name=race type=reffs fstype=- size=262144\n"
+    "call 2 race ret=0 errno=0 truncate path=/f0 size=28\n"
+    "op 3 mkdir path=/d0 mode=0755\n"
+    "fault 3 kind=eio_write at=1\n"
+    "res 3 ref ret=0 errno=0 state=b089e52d90ad33f4e05551ea132fcffd\n"
+    "op 9 together tries=2 order=2,1\n"
+    "part 9 1 symlink path=/d0/f0 path2=f1\n"
+    "part 9 2 mkdir path=/d1 mode=0700\n"
+    "res 9 ref ret=0,0 errno=0,0 state=fe2426aefbe075f76ab36fe409890a53\n"
+    "call 10 race ret=-1 errno=ENOENT truncate path=/f0 size=3\n"
+    "op 11 rmdir path=/d1\n"
+    "end ops=3 calls=2\n";
+
+Test(metis_trace, calls_fault_steps_and_concurrent_steps_in_one_trace)
+{
+    struct trace t;
+    mtr_parse_and_write_back(mtr_mixed, &t);
+    cr_assert_eq(t.nops, 5);
+    cr_assert_eq(t.ncalls, 2);
+    cr_assert(t.ops[0].is_call && t.ops[3].is_call);
+    cr_assert(t.ops[1].fault.on && !t.ops[2].fault.on);
+    cr_assert_eq(t.ops[2].tries, 2);
+    cr_assert_eq(t.ops[2].ncalls, 2);
+    cr_assert_eq(trace_last_op(&t), 4);
+    int n;
+    trace_op_calls(&t.ops[0], &n);
+    cr_assert_eq(n, 0, "a restore call has no operation of its own");
+    /* A copy keeps each step what it is: a call with its outcome, a fault, the calls. */
+    struct trace c;
+    trace_init(&c);
+    for (size_t k = 0; k < t.nops; k++)
+        cr_assert_not_null(trace_add_copy(&c, &t.ops[k]));
+    cr_assert_eq(c.ncalls, 2);
+    cr_assert_eq(c.ops[3].call_res.err, ENOENT);
+    cr_assert_eq(c.ops[1].fault.kind, t.ops[1].fault.kind);
+    cr_assert_str_eq(c.ops[2].order, "2,1");
+    cr_assert_eq(c.ops[2].calls[0].op, OP_symlink);
+    trace_free(&c);
+    trace_free(&t);
+}
+
+Test(metis_trace, a_concurrent_step_is_no_fault_step)
+{
+    char text[sizeof mtr_mixed + 64];
+    const char *at = strstr(mtr_mixed, "res 9 ref");
+    snprintf(text, sizeof text, "%.*sfault 9 kind=eio_write at=1\n%s", (int)(at - mtr_mixed),
+             mtr_mixed, at);
+    mtr_refused_at(text, strlen(text), 12, "a fault record after a concurrent step");
+}

@@ -23,6 +23,7 @@ Test(reffs_rename, replaces_file_and_frees_it)
     reffs_ino b = t_file(fs, R, "b");
     cr_assert_eq(reffs_rename(fs, R, "a", R, "b", 0), 0);
     cr_assert_eq(t_lookup(fs, R, "b"), a);
+    reffs_forget(fs, b, 1);
     struct stat st;
     cr_assert_eq(reffs_getattr(fs, b, &st), -ENOENT);
     cr_assert_eq(t_count_entries(fs, R), 3);
@@ -199,6 +200,7 @@ Test(reffs_rename, replaced_open_file_survives)
     cr_assert_eq(reffs_read(fs, b, buf, 4, 0), 3);
     cr_assert_eq(t_lookup(fs, R, "b"), a);
     reffs_release(fs, b);
+    reffs_forget(fs, b, 1);
     struct stat st;
     cr_assert_eq(reffs_getattr(fs, b, &st), -ENOENT);
 }

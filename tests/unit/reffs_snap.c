@@ -321,6 +321,7 @@ Test(reffs_snap, orphan_in_snapshot_is_dropped_on_restore)
     cr_assert_eq(reffs_unlink(fs, R, "f"), 0);
     cr_assert_eq(reffs_snapshot_save(fs, 1), 0);
     cr_assert_eq(reffs_release(fs, f), 0);
+    reffs_forget(fs, f, 1);
     cr_assert_eq(reffs_snapshot_restore(fs, 1, NULL), 0);
     struct stat st;
     cr_assert_eq(reffs_getattr(fs, f, &st), -ENOENT);

@@ -11,6 +11,7 @@
 #include "runopts.h"
 #include "search_shape.h"
 #include "engine/searches.h"
+#include "engine/together_run.h"
 #include "engine/vary.h"
 #include "lib/signals.h"
 #include "lib/spawner.h"
@@ -40,7 +41,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: metis run CONFIG [--ops N] [--seconds S] [--seed N] [--depth N] [--out DIR]\n"
-            "                        [--keep-going] [--vt I --swarm-seed S]\n"
+            "                        [--keep-going] [--together SHARE] [--vt I --swarm-seed S]\n"
             "                        [--known FILE [--strict-known]] [--junit FILE]\n"
             "       metis check CONFIG\n"
             "       metis swarm CONFIG --hosts HOSTS [--vts N] [--seconds S] [--ops N] [--out DIR]\n"
@@ -73,6 +74,9 @@ static void command_usage(const char *cmd)
            "  --depth N        SPIN's search depth bound, 1..100000000 ([run] max_depth)\n"
            "  --out DIR        output directory ([run] out; default runs/TIME-CONFIG)\n"
            "  --keep-going     go on after a discrepancy ([run] keep_going)\n"
+           "  --together SHARE share of the steps that issue several operations at once on each\n"
+           "                   fs under test, held against every serial order on the reference\n"
+           "                   ([run] together)\n"
            "  --vt I --swarm-seed S\n"
            "                   search as VT I of the swarm of seed S does, alone\n"
            "  --known FILE     classes listed in FILE (metis known add) are known: their hits\n"
@@ -163,6 +167,8 @@ static void set_engine_env(const struct run_opts *ro, const char *cfg_copy, cons
     snprintf(buf, sizeof buf, "%g", ro->cfg.run.seconds);
     setenv("METIS_SECONDS", buf, 1);
     setenv_u64("METIS_KEEP_GOING", (unsigned long long)ro->cfg.run.keep_going);
+    snprintf(buf, sizeof buf, "%.17g", ro->cfg.run.together);
+    setenv("METIS_TOGETHER", buf, 1);
     set_shape_env(ro);
 }
 
@@ -388,11 +394,14 @@ static int cmd_check(struct run_opts *ro)
     int ops = 0;
     for (int i = 0; i < OP_COUNT; i++)
         ops += ro->cfg.op_weight[i] > 0;
-    char note[400];
+    char note[800];
     printf("%s: ok (%d file systems, %d operations)\n", ro->cfg.path, ro->cfg.nfs, ops);
     if (vary_skipped(&ro->cfg, note, sizeof note))
         printf("note: %s\n", note);
     check_print_lacks(&ro->cfg, stdout);
+    together_describe(&ro->cfg, note, sizeof note);
+    if (note[0])
+        printf("%s\n", note);
     return METIS_EXIT_OK;
 }
 

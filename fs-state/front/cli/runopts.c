@@ -1,6 +1,7 @@
 /* Command-line parsing of run/check and the swarm's derivation of diversified search options. */
 #include "runopts.h"
 #include "search_shape.h"
+#include "engine/crash_modes.h"
 #include "engine/input.h"
 #include "lib/numbers.h"
 #include <errno.h>
@@ -31,7 +32,30 @@ static int parse_seconds(const char *s, double *out)
 }
 
 enum { O_OPS = 1, O_SECONDS, O_SEED, O_DEPTH, O_OUT, O_KEEP, O_VT, O_SWARM_SEED, O_KNOWN,
-       O_STRICT_KNOWN, O_JUNIT };
+       O_STRICT_KNOWN, O_JUNIT, O_TOGETHER };
+
+/* --together SHARE: [run] together for this run, with the config's own checks of it. */
+static int together_option(const char *s, struct run_opts *ro)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || v < 0 || v > 1) {
+        fprintf(stderr, "metis: --together: '%s' is not a share from 0 to 1\n", s);
+        return -1;
+    }
+    ro->cfg.run.together = v;
+    if (v > 0 && ro->cfg.nfs < 2) {
+        fprintf(stderr, "metis: --together: concurrent steps need a reference and a file system "
+                "under test (two [fs] sections at least)\n");
+        return -1;
+    }
+    if (v > 0 && crash_mode_parse(ro->cfg.run.crash) != CRASH_OFF) {
+        fprintf(stderr, "metis: --together: concurrent steps and crash = %s do not go together\n",
+                ro->cfg.run.crash);
+        return -1;
+    }
+    return 0;
+}
 
 static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_vt, int *have_ss)
 {
@@ -59,6 +83,7 @@ static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_v
     case O_KNOWN: ro->known = arg; return 0;
     case O_STRICT_KNOWN: ro->strict_known = 1; return 0;
     case O_JUNIT: ro->junit = arg; return 0;
+    case O_TOGETHER: return together_option(arg, ro);
     }
     fprintf(stderr, "metis: unknown option (see metis --help)\n");
     return -1;
@@ -81,7 +106,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
         {"out", required_argument, 0, O_OUT},         {"keep-going", no_argument, 0, O_KEEP},
         {"vt", required_argument, 0, O_VT},           {"swarm-seed", required_argument, 0, O_SWARM_SEED},
         {"known", required_argument, 0, O_KNOWN},     {"strict-known", no_argument, 0, O_STRICT_KNOWN},
-        {"junit", required_argument, 0, O_JUNIT},
+        {"junit", required_argument, 0, O_JUNIT},     {"together", required_argument, 0, O_TOGETHER},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     char err[1200];
     struct { int c; const char *arg; } given[32];
