@@ -451,11 +451,11 @@ static int emit_all(struct emit *e, const char *dir, char *err, size_t errlen)
         return snprintf(err, errlen, "%s: %s", dir, strerror(errno)), -1;
     if (emit_replay_reference(e, err, errlen) < 0)
         return -1;
-    /* run.sh would need the daemon's mount and unmount around the fault step: not written. */
+    /* run.sh fills {img} per mount; a {dir}-backed daemon has no image to fault. */
     const struct fs_config *fut = &e->cfg->fs[e->fut];
-    if (fut->type == FS_FUSE && emitc_fault_last(e, fut))
-        return snprintf(err, errlen, "the last step is a fault step of FUSE fs %s, which run.sh "
-                        "cannot reproduce (kernel fs only): use metis-replay repro", fut->name), -1;
+    if (fut->type == FS_FUSE && emitc_fault_last(e, fut) && (fut->dir_backed || fut->populate_dir[0]))
+        return snprintf(err, errlen, "the last step is a fault step of FUSE fs %s, whose state "
+                        "is in directories, not an image: use metis-replay repro", fut->name), -1;
     snprintf(path, sizeof path, "%s/repro.c", dir);
     if (write_program(e, path, err, errlen) < 0)
         return -1;

@@ -71,8 +71,9 @@ int emitc_fault_source(const char *dir, char *err, size_t errlen)
 }
 
 /* The daemon: METIS_FAULTDEV, else bin/metis-faultdev beside the metis-replay that wrote this,
- * else built from faultdev.c; then the loop device with direct I/O over its file. */
-static void script_device(FILE *f, const struct emit *e)
+ * else built from faultdev.c; then, for a kernel fs, the loop device with direct I/O over its
+ * file (a FUSE daemon is given the file itself, as Metis does). */
+static void script_device(FILE *f, const struct emit *e, int fuse)
 {
     fprintf(f, "  fdbin=${METIS_FAULTDEV:-}\n"
             "  [ -z \"$fdbin\" ] && [ -x '%s/metis-faultdev' ] && fdbin='%s/metis-faultdev'\n"
@@ -85,8 +86,19 @@ static void script_device(FILE *f, const struct emit *e)
             "  \"$fdbin\" \"$img\" \"$fdm\" >\"$work/faultdev.log\" 2>&1 &\n  fpid=$!\n"
             "  for _ in $(seq 1 200); do mountpoint -q \"$fdm\" && break; sleep 0.05; done\n"
             "  mountpoint -q \"$fdm\" || { echo \"run.sh: the faulty device did not mount:\" >&2;"
-            " cat \"$work/faultdev.log\" >&2; exit 2; }\n"
-            "  floop=$(losetup -f --show --direct-io=on \"$fdm/img\") || exit 2\n");
+            " cat \"$work/faultdev.log\" >&2; exit 2; }\n");
+    if (!fuse)
+        fprintf(f, "  floop=$(losetup -f --show --direct-io=on \"$fdm/img\") || exit 2\n");
+}
+
+/* A mount of fs c from the faulty device (dev "$floop") or the plain image ("$loop"): a kernel
+ * mount, or the FUSE daemon started on that file (fmount, emit_fuse's). */
+static void script_mount(FILE *f, const struct fs_config *c, int faulty)
+{
+    if (c->type == FS_FUSE)
+        fprintf(f, "fmount \"%s\"", faulty ? "$fdm/img" : "$img");
+    else
+        emit_mount_cmd(f, c, faulty ? "$floop" : "$loop", "$mnt");
 }
 
 /* The state before, the clean run's, then the run under the fault from the state before. */
@@ -99,12 +111,12 @@ static void script_runs(FILE *f, const struct fs_config *c, const char *armed)
             "  cp --sparse=always \"$img\" \"$work/clean.img\" || exit 2\n"
             "  cp --sparse=always \"$work/before.img\" \"$img\" || exit 2\n");
     fprintf(f, "  ");
-    emit_mount_cmd(f, c, "$floop", "$mnt");
+    script_mount(f, c, 1);
     fprintf(f, " || exit 2\n");
     fprintf(f, "  echo '%s' >\"$fdm/ctl\" || exit 2\n", armed);
     fprintf(f, "  \"$here/repro\" \"$mnt\" fault \"$nsteps\" | tee \"$work/fault.txt\"\n"
             "  echo disarm >\"$fdm/ctl\"; echo \"the faulty device saw: $(cat \"$fdm/ctl\")\"\n"
-            "  umount \"$mnt\" || exit 2\n");
+            "  do_umount\n");
 }
 
 /* Mounted again from the plain device, the checker, and the verdict. */
@@ -113,7 +125,7 @@ static void script_judge(FILE *f, const struct fs_config *c)
     const char *checker = crash_checker(c->fstype);
     fprintf(f, "  found() { echo \"fault check: $1\" | tee -a \"$work/all.out\"; }\n");
     fprintf(f, "  fault=0 unread=0\n  if ");
-    emit_mount_cmd(f, c, "$loop", "$mnt");
+    script_mount(f, c, 0);
     fprintf(f, "; then\n");
     fprintf(f, "    \"$here/repro\" \"$mnt\" list >\"$work/faulted.txt\" || { found 'its tree cannot "
             "be read after the fault'; unread=1; }\n    do_umount\n"
@@ -147,7 +159,7 @@ void emitc_fault_script(FILE *f, const struct emit *e, const struct fs_config *c
             "  # '%s' and a syncfs; the fs is mounted again and must show the clean run's\n"
             "  # state (what it acknowledged), or the state before (what failed), and pass %s.\n",
             armed, crash_checker(c->fstype) ? crash_checker(c->fstype) : "(no checker)");
-    script_device(f, e);
+    script_device(f, e, c->type == FS_FUSE);
     script_runs(f, c, armed);
     script_judge(f, c);
 }

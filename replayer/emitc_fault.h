@@ -14,7 +14,8 @@ const struct fault_spec *emitc_fault_last(const struct emit *e, const struct fs_
 void emitc_fault_call(FILE *f, const struct emit *e);
 /* DIR/faultdev.c: bin/metis-faultdev's source, for run.sh to build when Metis is not there. */
 int emitc_fault_source(const char *dir, char *err, size_t errlen);
-/* run.sh's last step on kernel fs c with Metis's fault check of it; sets rc=1 when it fails. */
+/* run.sh's last step on fs c (kernel, or an image-backed FUSE fs whose case defines fmount IMG)
+ * with Metis's fault check of it; sets rc=1 when it fails. */
 void emitc_fault_script(FILE *f, const struct emit *e, const struct fs_config *c);
 
 #endif

@@ -168,6 +168,30 @@ static void emit_reffs(FILE *f, const struct emit *e, const struct fs_config *c)
 }
 
 
+/* An image-backed FUSE fs whose last step is a fault step: the daemon started on an image file
+ * given to fmount (the plain one, or the faulty device's), stopped around every step as Metis
+ * remounts it, then Metis's fault check of the last step (emitc_fault.c). */
+static void emit_fuse_fault(FILE *f, const struct emit *e, const struct fs_config *c)
+{
+    fprintf(f, "  fmount() {  # IMG: the daemon on that image; 1 if it does not mount\n"
+            "    sh -c \"$(printf '%%s' \"$cmd\" | sed \"s|{img}|$1|g\")\" >\"$work/daemon.log\" 2>&1 &\n"
+            "    pid=$!\n"
+            "    for _ in $(seq 1 200); do\n"
+            "      mountpoint -q \"$mnt\" && { chmod 0755 \"$mnt\"; chown 0:0 \"$mnt\"; return 0; } 2>/dev/null\n"
+            "      kill -0 \"$pid\" 2>/dev/null || break; sleep 0.05\n"
+            "    done\n    kill \"$pid\" 2>/dev/null; wait \"$pid\" 2>/dev/null; pid=; return 1\n  }\n"
+            "  ucmd=");
+    emitsh_quote(f, c->unmount_cmd[0] ? c->unmount_cmd : "fusermount3 -u {mnt}");
+    fprintf(f, "\n  ucmd=$(printf '%%s' \"$ucmd\" | sed \"s|{mnt}|$mnt|g\")\n"
+            "  do_mount() { fmount \"$img\" || { tail -n 5 \"$work/daemon.log\" >&2; exit 2; }; }\n"
+            "  do_umount() { sh -c \"$ucmd\" || exit 2; wait \"$pid\"; pid=; }\n"
+            "  # Metis starts the daemon again around every operation: so does this.\n"
+            "  do_mount; repro pre; do_umount\n"
+            "  for k in $(seq 1 $((nsteps - 1))); do do_mount; repro step \"$k\"; do_umount; done\n");
+    emitc_fault_script(f, e, c);
+    fprintf(f, "  do_mount; repro tree; do_umount\n  verdict\n");
+}
+
 static void emit_fuse(FILE *f, const struct emit *e, const struct fs_config *c)
 {
     char dir_sed[PH_MAX_DIRS * 80];
@@ -182,8 +206,14 @@ static void emit_fuse(FILE *f, const struct emit *e, const struct fs_config *c)
     emitsh_quote(f, e->bindir);
     fprintf(f, "}\n  cmd=");
     emitsh_quote(f, c->mount_cmd);
-    fprintf(f, "\n  cmd=$(printf '%%s' \"$cmd\" | sed \"s|{mnt}|$mnt|g; s|{img}|$img|g; "
-            "s|{bin}|$bindir|g%s\")\n", dir_sed);
+    /* A fault step's case fills {img} at each mount: the plain image or the faulty device's. */
+    int fault = emitc_fault_last(e, c) != NULL;
+    fprintf(f, "\n  cmd=$(printf '%%s' \"$cmd\" | sed \"s|{mnt}|$mnt|g; %ss|{bin}|$bindir|g%s\")\n",
+            fault ? "" : "s|{img}|$img|g; ", dir_sed);
+    if (fault) {
+        emit_fuse_fault(f, e, c);
+        return;
+    }
     if (c->populate_dir[0])
         fprintf(f, "  # The initial state is in {dir:%s} before the mount, as Metis made it "
                 "(populate_dir).\n  \"$here/repro\" \"$d_%s\" pre >/dev/null || exit 2\n",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fault steps on image-backed FUSE targets: fuse2fs given the faulty device's file as its image reports the planted lost write (fault_test_silent) as fault-lost (or fault-mount, the loss having taken metadata with it) for 3 seeds, repro re-arms it, emit-c refuses it in one line, a kept fs (remount = 0) is refused in one line, ntfs-3g and exfat-fuse run fault steps, and nothing is left behind, after SIGKILL of the engine either.
+# Fault steps on image-backed FUSE targets: fuse2fs given the faulty device's file as its image reports the planted lost write (fault_test_silent) as fault-lost (or fault-mount, the loss having taken metadata with it) for 3 seeds, repro re-arms it, the reproducer of its shrunk trace exits 1, a kept fs (remount = 0) is refused in one line, ntfs-3g and exfat-fuse run fault steps, and nothing is left behind, after SIGKILL of the engine either.
 . "$(dirname "$0")/../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (FUSE mounts, loop devices)"
 need_tools fuse2fs mkfs.ext4 e2fsck
@@ -27,15 +27,21 @@ for seed in 1 2 3; do
 done
 [ $lost -ge 1 ] || fail "no seed reported the planted lost write as fault-lost"
 
-# Triage re-arms the fault; emit-c says in one line that run.sh cannot.
+# Triage re-arms the fault; the reproducer of the shrunk trace starts fuse2fs on the faulty device.
 "$R" repro "$T/s1" --config "$T/s1/config.ini" >"$T/repro.out" 2>&1
 [ $? = 1 ] || fail "repro does not reproduce it: $(tail -n 3 "$T/repro.out")"
 grep -qE "fails its fault check: fault-(lost|mount)" "$T/repro.out" || fail "repro does not name the fault check"
 "$R" trace "$T/s1" -o "$T/s1.trace" || fail "no trace"
-"$R" emit-c "$T/s1.trace" --config "$T/s1/config.ini" -o "$T/emit" 2>"$T/emit.err" &&
-  fail "emit-c wrote a reproducer of a FUSE fault step"
-[ "$(wc -l < "$T/emit.err")" = 1 ] && grep -q "fault step of FUSE fs fuse2fs" "$T/emit.err" ||
-  fail "emit-c does not refuse in one line: $(cat "$T/emit.err")"
+"$R" shrink "$T/s1" --config "$T/s1/config.ini" --seconds 60 -o "$T/short.trace" >"$T/shrink.out" 2>&1
+[ $? = 1 ] || fail "shrink: $(tail -n 3 "$T/shrink.out")"
+"$R" emit-c "$T/short.trace" --config "$T/s1/config.ini" -o "$T/emit" >"$T/emit.out" 2>&1 ||
+  fail "emit-c: $(cat "$T/emit.out")"
+REPRO_TMP=$T "$T/emit/run.sh" >"$T/run.out" 2>&1
+rc=$?
+[ $rc = 1 ] || fail "the reproducer exited $rc, want 1: $(tail -n 5 "$T/run.out")"
+grep -q "^repro: the defect shows: first difference: fault check: " "$T/run.out" ||
+  fail "the reproducer does not name the fault check: $(tail -n 3 "$T/run.out")"
+ls "$T"/metis-repro.* >/dev/null 2>&1 && fail "the reproducer left its work directory"
 
 # A kept fs cannot be mounted from the faulty device for one step: refused before the run.
 fault_conf configs/faults-fuse2fs.ini | sed 's/^unmount_cmd = .*/&\nremount = 0/' > "$T/kept.ini"
