@@ -66,9 +66,10 @@ _metis_fs_listed() { awk -v fs="$1" '$NF == fs { found = 1 } END { exit !found }
 # Nothing of the run whose id is $1 may remain: mounts, loop devices, /dev/shm files.
 assert_no_leftovers() {
   local id=$1
-  if findmnt -rn -o TARGET | grep -q -- "metis-$id"; then fail "mount of run $id left behind"; fi
-  if losetup -a | grep -q -- "metis-$id"; then fail "loop device of run $id left behind"; fi
-  if ls /dev/shm | grep -q -- "metis-$id"; then fail "/dev/shm file of run $id left behind"; fi
+  # metis-ID followed by a separator: run m1144's check must not see run m11441's things.
+  if findmnt -rn -o TARGET | grep -qE -- "metis-$id([/.]|$)"; then fail "mount of run $id left behind"; fi
+  if losetup -a | grep -qE -- "metis-$id[/.]"; then fail "loop device of run $id left behind"; fi
+  if ls /dev/shm | grep -qE -- "^metis-$id([/.]|$)"; then fail "/dev/shm file of run $id left behind"; fi
   return 0
 }
 
