@@ -99,8 +99,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
         conn->want |= FUSE_CAP_CACHE_SYMLINKS;
     /* The kernel then opens directories without asking us and keeps their listings. */
     d->zero_opendir = (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) != 0;
-    /* Files need OPEN and RELEASE, as RefFS keeps an unlinked file alive while it is open,
-     * unless -o noopen trades that for two round trips less per open. */
+    /* Files need OPEN and RELEASE, as RefFS charges an unlinked file's space while it is
+     * open, unless -o noopen trades that for two round trips less per open (the kernel's
+     * lookup still keeps the file readable: lib/inode.c, held_by_kernel). */
     if (!(conn->capable & FUSE_CAP_NO_OPEN_SUPPORT))
         d->zero_open = 0;
     if (d->zero_open) {
@@ -834,7 +835,7 @@ static void usage(void)
            "    -o capacity=BYTES      data capacity, K/M/G suffixes (default 1G)\n"
            "    -o inodes=N            maximum number of inodes (default 65536)\n"
            "    -o noopen              opens and closes of files skip the daemon (faster); an\n"
-           "                           unlinked file then dies at once, even while open\n"
+           "                           unlinked open file then stops counting in free space\n"
            "    -o maxfilesize=BYTES   files may not grow past this (EFBIG), K/M/G suffixes\n"
            "    -o nosnapshots         refuse the snapshot ioctls SAVE, RESTORE, DISCARD\n"
 #ifdef REFFS_MUTANT
