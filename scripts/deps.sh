@@ -13,6 +13,7 @@ pkgs+=(libxml2-utils)   # xmllint: tests validate --junit output against tests/j
 # campaign and make check (whose tests replay every shipped trace of a target bug on its target).
 if [ "${1:-}" = "--targets" ]; then
   pkgs+=(ntfs-3g exfat-fuse exfatprogs fuse-overlayfs unionfs-fuse mergerfs gocryptfs sshfs)
+  pkgs+=(securefs encfs cryfs fuse-posixovl disorderfs loggedfs)
 fi
 # --fuzz: clang and its libFuzzer runtime, for make fuzz (make check replays the corpora with gcc).
 if [ "${1:-}" = "--fuzz" ]; then

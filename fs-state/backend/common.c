@@ -122,6 +122,28 @@ int bk_each_mount(int (*fn)(const char *mp, void *ctx), void *ctx)
     return rc;
 }
 
+/* 1 when the last mount at path in mountinfo (the one on top) is a FUSE mount (fuse, fuseblk,
+ * fuse.NAME), 0 when it is of another type, -1 when nothing is mounted there. */
+int bk_top_mount_is_fuse(const char *path)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    char line[8192], mp[4096];
+    int top = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+            continue;
+        unescape_mountinfo(mp);
+        if (strcmp(mp, path) != 0)
+            continue;
+        const char *sep = strstr(line, " - ");
+        top = sep && strncmp(sep + 3, "fuse", 4) == 0;
+    }
+    fclose(f);
+    return top;
+}
+
 int bk_mount_dev(const char *path, unsigned *major, unsigned *minor)
 {
     FILE *f = fopen("/proc/self/mountinfo", "re");

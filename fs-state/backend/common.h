@@ -140,6 +140,7 @@ int bk_safe_name(const char *s);
 /* Calls fn on every mount point (field 5 of mountinfo); stops when fn returns non-zero and
  * returns that value. */
 int bk_each_mount(int (*fn)(const char *mp, void *ctx), void *ctx);
+int bk_top_mount_is_fuse(const char *path);
 
 /* Loop devices (loopdev.c). Attaches file (O_RDWR fd) to a free loop device; returns
  * its number or -1 with errno. */

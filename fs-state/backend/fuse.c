@@ -182,6 +182,11 @@ static int f_mount(struct backend *b, struct fpriv *p, const char *step)
                       status > 0 ? " (it failed)" : status < 0 ? " in time" : "",
                       tail[0] ? ": " : "", tail);
     }
+    /* A mount command may mount something else at the mount point first (loggedfs over a bind
+     * mount of its directory): the FUSE mount on top of it is the one to wait for. */
+    double end = now_seconds() + timeout;
+    while (bk_top_mount_is_fuse(b->mnt) == 0 && now_seconds() < end)
+        bk_sleep(1e-3);
     b->mounted = 1;
     p->mounts++;
     if (p->has_image)
