@@ -182,18 +182,26 @@ static void emit_reffs(FILE *f, const struct emit *e, const struct fs_config *c)
  * remounts it, then Metis's fault check of the last step (emitc_fault.c). */
 static void emit_fuse_fault(FILE *f, const struct emit *e, const struct fs_config *c)
 {
+    /* Set-up gives a root the reference's mode and owner; a fs alone is its own reference. */
+    const char *root = e->cfg->nfs > 1 ? "chmod 0755 \"$mnt\"; chown 0:0 \"$mnt\"; " : "";
     fprintf(f, "  fmount() {  # IMG: the daemon on that image; 1 if it does not mount\n"
+            "    fimg=$1\n"
             "    sh -c \"$(printf '%%s' \"$cmd\" | sed \"s|{img}|$1|g\")\" >\"$work/daemon.log\" 2>&1 &\n"
             "    pid=$!\n"
             "    for _ in $(seq 1 200); do\n"
-            "      mountpoint -q \"$mnt\" && { chmod 0755 \"$mnt\"; chown 0:0 \"$mnt\"; return 0; } 2>/dev/null\n"
+            "      mountpoint -q \"$mnt\" && { %sreturn 0; } 2>/dev/null\n"
             "      kill -0 \"$pid\" 2>/dev/null || break; sleep 0.05\n"
             "    done\n    kill \"$pid\" 2>/dev/null; wait \"$pid\" 2>/dev/null; pid=; return 1\n  }\n"
-            "  ucmd=");
+            "  ucmd=", root);
     emitsh_quote(f, c->unmount_cmd[0] ? c->unmount_cmd : "fusermount3 -u {mnt}");
     fprintf(f, "\n  ucmd=$(printf '%%s' \"$ucmd\" | sed \"s|{mnt}|$mnt|g\")\n"
             "  do_mount() { fmount \"$img\" || { tail -n 5 \"$work/daemon.log\" >&2; exit 2; }; }\n"
-            "  do_umount() { sh -c \"$ucmd\" || exit 2; wait \"$pid\"; pid=; }\n"
+            "  # A daemon that forks writes its image after the unmount returns: wait until no\n"
+            "  # process but the faulty device's has the image it was given open, as Metis does.\n"
+            "  held() { find /proc/[0-9]*/fd -lname \"$1\" 2>/dev/null | grep -qv \"^/proc/${fpid:-none}/\"; }\n"
+            "  do_umount() {\n    sh -c \"$ucmd\" || exit 2; wait \"$pid\"; pid=\n"
+            "    for _ in $(seq 1 600); do held \"$fimg\" || return 0; sleep 0.05; done\n"
+            "    echo \"run.sh: the daemon still has $fimg open after the unmount\" >&2; exit 2\n  }\n"
             "  # Metis starts the daemon again around every operation: so does this.\n"
             "  do_mount; repro pre; do_umount\n"
             "  for k in $(seq 1 $((nsteps - 1))); do do_mount; repro step \"$k\"; do_umount; done\n");
