@@ -199,7 +199,7 @@ static void emit_fuse_fault(FILE *f, const struct emit *e, const struct fs_confi
             "  # A daemon that forks writes its image after the unmount returns: wait until no\n"
             "  # process but the faulty device's has the image it was given open, as Metis does.\n"
             "  held() { find /proc/[0-9]*/fd -lname \"$1\" 2>/dev/null | grep -qv \"^/proc/${fpid:-none}/\"; }\n"
-            "  do_umount() {\n    sh -c \"$ucmd\" || exit 2; wait \"$pid\"; pid=\n"
+            "  do_umount() {\n    sh -c \"$(printf '%%s' \"$ucmd\" | sed \"s|{img}|$fimg|g\")\" || exit 2; wait \"$pid\"; pid=\n"
             "    for _ in $(seq 1 600); do held \"$fimg\" || return 0; sleep 0.05; done\n"
             "    echo \"run.sh: the daemon still has $fimg open after the unmount\" >&2; exit 2\n  }\n"
             "  # Metis starts the daemon again around every operation: so does this.\n"

@@ -5,10 +5,13 @@
 need_tools cc
 [ -e /dev/fuse ] || skip "no /dev/fuse"
 ran=0
+# A loop device left on the faulty device's file shows as "/img" once that is unmounted:
+# count them all (make check runs one test at a time).
+loops=$(losetup -a | wc -l)
 for d in tests/faults/*/*/; do
   d=${d%/} cfg=configs/$(basename "$(dirname "$d")").ini
   [ -f "$cfg" ] || fail "$d: no config $cfg"
-  case $cfg in *fuse2fs*) need=fuse2fs;; *) need=mkfs.ext4;; esac
+  case $cfg in *fuse2fs*) need=fuse2fs;; *exfat*) need=mount.exfat-fuse;; *) need=mkfs.ext4;; esac
   command -v $need >/dev/null || { skip_part "$d" "no $need"; continue; }
   n=$(grep -c '^op ' "$d/trace")
   [ "$n" -le 10 ] || fail "$d: $n operations, a shipped reproducer has at most 10"
@@ -24,5 +27,6 @@ done
 [ $ran -gt 0 ] || skip "no fault reproducer's file system is installed"
 ! findmnt -rn -o TARGET | grep -q -- "^$T/" || fail "a reproducer left a mount under $T"
 ! losetup -a | grep -q -- "$T/" || fail "a reproducer left a loop device on a file under $T"
+[ "$(losetup -a | wc -l)" -le "$loops" ] || fail "a reproducer left a loop device: $(losetup -a | tail -n 1)"
 ! ls "$T" | grep -q '^metis-repro' || fail "a reproducer left its work directory in $T"
 echo PASS
