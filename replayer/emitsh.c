@@ -38,14 +38,16 @@ static const char script_head[] =
     "  rm -rf \"$work\"\n"
     "}\n"
     "trap cleanup EXIT\ntrap 'exit 130' INT TERM HUP\n"
+    "# The FUSE mount on top counts: a mount command may mount something else there first\n"
+    "# (loggedfs over a bind mount of its directory).\n"
+    "fuse_on_top() {\n"
+    "  case $(awk -v m=\"$mnt\" '$5 == m { t = $0 } END { sub(/.* - /, \"\", t); split(t, a, \" \"); print a[1] }' /proc/self/mountinfo) in\n"
+    "    fuse*) return 0;;\n  esac\n  return 1\n"
+    "}\n"
     "# A daemon's root is set to what every reference's is (0755, 0:0), as Metis's set-up does.\n"
     "wait_mounted() {\n"
     "  for _ in $(seq 1 200); do\n"
-    "    # The FUSE mount on top counts: a mount command may mount something else there first\n"
-    "    # (loggedfs over a bind mount of its directory).\n"
-    "    case $(awk -v m=\"$mnt\" '$5 == m { t = $0 } END { sub(/.* - /, \"\", t); split(t, a, \" \"); print a[1] }' /proc/self/mountinfo) in\n"
-    "      fuse*) { chmod 0755 \"$mnt\"; chown 0:0 \"$mnt\"; return 0; } 2>/dev/null;;\n"
-    "    esac\n"
+    "    fuse_on_top && { chmod 0755 \"$mnt\"; chown 0:0 \"$mnt\"; return 0; } 2>/dev/null\n"
     "    sleep 0.05\n"
     "  done\n"
     "  echo \"run.sh: $mnt did not get mounted; the file system said:\" >&2\n"
@@ -182,14 +184,16 @@ static void emit_reffs(FILE *f, const struct emit *e, const struct fs_config *c)
  * remounts it, then Metis's fault check of the last step (emitc_fault.c). */
 static void emit_fuse_fault(FILE *f, const struct emit *e, const struct fs_config *c)
 {
-    /* Set-up gives a root the reference's mode and owner; a fs alone is its own reference. */
-    const char *root = e->cfg->nfs > 1 ? "chmod 0755 \"$mnt\"; chown 0:0 \"$mnt\"; " : "";
+    /* Set-up gives a root the reference's mode and owner; a fs alone is its own reference.
+     * Either way the root is looked up before a fault is armed, as Metis opens it first. */
+    const char *root = e->cfg->nfs > 1 ? "chmod 0755 \"$mnt\"; chown 0:0 \"$mnt\"; "
+                                       : "[ -d \"$mnt/.\" ]; ";
     fprintf(f, "  fmount() {  # IMG: the daemon on that image; 1 if it does not mount\n"
             "    fimg=$1\n"
             "    sh -c \"$(printf '%%s' \"$cmd\" | sed \"s|{img}|$1|g\")\" >\"$work/daemon.log\" 2>&1 &\n"
             "    pid=$!\n"
             "    for _ in $(seq 1 200); do\n"
-            "      mountpoint -q \"$mnt\" && { %sreturn 0; } 2>/dev/null\n"
+            "      fuse_on_top && { %sreturn 0; } 2>/dev/null\n"
             "      kill -0 \"$pid\" 2>/dev/null || break; sleep 0.05\n"
             "    done\n    kill \"$pid\" 2>/dev/null; wait \"$pid\" 2>/dev/null; pid=; return 1\n  }\n"
             "  ucmd=", root);
