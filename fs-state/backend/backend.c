@@ -3,6 +3,7 @@
 #include "common.h"
 #include "tree/tree.h"
 #include "engine/fsinfo.h"
+#include "lib/fusectl.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -114,7 +115,7 @@ static void abort_fuse_connection(const char *mnt)
     char path[128];
     if (bk_mount_dev(mnt, &major, &minor) < 0 || major != 0)
         return;
-    snprintf(path, sizeof path, "/sys/fs/fuse/connections/%u/abort", minor);
+    snprintf(path, sizeof path, FUSECTL_DIR "/%u/abort", minor);
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return;

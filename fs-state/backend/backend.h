@@ -149,8 +149,8 @@ int backend_errno_of_dead_daemon(int err);
  * that does not hang: call it after a call on it failed, or from a thread that may block. */
 int backend_daemon_gone(struct backend *b);
 /* A target that hangs: kills its daemon (kill_daemon) and aborts its FUSE connection
- * (/sys/fs/fuse/connections/N/abort, when fusectl is mounted), so that every call blocked on
- * the mount returns (ENOTCONN) and the teardown can unmount it. Never blocks on the mount. */
+ * (FUSECTL_DIR/N/abort, when fusectl is mounted), so that every call blocked on the mount
+ * returns (ENOTCONN) and the teardown can unmount it. Never blocks on the mount. */
 void backend_abort(struct backend *b);
 
 /* Makes the backend for cfg; nothing is created on disk until setup. */

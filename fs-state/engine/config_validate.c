@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 #include "config.h"
 #include "config_keys.h"
 #include "lib/spawner.h"
+#include "lib/fusectl.h"
 
 /* Looks for an executable in PATH and the sbin directories root's PATH usually has. */
 static bool find_program(const char *prog)
@@ -90,17 +90,14 @@ static int validate_kernel_fs(const struct metis_config *cfg, const struct fs_co
     return 0;
 }
 
-enum { FUSECTL_MAGIC = 0x65735543 };    /* Linux's FUSE_CTL_SUPER_MAGIC */
-
 /* Without fusectl a FUSE daemon blocked on its own mount cannot be aborted: its kill does not
  * end it, so a hang ends the run (exit 3) where it would be a class. */
 static void warn_without_fusectl(const struct metis_config *cfg)
 {
-    struct statfs st;
     for (int i = 0; i < cfg->nfs; i++) {
         if (cfg->fs[i].type == FS_KERNEL)
             continue;
-        if (statfs("/sys/fs/fuse/connections", &st) == 0 && st.f_type == FUSECTL_MAGIC)
+        if (fusectl_mounted())
             return;
         fprintf(stderr, "metis: warning: fusectl is not mounted on /sys/fs/fuse/connections, so "
                 "a FUSE daemon that hangs on its own mount cannot be aborted and ends the run "

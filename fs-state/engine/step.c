@@ -7,6 +7,7 @@
 #include "input.h"
 #include "prepopulate.h"
 #include "together.h"
+#include "lib/fusectl.h"
 #include "lib/helpers.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -964,9 +965,9 @@ int fsgroup_recover(struct fsgroup *g, int i, enum target_failure k)
     backend_abort(g->be[i]);
     if (fsset_wait(grace) == 0)
         return 0;
-    snprintf(g->err, sizeof g->err, "fs %s: still blocked %.0f s after its daemon was killed and "
-             "its FUSE connection aborted (is fusectl mounted on /sys/fs/fuse/connections?)",
-             g->cfg->fs[i].name, grace);
+    snprintf(g->err, sizeof g->err, "fs %s: still busy %.0f s after its daemon was killed and its "
+             "FUSE connection aborted%s", g->cfg->fs[i].name, grace,
+             fusectl_mounted() ? "" : " (fusectl is not mounted on /sys/fs/fuse/connections)");
     return -1;
 }
 
