@@ -39,6 +39,8 @@ struct emit {
     uint64_t fill_inodes, fill_bytes, fill_slack;   /* what Metis's equalization filled the fs
                                                        under test with (equalize.h) */
     int fill_made;              /* ... whether it could make its filler at all */
+    unsigned root_mode;         /* the reference's root after set-up (mode bits): the one set-up */
+    unsigned root_uid, root_gid;/* gives every root, or a target's own when it ignores a chmod */
 };
 
 /* Replays the trace on fresh file systems of the config and keeps the reference's outcome of

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "import.h"
@@ -68,6 +69,20 @@ static int replay_steps(struct session *s, struct emit *e, char *err, size_t err
 /* The state before a concurrent step the program issues at once: its orders start there. */
 #define EMIT_BEFORE_SID (1ull << 42)
 
+/* Set-up gives the reference a target's root when the target keeps its own (equalize.h): the
+ * program must start every fs from that root, not from the usual 0755 0:0. */
+static void root_after_setup(struct session *s, struct emit *e)
+{
+    struct stat st;
+    e->root_mode = 0755;
+    e->root_uid = e->root_gid = 0;
+    if (stat(s->g.be[0]->mnt, &st) == 0) {
+        e->root_mode = st.st_mode & 07777;
+        e->root_uid = st.st_uid;
+        e->root_gid = st.st_gid;
+    }
+}
+
 int emit_replay_reference(struct emit *e, char *err, size_t errlen)
 {
     static struct session s;
@@ -85,6 +100,7 @@ int emit_replay_reference(struct emit *e, char *err, size_t errlen)
     e->fill_bytes = s.g.fillers[e->fut].bytes;
     e->fill_slack = s.g.fillers[e->fut].slack;
     e->fill_made = !s.g.fillers[e->fut].fill_failed;
+    root_after_setup(&s, e);
     int rc = replay_steps(&s, e, err, errlen);
     if (rc == 0 && e->at_once && (rc = session_save(&s, EMIT_BEFORE_SID)) < 0)
         snprintf(err, errlen, "infrastructure failure: %s", s.err);

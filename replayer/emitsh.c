@@ -44,10 +44,10 @@ static const char script_head[] =
     "  case $(awk -v m=\"$mnt\" '$5 == m { t = $0 } END { sub(/.* - /, \"\", t); split(t, a, \" \"); print a[1] }' /proc/self/mountinfo) in\n"
     "    fuse*) return 0;;\n  esac\n  return 1\n"
     "}\n"
-    "# A daemon's root is set to what every reference's is (0755, 0:0), as Metis's set-up does.\n"
+    "# A daemon's root is set to the reference's ($root_mode, $root_owner), as Metis's set-up does.\n"
     "wait_mounted() {\n"
     "  for _ in $(seq 1 200); do\n"
-    "    fuse_on_top && { chmod 0755 \"$mnt\"; chown 0:0 \"$mnt\"; return 0; } 2>/dev/null\n"
+    "    fuse_on_top && { chmod \"$root_mode\" \"$mnt\"; chown \"$root_owner\" \"$mnt\"; return 0; } 2>/dev/null\n"
     "    sleep 0.05\n"
     "  done\n"
     "  echo \"run.sh: $mnt did not get mounted; the file system said:\" >&2\n"
@@ -126,7 +126,8 @@ static void emit_overlay_layers(FILE *f, const struct fs_config *c)
     fprintf(f, " metis-layers \"$layers\" || { layers=; exit 2; }\n"
             "  lower=$(mktemp -d \"$layers/lower.XXXXXX\") && upper=$(mktemp -d "
             "\"$layers/upper.XXXXXX\") &&\n    wdir=$(mktemp -d \"$layers/work.XXXXXX\") "
-            "|| exit 2\n  chmod 0755 \"$lower\" \"$upper\"\n");
+            "|| exit 2\n  chmod 0755 \"$lower\"; chmod \"$root_mode\" \"$upper\"; "
+            "chown \"$root_owner\" \"$upper\"\n");
     if (c->populate_lower)
         fprintf(f, "  # The initial state is in the lower layer before the first mount, as "
                 "Metis made it.\n  \"$here/repro\" \"$lower\" pre >/dev/null || exit 2\n");
@@ -186,7 +187,7 @@ static void emit_fuse_fault(FILE *f, const struct emit *e, const struct fs_confi
 {
     /* Set-up gives a root the reference's mode and owner; a fs alone is its own reference.
      * Either way the root is looked up before a fault is armed, as Metis opens it first. */
-    const char *root = e->cfg->nfs > 1 ? "chmod 0755 \"$mnt\"; chown 0:0 \"$mnt\"; "
+    const char *root = e->cfg->nfs > 1 ? "chmod \"$root_mode\" \"$mnt\"; chown \"$root_owner\" \"$mnt\"; "
                                        : "[ -d \"$mnt/.\" ]; ";
     fprintf(f, "  fmount() {  # IMG: the daemon on that image; 1 if it does not mount\n"
             "    fimg=$1\n"
@@ -279,6 +280,9 @@ int emit_write_script(const struct emit *e, const char *path, char *err, size_t 
     fprintf(f, "# exit status: 0 every step and the final tree match the reference's, 1 the "
             "defect shows, 2 set-up failed\n");
     fputs(script_head, f);
+    fprintf(f, "# Every root starts as set-up left the reference's.\nroot_mode=%04o root_owner=%u:%u\n"
+            "root_uid=%u root_gid=%u\n", e->root_mode, e->root_uid, e->root_gid, e->root_uid,
+            e->root_gid);
     if (e->at_once)
         emitsh_together_head(f, e);
     fprintf(f, "nsteps=%zu\ncase \"${1:-%s}\" in\n", e->t->nops - e->t->start - (e->at_once ? 1 : 0),

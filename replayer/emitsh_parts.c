@@ -33,10 +33,11 @@ uint64_t emitsh_image_size(const struct fs_config *c)
     return c->size ? c->size : fs_format_default_size(c->fstype);
 }
 
-/* tmpfs: "mode=0755,size=N[,nr_inodes=M]" as the backend mounts it (devless.c). */
+/* tmpfs: "mode=...,uid=...,gid=...,size=N[,nr_inodes=M]": the root the reference had after
+ * set-up (root_mode, root_uid, root_gid in run.sh), the size the backend mounts it with. */
 void emitsh_tmpfs_opts(FILE *f, const struct fs_config *c)
 {
-    fprintf(f, "mode=0755,size=%" PRIu64, emitsh_image_size(c));
+    fprintf(f, "mode=$root_mode,uid=$root_uid,gid=$root_gid,size=%" PRIu64, emitsh_image_size(c));
     if (c->inodes)
         fprintf(f, ",nr_inodes=%" PRIu64, c->inodes);
 }

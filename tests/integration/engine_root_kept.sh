@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set-up that checks itself: a target whose root keeps mode 0700 and answers a chmod of it with success (a planted RefFS mutant, as cryfs does) is read back after the set-up's chmod; the run says the root was kept and gives the reference the target's root instead of claiming it set it, and 300 operations then find no difference.
+# Set-up that checks itself: a target whose root keeps mode 0700 and answers a chmod of it with success (a planted RefFS mutant, as cryfs does) is read back after the set-up's chmod; the run says the root was kept and gives the reference the target's root instead of claiming it set it, and 300 operations then find no difference. A reproducer emit-c makes of a trace of that pair starts the reference from the same root, so it runs clean on the reference (it started it from 0755 and reported the root as the defect).
 . "$(dirname "$0")/../lib/common.sh"
 [ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
 cat >"$T/root.ini" <<'INI'
@@ -19,4 +19,13 @@ grep -q "kept: its root kept mode 0700 and owner 0:0 after it was set to the ref
   fail "the run did not say that the target kept its root"
 ! grep -q "kept: root set to the reference's" "$T/out" || fail "the run claimed it set the root"
 assert_no_leftovers "$(run_id_of "$T/out")"
+export METIS_REFFS_BIN=$METIS_ROOT/tests/mutations/reffs-pick.sh
+"$METIS_BIN/metis-replay" record "$T/root.ini" --ops 6 --seed 3 -o "$T/six.trace" >"$T/rec" 2>&1 ||
+  { cat "$T/rec"; fail "metis-replay record failed"; }
+"$METIS_BIN/metis-replay" emit-c "$T/six.trace" --config "$T/root.ini" -o "$T/repro" >"$T/emit" 2>&1 ||
+  { cat "$T/emit"; fail "emit-c failed"; }
+grep -q '^root_mode=0700 root_owner=0:0$' "$T/repro/run.sh" || fail "run.sh does not start roots at 0700 0:0"
+REPRO_TMP=$T REFFS_BIN=$METIS_BIN/reffs "$T/repro/run.sh" ref >"$T/rep" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { cat "$T/rep"; fail "the reproducer exited $rc on the reference, want 0"; }
 echo PASS
