@@ -39,8 +39,9 @@ struct emit {
     uint64_t fill_inodes, fill_bytes, fill_slack;   /* what Metis's equalization filled the fs
                                                        under test with (equalize.h) */
     int fill_made;              /* ... whether it could make its filler at all */
-    unsigned root_mode;         /* the reference's root after set-up (mode bits): the one set-up */
-    unsigned root_uid, root_gid;/* gives every root, or a target's own when it ignores a chmod */
+    /* The reference's root after set-up: 0755 0:0, or a target's own when it ignores a chmod
+     * of its root (set-up then gives the reference that one). */
+    unsigned root_mode, root_uid, root_gid;
 };
 
 /* Replays the trace on fresh file systems of the config and keeps the reference's outcome of

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 int bk_safe_name(const char *s)
@@ -91,18 +90,11 @@ void backend_close(struct backend *b)
 
 /* ---- a target that died or hangs ---- */
 
-int backend_errno_of_dead_daemon(int err)
-{
-    return err == ENOTCONN || err == ECONNABORTED || err == ECONNREFUSED;
-}
-
 int backend_daemon_gone(struct backend *b)
 {
-    struct statfs st;
     if (!b->mounted)
         return b->daemon_died;
-    if ((statfs(b->mnt, &st) < 0 && backend_errno_of_dead_daemon(errno)) ||
-        !bk_is_mounted(b->mnt))
+    if (bk_connection_dead(b->mnt) || !bk_is_mounted(b->mnt))
         b->daemon_died = 1;
     return b->daemon_died;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -142,6 +143,18 @@ int bk_top_mount_is_fuse(const char *path)
     }
     fclose(f);
     return top;
+}
+
+/* Here, not in backend.c, so that the restore code below the backends can ask it too. */
+int backend_errno_of_dead_daemon(int err)
+{
+    return err == ENOTCONN || err == ECONNABORTED || err == ECONNREFUSED;
+}
+
+int bk_connection_dead(const char *mnt)
+{
+    struct statfs st;
+    return statfs(mnt, &st) < 0 && backend_errno_of_dead_daemon(errno);
 }
 
 int bk_mount_dev(const char *path, unsigned *major, unsigned *minor)

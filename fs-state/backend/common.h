@@ -56,6 +56,8 @@ void bk_log_tail(const char *path, char *out, size_t outlen);
 int bk_open_root(struct backend *b);
 void bk_close_root(struct backend *b);
 
+/* 1 when the FUSE mount on mnt answers as a dead daemon's does (ENOTCONN, ECONNABORTED). */
+int bk_connection_dead(const char *mnt);
 /* 1 when something is mounted on path (its device differs from its parent's). */
 int bk_is_mounted(const char *path);
 /* The device number (major:minor) of the mount on path, from mountinfo (a stat could hang on

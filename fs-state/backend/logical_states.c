@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 #include <uthash.h>
 
@@ -233,13 +232,6 @@ static int replayed(struct lrestore *lr, struct backend *b, uint64_t id, struct 
                   (unsigned long long)id, diff);
 }
 
-/* The engine's probe (backend_daemon_gone) says the same later; this is what it asks. */
-static int connection_gone(struct backend *b)
-{
-    struct statfs st;
-    return statfs(b->mnt, &st) < 0 && (errno == ENOTCONN || errno == ECONNABORTED);
-}
-
 static int fall_back(struct lrestore *lr, struct backend *b, uint64_t id, struct ft_tree *want,
                      lr_replay_fn replay, void *ctx, const char *why)
 {
@@ -292,7 +284,7 @@ int lr_restore(struct lrestore *lr, struct backend *b, uint64_t id, lr_replay_fn
     }
     /* A daemon that died, or was killed because a call hung, is a target failure for the
      * engine to report and recover from: a replay would mount it afresh behind its back. */
-    if (connection_gone(b))
+    if (bk_connection_dead(b->mnt))
         return bk_err(b, "restore", "state %llu: the daemon is gone (%s)",
                       (unsigned long long)id, why);
     return fall_back(lr, b, id, s->tree, replay, ctx, why);

@@ -94,16 +94,13 @@ static int validate_kernel_fs(const struct metis_config *cfg, const struct fs_co
  * end it, so a hang ends the run (exit 3) where it would be a class. */
 static void warn_without_fusectl(const struct metis_config *cfg)
 {
-    for (int i = 0; i < cfg->nfs; i++) {
-        if (cfg->fs[i].type == FS_KERNEL)
-            continue;
-        if (fusectl_mounted())
-            return;
-        fprintf(stderr, "metis: warning: fusectl is not mounted on /sys/fs/fuse/connections, so "
-                "a FUSE daemon that hangs on its own mount cannot be aborted and ends the run "
-                "(mount -t fusectl fusectl /sys/fs/fuse/connections)\n");
-        return;
-    }
+    int fuse = 0;
+    for (int i = 0; i < cfg->nfs; i++)
+        fuse |= cfg->fs[i].type != FS_KERNEL;
+    if (fuse && !fusectl_mounted())
+        fprintf(stderr, "metis: warning: fusectl is not mounted on " FUSECTL_DIR ", so a FUSE "
+                "daemon that hangs on its own mount cannot be aborted and ends the run (mount -t "
+                "fusectl fusectl " FUSECTL_DIR ")\n");
 }
 
 int config_validate(const struct metis_config *cfg, char *err, size_t errlen)

@@ -967,7 +967,7 @@ int fsgroup_recover(struct fsgroup *g, int i, enum target_failure k)
         return 0;
     snprintf(g->err, sizeof g->err, "fs %s: still busy %.0f s after its daemon was killed and its "
              "FUSE connection aborted%s", g->cfg->fs[i].name, grace,
-             fusectl_mounted() ? "" : " (fusectl is not mounted on /sys/fs/fuse/connections)");
+             fusectl_mounted() ? "" : " (fusectl is not mounted on " FUSECTL_DIR ")");
     return -1;
 }
 
