@@ -45,8 +45,9 @@ static const char script_head[] =
     "    fuse*) return 0;;\n  esac\n  return 1\n"
     "}\n"
     "# A daemon's root is set to the reference's ($root_mode, $root_owner), as Metis's set-up does.\n"
+    "# It has as long to mount as Metis gives it: the fs's op_timeout ($mount_wait seconds).\n"
     "wait_mounted() {\n"
-    "  for _ in $(seq 1 200); do\n"
+    "  for _ in $(seq 1 $((${mount_wait:-10} * 20))); do\n"
     "    fuse_on_top && { chmod \"$root_mode\" \"$mnt\"; chown \"$root_owner\" \"$mnt\"; return 0; } 2>/dev/null\n"
     "    sleep 0.05\n"
     "  done\n"
@@ -248,11 +249,19 @@ static void emit_fuse(FILE *f, const struct emit *e, const struct fs_config *c)
         fprintf(f, "  repro\n");
 }
 
+/* Metis waits op_timeout for a mount (30 s without one); a loaded machine gets no less here,
+ * and never under 10 s (a mount of scrypt-keyed CryFS alone takes 6-20 s). */
+static int mount_wait_seconds(const struct fs_config *c)
+{
+    double t = c->op_timeout > 0 ? c->op_timeout : 30;
+    return t < 10 ? 10 : (int)t + (t > (int)t);
+}
+
 static void emit_cases(FILE *f, const struct emit *e)
 {
     for (int i = 0; i < e->cfg->nfs; i++) {
         const struct fs_config *c = &e->cfg->fs[i];
-        fprintf(f, "%s)\n", c->name);
+        fprintf(f, "%s)\n  mount_wait=%d\n", c->name, mount_wait_seconds(c));
         if (e->at_once)
             emitsh_together_case(f, e, c);
         else if (c->type == FS_KERNEL && fs_format_devless(c->fstype))

@@ -8,6 +8,7 @@
 #include "model.h"
 #include "front/report/report_html.h"
 #include "restart.h"
+#include "summary_status.h"
 #include "runopts.h"
 #include "search_shape.h"
 #include "engine/searches.h"
@@ -100,8 +101,8 @@ static void exe_dir(char *out, size_t len)
 static void on_signal(int sig)
 {
     forwarded_signal = sig;
-    if (engine_pid > 0)
-        kill(engine_pid, SIGTERM);
+    if (engine_pid > 0)          /* the same signal, so that the engine's reason names it */
+        kill(engine_pid, sig);
 }
 
 static int make_out_dir(struct metis_config *cfg, char *out, size_t len)
@@ -257,8 +258,12 @@ static int run_searches(char **argv, const char *out, const char *run_id)
         if (rc != METIS_EXIT_RESTART)
             return rc;
         backend_sweep(run_id);
-        if (forwarded_signal)
+        if (forwarded_signal) {
+            /* The finished search wrote its summary as if the run went on. */
+            if (summary_mark_interrupted(out, strsignal(forwarded_signal)) < 0)
+                fprintf(stderr, "metis: %s/summary.json: cannot mark it interrupted\n", out);
             return METIS_EXIT_INTERRUPTED;
+        }
         if (search_archive(out, search, err, sizeof err) < 0) {
             fprintf(stderr, "metis: %s\n", err);
             return METIS_EXIT_INFRA;
