@@ -32,7 +32,7 @@ endif
 export METIS_BIN := $(abspath $(BIN))
 export SANITIZE
 
-.PHONY: targets-deps campaign soak fsx search-table
+.PHONY: targets-deps campaign soak fsx search-table search-pooled
 .PHONY: all deps run check check-symbols check-cycles check-includes unit integration bench install clean mutations
 all:
 
@@ -110,3 +110,9 @@ mutations: deps
 search-table: deps
 	@$(MAKE) --no-print-directory all
 	@tests/mutations/search_table.sh $(MUTATIONS)
+
+# The same comparison on 30 searches per mutation and search kind, each search's first report a
+# sample (tests/mutations/search_pooled.sh; the README's pooled table).
+search-pooled: deps
+	@$(MAKE) --no-print-directory all
+	@tests/mutations/search_pooled.sh $(MUTATIONS)

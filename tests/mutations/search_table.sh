@@ -8,28 +8,11 @@
 . "$(dirname "$0")/../lib/common.sh"
 root=$METIS_ROOT here=$root/tests/mutations
 export ST_OUT=$(from_caller "${ST_OUT:-$root/build/search-table}") ST_OPS=${ST_OPS:-50000}
-read -r -a searches <<<"${ST_SEARCHES:-default random}"
 seeds=${ST_SEEDS:-5}
-command -v parallel >/dev/null || { echo "search-table: GNU parallel is not installed" >&2; exit 2; }
-for s in "${searches[@]}"; do
-  [ -f "$here/searches/$s.ini" ] || { echo "search-table: no search overlay searches/$s.ini" >&2; exit 2; }
-done
-names=("$@")
-# Observable: what mutations.tsv expects to be caught (blind ones no operation reaches).
-[ ${#names[@]} -eq 0 ] && mapfile -t names < <(awk -F'\t' '!/^#/ && $4 == "catch" { print $1 }' "$here/mutations.tsv")
-mkdir -p "$ST_OUT"
-jobs=$ST_OUT/jobs.txt
-: >"$jobs"
-for n in "${names[@]}"; do
-  grep -qP "^\Q$n\E\t" "$here/mutations.tsv" || { echo "search-table: unknown mutation '$n'" >&2; exit 2; }
-  for s in "${searches[@]}"; do
-    for ((k = 1; k <= seeds; k++)); do echo "$here/first_report.sh $n $s $k" >>"$jobs"; done
-  done
-done
+. "$here/search_jobs.sh"
+search_setup search-table "$@"
 echo "search-table: ${#names[@]} mutations x ${#searches[@]} searches x $seeds seeds, cap $ST_OPS operations each; work in $ST_OUT"
-start=$(date +%s)
-parallel -j "${ST_JOBS:-$(nproc)}" --line-buffer <"$jobs" >"$ST_OUT/results.tsv"
-echo "search-table: finished in $(( $(date +%s) - start ))s"
+search_run search-table 1 "$seeds" "$here/first_report.sh"
 python3 "$here/search_table.py" "$ST_OUT/results.tsv" "${searches[@]}" >"$ST_OUT/table.md"
 cat "$ST_OUT/table.md"
 ! grep -qP '\tinfra\t' "$ST_OUT/results.tsv"
