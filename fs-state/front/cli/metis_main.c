@@ -245,13 +245,15 @@ static int cmd_report(int argc, char **argv)
 /* One pan per search: when SPIN's search completes with budget left, the engine exits with
  * METIS_EXIT_RESTART and the next search (the next derived seed) starts in the same run
  * directory, after the finished one's own files moved to search-N/. */
-static int run_searches(char **argv, const char *out, const char *run_id)
+static int run_searches(const struct run_opts *ro, const char *pan, const char *out,
+                        const char *run_id)
 {
     char n[16], err[8400];
     for (int search = 1;; search++) {
         snprintf(n, sizeof n, "%d", search);
         setenv("METIS_SEARCH", n, 1);
-        engine_pid = spawn_engine(argv, out);
+        struct search_opts so = search_opts_of(&ro->search, search);
+        engine_pid = spawn_engine(pan_args(&ro->cfg, &so, pan), out);
         if (engine_pid < 0)
             return METIS_EXIT_INFRA;
         int rc = wait_engine(engine_pid);
@@ -370,7 +372,7 @@ static int run_with_lock(struct run_opts *ro, const struct known_list *known, co
         fprintf(stderr, "metis: interrupted before the engine started\n");
         return METIS_EXIT_INTERRUPTED;
     }
-    int rc = run_searches(pan_args(&ro->cfg, &ro->search, pan), out, run_id);
+    int rc = run_searches(ro, pan, out, run_id);
     backend_sweep(run_id);
     alarm(0);
     return after_run(ro, known, out, bindir, run_id, rc);

@@ -3,6 +3,7 @@
 #include "search_shape.h"
 #include "engine/crash_modes.h"
 #include "engine/input.h"
+#include "engine/searches.h"
 #include "lib/numbers.h"
 #include <errno.h>
 #include <getopt.h>
@@ -201,6 +202,17 @@ void swarm_diversify(uint64_t swarm_seed, int vt, struct search_opts *so, uint64
     so->spin_seed = 1 + rng_below(&own, 1000000);
     *input_seed = rng_next(&own) ^ (uint64_t)vt;
     so->shape = search_shape_of(swarm_seed, vt);
+}
+
+/* SPIN's randomized order is seeded by -RS: with one seed for every search of a run, each
+ * search would try the operations in the same order, state after state, and differ from the
+ * others only in their arguments. */
+struct search_opts search_opts_of(const struct search_opts *run, int search)
+{
+    struct search_opts so = *run;
+    if (search > 1)
+        so.spin_seed = 1 + search_seed(run->spin_seed, search) % 1000000007ULL;
+    return so;
 }
 
 void search_opts_describe(const struct search_opts *so, char *buf, size_t len)
