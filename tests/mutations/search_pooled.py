@@ -57,20 +57,27 @@ def main():
     print(f"| mutation | searches | {first}: hit | {second}: hit | {first} (run median) | "
           f"{second} (run median) | ratio | P({first} first) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    at_or_below = worse2 = 0
+    at_or_below = worse2 = judged = 0
+    unreached = []
     for n in names:
         a, b = cells.get((n, first), []), cells.get((n, second), [])
         if not a or not b:
             continue
         ma, mb = run_median(a, cap, rng), run_median(b, cap, rng)
         ratio = ma / mb
-        at_or_below += ratio <= 1
-        worse2 += ratio > 2
+        if ma > cap and mb > cap:
+            unreached.append(n)      # no search of either kind reported: nothing to judge
+        else:
+            judged += 1
+            at_or_below += ratio <= 1
+            worse2 += ratio > 2
         hit = lambda v: f"{sum(s > 0 for s in v)}/{len(v)}"
         fmt = lambda m: f">{cap}" if m > cap else str(m)
-        print(f"| {n} | {len(a)} | {hit(a)} | {hit(b)} | {fmt(ma)} | {fmt(mb)} | {ratio:.2f} | "
+        shown = "-" if n in unreached else f"{ratio:.2f}"
+        print(f"| {n} | {len(a)} | {hit(a)} | {hit(b)} | {fmt(ma)} | {fmt(mb)} | {shown} | "
               f"{p_first(a, b):.2f} |")
-    print(f"\n{first} at or below {second}: {at_or_below} of {len(names)}; worse than 2x: {worse2}")
+    print(f"\n{first} at or below {second}: {at_or_below} of {judged}; worse than 2x: {worse2}"
+          + (f"; reported by neither: {' '.join(unreached)}" if unreached else ""))
     if infra:
         print("runs that failed: " + ", ".join(infra))
 

@@ -39,7 +39,7 @@ def cell(m):
 def main():
     path, first, second = sys.argv[1], sys.argv[2], sys.argv[3]
     runs = read(path)
-    rows, at_or_below, worse2, rated, all_caught = [], 0, 0, 0, 0
+    rows, at_or_below, worse2, rated, all_caught, neither = [], 0, 0, 0, 0, []
     for name in sorted(runs):
         r = runs[name]
         if first not in r or second not in r:
@@ -57,7 +57,10 @@ def main():
         else:
             q = a[0] / b[0] if b[0] else (1.0 if a[0] == 0 else float('inf'))
             ratio, verdict = f'{q:.2f}', 'better' if q <= 1 else 'worse'
-        rated += 1
+        if verdict == 'neither':
+            neither.append(name)    # no seed of either search reported: nothing to judge
+        rated += verdict != 'neither'
+        all_caught -= verdict == 'neither' and caught == len(r[first])
         at_or_below += verdict == 'better'
         worse2 += verdict == 'worse' and (a[1] or a[0] > 2 * b[0])
         seeds_a = ' '.join(str(o) if st == 'caught' else '-' for st, o, _ in r[first])
@@ -70,7 +73,8 @@ def main():
     print()
     print(f'{first} at or below {second}: {at_or_below} of {rated} '
           f'({100.0 * at_or_below / max(rated, 1):.0f}%); worse than 2x: {worse2}; '
-          f'every seed caught by {first}: {all_caught} of {rated}')
+          f'every seed caught by {first}: {all_caught} of {rated}' +
+          (f'; reported by neither: {" ".join(neither)}' if neither else ''))
 
 
 if __name__ == '__main__':
