@@ -249,11 +249,11 @@ static void emit_fuse(FILE *f, const struct emit *e, const struct fs_config *c)
         fprintf(f, "  repro\n");
 }
 
-/* Metis waits op_timeout for a mount (30 s without one); a loaded machine gets no less here,
- * and never under 10 s (a mount of scrypt-keyed CryFS alone takes 6-20 s). */
+/* Metis waits op_timeout for a mount; run.sh waits as long, rounded up, and never under 10 s
+ * (a mount of scrypt-keyed CryFS alone takes 6-20 s). */
 static int mount_wait_seconds(const struct fs_config *c)
 {
-    double t = c->op_timeout > 0 ? c->op_timeout : 30;
+    double t = c->op_timeout;
     return t < 10 ? 10 : (int)t + (t > (int)t);
 }
 

@@ -68,12 +68,8 @@ assert b["fresh_initial"] > 0, b
 # prepopulate = 1: at state 0 every pool file is in the lower layer (fresh layers), so an
 # operation from state 0 that changes a file there copies it up first.
 changes = ("write_file", "truncate", "chmod", "chown_file", "chgrp_file", "setxattr", "link")
-# Every search of the run counts, each from its own log (the run's last search is its own
-# only for the operations the budget left it).
-import glob
-logs = glob.glob(d + "/search-*/log.txt") + [d + "/log.txt"]
 init, ops, hits = None, {}, []
-for line in (l for path in logs for l in open(path)):
+for line in open(d + "/log.txt"):
     f = line.split()
     if f[:2] == ["init", "overlay"]:
         init = f[3].split("=")[1]

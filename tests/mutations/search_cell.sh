@@ -23,11 +23,15 @@ METIS_REFFS_BIN=$here/reffs-pick.sh timeout -k 5 900 "$bin/metis" run "$out/run.
 rc=$?
 status=ok
 [ $rc -le 1 ] || status=infra
-logs=$(ls "$out"/run/search-*/log.txt 2>/dev/null | sort -t- -k2 -V; echo "$out/run/log.txt")
-# shellcheck disable=SC2086
+logs=()   # the searches' logs in order: search-1/, search-2/, ..., the last one's in run/
+for ((k = 1; ; k++)); do
+  [ -f "$out/run/search-$k/log.txt" ] || break
+  logs+=("$out/run/search-$k/log.txt")
+done
+logs+=("$out/run/log.txt")
 firsts=$(awk '
   FNR == 1 { if (NR > 1) print (hit ? hit : -ops); ops = 0; hit = 0 }
   /^op / { ops++ }
   /^discrepancy .* fs=mut / && !hit { hit = ops }
-  END { print (hit ? hit : -ops) }' $logs | paste -sd'\t')
+  END { print (hit ? hit : -ops) }' "${logs[@]}" | paste -sd'\t')
 printf 'cell\t%s\t%s\t%s\t%s\t%s\n' "$name" "$search" "$seed" "$status" "$firsts"

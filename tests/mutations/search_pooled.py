@@ -48,6 +48,14 @@ def p_first(a, b):
     return wins / (len(a) * len(b))
 
 
+def hits(samples):
+    return f"{sum(s > 0 for s in samples)}/{len(samples)}"
+
+
+def ops(median, cap):
+    return f">{cap}" if median > cap else str(median)
+
+
 def main():
     path, first, second = sys.argv[1], sys.argv[2], sys.argv[3]
     cap = int(sys.argv[4]) if len(sys.argv) > 4 else 50000
@@ -71,10 +79,8 @@ def main():
             judged += 1
             at_or_below += ratio <= 1
             worse2 += ratio > 2
-        hit = lambda v: f"{sum(s > 0 for s in v)}/{len(v)}"
-        fmt = lambda m: f">{cap}" if m > cap else str(m)
         shown = "-" if n in unreached else f"{ratio:.2f}"
-        print(f"| {n} | {len(a)} | {hit(a)} | {hit(b)} | {fmt(ma)} | {fmt(mb)} | {shown} | "
+        print(f"| {n} | {len(a)} | {hits(a)} | {hits(b)} | {ops(ma, cap)} | {ops(mb, cap)} | {shown} | "
               f"{p_first(a, b):.2f} |")
     print(f"\n{first} at or below {second}: {at_or_below} of {judged}; worse than 2x: {worse2}"
           + (f"; reported by neither: {' '.join(unreached)}" if unreached else ""))

@@ -90,13 +90,19 @@ static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_v
     return -1;
 }
 
+/* pan -RS takes a seed from 1 up. */
+static unsigned long spin_seed_of(uint64_t seed)
+{
+    return 1 + seed % 1000000007ULL;
+}
+
 /* SPIN's fixed branch order would try the first operations of the model at every state before
  * the last ones; a seeded random order reaches every operation early and stays reproducible. */
 static void default_search(struct search_opts *so, uint64_t seed)
 {
     memset(so, 0, sizeof *so);
     so->t_rand = 1;
-    so->spin_seed = 1 + seed % 1000000007ULL;
+    so->spin_seed = spin_seed_of(seed);
 }
 
 int run_opts_parse(int argc, char **argv, struct run_opts *ro)
@@ -211,7 +217,7 @@ struct search_opts search_opts_of(const struct search_opts *run, int search)
 {
     struct search_opts so = *run;
     if (search > 1)
-        so.spin_seed = 1 + search_seed(run->spin_seed, search) % 1000000007ULL;
+        so.spin_seed = spin_seed_of(search_seed(run->spin_seed, search));
     return so;
 }
 
