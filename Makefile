@@ -112,7 +112,8 @@ search-table: deps
 	@tests/mutations/search_table.sh $(MUTATIONS)
 
 # The same comparison on 30 searches per mutation and search kind, each search's first report a
-# sample (tests/mutations/search_pooled.sh; the README's pooled table).
+# sample (tests/mutations/search_pooled.sh; the README's pooled table), and how likely a 5-seed
+# table meets the search criterion (tests/mutations/search_criterion.py).
 search-pooled: deps
 	@$(MAKE) --no-print-directory all
 	@tests/mutations/search_pooled.sh $(MUTATIONS)

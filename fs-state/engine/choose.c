@@ -57,14 +57,34 @@ static int in_pool(struct input *in, const char *path)
                    sizeof *in->pool_sorted, cmp_str) != NULL;
 }
 
-/* Marks the view's entries a draw of kind w may take (shared ones only, if asked); their count. */
-static size_t mark(struct input *in, enum path_want w, int only_shared, unsigned char *ok)
+/* A directory with no entry below it: the one an rmdir removes. */
+static int is_empty_dir(const struct tree_view *v, const struct view_entry *e)
+{
+    if (!S_ISDIR(e->mode))
+        return 0;
+    size_t len = strlen(e->path);
+    for (size_t i = 0; i < v->n; i++)
+        if (strncmp(v->e[i].path, e->path, len) == 0 && v->e[i].path[len] == '/')
+            return 0;
+    return 1;
+}
+
+/* The entries a favoured draw of kind w goes to: inodes with several names, or for rmdir
+ * empty directories. */
+static int favoured(const struct tree_view *v, const struct view_entry *e, enum path_want w)
+{
+    return w == PW_DIR ? is_empty_dir(v, e) : is_shared(e);
+}
+
+/* Marks the view's entries a draw of kind w may take (favoured ones only, if asked); their
+ * count. */
+static size_t mark(struct input *in, enum path_want w, int only_favoured, unsigned char *ok)
 {
     const struct tree_view *v = in->view;
     size_t n = 0;
     for (size_t i = 0; i < v->n; i++) {
         const struct view_entry *e = &v->e[i];
-        ok[i] = fits(e, w) && (!only_shared || is_shared(e)) && in_pool(in, e->path);
+        ok[i] = fits(e, w) && (!only_favoured || favoured(v, e, w)) && in_pool(in, e->path);
         n += ok[i];
     }
     return n;
@@ -85,10 +105,12 @@ static const char *pick_existing(struct input *in, enum path_want w)
     size_t n = mark(in, w, 0, ok);
     if (n == 0)
         return NULL;
-    int favour = w == PW_NONDIR || w == PW_LINK_SRC || w == PW_RENAME_SRC;
+    int favour = w == PW_NONDIR || w == PW_LINK_SRC || w == PW_RENAME_SRC || w == PW_DIR;
     size_t m = favour ? mark(in, w, 1, shared) : 0;
     /* Half of these draws go to inodes that already have several names: a third link, or the
-     * unlink of one of three, takes several steps on one inode that uniform draws rarely make. */
+     * unlink of one of three, takes several steps on one inode that uniform draws rarely make.
+     * Half of rmdir's go to empty directories: a long search fills the pool's directories, and
+     * then nearly every rmdir met ENOTEMPTY and none removed one (README, "Search power"). */
     int only = m > 0 && rng_below(&in->rng, 2) == 0;
     return only ? nth(v, shared, rng_below(&in->rng, m)) : nth(v, ok, rng_below(&in->rng, n));
 }

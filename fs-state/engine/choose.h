@@ -9,7 +9,7 @@ enum path_want {
     PW_FILE,        /* an existing regular file: write, truncate, fallocate */
     PW_ENTRY,       /* any existing entry but the root: chmod, chown, chgrp, xattrs */
     PW_NONDIR,      /* an existing non-directory, names of shared inodes favoured: unlink */
-    PW_DIR,         /* an existing directory but the root: rmdir */
+    PW_DIR,         /* an existing directory but the root, empty ones favoured: rmdir */
     PW_LINK_SRC,    /* an existing regular file, shared inodes favoured: link's source */
     PW_RENAME_SRC,  /* any existing entry, shared inodes favoured: rename's source */
     PW_NEW_FILE,    /* a missing pool file name whose directory exists: create, link's name */

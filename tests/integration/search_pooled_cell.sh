@@ -26,4 +26,5 @@ for s in default random; do
 done
 grep -q "^| $m | " "$T/out" || fail "no table row for $m"
 grep -q '^default at or below random: [0-9]* of 1; ' "$T/out" || fail "no verdict line"
+grep -q "^| as measured | " "$T/out" || fail "no line of the criterion's bootstrap"
 echo PASS

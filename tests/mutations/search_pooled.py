@@ -57,6 +57,8 @@ def ops(median, cap):
 
 
 def main():
+    if len(sys.argv) < 4:
+        sys.exit("usage: search_pooled.py RESULTS.tsv FIRST SECOND [CAP]")
     path, first, second = sys.argv[1], sys.argv[2], sys.argv[3]
     cap = int(sys.argv[4]) if len(sys.argv) > 4 else 50000
     cells, infra = read_cells(path)

@@ -165,6 +165,35 @@ Test(metis_choose, existing_one_takes_paths_of_the_right_kind)
     view_free(v);
 }
 
+Test(metis_choose, rmdir_favours_empty_directories)
+{
+    ch_cfg.pool.existing = 1;
+    ch_cfg.pool.depth = 2;                         /* /d0/d1 is a pool name */
+    struct ch_entry e[] = {
+        { "/d0", S_IFDIR | 0755, 3, 0 },
+        { "/d0/d1", S_IFDIR | 0755, 2, 0 },        /* the one empty directory */
+        { "/d0/f0", S_IFREG | 0644, 1, 100 },
+        { "/d1", S_IFDIR | 0755, 2, 0 },
+        { "/d1/f0", S_IFREG | 0644, 1, 100 },
+    };
+    struct tree_view *v = ch_view(e, sizeof e / sizeof e[0]);
+    struct input in;
+    cr_assert_eq(input_init(&in, &ch_cfg, 11), 0);
+    in.view = v;
+    int empty = 0, n = 3000;
+    for (int i = 0; i < n; i++) {
+        struct op_args a;
+        ch_draw(&in, OP_rmdir, &a);
+        cr_assert(!strcmp(a.path, "/d0") || !strcmp(a.path, "/d1") || !strcmp(a.path, "/d0/d1"),
+                  "rmdir %s", a.path);
+        empty += !strcmp(a.path, "/d0/d1");
+    }
+    /* Half the rmdirs go to the empty directory, the other half uniformly over three. */
+    cr_expect(empty > n * 0.6 && empty < n * 0.73, "empty %d of %d", empty, n);
+    input_free(&in);
+    view_free(v);
+}
+
 Test(metis_choose, share_follows_existing_and_results_are_counted)
 {
     ch_cfg.pool.existing = 0.3;
