@@ -57,16 +57,32 @@ static int in_pool(struct input *in, const char *path)
                    sizeof *in->pool_sorted, cmp_str) != NULL;
 }
 
+/* Names in path below the root: "/" 0, "/d0" 1, "/d0/f0" 2. */
+static int levels(const char *path)
+{
+    int n = 0;
+    for (const char *c = path; *c; c++)
+        n += *c == '/';
+    return path[0] == '/' && path[1] == '\0' ? 0 : n;
+}
+
+/* How many levels the deepest entry below path lies under it (0: a file, an empty directory). */
+static int height(const struct tree_view *v, const char *path)
+{
+    size_t len = strlen(path);
+    int top = levels(path), h = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const char *p = v->e[i].path;
+        int below = strncmp(p, path, len) == 0 && p[len] == '/' ? levels(p) - top : 0;
+        h = below > h ? below : h;
+    }
+    return h;
+}
+
 /* A directory with no entry below it: the one an rmdir removes. */
 static int is_empty_dir(const struct tree_view *v, const struct view_entry *e)
 {
-    if (!S_ISDIR(e->mode))
-        return 0;
-    size_t len = strlen(e->path);
-    for (size_t i = 0; i < v->n; i++)
-        if (strncmp(v->e[i].path, e->path, len) == 0 && v->e[i].path[len] == '/')
-            return 0;
-    return 1;
+    return S_ISDIR(e->mode) && height(v, e->path) == 0;
 }
 
 /* The entries a favoured draw of kind w goes to: inodes with several names, or for rmdir
@@ -168,28 +184,6 @@ const struct view_entry *choose_regular(const struct input *in, const char *path
 {
     const struct view_entry *e = in->view ? view_find(in->view, path) : NULL;
     return e && S_ISREG(e->mode) ? e : NULL;
-}
-
-/* Names in path below the root: "/" 0, "/d0" 1, "/d0/f0" 2. */
-static int levels(const char *path)
-{
-    int n = 0;
-    for (const char *c = path; *c; c++)
-        n += *c == '/';
-    return path[0] == '/' && path[1] == '\0' ? 0 : n;
-}
-
-/* How many levels the deepest entry below path lies under it (0: a file, an empty directory). */
-static int height(const struct tree_view *v, const char *path)
-{
-    size_t len = strlen(path);
-    int top = levels(path), h = 0;
-    for (size_t i = 0; i < v->n; i++) {
-        const char *p = v->e[i].path;
-        int below = strncmp(p, path, len) == 0 && p[len] == '/' ? levels(p) - top : 0;
-        h = below > h ? below : h;
-    }
-    return h;
 }
 
 static int keeps_to_pool(const struct tree_view *v, int room, const char *src, int src_height,

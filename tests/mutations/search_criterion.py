@@ -5,6 +5,8 @@ import random
 import statistics
 import sys
 
+from search_pooled import read_seed_cells
+
 CAP = 50000        # the 5-seed table's budget per run
 SEEDS = 5          # runs per cell of the 5-seed table
 TABLES = int(os.environ.get("SC_TABLES", 2000))   # simulated tables per line
@@ -15,18 +17,15 @@ STRENGTHS = (1, 1.5, 2, 3, 4, 6)
 def read_slots(path, first, second):
     """{name: [(first's sample, second's sample)]}, paired by seed and search index: the two
     searches of a pair start from the same variant ([vary] is drawn from the search's seed),
-    as the 5-seed table's two runs of a seed do."""
-    cells = {}
-    for line in open(path):
-        f = line.rstrip("\n").split("\t")
-        if len(f) >= 6 and f[0] == "cell" and f[4] == "ok" and f[2] in (first, second):
-            cells[(f[1], f[2], f[3])] = [int(x) for x in f[5:] if x]
+    as the 5-seed table's two runs of a seed do. Rows no search of either reported are left
+    out, as the table leaves them unjudged."""
+    cells, _ = read_seed_cells(path)
     slots = {}
     for (name, kind, seed), a in cells.items():
         b = cells.get((name, second, seed))
         if kind == first and b:
             slots.setdefault(name, []).extend(zip(a, b))
-    return slots
+    return {n: p for n, p in slots.items() if any(x > 0 or y > 0 for x, y in p)}
 
 
 def pair_of_runs(slots, rng):
@@ -80,7 +79,8 @@ def main():
     path, first, second = sys.argv[1], sys.argv[2], sys.argv[3]
     slots = read_slots(path, first, second)
     if not slots:
-        sys.exit(f"search_criterion.py: no mutation of {path} has samples of both {first} and {second}")
+        sys.exit(f"search_criterion.py: no mutation of {path} has samples of both {first} and "
+                 f"{second} with a report in either")
     rng = random.Random(1)
     rows = [simulated_pairs(slots[n], rng) for n in sorted(slots)]
     print(f"{len(rows)} mutations, {TABLES} simulated 5-seed tables per line, the runs of a seed "

@@ -6,9 +6,10 @@ import sys
 RUNS = 4000   # simulated runs per cell: enough that the median moves by under 1%
 
 
-def read_cells(path):
-    """{(name, search): [per-search first reports]}: a positive count is a report at that
-    operation of its search, a negative one a search of that many operations without one."""
+def read_seed_cells(path):
+    """{(name, search, seed): [per-search first reports]} of the runs that ran, and the runs
+    that failed: a positive count is a report at that operation of its search, a negative one
+    a search of that many operations without one."""
     cells, infra = {}, []
     for line in open(path):
         f = line.rstrip("\n").split("\t")
@@ -16,8 +17,18 @@ def read_cells(path):
             continue
         if f[4] != "ok":
             infra.append(f"{f[1]} {f[2]} seed {f[3]}")
-        cells.setdefault((f[1], f[2]), []).extend(int(x) for x in f[5:] if x)
+        else:
+            cells[(f[1], f[2], f[3])] = [int(x) for x in f[5:] if x]
     return cells, infra
+
+
+def read_cells(path):
+    """{(name, search): [per-search first reports]}, pooled over the seeds, and the failed runs."""
+    cells, infra = read_seed_cells(path)
+    pooled = {}
+    for (name, search, _), samples in cells.items():
+        pooled.setdefault((name, search), []).extend(samples)
+    return pooled, infra
 
 
 def run_median(samples, cap, rng):
