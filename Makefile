@@ -88,7 +88,7 @@ install: all
 
 # No two object files may call each other in a circle (scripts/check-cycles.py).
 check-cycles: all
-	@scripts/check-cycles.py $(BUILD)/fs-state $(BUILD)/replayer $(BUILD)/reffs
+	@scripts/check-cycles.py --build $(BUILD) fs-state replayer reffs faultdev
 
 # Every #include "..." of fs-state, replayer and reffs keeps to who may use what
 # (scripts/include-rules.txt, from fs-state/README.md's table).

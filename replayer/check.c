@@ -1,6 +1,7 @@
 /* Trace checks against its config: embedded-config loading with trace line numbers, fs matching, pool membership. */
 #include "check.h"
 #include "engine/fault_kinds.h"
+#include "engine/fault_config.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,6 +2,7 @@
 #include "emitc_crash.h"
 #include "emit.h"
 #include "engine/crash_modes.h"
+#include "engine/crash_config.h"
 
 #include <inttypes.h>
 #include <string.h>

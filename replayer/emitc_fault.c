@@ -2,6 +2,7 @@
 #include "emitc_fault.h"
 #include "engine/crash_modes.h"
 #include "engine/fault_kinds.h"
+#include "engine/fault_config.h"
 
 #include <errno.h>
 #include <string.h>

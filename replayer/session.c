@@ -11,6 +11,7 @@
 
 #include "import.h"
 #include "engine/concurrent.h"
+#include "engine/fault_config.h"
 #include "backend/runlock.h"
 #include "lib/signals.h"
 

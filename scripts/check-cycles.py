@@ -1,23 +1,38 @@
 #!/usr/bin/env python3
-# Fails when object files call each other in a circle (a dependency cycle), read from nm's symbols.
-"""usage: check-cycles.py DIR...
+# Fails when files, rooms (a source with its header) or folders use each other in a circle, read from nm's symbols and the #include lines.
+"""usage: check-cycles.py [--why] [--build BUILD] DIR...
 
-Each DIR is searched for *.o files; a file depends on another when it uses a symbol the other
-defines. Every strongly connected component of more than one file is a cycle and is printed
-as one line; the exit status is 1 if there is any, 0 otherwise. Files in different DIRs are
-checked together, so a cycle across folders is found too.
+Three graphs over the C sources under each DIR (and their objects under BUILD/DIR, default
+BUILD=build), each checked for circles (strongly connected components of more than one node):
+
+  files    an object file uses a symbol another defines (nm)
+  rooms    a room is a source with its header (x.c and x.h are room x; a header alone is a room
+           too); room A uses room B when a file of A includes a header of B, or A's object uses
+           a symbol B's defines. Two rooms that need each other are a circle even when their
+           objects do not call each other (a header that includes its user's header).
+  folders  the folders that hold rooms, by the same uses: a folder's rooms may use each other,
+           but two folders may not need each other.
+
+Each circle is printed as one line (with --why, each use inside it below it: the file and the
+include or symbol); the exit status is 1 if there is any, 0 otherwise.
+Everything is checked together, so a circle across the DIRs is found too.
 """
 import os
+import re
 import subprocess
 import sys
 
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+SEARCH = ["reffs", "fs-state", "replayer", "faultdev"]   # the Makefile's -I order
 
-def object_files(dirs):
+
+def files_under(dirs, suffixes):
     for d in dirs:
-        for root, _, names in os.walk(d):
+        for root, subdirs, names in os.walk(d):
+            subdirs.sort()
             for n in sorted(names):
-                if n.endswith(".o"):
-                    yield os.path.join(root, n)
+                if n.endswith(suffixes):
+                    yield os.path.normpath(os.path.join(root, n))
 
 
 def symbols(obj):
@@ -32,14 +47,62 @@ def symbols(obj):
     return defined, used
 
 
-def graph(objs):
+def object_uses(objs):
+    """(user, definer, symbol) for every symbol one object uses that another defines."""
     defs, uses = {}, {}
     for o in objs:
         d, u = symbols(o)
         uses[o] = u
         for s in d:
             defs[s] = o
-    return {o: sorted({defs[s] for s in uses[o] if s in defs and defs[s] != o}) for o in objs}
+    return [(o, defs[s], s) for o in objs for s in sorted(uses[o])
+            if s in defs and defs[s] != o]
+
+
+def object_graph(objs, calls):
+    g = {o: set() for o in objs}
+    for a, b, _ in calls:
+        g[a].add(b)
+    return {o: sorted(v) for o, v in g.items()}
+
+
+def resolve(includer, name):
+    """The tree path of an include as the compiler finds it; None when not a tree file."""
+    for d in [os.path.dirname(includer)] + SEARCH:
+        p = os.path.normpath(os.path.join(d, name))
+        if os.path.isfile(p):
+            return p
+    return None
+
+
+def include_edges(sources):
+    for src in sources:
+        with open(src, errors="replace") as f:
+            for line in f:
+                m = INCLUDE.match(line)
+                target = m and resolve(src, m.group(1))
+                if target:
+                    yield src, target, "includes " + m.group(1)
+
+
+def room(path):
+    return os.path.splitext(path)[0]
+
+
+def source_of(obj, build):
+    return room(os.path.relpath(obj, build)) + ".c"
+
+
+def merged(nodes, edges, key):
+    """The graph of (a, b) edges with each end mapped by key, self-edges dropped."""
+    g = {key(n): set() for n in nodes}
+    for a, b, _ in edges:
+        ka, kb = key(a), key(b)
+        g.setdefault(ka, set())
+        g.setdefault(kb, set())
+        if ka != kb:
+            g[ka].add(kb)
+    return {k: sorted(v) for k, v in g.items()}
 
 
 def components(g):
@@ -85,20 +148,73 @@ def components(g):
     return out
 
 
+def circles(g):
+    return [sorted(c) for c in components(g) if len(c) > 1]
+
+
+def parse_args(argv):
+    build, dirs, verbose = "build", [], False
+    it = iter(argv)
+    for a in it:
+        if a == "--why":
+            verbose = True
+        elif a == "--build":
+            build = next(it, None)
+            if build is None:
+                raise ValueError("--build needs a folder")
+        elif a.startswith("-"):
+            raise ValueError("unknown option %s" % a)
+        else:
+            dirs.append(os.path.normpath(a))
+    if not dirs:
+        raise ValueError("no folder to check")
+    return build, dirs, verbose
+
+
+def why(circle, edges, key):
+    """Each use inside a circle, one line: the first reason found per pair of nodes."""
+    inside, seen = set(circle), set()
+    for a, b, reason in edges:
+        pair = (key(a), key(b))
+        if pair[0] != pair[1] and set(pair) <= inside and pair not in seen:
+            seen.add(pair)
+            yield "    %s -> %s: %s %s" % (pair[0], pair[1], a, reason)
+
+
+def report(what, found, edges, key, verbose):
+    for c in found:
+        print("check-cycles: these %s use each other in a circle: %s" % (what, " ".join(c)))
+        if verbose:
+            for line in why(c, edges, key):
+                print(line)
+    return len(found)
+
+
 def main(argv):
-    if len(argv) < 2:
-        print(__doc__.strip(), file=sys.stderr)
+    try:
+        build, dirs, verbose = parse_args(argv[1:])
+    except ValueError as e:
+        print("check-cycles: %s" % e, file=sys.stderr)
+        print(__doc__.strip().splitlines()[0], file=sys.stderr)
         return 2
-    objs = list(object_files(argv[1:]))
-    if not objs:
-        print("check-cycles: no object files under " + " ".join(argv[1:]), file=sys.stderr)
+    objs = list(files_under([os.path.join(build, d) for d in dirs], (".o",)))
+    sources = list(files_under(dirs, (".c", ".h")))
+    if not objs or not sources:
+        print("check-cycles: no object files under %s or no sources under %s"
+              % (build, " ".join(dirs)), file=sys.stderr)
         return 2
-    cycles = [sorted(c) for c in components(graph(objs)) if len(c) > 1]
-    for c in cycles:
-        print("check-cycles: these files call each other in a circle: " + " ".join(c),
-              file=sys.stderr)
-    print("check-cycles: %d object files, %d cycles" % (len(objs), len(cycles)))
-    return 1 if cycles else 0
+    calls = object_uses(objs)
+    uses = list(include_edges(sources))
+    uses += [(source_of(a, build), source_of(b, build), "uses " + sym) for a, b, sym in calls]
+    rooms = merged(sources, uses, room)
+    folders = merged(sources, uses, os.path.dirname)
+    by_call = [(a, b, "uses " + sym) for a, b, sym in calls]
+    n = report("object files", circles(object_graph(objs, calls)), by_call, str, verbose)
+    n += report("rooms (a source with its header)", circles(rooms), uses, room, verbose)
+    n += report("folders", circles(folders), uses, os.path.dirname, verbose)
+    print("check-cycles: %d object files, %d rooms, %d folders, %d circles"
+          % (len(objs), len(rooms), len(folders), n))
+    return 1 if n else 0
 
 
 if __name__ == "__main__":

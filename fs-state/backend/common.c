@@ -1,5 +1,5 @@
 /* Helpers every backend type shares: error text, mount points and mount waits, the root fd, {mnt} substitution (lib/placeholders.h). */
-#include "backend.h"
+#include "backend_types.h"
 #include "common.h"
 #include <errno.h>
 #include <fcntl.h>

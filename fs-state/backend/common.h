@@ -5,10 +5,12 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "backend.h"
+#include "backend_types.h"
 #include "lib/spawner.h"
 #include "lib/helpers.h"
 #include "lib/placeholders.h"
+#include "loopdev.h"
+#include "process.h"
 
 struct imgstore;
 
@@ -24,23 +26,6 @@ int bk_err(struct backend *b, const char *step, const char *fmt, ...)
 
 /* Seconds for slow setup commands (mkfs, mount commands): the op timeout, at least 30 s. */
 double bk_setup_timeout(const struct backend *b);
-
-/* The image every image-backed backend keeps: the backing file, its size and its states. */
-struct backend_image {
-    int fd;
-    uint64_t size;
-    struct imgstore *store;
-};
-/* Creates b->image (size bytes of zeros, in /dev/shm) and its store. */
-int bimage_create(struct backend *b, struct backend_image *im, uint64_t size);
-/* Runs mkfs.FSTYPE with quiet/force flags and cfg->mkfs_opts on b->image. */
-int bimage_mkfs(struct backend *b, const char *fstype, uint64_t size);
-int bimage_save(struct backend *b, struct backend_image *im, uint64_t id);
-int bimage_restore(struct backend *b, struct backend_image *im, uint64_t id);
-int bimage_export(struct backend *b, struct backend_image *im, uint64_t id, const char *dir,
-                  char *out, size_t outlen);
-/* Closes the file, frees the store and unlinks b->image; safe to call twice. */
-void bimage_destroy(struct backend *b, struct backend_image *im);
 
 /* A kernel fs's mount_opts as mount(2) flags and data (kernel.c); -1 if data is too short. */
 int bk_mount_opts(const char *mount_opts, unsigned long *flags, char *data, size_t len);
@@ -74,10 +59,6 @@ int bk_unmount(const char *path, double timeout);
  * be exiting; on a loaded machine either was seen to take longer than 0.2 s. */
 #define BK_BUSY_SECONDS 3.0
 
-/* Starts a daemon: argv[0] searched in PATH, in its own process group, stdin from /dev/null,
- * stdout+stderr to logfd (or /dev/null if logfd < 0); its pid or -1 (spawner.h's spawn_start). */
-pid_t bk_spawn(char *const argv[], int logfd);
-
 /* Replaces {mnt}, {img} and {bin} in tmpl (lib/placeholders.h). -1 if the result does not fit. */
 int bk_subst(const struct backend *b, const char *tmpl, char *out, size_t outlen);
 /* The same, asking more(ctx, name) first (fuse.c's {dir} and {dir:NAME}). */
@@ -107,35 +88,6 @@ int bk_populate_dir(struct backend *b, const char *dir);
 /* Where images live: a RAM-backed directory, as brd is often absent. */
 #define BK_SHM_DIR "/dev/shm"
 
-/* A FUSE round trip costs ~6 us when the caller and the daemon share a CPU, but 40-120 us when
- * the reply must wake another, idle vCPU (reffs-only: 552 ops/s unpinned, 2,500 pinned). Pins
- * the calling thread (which does all of one fs's work; a daemon it starts inherits the CPU)
- * to its CPU, or to one no other backend of this process has taken. */
-void bk_pin_cpu(void);
-
-/* Sleeps through signals (process.c); the clock is util.h's now_seconds. */
-void bk_sleep(double seconds);
-
-/* Other processes, found through /proc (process.c); pid is a /proc entry name. */
-/* 1 when the /proc entry name is a process, and not us. */
-int bk_proc_other(const char *name);
-/* 1 when process pid has path open. */
-int bk_proc_holds(const char *pid, const char *path);
-/* 1 when a process other than us has path open (a daemonized fs may still write its image). */
-int bk_file_in_use(const char *path);
-/* The same, but for process except (a faulty device's daemon, which holds an image for good). */
-int bk_file_in_use_except(const char *path, pid_t except);
-/* Reads /proc/<pid>/<what> (cmdline, environ: NUL-separated strings) into buf, NUL-terminated;
- * its length (len - 1 when it was cut there), 0 when there is none. */
-size_t bk_proc_read(const char *pid, const char *what, char *buf, size_t len);
-/* SIGKILLs every FUSE daemon (another process holding /dev/fuse) given an argument match
- * accepts, again until none is found (1 s at most); how many it killed. Killing a daemon ends
- * its FUSE connection, so calls blocked on its mount return ENOTCONN. */
-typedef int (*bk_arg_match_fn)(const char *arg, const void *ctx);
-int bk_kill_fuse_daemons(bk_arg_match_fn match, const void *ctx);
-/* 1 while another process (a FUSE daemon or not yet one) was given an argument match accepts. */
-int bk_process_given(bk_arg_match_fn match, const void *ctx);
-
 /* Run ids and fs names become path components: 1 when s is made of [A-Za-z0-9._-] and is not
  * "." or ".." (backend.c). */
 int bk_safe_name(const char *s);
@@ -143,24 +95,5 @@ int bk_safe_name(const char *s);
  * returns that value. */
 int bk_each_mount(int (*fn)(const char *mp, void *ctx), void *ctx);
 int bk_top_mount_is_fuse(const char *path);
-
-/* Loop devices (loopdev.c). Attaches file (O_RDWR fd) to a free loop device; returns
- * its number or -1 with errno. */
-int bk_loop_attach(int fd, const char *file);
-/* The same with direct I/O: the loop device reads and writes fd with O_DIRECT, not through
- * the file's page cache (the kernel may still refuse it: check /sys/block/loopN/loop/dio). */
-int bk_loop_attach_direct(int fd, const char *file);
-/* Detaches loop device nr; when it is still busy, marks it to detach at its last close. */
-int bk_loop_detach(int nr);
-/* Waits until loop device nr has let go of its backing file (up to timeout seconds): 0, or -1
- * when it still holds it. */
-int bk_loop_wait_detached(int nr, double timeout);
-/* Detaches every loop device whose backing file name starts with prefix (one still in use is
- * marked to detach at its last close); how many. The first that could not be is said in err
- * (when err is not NULL and still ""). */
-int bk_loop_sweep(const char *prefix, char *err, size_t errlen);
-/* The loop number of the /sys/block entry name and its backing file (newline cut) in file, or
- * -1 when name is not an attached loop device. */
-int bk_loop_backing_file(const char *name, char *file, size_t len);
 
 #endif

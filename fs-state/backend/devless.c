@@ -1,5 +1,5 @@
 /* Kernel file systems without a device: tmpfs mounted with mount(2), overlay over run-owned layers on a scratch tmpfs; saved and restored logically. */
-#include "backend.h"
+#include "backend_types.h"
 #include "common.h"
 #include "logical_states.h"
 #include "scratch.h"

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "backend.h"
+#include "backend_types.h"
 
 struct dumpback {
     int ctlfd;                  /* the mount's root, for the ioctl (not owned) */

@@ -4,7 +4,7 @@
  * got); those over backends 0 or -1 with the message in the failing b->err. */
 #include "equalize.h"
 #include "tree/digest.h"
-#include "backend.h"
+#include "backend_types.h"
 #include "engine/config.h"
 #include <errno.h>
 #include <stdarg.h>

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include "backend.h"
+#include "backend_types.h"
 
 /*
  * The image b->image is served by a metis-faultdev daemon mounted at

@@ -1,6 +1,7 @@
 /* FUSE (any mount command) backend: image-backed states like kernel, or a mount kept up and restored by the snapshot ioctls, logically, or by replay. */
-#include "backend.h"
+#include "backend_types.h"
 #include "common.h"
+#include "image.h"
 #include "dirckpt.h"
 #include "dump_readback.h"
 #include "faultdev.h"

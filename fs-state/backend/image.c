@@ -1,6 +1,7 @@
 /* Backing images of image-backed backends: made in /dev/shm, formatted, saved and restored through the image store. */
-#include "backend.h"
+#include "backend_types.h"
 #include "common.h"
+#include "image.h"
 #include "imgstore.h"
 #include "engine/fsinfo.h"
 #include <errno.h>

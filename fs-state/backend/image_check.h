@@ -3,7 +3,7 @@
 #define METIS_IMAGE_CHECK_H
 
 #include <stddef.h>
-#include "backend.h"
+#include "backend_types.h"
 
 /* Runs checker (crash_modes.h's crash_checker: "e2fsck -fn", ...) on the image file path:
  * 0 clean, 1 damaged (why holds the exit status and its first finding), -1 when the checker

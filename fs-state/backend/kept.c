@@ -1,6 +1,7 @@
 /* A file system kept mounted across steps: saved states are recorded trees with their free counts and their place on the search path; checkpoints keep images and check a remount. */
 #include "kept.h"
 #include "common.h"
+#include "image.h"
 #include "imgstore.h"
 #include "logical_states.h"
 

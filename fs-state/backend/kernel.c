@@ -1,6 +1,7 @@
 /* Kernel file-system backend: an image in /dev/shm on a loop device, mounted with mount(2); remounted around every step, its states images. */
-#include "backend.h"
+#include "backend_types.h"
 #include "common.h"
+#include "image.h"
 #include "imgstore.h"
 #include "kernel.h"
 #include "faultdev.h"

@@ -1,6 +1,7 @@
 /* Kernel file systems kept mounted (remount = 0): states restored logically between checkpoints, where a remount shows whether the device holds what the mount showed. */
-#include "backend.h"
+#include "backend_types.h"
 #include "common.h"
+#include "image.h"
 #include "kept.h"
 #include "kernel.h"
 #include "logical_states.h"

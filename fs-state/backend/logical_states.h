@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "backend.h"
+#include "backend_types.h"
 #include "lib/buf.h"
 
 struct lrestore;

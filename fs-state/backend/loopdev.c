@@ -1,5 +1,7 @@
 /* Loop devices for image-backed backends: attach an image to a free device, detach, sweep a run's. */
-#include "common.h"
+#include "loopdev.h"
+#include "process.h"
+#include "lib/helpers.h"
 #include "tree/tree.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* What the backends share about processes: sleeping through signals, one CPU each, daemons started, and other processes found through /proc. */
-#include "backend.h"
-#include "common.h"
+#include "backend_types.h"
+#include "process.h"
 #include "tree/tree.h"
 #include <errno.h>
 #include <fcntl.h>

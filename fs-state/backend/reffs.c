@@ -1,5 +1,5 @@
 /* RefFS backend: the bin/reffs daemon mounted once; states saved and restored by its ioctls. */
-#include "backend.h"
+#include "backend_types.h"
 #include "common.h"
 #include "dump_readback.h"
 #include "reffs_ioctl.h"

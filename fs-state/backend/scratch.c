@@ -1,6 +1,6 @@
 /* Run-owned tmpfs scratch space beside a fs's mount point: made, renewed and removed with the run. */
 #include "scratch.h"
-#include "backend.h"
+#include "backend_types.h"
 #include "common.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* The sweep of what runs left behind: one run's after it ended (backend_sweep), and every dead run's on this host (sweep_dead_runs). */
 #include "sweep.h"
-#include "backend.h"
+#include "backend_types.h"
 #include "common.h"
 #include "runlock.h"
 #include "lib/buf.h"

@@ -1,8 +1,9 @@
-/* The config key table as config.c's loader and config_validate.c see it (engine-internal: nothing outside engine/config*.c includes it). */
+/* The config key table: the table config.c's loader and config_validate.c read, and the listing `metis config-keys` prints. */
 #ifndef METIS_CONFIG_KEYS_H
 #define METIS_CONFIG_KEYS_H
 
-#include "config.h"
+#include <stdio.h>
+#include "config_types.h"
 
 #define KiB 1024ULL
 #define MiB (1024ULL * KiB)
@@ -60,5 +61,11 @@ void set_default_bits(struct bitmap *bm, enum bitmap_kind k);
 void set_default_choice(struct choice *c, enum choice_kind k);
 /* "16 MiB", "4 KiB", "1000 bytes": a size as messages write it. */
 const char *config_fmt_bytes(uint64_t b, char *buf, size_t len);
+
+int config_key_count(void);
+const struct config_key *config_key_at(int i);      /* NULL when out of range */
+/* The key table, tab-separated: "key SECTION NAME KIND MIN MAX DEFAULT" per key ("-" for no
+ * range or no default), then "item bits KEY NAME DEFAULT" per bit or choice item. */
+void config_keys_print(FILE *f);
 
 #endif

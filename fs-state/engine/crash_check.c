@@ -1,5 +1,6 @@
 /* Crash check of one fs: sync what an operation touched, copy the device, recover the copy and hold it to what the sync promised. */
 #include "crash_check.h"
+#include "crash_config.h"
 #include "backend/crash_image.h"
 
 #include <errno.h>

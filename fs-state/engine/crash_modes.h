@@ -37,13 +37,4 @@ int crash_format_journals(const char *fstype, uint64_t size);
 /* Smallest ext4 that mkfs.ext4 gives a journal. */
 #define CRASH_EXT4_JOURNAL_MIN (2ULL << 20)
 
-struct metis_config;
-struct fs_config;
-/* 1 when fs is crash-checked under cfg: [run] crash is on, the fs has a device image and was
- * not exempted with crash = 0. */
-int crash_applies(const struct metis_config *cfg, const struct fs_config *fs);
-/* What a crash mode cannot do on one of cfg's file systems: -1 with *fs its index and the
- * reason in msg (one line), else 0. */
-int crash_config_problem(const struct metis_config *cfg, int *fs, char *msg, size_t len);
-
 #endif

@@ -1,6 +1,8 @@
 /* The engine inside pan: its entry points, the one engine instance, signals, and when a run stops. */
 #include "driver.h"
 #include "engine.h"
+#include "known_delta.h"
+#include "searches.h"
 #include "log.h"
 #include "dive.h"
 #include "revisits.h"

@@ -1,5 +1,7 @@
 /* Engine set-up and tear-down, the search path, and the record of each discrepancy. */
 #include "engine.h"
+#include "known_delta.h"
+#include "searches.h"
 #include "lib/numbers.h"
 #include "lib/buf.h"
 #include "causes.h"

@@ -1,5 +1,6 @@
 /* Fault check of one fs: the step's operation run on the faulty device with a fault armed, the fs mounted again, and what it shows held to what a fault allows. */
 #include "fault_check.h"
+#include "fault_config.h"
 #include "crash_modes.h"
 #include "fault_data.h"
 #include "backend/image_check.h"

@@ -1,5 +1,6 @@
 /* The fault steps' draws: whether a step is one, its kind, and the request its fault starts at. */
 #include "fault_plan.h"
+#include "fault_config.h"
 #include <string.h>
 
 /* Requests a fault may start at before any fault step of the operation was seen. */

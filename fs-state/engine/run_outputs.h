@@ -2,7 +2,8 @@
 #ifndef METIS_REPORT_H
 #define METIS_REPORT_H
 
-#include "engine.h"
+#include "engine_types.h"
+#include "exits.h"
 
 void report_write(struct engine *e, enum metis_exit st, const char *reason);
 const char *status_name(enum metis_exit st);

@@ -1,6 +1,6 @@
 /* Several searches in one run: derived seeds, the totals one search hands the next, the restart rule and the early-end warning. */
 #include "searches.h"
-#include "engine.h"
+#include "engine_types.h"
 #include "lib/helpers.h"
 #include <errno.h>
 #include <inttypes.h>

@@ -1,6 +1,7 @@
 /* The engine's concurrent steps: run on the group, written to the log, counted per operation pair, and reported when no serial order explains one. */
 #include "together_run.h"
 #include "engine.h"
+#include "searches.h"
 #include "lib/errnos.h"
 #include "lib/helpers.h"
 #include "log.h"

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "engine/config.h"
+#include "engine/config_keys.h"
 
 Test(metis_config_keys, unique_names)
 {

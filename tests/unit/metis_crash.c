@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "engine/config.h"
 #include "engine/crash_modes.h"
+#include "engine/crash_config.h"
 #include "engine/step.h"
 #include "trace.h"
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "engine/config.h"
 #include "engine/crash_modes.h"
+#include "engine/crash_config.h"
 
 static char dv_dir[64], dv_path[128];
 

@@ -10,6 +10,7 @@
 #include "engine/config.h"
 #include "engine/fault_data.h"
 #include "engine/fault_kinds.h"
+#include "engine/fault_config.h"
 #include "engine/fault_plan.h"
 
 static char mfl_dir[64], mfl_path[128];

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "engine/config.h"
+#include "engine/config_keys.h"
 #include "engine/opnames.h"
 #include "engine/ops.h"
 #include "engine/reach.h"
