@@ -1,7 +1,8 @@
 /* The table of planted mutations: lookup by name and the public listing. */
 #include <string.h>
 #include <strings.h>
-#include "internal.h"
+#include "reffs.h"
+#include "mutation.h"
 
 __thread unsigned long long reffs_active_mutation;
 

@@ -9,6 +9,8 @@
 #include "front/cli/runopts.h"
 #include "front/json_reader.h"
 #include "front/swarm/swarm.h"
+#include "front/swarm/swarm_util.h"
+#include "lib/helpers.h"
 
 static struct swarm swu_swarm;
 

@@ -1,5 +1,6 @@
 /* The reproducer's verdict: exit 1 on the fs under test and 0 on the reference, how often it bites when run again, and why it may not. */
 #include "repro_check.h"
+#include "triage_io.h"
 #include "repro_why.h"
 #include "lib/helpers.h"
 #include <limits.h>

@@ -2,7 +2,7 @@
 #ifndef METIS_REPRO_CHECK_H
 #define METIS_REPRO_CHECK_H
 
-#include "triage_io.h"
+#include "triage_types.h"
 #include "summary_classes.h"
 #include "front/json_reader.h"
 

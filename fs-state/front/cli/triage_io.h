@@ -3,7 +3,7 @@
 #define METIS_TRIAGE_IO_H
 
 #include <stddef.h>
-#include "triage.h"
+#include "triage_types.h"
 
 #define TRIAGE_GRACE_SECONDS 30 /* a child's teardown after its time limit */
 

@@ -1,6 +1,7 @@
 /* The class table of report.html: the answer first (which classes, shrunk how far, whether the reproducers bite), the panels after. */
 #include "class_table.h"
 #include "html.h"
+#include <limits.h>
 #include <string.h>
 
 /* The detail file's first line ("operation N: TEXT (flags=NAMES)") without "operation N: ". */

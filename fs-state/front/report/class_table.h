@@ -2,7 +2,10 @@
 #ifndef METIS_REPORT_CLASS_TABLE_H
 #define METIS_REPORT_CLASS_TABLE_H
 
-#include "disc_list.h"
+#include "report_types.h"
+#include "front/json_reader.h"
+#include <stddef.h>
+#include <stdio.h>
 
 /* One row per class of summary.json's "classes" array (signature, hint, hits, first operation
  * with its flags by name, shrunk length, where the trace starts, its cause group, the

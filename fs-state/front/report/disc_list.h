@@ -2,17 +2,13 @@
 #ifndef METIS_REPORT_DISC_LIST_H
 #define METIS_REPORT_DISC_LIST_H
 
+#include "report_types.h"
 #include "front/json_reader.h"
 #include <limits.h>
 #include <stdio.h>
 
 #define DISC_DETAILED 20         /* discrepancies shown in full; the others are listed */
 #define DISC_LISTED 1000         /* listed at most; the run directory has them all */
-
-/* A run directory (absolute, resolved) and the path from report.html to it ("" or "vt-3/"). */
-struct run_loc {
-    const char *dir, *href_prefix;
-};
 
 /* One discrepancy or class: file paths absolute or relative to the run directory, "" if none. */
 struct disc_ref {

@@ -1,8 +1,12 @@
-/* HTML output helpers of report.html: escaping, relative links, numbers, the page's frame. */
+/* HTML output helpers of report.html: escaping, relative links, numbers, the page's frame and file name. */
 #ifndef METIS_REPORT_HTML_OUT_H
 #define METIS_REPORT_HTML_OUT_H
 
 #include <stdio.h>
+
+/* The page's file name in a run or swarm directory (and in each VT's): report_html.c writes it,
+ * swarm_page.c links each VT's. */
+#define REPORT_HTML_FILE "report.html"
 
 /* s as HTML text or attribute value: markup characters escaped, control bytes dropped. */
 void html_esc(FILE *f, const char *s);

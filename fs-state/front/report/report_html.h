@@ -4,8 +4,6 @@
 
 #include <stddef.h>
 
-#define REPORT_HTML_FILE "report.html"
-
 /* Writes DIR/report.html for a run or swarm directory. 0; else a one-line reason in err and
  * REPORT_NOT_A_RUN (DIR is neither) or REPORT_WRITE_FAILED. */
 #define REPORT_NOT_A_RUN (-1)

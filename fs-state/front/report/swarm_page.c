@@ -3,7 +3,6 @@
 #include "engine/exits.h"
 #include "disc_list.h"
 #include "html.h"
-#include "report_html.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

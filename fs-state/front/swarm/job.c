@@ -1,5 +1,8 @@
 /* Worker side of the swarm: the VT wrapper (--vt-job) and the per-host finishing job (--finish). */
-#include "swarm.h"
+#include "job.h"
+#include "swarm_types.h"
+#include "swarm_util.h"
+#include "lib/helpers.h"
 #include "lib/numbers.h"
 #include "engine/exits.h"
 #include "front/json_reader.h"

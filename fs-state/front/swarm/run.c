@@ -1,5 +1,6 @@
 /* Primary side of the swarm: VTs through GNU parallel, interrupts, and collecting every host. */
-#include "swarm.h"
+#include "run.h"
+#include "swarm_util.h"
 #include "lib/spawner.h"
 #include "lib/signals.h"
 #include <errno.h>

@@ -1,5 +1,13 @@
 /* `metis swarm`: options, the pre-flight host check and the phases of a swarm verification. */
 #include "swarm.h"
+#include "swarm_types.h"
+#include "hosts.h"
+#include "run.h"
+#include "job.h"
+#include "swarm_report.h"
+#include "swarm_util.h"
+#include "engine/config.h"
+#include "lib/helpers.h"
 #include "engine/exits.h"
 #include "lib/numbers.h"
 #include "front/cli/known.h"

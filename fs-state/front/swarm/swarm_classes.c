@@ -1,5 +1,5 @@
 /* The swarm's discrepancy classes: every VT's classes (its summary.json) merged by signature, with their hits and the VTs that hit them. */
-#include "swarm.h"
+#include "swarm_classes.h"
 #include "lib/buf.h"
 #include "front/cli/summary_classes.h"
 #include "front/cli/known.h"

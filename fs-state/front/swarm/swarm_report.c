@@ -1,5 +1,9 @@
 /* The swarm's merged report: per-VT table, totals and the list of discrepancies. */
-#include "swarm.h"
+#include "swarm_report.h"
+#include "swarm_classes.h"
+#include "swarm_util.h"
+#include "engine/config.h"
+#include "lib/helpers.h"
 #include "engine/exits.h"
 #include "front/json_reader.h"
 #include "front/cli/summary_classes.h"

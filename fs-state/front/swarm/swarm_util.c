@@ -1,8 +1,9 @@
 /* Small helpers of the swarm: spawning with redirections (spawner.h), files, shell quoting. */
-#include "swarm.h"
+#include "swarm_util.h"
 #include "lib/spawner.h"
 #include <errno.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
