@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Fails when files, rooms (a source with its header) or folders use each other in a circle, read from nm's symbols and the #include lines.
-"""usage: check-cycles.py [--why] [--build BUILD] DIR...
+"""usage: check-cycles.py [--why] [--build BUILD] [--folders TOP] [-I DIR]... DIR...
 
 Three graphs over the C sources under each DIR (and their objects under BUILD/DIR, default
 BUILD=build), each checked for circles (strongly connected components of more than one node):
@@ -11,9 +11,12 @@ BUILD=build), each checked for circles (strongly connected components of more th
            a symbol B's defines. Two rooms that need each other are a circle even when their
            objects do not call each other (a header that includes its user's header).
   folders  the folders that hold rooms, by the same uses: a folder's rooms may use each other,
-           but two folders may not need each other.
+           but two folders may not need each other. With --folders TOP, only the folders
+           under TOP (the ones laid out as rooms; RefFS keeps its public header above its
+           library on purpose).
 
-Each circle is printed as one line (with --why, each use inside it below it: the file and the
+An include is looked for beside its includer, then in each -I DIR (default: the Makefile's
+-Ireffs -Ifs-state -Ireplayer -Ifaultdev). Each circle is printed as one line (with --why, each use inside it below it: the file and the
 include or symbol); the exit status is 1 if there is any, 0 otherwise.
 Everything is checked together, so a circle across the DIRs is found too.
 """
@@ -23,7 +26,7 @@ import subprocess
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-SEARCH = ["reffs", "fs-state", "replayer", "faultdev"]   # the Makefile's -I order
+SEARCH = ["reffs", "fs-state", "replayer", "faultdev"]   # the Makefile's -I order (default)
 
 
 def files_under(dirs, suffixes):
@@ -66,21 +69,21 @@ def object_graph(objs, calls):
     return {o: sorted(v) for o, v in g.items()}
 
 
-def resolve(includer, name):
+def resolve(includer, name, search):
     """The tree path of an include as the compiler finds it; None when not a tree file."""
-    for d in [os.path.dirname(includer)] + SEARCH:
+    for d in [os.path.dirname(includer)] + search:
         p = os.path.normpath(os.path.join(d, name))
         if os.path.isfile(p):
             return p
     return None
 
 
-def include_edges(sources):
+def include_edges(sources, search):
     for src in sources:
         with open(src, errors="replace") as f:
             for line in f:
                 m = INCLUDE.match(line)
-                target = m and resolve(src, m.group(1))
+                target = m and resolve(src, m.group(1), search)
                 if target:
                     yield src, target, "includes " + m.group(1)
 
@@ -153,11 +156,21 @@ def circles(g):
 
 
 def parse_args(argv):
-    build, dirs, verbose = "build", [], False
+    build, dirs, verbose, top, search = "build", [], False, "", []
     it = iter(argv)
     for a in it:
-        if a == "--why":
+        if a == "-I":
+            d = next(it, None)
+            if d is None:
+                raise ValueError("-I needs a folder")
+            search.append(os.path.normpath(d))
+        elif a == "--why":
             verbose = True
+        elif a == "--folders":
+            top = next(it, None)
+            if top is None:
+                raise ValueError("--folders needs a folder")
+            top = os.path.normpath(top)
         elif a == "--build":
             build = next(it, None)
             if build is None:
@@ -168,7 +181,7 @@ def parse_args(argv):
             dirs.append(os.path.normpath(a))
     if not dirs:
         raise ValueError("no folder to check")
-    return build, dirs, verbose
+    return build, dirs, verbose, top, search or SEARCH
 
 
 def why(circle, edges, key):
@@ -192,7 +205,7 @@ def report(what, found, edges, key, verbose):
 
 def main(argv):
     try:
-        build, dirs, verbose = parse_args(argv[1:])
+        build, dirs, verbose, top, search = parse_args(argv[1:])
     except ValueError as e:
         print("check-cycles: %s" % e, file=sys.stderr)
         print(__doc__.strip().splitlines()[0], file=sys.stderr)
@@ -204,10 +217,12 @@ def main(argv):
               % (build, " ".join(dirs)), file=sys.stderr)
         return 2
     calls = object_uses(objs)
-    uses = list(include_edges(sources))
+    uses = list(include_edges(sources, search))
     uses += [(source_of(a, build), source_of(b, build), "uses " + sym) for a, b, sym in calls]
     rooms = merged(sources, uses, room)
-    folders = merged(sources, uses, os.path.dirname)
+    under = lambda p: not top or p == top or p.startswith(top + "/")
+    folders = merged([p for p in sources if under(p)],
+                     [u for u in uses if under(u[0]) and under(u[1])], os.path.dirname)
     by_call = [(a, b, "uses " + sym) for a, b, sym in calls]
     n = report("object files", circles(object_graph(objs, calls)), by_call, str, verbose)
     n += report("rooms (a source with its header)", circles(rooms), uses, room, verbose)
