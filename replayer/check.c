@@ -1,7 +1,7 @@
 /* Trace checks against its config: embedded-config loading with trace line numbers, fs matching, pool membership. */
 #include "check.h"
-#include "engine/fault_kinds.h"
-#include "engine/fault_config.h"
+#include "engine/vocab/fault_kinds.h"
+#include "engine/config/fault_config.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/features.h"
-#include "engine/input.h"
-#include "engine/vary.h"
+#include "engine/vocab/features.h"
+#include "engine/input/input.h"
+#include "engine/input/vary.h"
 
 /* "TMP:L: msg" from the config loader becomes "TRACE:(line of cfg record L): msg". */
 static void map_error(const struct trace *t, const char *tmp, const char *in, char *err,

@@ -3,7 +3,7 @@
 #define METIS_CHECK_H
 
 #include <stddef.h>
-#include "engine/config.h"
+#include "engine/config/config.h"
 #include "trace.h"
 
 /* Loads the config of t: override if given, else the embedded one, else t->config_path, with

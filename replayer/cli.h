@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include "engine/config.h"
+#include "engine/config/config.h"
 #include "runlog.h"
 #include "trace.h"
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "engine/config.h"
+#include "engine/config/config.h"
 #include "tree/reprotree.h"
 #include "trace.h"
 

@@ -1,9 +1,9 @@
 /* The emit-c command: writes repro.c (the operations as plain syscalls, the reference's results and final tree to check them against) and run.sh. */
-#include "engine/config.h"
-#include "engine/ops.h"
-#include "engine/input.h"
-#include "engine/prepopulate.h"
-#include "engine/opflags.h"
+#include "engine/config/config.h"
+#include "engine/ops/ops.h"
+#include "engine/input/input.h"
+#include "engine/ops/prepopulate.h"
+#include "engine/ops/opflags.h"
 
 #include <errno.h>
 #include <inttypes.h>

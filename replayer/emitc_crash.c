@@ -1,8 +1,8 @@
 /* emit-c for crash checks: the reproducer's sync of each step, and the run.sh part that copies the device, recovers the copy and compares. */
 #include "emitc_crash.h"
 #include "emit.h"
-#include "engine/crash_modes.h"
-#include "engine/crash_config.h"
+#include "engine/vocab/crash_modes.h"
+#include "engine/config/crash_config.h"
 
 #include <inttypes.h>
 #include <string.h>

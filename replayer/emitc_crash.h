@@ -3,7 +3,7 @@
 #define METIS_EMITC_CRASH_H
 
 #include <stdio.h>
-#include "engine/config.h"
+#include "engine/config/config.h"
 #include "trace.h"
 
 /* The crash mode run.sh checks fs c with after the last step (crashinfo.h; CRASH_OFF: none). */

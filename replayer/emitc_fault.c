@@ -1,8 +1,8 @@
 /* emit-c for fault steps: repro.c's fault_call, the faulty device's source, and run.sh's fault check of the last step. */
 #include "emitc_fault.h"
-#include "engine/crash_modes.h"
-#include "engine/fault_kinds.h"
-#include "engine/fault_config.h"
+#include "engine/vocab/crash_modes.h"
+#include "engine/vocab/fault_kinds.h"
+#include "engine/config/fault_config.h"
 
 #include <errno.h>
 #include <string.h>

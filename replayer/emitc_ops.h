@@ -3,7 +3,7 @@
 #define METIS_EMITC_OPS_H
 
 #include <stdio.h>
-#include "engine/ops.h"
+#include "engine/ops/ops.h"
 
 /* Writes a's syscall as C statements that set the program's `long r` (errno kept from the call). */
 typedef void emitc_op_fn(FILE *f, const struct op_args *a);

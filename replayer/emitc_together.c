@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "emitc_ops.h"
-#include "engine/opflags.h"
+#include "engine/ops/opflags.h"
 
 static const char *errno_symbol(int err)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/serial.h"
+#include "engine/concurrent/serial.h"
 #include "lib/buf.h"
 #include "session.h"
 

@@ -1,6 +1,6 @@
 /* metis-replay recheck: every known class's self-checking reproducer run against the target as installed today: still fails, fixed, or cannot run. */
 #include "cli.h"
-#include "engine/known_file.h"
+#include "engine/classify/known_file.h"
 #include "lib/helpers.h"
 #include "lib/signals.h"
 #include "lib/spawner.h"

@@ -9,12 +9,12 @@
 #include "cli.h"
 #include "lib/numbers.h"
 #include "lib/helpers.h"
-#include "engine/engine.h"
-#include "engine/input.h"
+#include "engine/run/engine.h"
+#include "engine/input/input.h"
 #include "replay.h"
 #include "session.h"
-#include "engine/vary.h"
-#include "engine/view.h"
+#include "engine/input/vary.h"
+#include "engine/input/view.h"
 
 struct record_opts {
     const char *config, *out;

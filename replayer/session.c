@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "import.h"
-#include "engine/concurrent.h"
-#include "engine/fault_config.h"
+#include "engine/concurrent/concurrent.h"
+#include "engine/config/fault_config.h"
 #include "backend/runlock.h"
 #include "lib/signals.h"
 

@@ -3,8 +3,8 @@
 #define METIS_SESSION_H
 
 #include <stdint.h>
-#include "engine/config.h"
-#include "engine/step.h"
+#include "engine/config/config.h"
+#include "engine/step/step.h"
 #include "trace.h"
 
 #define SESSION_NO_STATE STEP_NO_STATE

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/classes.h"
+#include "engine/classify/classes.h"
 #include "tree/delta.h"
 #include "cli.h"
 #include "import.h"

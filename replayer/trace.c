@@ -1,7 +1,7 @@
 /* Trace text form: the strict parser (file:line errors, hostile input refused) and the canonical writer. */
 #include "trace.h"
 #include "backend/rcalls_text.h"
-#include "engine/crash_modes.h"
+#include "engine/vocab/crash_modes.h"
 #include "lib/buf.h"
 #include "lib/numbers.h"
 #include "lib/helpers.h"

@@ -7,12 +7,12 @@
 #include <stdio.h>
 
 #include "tree/digest.h"
-#include "engine/config.h"
-#include "engine/ops.h"
-#include "engine/differs.h"
+#include "engine/config/config.h"
+#include "engine/ops/ops.h"
+#include "engine/vocab/differs.h"
 #include "backend/rcalls.h"
-#include "engine/fault_kinds.h"
-#include "engine/together.h"
+#include "engine/vocab/fault_kinds.h"
+#include "engine/ops/together.h"
 
 #define TRACE_VERSION 1
 /* Longest line the parser accepts: an op line of METIS_OP_LINE_MAX plus its "op SEQ " prefix. */

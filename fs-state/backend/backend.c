@@ -2,7 +2,7 @@
 #include "backend.h"
 #include "common.h"
 #include "tree/tree.h"
-#include "engine/fsinfo.h"
+#include "engine/vocab/fsinfo.h"
 #include "lib/fusectl.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "tree/digest.h"
 #include "tree/classify.h"
-#include "engine/config.h"
+#include "engine/config/config.h"
 #include "lib/buf.h"
 #include "lib/spawner.h"   /* run_cmd */
 

@@ -3,7 +3,7 @@
 #include "image_check.h"
 #include "common.h"
 #include "lib/helpers.h"
-#include "engine/fsinfo.h"
+#include "engine/vocab/fsinfo.h"
 #include "tree/tree.h"
 
 #include <errno.h>

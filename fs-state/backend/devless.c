@@ -3,7 +3,7 @@
 #include "common.h"
 #include "logical_states.h"
 #include "scratch.h"
-#include "engine/fsinfo.h"
+#include "engine/vocab/fsinfo.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include "equalize.h"
 #include "tree/digest.h"
 #include "backend_types.h"
-#include "engine/config.h"
+#include "engine/config/config.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
 #include "common.h"
 #include "image.h"
 #include "imgstore.h"
-#include "engine/fsinfo.h"
+#include "engine/vocab/fsinfo.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include "imgstore.h"
 #include "kernel.h"
 #include "faultdev.h"
-#include "engine/fsinfo.h"
+#include "engine/vocab/fsinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* Fuzz harness of the config loader: the input as a config file through config_load, whose refusal names file:line in one line. */
 #include "fuzz_common.h"
-#include "engine/config.h"
+#include "engine/config/config.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
-/* Fuzz harness of the JSON reader (front/json_reader.c): a file loaded, then every accessor on every member, as the front ends use them. */
+/* Fuzz harness of the JSON reader (front/json/json_reader.c): a file loaded, then every accessor on every member, as the front ends use them. */
 #include "fuzz_common.h"
-#include "front/json_reader.h"
+#include "front/json/json_reader.h"
 
 #include <stdlib.h>
 

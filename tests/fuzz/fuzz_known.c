@@ -1,6 +1,6 @@
 /* Fuzz harness of the known-classes file reader (engine/known_file.c): refusals are one "FILE:LINE: why" line. */
 #include "fuzz_common.h"
-#include "engine/known_file.h"
+#include "engine/classify/known_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

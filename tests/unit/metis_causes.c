@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/causes.h"
-#include "engine/hints.h"
-#include "engine/differs.h"
+#include "engine/classify/causes.h"
+#include "engine/classify/hints.h"
+#include "engine/vocab/differs.h"
 
 static struct metis_config cfg;
 

@@ -5,13 +5,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "engine/choose.h"
-#include "engine/config.h"
-#include "engine/input.h"
-#include "engine/ops.h"
-#include "engine/searches.h"
-#include "engine/vary.h"
-#include "engine/view.h"
+#include "engine/input/choose.h"
+#include "engine/config/config.h"
+#include "engine/input/input.h"
+#include "engine/ops/ops.h"
+#include "engine/run/searches.h"
+#include "engine/input/vary.h"
+#include "engine/input/view.h"
 
 static struct metis_config ch_cfg;
 

@@ -7,9 +7,9 @@
 
 #include "tree/classify.h"
 #include "front/cli/summary_classes.h"
-#include "engine/config.h"
-#include "engine/hints.h"
-#include "engine/step.h"
+#include "engine/config/config.h"
+#include "engine/classify/hints.h"
+#include "engine/step/step.h"
 
 /* Listing lines as tree/line.c writes them: PATH TYPE MODE NLINK UID GID SIZE DATA XATTRS. */
 #define ROOT3 "/ d 0755 3 0 0 - - []\n"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "engine/config.h"
+#include "engine/config/config.h"
 
 static char cfgt_dir[64];
 static char cfgt_path[128];

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "engine/config.h"
-#include "engine/vary.h"
+#include "engine/config/config.h"
+#include "engine/input/vary.h"
 
 static char cfge_dir[64];
 static char cfge_path[128];

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/config.h"
-#include "engine/config_keys.h"
+#include "engine/config/config.h"
+#include "engine/config/config_keys.h"
 
 Test(metis_config_keys, unique_names)
 {

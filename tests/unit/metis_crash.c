@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "engine/config.h"
-#include "engine/crash_modes.h"
-#include "engine/crash_config.h"
-#include "engine/step.h"
+#include "engine/config/config.h"
+#include "engine/vocab/crash_modes.h"
+#include "engine/config/crash_config.h"
+#include "engine/step/step.h"
 #include "trace.h"
 
 static char mcr_dir[64], mcr_path[128];

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "engine/config.h"
-#include "engine/crash_modes.h"
-#include "engine/crash_config.h"
+#include "engine/config/config.h"
+#include "engine/vocab/crash_modes.h"
+#include "engine/config/crash_config.h"
 
 static char dv_dir[64], dv_path[128];
 

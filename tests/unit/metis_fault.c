@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "engine/config.h"
-#include "engine/fault_data.h"
-#include "engine/fault_kinds.h"
-#include "engine/fault_config.h"
-#include "engine/fault_plan.h"
+#include "engine/config/config.h"
+#include "engine/fault/fault_data.h"
+#include "engine/vocab/fault_kinds.h"
+#include "engine/config/fault_config.h"
+#include "engine/fault/fault_plan.h"
 
 static char mfl_dir[64], mfl_path[128];
 

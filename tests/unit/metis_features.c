@@ -8,12 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/config.h"
-#include "engine/differs.h"
-#include "engine/features.h"
-#include "engine/hints.h"
-#include "engine/input.h"
-#include "engine/ops.h"
+#include "engine/config/config.h"
+#include "engine/vocab/differs.h"
+#include "engine/vocab/features.h"
+#include "engine/classify/hints.h"
+#include "engine/input/input.h"
+#include "engine/ops/ops.h"
 #include "tree/diff.h"
 #include "tree/tree.h"
 

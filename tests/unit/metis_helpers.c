@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "front/cli/summary_classes.h"
-#include "engine/exits.h"
+#include "engine/vocab/exits.h"
 #include "lib/numbers.h"
-#include "front/json_reader.h"
+#include "front/json/json_reader.h"
 #include "lib/spawner.h"
 #include "lib/helpers.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/known_file.h"
+#include "engine/classify/known_file.h"
 
 static char path[64];
 

@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/config.h"
-#include "engine/input.h"
-#include "engine/ops.h"
-#include "engine/reach.h"
+#include "engine/config/config.h"
+#include "engine/input/input.h"
+#include "engine/ops/ops.h"
+#include "engine/records/reach.h"
 
 /* ---------- a scratch directory for real syscalls, and config files ---------- */
 

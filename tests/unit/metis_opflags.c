@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/opflags.h"
+#include "engine/ops/opflags.h"
 #include "trace.h"
 
 static void named(const char *op, const char *want)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tree/digest.h"
-#include "engine/ops.h"
+#include "engine/ops/ops.h"
 
 static char opst_top[64];
 static int opst_root = -1;

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/config.h"
-#include "engine/input.h"
-#include "engine/ops.h"
+#include "engine/config/config.h"
+#include "engine/input/input.h"
+#include "engine/ops/ops.h"
 
 static struct metis_config optx_cfg;
 static struct input optx_in;

@@ -3,11 +3,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "engine/config.h"
-#include "engine/config_keys.h"
-#include "engine/opnames.h"
-#include "engine/ops.h"
-#include "engine/reach.h"
+#include "engine/config/config.h"
+#include "engine/config/config_keys.h"
+#include "engine/vocab/opnames.h"
+#include "engine/ops/ops.h"
+#include "engine/records/reach.h"
 
 /* The replayer is not in the test binary: its emitters are compiled in here, as metis_trace.c
  * does with trace.c and check.c. */

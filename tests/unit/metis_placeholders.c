@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/config.h"
+#include "engine/config/config.h"
 #include "lib/placeholders.h"
 
 static int scan(const char *tmpl, struct ph_dirs *d, char *err)

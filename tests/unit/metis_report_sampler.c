@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/sampler.h"
+#include "engine/records/sampler.h"
 
 static char smp_dir[64];
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/xattr.h>
 
-#include "engine/classes.h"
+#include "engine/classify/classes.h"
 
 /* A reference and a target whose outcomes differ as given: no tree is read (no DIFF_STATE). */
 static void signed_as(enum op_id op, int flags, long ret, int err, long ref_ret, int ref_err,

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/classes.h"
-#include "engine/fsset.h"
-#include "engine/searches.h"
-#include "engine/step.h"
+#include "engine/classify/classes.h"
+#include "engine/step/fsset.h"
+#include "engine/run/searches.h"
+#include "engine/step/step.h"
 
 static const struct backend_ops no_ops;
 

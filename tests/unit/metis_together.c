@@ -2,8 +2,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "engine/serial.h"
-#include "engine/together.h"
+#include "engine/concurrent/serial.h"
+#include "engine/ops/together.h"
 
 static struct serial_table tbl;
 

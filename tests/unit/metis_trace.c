@@ -13,9 +13,9 @@
 #include "trace.c"
 #include "check.c"
 
-#include "engine/engine.h"
-#include "engine/input.h"
-#include "engine/prepopulate.h"
+#include "engine/run/engine.h"
+#include "engine/input/input.h"
+#include "engine/ops/prepopulate.h"
 
 /* ---------- random traces ---------- */
 

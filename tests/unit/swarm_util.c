@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include "front/cli/model.h"
 #include "front/cli/runopts.h"
-#include "front/json_reader.h"
+#include "front/json/json_reader.h"
 #include "front/swarm/swarm.h"
 #include "front/swarm/swarm_util.h"
 #include "lib/helpers.h"

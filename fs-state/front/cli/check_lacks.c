@@ -1,6 +1,6 @@
 /* `metis check`'s account of the lacks declarations: what each word of each fs removes, and what the whole run then leaves out of its states and its draws. */
 #include "check_lacks.h"
-#include "engine/features.h"
+#include "engine/vocab/features.h"
 
 /* "link, fallocate_file/punch_hole" of the ops and variants in the two masks. */
 static void never_drawn(const struct metis_config *cfg, FILE *f)

@@ -3,7 +3,7 @@
 #define METIS_CHECK_LACKS_H
 
 #include <stdio.h>
-#include "engine/config.h"
+#include "engine/config/config.h"
 
 /* One line per fs and declared word ("fs bindfs lacks fallocate:punch_hole: fallocate
  * punch_hole is never drawn"), then the run's totals; nothing when no fs declares any. */

@@ -1,7 +1,7 @@
 /* metis clean, and the sweep every run starts with: what dead runs left on this host removed (backend/sweep.h), and said in one line. */
 #include "clean.h"
 #include "backend/sweep.h"
-#include "engine/exits.h"
+#include "engine/vocab/exits.h"
 #include <stdio.h>
 #include <string.h>
 

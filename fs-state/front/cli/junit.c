@@ -2,7 +2,7 @@
 #include "junit.h"
 #include "summary_classes.h"
 #include "class_groups.h"
-#include "front/json_reader.h"
+#include "front/json/json_reader.h"
 #include "lib/helpers.h"
 #include <errno.h>
 #include <limits.h>

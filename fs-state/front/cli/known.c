@@ -3,7 +3,7 @@
 #include "summary_classes.h"
 #include "class_groups.h"
 #include "triage_io.h"
-#include "engine/exits.h"
+#include "engine/vocab/exits.h"
 #include "lib/helpers.h"
 #include <getopt.h>
 #include <limits.h>

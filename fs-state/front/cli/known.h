@@ -3,7 +3,7 @@
 #define METIS_FRONT_KNOWN_H
 
 #include <stdio.h>
-#include "engine/known_file.h"
+#include "engine/classify/known_file.h"
 
 /* `metis known add RUN_DIR|SWARM_DIR [--note TEXT] [--link URL] --to FILE`: argv[0] is
  * "known". Returns the exit status. */

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include "engine/config.h"
+#include "engine/config/config.h"
 
 /* Search options a run (or a swarm VT) hands to SPIN, and a swarm VT's search shape. */
 struct search_opts {

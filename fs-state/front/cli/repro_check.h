@@ -4,7 +4,7 @@
 
 #include "triage_types.h"
 #include "summary_classes.h"
-#include "front/json_reader.h"
+#include "front/json/json_reader.h"
 
 #define REPRO_RUNS 5            /* runs on the target at most, the first one included */
 

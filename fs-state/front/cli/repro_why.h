@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include "summary_classes.h"
-#include "front/json_reader.h"
+#include "front/json/json_reader.h"
 
 /* One line of every reason that applies, "; "-separated; a plain word that none is known when
  * none applies. summary: the run's summary.json (its "backends"); ref: the reference's name. */

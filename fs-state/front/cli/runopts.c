@@ -1,9 +1,9 @@
 /* Command-line parsing of run/check and the swarm's derivation of diversified search options. */
 #include "runopts.h"
 #include "search_shape.h"
-#include "engine/crash_modes.h"
-#include "engine/input.h"
-#include "engine/searches.h"
+#include "engine/vocab/crash_modes.h"
+#include "engine/input/input.h"
+#include "engine/run/searches.h"
 #include "lib/numbers.h"
 #include <errno.h>
 #include <getopt.h>

@@ -3,7 +3,7 @@
 #define METIS_RUNOPTS_H
 
 #include <stdint.h>
-#include "engine/config.h"
+#include "engine/config/config.h"
 #include "model.h"
 
 struct run_opts {

@@ -1,6 +1,6 @@
 /* Search shapes of a swarm's VTs: the shape table, each VT's shape drawn from the swarm seed, and a shape set in a run's config. */
 #include "search_shape.h"
-#include "engine/input.h"
+#include "engine/input/input.h"
 #include <stdio.h>
 
 /* One of each kind of search the engine has, so that a swarm of 8 VTs or more is not bet on

@@ -3,7 +3,7 @@
 #define METIS_SEARCH_SHAPE_H
 
 #include <stdint.h>
-#include "engine/config.h"
+#include "engine/config/config.h"
 
 enum search_shape_id { SHAPE_PLAIN, SHAPE_DIVE30, SHAPE_DIVE300, SHAPE_DEPTH200,
                        SHAPE_DEPTH1000, SHAPE_OPS1000, SHAPE_OPS10000, SHAPE_RANDOM,

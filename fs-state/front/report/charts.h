@@ -2,7 +2,7 @@
 #ifndef METIS_REPORT_CHARTS_H
 #define METIS_REPORT_CHARTS_H
 
-#include "front/json_reader.h"
+#include "front/json/json_reader.h"
 #include <stdio.h>
 
 void reach_section(FILE *f, json_object *summary);

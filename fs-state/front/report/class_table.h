@@ -3,7 +3,7 @@
 #define METIS_REPORT_CLASS_TABLE_H
 
 #include "report_types.h"
-#include "front/json_reader.h"
+#include "front/json/json_reader.h"
 #include <stddef.h>
 #include <stdio.h>
 

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include "front/json_reader.h"
+#include "front/json/json_reader.h"
 
 /* Fills order[] with indexes into classes, group by group as summary.json's "groups" lists
  * them (each group's class ids), and gid[] (by index) with the group's number from 1; classes

@@ -1,7 +1,7 @@
 /* report.html: tells a run directory from a swarm directory and writes the page atomically. */
 #include "report_html.h"
 #include "html.h"
-#include "front/json_reader.h"
+#include "front/json/json_reader.h"
 #include "run_page.h"
 #include "swarm_page.h"
 #include "tree/tree.h"

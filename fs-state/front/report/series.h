@@ -2,7 +2,7 @@
 #ifndef METIS_REPORT_SERIES_H
 #define METIS_REPORT_SERIES_H
 
-#include "engine/sampler.h"
+#include "engine/records/sampler.h"
 #include <stddef.h>
 
 #define SERIES_MAX_POINTS 300    /* per plot: keeps a long run's page small and quick to draw */

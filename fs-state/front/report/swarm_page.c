@@ -1,6 +1,6 @@
 /* The report.html of a swarm directory: totals, one row per VT, merged discrepancies. */
 #include "swarm_page.h"
-#include "engine/exits.h"
+#include "engine/vocab/exits.h"
 #include "disc_list.h"
 #include "html.h"
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 #ifndef METIS_REPORT_SWARM_PAGE_H
 #define METIS_REPORT_SWARM_PAGE_H
 
-#include "front/json_reader.h"
+#include "front/json/json_reader.h"
 #include <stdio.h>
 
 /* dir is the swarm directory, absolute; summary its summary.json. */

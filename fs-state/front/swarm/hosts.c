@@ -1,7 +1,7 @@
 /* Swarm hosts: the sshloginfile, and a probe of each host for metis, its tools and room. */
 #include "hosts.h"
 #include "swarm_util.h"
-#include "engine/config.h"
+#include "engine/config/config.h"
 #include "lib/spawner.h"
 #include <ctype.h>
 #include <errno.h>

@@ -6,9 +6,9 @@
 #include "job.h"
 #include "swarm_report.h"
 #include "swarm_util.h"
-#include "engine/config.h"
+#include "engine/config/config.h"
 #include "lib/helpers.h"
-#include "engine/exits.h"
+#include "engine/vocab/exits.h"
 #include "lib/numbers.h"
 #include "front/cli/known.h"
 #include <errno.h>

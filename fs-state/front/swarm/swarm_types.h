@@ -4,7 +4,7 @@
 
 #include <limits.h>
 #include <stdint.h>
-#include "engine/known_file.h"
+#include "engine/classify/known_file.h"
 
 #define SWARM_MAX_HOSTS 256
 #define SWARM_MAX_VTS 4096

@@ -1,0 +1,432 @@
+/* Crash check of one fs: sync what an operation touched, copy the device, recover the copy and hold it to what the sync promised. */
+#include "engine/crash/crash_check.h"
+#include "engine/config/crash_config.h"
+#include "backend/crash_image.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* An operation touches at most two objects and two parent directories. */
+#define MAX_PROMISES 4
+
+/* An object fsync made durable: its path in the tree (symlinks resolved) and whether it is a
+ * directory, whose names are then promised too. */
+struct promise {
+    char path[METIS_PATH_MAX];
+    int dir;
+};
+
+struct crash_check {
+    struct backend *b;
+    const struct tree_opts *abs;
+    enum crash_mode mode;
+    int skip_op;                /* test hook: the operation whose sync is left out, or -1 */
+    int journal;                /* the format keeps a journal (crash_image_has_journal) */
+    const char *checker;
+    struct crash_image *img;
+    struct promise prom[MAX_PROMISES];
+    int nprom, pending;
+    FILE *live;                 /* the live read-back's listing while a capture is pending */
+    char *live_text, *rec_text; /* the last live and recovered listings */
+    size_t live_len, rec_len;
+};
+
+static int cerr(struct crash_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int cerr(struct crash_check *c, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(c->b->err, sizeof c->b->err, "fs %s: crash check: %s", c->b->cfg->name, msg);
+    return -1;
+}
+
+/* ---- life ---- */
+
+struct crash_check *crash_open(const struct metis_config *cfg, int i, struct backend *b,
+                               const struct tree_opts *abs, int *failed)
+{
+    const struct fs_config *fs = &cfg->fs[i];
+    struct crash_check *c;
+    *failed = 0;
+    if (!crash_applies(cfg, fs))
+        return NULL;
+    if (!(c = calloc(1, sizeof *c))) {
+        *failed = 1;
+        return NULL;
+    }
+    c->b = b;
+    c->abs = abs;
+    c->mode = (enum crash_mode)crash_mode_parse(cfg->run.crash);
+    c->skip_op = cfg->run.crash_test_skip[0] ? op_lookup(cfg->run.crash_test_skip) : -1;
+    c->checker = crash_checker(fs->fstype);
+    return c;
+}
+
+int crash_setup(struct crash_check *c)
+{
+    if (!(c->img = crash_image_open(c->b)) || (c->journal = crash_image_has_journal(c->img)) < 0)
+        return -1;
+    return c->journal || c->mode != CRASH_ANY ? 0 : cerr(c, "crash = any needs a journal, and the %s made here has none "
+                        "(mkfs.ext4 makes one from 2 MiB, unless mkfs_opts say otherwise)",
+                        c->b->cfg->fstype);
+}
+
+static void free_text(char **text, size_t *len)
+{
+    free(*text);
+    *text = NULL;
+    *len = 0;
+}
+
+void crash_close(struct crash_check *c)
+{
+    if (!c)
+        return;
+    crash_image_close(c->img);
+    if (c->live)
+        fclose(c->live);
+    free_text(&c->live_text, &c->live_len);
+    free_text(&c->rec_text, &c->rec_len);
+    free(c);
+}
+
+/* ---- the sync ---- */
+
+/* path ("/a/b", "/" for the root) opened beneath rootfd; a final symlink is followed, as the
+ * operations follow it. */
+static int open_below(int rootfd, const char *path, int flags)
+{
+    struct open_how how = { .flags = (uint64_t)flags | O_CLOEXEC,
+                            .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+    return (int)syscall(SYS_openat2, rootfd, path[1] ? path + 1 : ".", &how, sizeof how);
+}
+
+/* Where fd sits in the tree: its path below the mount point, from /proc. */
+static int tree_path(const struct crash_check *c, int fd, char *out, size_t len)
+{
+    char link[64], full[METIS_PATH_MAX + 1100];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, full, sizeof full - 1);
+    size_t m = strlen(c->b->mnt);
+    if (n < 0 || (size_t)n < m || strncmp(full, c->b->mnt, m) != 0 || (n > (ssize_t)m && full[m] != '/'))
+        return -1;
+    full[n] = 0;
+    snprintf(out, len, "%s", n == (ssize_t)m ? "/" : full + m);
+    return 0;
+}
+
+static void add_promise(struct crash_check *c, const char *path, int dir)
+{
+    for (int k = 0; k < c->nprom; k++)
+        if (strcmp(c->prom[k].path, path) == 0)
+            return;
+    if (c->nprom < MAX_PROMISES) {
+        snprintf(c->prom[c->nprom].path, sizeof c->prom[0].path, "%s", path);
+        c->prom[c->nprom++].dir = dir;
+    }
+}
+
+/* Fsyncs what path names (a missing one is no failure: the operation may have failed), unless
+ * skip; it becomes a promise either way, so the test hook shows what a missing fsync loses. */
+static int sync_one(struct crash_check *c, int rootfd, const char *path, int dir, int skip)
+{
+    struct stat st;
+    char where[METIS_PATH_MAX];
+    int fd = open_below(rootfd, path, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return 0;
+    /* A FIFO, socket or device node has no data to make durable (fsync says EINVAL): its
+     * name is the directory's promise. */
+    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        close(fd);
+        return 0;
+    }
+    int rc = 0;
+    if (!skip && fsync(fd) < 0)
+        rc = cerr(c, "fsync %s: %s", path, strerror(errno));
+    if (rc == 0 && fstat(fd, &st) == 0 && tree_path(c, fd, where, sizeof where) == 0)
+        add_promise(c, where, S_ISDIR(st.st_mode));
+    close(fd);
+    return rc;
+}
+
+static void parent_of(const char *path, char *out, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    snprintf(out, len, "%.*s", slash && slash != path ? (int)(slash - path) : 1, path);
+}
+
+/* The objects an operation changed (the file, the directory made, the name linked or moved to)
+ * and the directories whose names it changed. */
+static int sync_touched(struct crash_check *c, int rootfd, const struct op_args *a, int skip)
+{
+    const char *obj[2] = { NULL, NULL };
+    char dir[2][METIS_PATH_MAX];
+    int two = a->op == OP_rename || a->op == OP_link;
+    if (two)
+        obj[0] = a->path2;
+    else if (a->op != OP_unlink && a->op != OP_rmdir && a->op != OP_symlink)
+        obj[0] = a->path;
+    if (a->op == OP_rename && (a->flags & RENAME_EXCHANGE))
+        obj[1] = a->path;
+    parent_of(a->path, dir[0], sizeof dir[0]);
+    parent_of(a->path2, dir[1], sizeof dir[1]);
+    for (int k = 0; k < 2; k++)
+        if (obj[k] && sync_one(c, rootfd, obj[k], 0, skip) < 0)
+            return -1;
+    for (int k = 0; k < 1 + two; k++)
+        if (sync_one(c, rootfd, dir[k], 1, skip) < 0)
+            return -1;
+    return 0;
+}
+
+static void describe_sync(struct crash_check *c, int skip, int whole, struct crash_result *r)
+{
+    size_t used = (size_t)snprintf(r->synced, sizeof r->synced, "%s%s",
+                                   c->mode == CRASH_ANY ? "none" : whole ? "syncfs"
+                                   : crash_mode_name(c->mode), skip ? "-skipped-by-test-hook" : "");
+    for (int k = 0; k < c->nprom && used < sizeof r->synced; k++)
+        used += (size_t)snprintf(r->synced + used, sizeof r->synced - used, "%c%s",
+                                 k ? ',' : ':', c->prom[k].path);
+}
+
+static int open_live_listing(struct crash_check *c)
+{
+    if (c->live)
+        fclose(c->live);
+    free_text(&c->live_text, &c->live_len);
+    c->live = open_memstream(&c->live_text, &c->live_len);
+    return c->live ? 0 : cerr(c, "out of memory for the live listing");
+}
+
+/* A new symlink, FIFO, socket or device node cannot be fsynced (an O_PATH fd refuses a
+ * symlink, fsync refuses the others with EINVAL). With a journal the fsync of its directory
+ * commits its creation too; without one (ext2, ext4 below 2 MiB) that fsync writes the entry
+ * but not the new inode, so the copy would hold a name for an unwritten inode (seen: a FIFO's
+ * read gave "Structure needs cleaning"): there the only sync an application has for such an
+ * inode, syncfs, is what the check makes. */
+static int creates_unsyncable_inode(const struct op_args *a)
+{
+    return a->op == OP_symlink || (a->op == OP_mknod && (a->flags & S_IFMT) != S_IFREG);
+}
+
+static int syncfs_instead(const struct crash_check *c, const struct op_args *a)
+{
+    return c->mode == CRASH_FSYNC && !c->journal && creates_unsyncable_inode(a);
+}
+
+int crash_capture(struct crash_check *c, int rootfd, const struct op_args *a,
+                  struct crash_result *r)
+{
+    int skip = (int)a->op == c->skip_op, whole = c->mode == CRASH_SYNCFS || syncfs_instead(c, a);
+    memset(r, 0, sizeof *r);
+    r->checked = 1;
+    c->nprom = 0;
+    c->pending = 0;
+    if (c->mode == CRASH_FSYNC && sync_touched(c, rootfd, a, skip || whole) < 0)
+        return -1;
+    if (whole && !skip && syncfs(rootfd) < 0)
+        return cerr(c, "syncfs: %s", strerror(errno));
+    describe_sync(c, skip && c->mode != CRASH_ANY, whole, r);
+    if (crash_image_copy(c->img) < 0 || open_live_listing(c) < 0)
+        return -1;
+    c->pending = 1;
+    return 0;
+}
+
+FILE *crash_live_listing(struct crash_check *c)
+{
+    return c && c->pending ? c->live : NULL;
+}
+
+/* ---- listings: one line per entry, "PATH TYPE MODE NLINK UID GID SIZE CONTENTS XATTRS" ---- */
+
+/* The listing's form of a path (tree_path_text); "" when out of memory. */
+static void escape_path(const char *p, char *out, size_t len)
+{
+    struct buf b = { 0 };
+    int rc = tree_path_text(&b, p);
+    snprintf(out, len, "%.*s", rc || !b.p ? 0 : (int)b.len, b.p ? b.p : "");
+    buf_free(&b);
+}
+
+static size_t line_len(const char *l)
+{
+    return strcspn(l, "\n");
+}
+
+/* The line of path in text, or NULL. */
+static const char *find_line(const char *text, const char *path)
+{
+    size_t n = strlen(path);
+    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+        if (strncmp(l, path, n) == 0 && l[n] == ' ')
+            return l;
+    return NULL;
+}
+
+static int same_line(const char *a, const char *b)
+{
+    return a && b ? line_len(a) == line_len(b) && strncmp(a, b, line_len(a)) == 0 : a == b;
+}
+
+static void finding(struct crash_result *r, const char *path, const char *live, const char *rec)
+{
+    snprintf(r->detail, sizeof r->detail, "%s: live '%.*s', recovered '%.*s'", path,
+             live ? (int)line_len(live) : 6, live ? live : "absent",
+             rec ? (int)line_len(rec) : 6, rec ? rec : "absent");
+    r->kinds |= CRASH_LOST;
+}
+
+/* 1 when line l names a direct child of the directory whose children start with prefix. */
+static int child_of(const char *l, const char *prefix, size_t plen)
+{
+    size_t n = strcspn(l, " \n");
+    return n > plen && strncmp(l, prefix, plen) == 0 && !memchr(l + plen, '/', n - plen);
+}
+
+/* Every name directly in dir in one listing is in the other with the same type. */
+static int names_kept(const char *from, const char *to, const char *dir, int lost,
+                      struct crash_result *r)
+{
+    char prefix[METIS_PATH_MAX + 8], path[METIS_PATH_MAX + 8];
+    snprintf(prefix, sizeof prefix, "%s/", strcmp(dir, "/") ? dir : "");
+    size_t plen = strlen(prefix);
+    for (const char *l = from; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        if (!child_of(l, prefix, plen))
+            continue;
+        size_t n = strcspn(l, " ");
+        snprintf(path, sizeof path, "%.*s", (int)n, l);
+        const char *o = find_line(to, path);
+        if (o && o[n + 1] == l[n + 1])
+            continue;
+        snprintf(r->detail, sizeof r->detail, "%s: the name %s (%c) %s in the fsynced directory",
+                 dir, path + plen, l[n + 1], !o ? (lost ? "is lost" : "appeared")
+                 : "changed its type");
+        r->kinds |= CRASH_LOST;
+        return 0;
+    }
+    return 1;
+}
+
+/* fsync: each fsynced object's line, and each fsynced directory's names, as they were live. */
+static void judge_fsync(struct crash_check *c, struct crash_result *r)
+{
+    char path[METIS_PATH_MAX * 4 + 8];
+    for (int k = 0; k < c->nprom && !r->kinds; k++) {
+        const struct promise *p = &c->prom[k];
+        escape_path(p->path, path, sizeof path);
+        const char *live = find_line(c->live_text, path), *rec = find_line(c->rec_text, path);
+        if (!same_line(live, rec))
+            finding(r, p->path, live, rec);
+        else if (p->dir && names_kept(c->live_text, c->rec_text, path, 1, r))
+            names_kept(c->rec_text, c->live_text, path, 0, r);
+    }
+}
+
+/* syncfs: the whole tree as it was live; the detail names the first entry that is not. */
+static void judge_syncfs(struct crash_check *c, const unsigned char *digest, int dlen,
+                         const unsigned char *rdigest, int rlen, struct crash_result *r)
+{
+    char path[METIS_PATH_MAX * 4 + 8];
+    if (dlen == rlen && memcmp(digest, rdigest, (size_t)dlen) == 0)
+        return;
+    r->kinds |= CRASH_LOST;
+    snprintf(r->detail, sizeof r->detail, "the recovered tree's digest differs");
+    for (int pass = 0; pass < 2; pass++) {
+        const char *from = pass ? c->rec_text : c->live_text, *to = pass ? c->live_text : c->rec_text;
+        for (const char *l = from; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+            snprintf(path, sizeof path, "%.*s", (int)strcspn(l, " \n"), l);
+            const char *o = find_line(to, path);
+            if (!same_line(l, o)) {
+                finding(r, path, pass ? o : l, pass ? l : o);
+                return;
+            }
+        }
+    }
+}
+
+/* ---- the verification ---- */
+
+/* Reads the mounted copy back into rec_text; 0, or 1 with the reason in r (a finding). */
+static int read_copy(struct crash_check *c, int rootfd, unsigned char *digest, int *dlen,
+                     struct crash_result *r)
+{
+    free_text(&c->rec_text, &c->rec_len);
+    FILE *f = open_memstream(&c->rec_text, &c->rec_len);
+    if (!f)
+        return cerr(c, "out of memory for the recovered listing");
+    *dlen = tree_digest(rootfd, c->abs, digest, f, NULL);
+    int err = errno;
+    fclose(f);
+    if (*dlen >= 0)
+        return 0;
+    snprintf(r->detail, sizeof r->detail, "reading the recovered tree: %s", strerror(err));
+    r->kinds |= CRASH_MOUNT;
+    return 1;
+}
+
+int crash_verify(struct crash_check *c, const unsigned char *digest, int dlen,
+                 struct crash_result *r)
+{
+    unsigned char rdigest[TREE_MAX_DIGEST];
+    int rootfd, rlen = 0;
+    if (!c || !c->pending)
+        return 0;
+    c->pending = 0;
+    fclose(c->live);
+    c->live = NULL;
+    free_text(&c->rec_text, &c->rec_len);
+    /* Read-only, the copy's journal is recovered all the same and its unmount costs 0.4-0.6 ms
+     * instead of 1.5-2.9 (ext4 4 MiB, crash = fsync, alternating 15-s runs); crash = any
+     * mounts it writable, as a reboot would, so that the checker sees what recovery left. */
+    int rc = crash_image_mount(c->img, c->mode != CRASH_ANY, &rootfd, r->detail, sizeof r->detail);
+    if (rc != 0) {
+        r->kinds |= rc > 0 ? CRASH_MOUNT : 0;
+        return rc < 0 ? -1 : 0;
+    }
+    rc = read_copy(c, rootfd, rdigest, &rlen, r);
+    if (crash_image_umount(c->img, rootfd) < 0 || rc != 0)
+        return rc < 0 ? -1 : 0;
+    if (c->mode == CRASH_FSYNC)
+        judge_fsync(c, r);
+    else if (c->mode == CRASH_SYNCFS)
+        judge_syncfs(c, digest, dlen, rdigest, rlen, r);
+    else if ((rc = crash_image_fsck(c->img, c->checker, r->detail, sizeof r->detail)) != 0)
+        r->kinds |= rc > 0 ? CRASH_FSCK : 0;
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- report ---- */
+
+void crash_report(struct crash_check *c, const struct crash_result *r, FILE *f, const char *dir,
+                  uint64_t seq)
+{
+    char path[1400];
+    const char *name = c->b->cfg->name;
+    fprintf(f, "\n## crash check of %s (crash = %s): %s\n", name, crash_mode_name(c->mode),
+            crash_kind_name(r->kinds));
+    fprintf(f, "synced: %s\n", r->synced);
+    if (r->detail[0])
+        fprintf(f, "finding: %s\n", r->detail);
+    snprintf(path, sizeof path, "%s/%s-crash-%llu.img", dir, name, (unsigned long long)seq);
+    if (crash_image_save(c->img, path) == 0)
+        fprintf(f, "crash image (the device as the power cut left it, before recovery): %s\n", path);
+    else
+        fprintf(f, "crash image not saved: %s\n", c->b->err);
+    fprintf(f, "\n### live tree after the sync\n%s", c->live_text ? c->live_text : "(none)\n");
+    fprintf(f, "\n### tree of the recovered copy\n%s",
+            r->kinds & CRASH_MOUNT && !c->rec_text ? "(none: it did not mount)\n"
+            : c->rec_text ? c->rec_text : "(none)\n");
+}

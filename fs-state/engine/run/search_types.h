@@ -1,0 +1,49 @@
+/* The types of several searches in one run: the totals one search hands the next, and the search's own record (a member of struct engine). */
+#ifndef METIS_SEARCH_TYPES_H
+#define METIS_SEARCH_TYPES_H
+
+#include <stdint.h>
+#include "engine/config/config.h"
+#include "engine/vocab/exits.h"
+#include "engine/input/input.h"
+#include "engine/records/reach.h"
+#include "engine/concurrent/together_counts.h"
+
+/* pan's exit status when its search completed and the front end is to start the next one is
+ * exits.h's METIS_EXIT_RESTART. */
+/* What one search hands the next, in OUT/work/ (written by every search as it ends). */
+#define SEARCH_CARRY_FILE "searches.carry"
+
+/* The totals of the searches so far, added into the next one's report. */
+struct search_carry {
+    uint64_t magic;
+    int searches;                /* searches these totals cover */
+    double t_first;              /* now_seconds() when the first search started */
+    uint64_t ops, restores, discrepancies;
+    double stored, matched;
+    long max_depth;
+    struct reach reach;
+    struct coverage cov;
+    struct together_counts together;
+    double t[METIS_MAX_FS][4];   /* each fs's prepare, operation, abstract, finish seconds */
+    int fail_streak;             /* the search ended on a target failure: how many in a row */
+    char fail_signature[160];    /* ... of this class, with no operation done in between */
+};
+
+/* A target that fails this many times in a row, the same class each time and no operation done
+ * in between, ends the run (exit 1): set up afresh, it fails again at once. */
+#define SEARCH_FAIL_LIMIT 3
+
+struct search_run {
+    int index;                   /* this search, from 1 */
+    uint64_t base_seed;          /* the run's seed: search 1's; later ones are derived */
+    int completed;               /* ended because SPIN had explored every state */
+    int restarting;              /* ... and another search follows (no summary line yet) */
+    struct search_carry prior;   /* totals of the searches before this one (zero for the first) */
+    int fail_streak;             /* this search ended on a target failure: prior's streak + 1 */
+    char fail_signature[160];
+    uint64_t init_draws, init_ok;            /* operations drawn at the initial state */
+    uint64_t init_err[ERRNO_MAX];            /* ... their errnos on the reference */
+};
+
+#endif

@@ -1,0 +1,539 @@
+/* The engine inside pan: its entry points, the one engine instance, signals, and when a run stops. */
+#include "engine/search/driver.h"
+#include "engine/run/engine.h"
+#include "engine/run/known_delta.h"
+#include "engine/run/searches.h"
+#include "engine/records/log.h"
+#include "engine/search/dive.h"
+#include "engine/search/revisits.h"
+#include "engine/search/random_walk.h"
+#include "engine/fault/fault_plan.h"
+#include "engine/run/together_run.h"
+#include "backend/runlock.h"
+#include "lib/signals.h"
+#include "lib/helpers.h"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+unsigned char metis_abs[METIS_MAX_FS * TREE_MAX_DIGEST];
+uint64_t metis_sid;
+uint32_t metis_round;
+
+/* pan calls metis_step without a context: this is the one place the engine lives. */
+static struct engine E;
+static struct dive dive;         /* [run] dive: SPIN's dives and climbs */
+static struct revisits revisits; /* [run] revisits: rounds of a state reached again */
+static struct fault_plan faults; /* [run] faults: which steps are fault steps */
+static int last_leaf;            /* the last step's trees differed: nothing below it is searched */
+static volatile sig_atomic_t stop_signal;
+static int run_lock = -1;   /* the run's lock (backend/runlock.h), held while pan lives */
+static struct together_set together_calls;   /* a concurrent step's ([run] together) */
+
+/* METIS_STEP_PROFILE=1: where a step's time goes, on stderr at the end (tests/bench/README.md).
+ * A clock read per part costs ~30 ns: cheap enough to be always compiled in. */
+enum { PROF_SPIN, PROF_UNWIND, PROF_DRAW, PROF_STEP, PROF_COUNT_, PROF_LOG, PROF_PATH,
+       PROF_COMPARE, PROF_TICK, PROF_N };
+static const char *const prof_names[PROF_N] = { "spin", "unwind", "draw", "fsgroup_step",
+                                                "counters", "log", "path_view", "compare",
+                                                "progress" };
+static struct {
+    int on;
+    double t[PROF_N], last, mark;
+    unsigned long long steps;
+} prof;
+
+static void prof_mark(int part)
+{
+    if (!prof.on)
+        return;
+    double now = now_seconds();
+    prof.t[part] += now - prof.mark;
+    prof.mark = now;
+}
+
+static void prof_print(void)
+{
+    if (!prof.on || !prof.steps)
+        return;
+    double n = (double)prof.steps, sum = 0;
+    fprintf(stderr, "metis: step profile over %llu steps (us per step):", prof.steps);
+    for (int k = 0; k < PROF_N; k++) {
+        fprintf(stderr, " %s=%.1f", prof_names[k], prof.t[k] / n * 1e6);
+        sum += prof.t[k];
+    }
+    for (int i = 0; i < E.g.nfs; i++) {
+        const struct fs_outcome *o = &E.g.out[i];
+        fprintf(stderr, " %s:{restore+begin=%.1f op=%.1f readback=%.1f end+save=%.1f}",
+                E.cfg.fs[i].name, o->t_prepare / n * 1e6, o->t_op / n * 1e6,
+                o->t_abstract / n * 1e6, o->t_finish / n * 1e6);
+    }
+    fprintf(stderr, " total=%.1f\n", sum / n * 1e6);
+}
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+static void on_crash_signal(int sig)
+{
+    /* write(2) is async-signal-safe: keep what the log holds, then die as we would have. */
+    log_flush();
+    signals_die(sig);
+}
+
+static void install_signals(void)
+{
+    signals_on_stop(on_stop_signal);
+    signals_on_crash(on_crash_signal);
+    signals_release_stops();   /* bin/metis started us with them held (SPAWN_HOLD_STOPS) */
+}
+
+/* The run's lock is let go of after the teardown: pan may be the run's last process (its
+ * front end was killed), and then nothing of the run may stay behind it. */
+static void close_engine(enum metis_exit st, const char *reason)
+{
+    engine_close(&E, st, reason);
+    runlock_release(run_lock, E.run_id);
+    run_lock = -1;
+}
+
+static void __attribute__((noreturn)) finish(enum metis_exit st, const char *reason)
+{
+    if (E.finished)
+        _exit(st);
+    prof_print();
+    close_engine(st, reason);
+    _exit(st);
+}
+
+/* Exit 1 when any search of the run found a discrepancy, not only this one. */
+static enum metis_exit verdict(void)
+{
+    return E.discrepancies || E.search.prior.discrepancies ? METIS_EXIT_DISCREPANCY
+                                                           : METIS_EXIT_OK;
+}
+
+static void __attribute__((noreturn)) infra_failure(const char *what)
+{
+    fprintf(stderr, "metis: infrastructure failure: %s\n", what);
+    log_line("infra %s", what);
+    finish(METIS_EXIT_INFRA, what);
+}
+
+/* The rule that keeps a run whose target keeps failing from spinning (searches.h). */
+static void stop_if_target_keeps_failing(int fs, enum target_failure k, uint64_t ops_done)
+{
+    char sig[160];
+    snprintf(sig, sizeof sig, "%s %s", target_failure_name(k), E.cfg.fs[fs].name);
+    if (!search_note_failure(&E.search, sig, ops_done))
+        return;
+    fprintf(stderr, "metis: fs %s: %s %d times in a row, set up afresh each time and failing "
+            "again before any operation was done: the run stops\n", E.cfg.fs[fs].name,
+            target_failure_name(k), SEARCH_FAIL_LIMIT);
+    finish(METIS_EXIT_DISCREPANCY, "the target keeps failing");
+}
+
+/* A target failed (died, hung, or could not bring a state back): a finding, recorded as a
+ * class of its own. The run goes on as a new search, in which every fs is set up afresh: the
+ * simplest sound way back to a target that works and a reference at the initial state. */
+static void __attribute__((noreturn)) survive(int fs, enum target_failure k,
+                                              const struct op_args *a, uint64_t state,
+                                              uint64_t ops_done)
+{
+    engine_report_target_failure(&E, fs, k, a, state);
+    if (fsgroup_recover(&E.g, fs, k) < 0)
+        infra_failure(E.g.err);
+    stop_if_target_keeps_failing(fs, k, ops_done);
+    if (E.t_start == 0) {        /* failed before the search began: its budget starts now */
+        E.t_start = now_seconds();
+        search_begin(&E);
+    }
+    if (stop_signal)
+        finish(METIS_EXIT_STOPPED, strsignal(stop_signal));
+    if (!E.cfg.run.keep_going || !search_should_restart(&E, now_seconds()))
+        finish(METIS_EXIT_DISCREPANCY, "target failure");
+    fprintf(stderr, "metis: search %d ends after %llu operations (fs %s: %s); every fs is set "
+            "up afresh and search %d follows with seed %llu\n", E.search.index,
+            (unsigned long long)E.ops, E.cfg.fs[fs].name, target_failure_name(k),
+            E.search.index + 1,
+            (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
+    E.search.restarting = 1;
+    close_engine(METIS_EXIT_DISCREPANCY, "target failure");
+    _exit(METIS_EXIT_RESTART);
+}
+
+/* A step, restore or discard failed from state: a target's failure survives (survive),
+ * anything else is Metis's own. ops_done: this search's operations that completed. */
+static void __attribute__((noreturn)) step_failed(const struct op_args *a, uint64_t state,
+                                                  uint64_t ops_done)
+{
+    int fs;
+    enum target_failure k = fsgroup_target_failure(&E.g, &fs);
+    if (k == TF_NONE)
+        infra_failure(E.g.err);
+    survive(fs, k, a, state, ops_done);
+}
+
+/* Ends this pan so that the front end starts the next search (searches.c). */
+static void __attribute__((noreturn)) next_search(enum metis_exit st, const char *reason)
+{
+    E.search.restarting = 1;
+    close_engine(st, reason);
+    _exit(METIS_EXIT_RESTART);
+}
+
+/* pan exits when SPIN has explored every state it could reach: with budget left, the front
+ * end starts the next search; a first search this short is worth a warning. */
+static void finish_at_exit(void)
+{
+    if (E.finished)
+        return;
+    enum metis_exit st = verdict();
+    E.search.completed = 1;
+    if (E.search.index == 1 && E.ops < 100)
+        search_warn(&E, stderr);
+    if (stop_signal || !search_should_restart(&E, now_seconds())) {
+        if (E.cfg.run.ops && E.ops < E.cfg.run.ops && E.search.index == 1)
+            fprintf(stderr, "metis: SPIN explored every state it could reach after %llu "
+                    "operations: raise the operation weights ([ops]) or [pool] prepopulate for a "
+                    "wider search\n", (unsigned long long)E.ops);
+        finish(st, "search complete");
+    }
+    if (!E.cfg.run.search_ops)     /* short searches are the config's choice: no line each */
+        fprintf(stderr, "metis: search %d explored every state it could reach after %llu "
+                "operations; search %d follows with seed %llu\n", E.search.index,
+                (unsigned long long)E.ops, E.search.index + 1,
+                (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
+    next_search(st, "search complete");
+}
+
+/* [run] search_ops: a search of its length ends and the next one, with the next derived seed
+ * (and so its own [vary] variants), starts from fresh file systems. */
+static void end_search_at_its_length(double now)
+{
+    if (!E.cfg.run.search_ops || E.ops < E.cfg.run.search_ops || stop_signal ||
+        !search_should_restart(&E, now))
+        return;
+    next_search(verdict(), "search operation limit");
+}
+
+/* Every state on SPIN's stack keeps its saved images, so a deep search over large images can
+ * outgrow the machine; a run the OOM killer ends leaves no summary, one that ends here does. */
+static uint64_t memory_limit(void)
+{
+    if (E.cfg.run.max_memory)
+        return E.cfg.run.max_memory;
+    return (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 2;
+}
+
+static uint64_t resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size = 0, pages = 0;
+    int got = f && fscanf(f, "%llu %llu", &size, &pages) == 2;
+    if (f)
+        fclose(f);
+    return got ? pages * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+static void stop_if_out_of_memory(double now)
+{
+    static double checked;
+    if (now - checked < 1.0)
+        return;
+    checked = now;
+    uint64_t have = resident_bytes(), limit = memory_limit();
+    if (have <= limit)
+        return;
+    fprintf(stderr, "metis: resident memory %llu MiB passed max_memory (%llu MiB) at operation "
+            "%llu, depth %ld: the run ends here; a lower [run] max_depth keeps fewer saved "
+            "states\n", (unsigned long long)(have >> 20), (unsigned long long)(limit >> 20),
+            (unsigned long long)E.ops, E.max_depth_seen);
+    finish(verdict(), "memory limit");
+}
+
+static void stop_if_done(double now)
+{
+    if (stop_signal)
+        finish(METIS_EXIT_STOPPED, strsignal(stop_signal));
+    if (E.cfg.run.ops && E.ops >= E.cfg.run.ops)
+        finish(verdict(), "operation limit");
+    if (E.cfg.run.seconds > 0 && now - E.t_start >= E.cfg.run.seconds)
+        finish(verdict(), "time limit");
+    stop_if_out_of_memory(now);
+    end_search_at_its_length(now);
+}
+
+/* A fault step's check of each fs: what was armed, what the device saw, what it showed. */
+static void log_faults(void)
+{
+    char armed[200], found[64];
+    for (int i = 0; i < E.g.nfs; i++) {
+        const struct fault_result *r = &E.g.out[i].fault;
+        if (!r->checked)
+            continue;
+        fault_arm_command(&r->spec, armed, sizeof armed);
+        fault_found_list(r->kinds, found, sizeof found);
+        log_line("faulted %llu %s armed=%s reads=%llu writes=%llu failed=%llu lost=%llu "
+                 "ret=%ld errno=%s sync=%s state=%s found=%s%s%s", (unsigned long long)E.ops,
+                 E.cfg.fs[i].name, strchr(armed, ' ') + 1, (unsigned long long)r->seen.reads, (unsigned long long)r->seen.writes,
+                 (unsigned long long)r->seen.failed, (unsigned long long)r->seen.lost, r->res.ret,
+                 errno_name(r->res.err), errno_name(r->sync_err), r->state, found,
+                 r->detail[0] ? " detail=" : "", r->detail);
+        fault_plan_learn(&faults, E.args.op, r->seen.reads, r->seen.writes);
+    }
+}
+
+static void log_step(const struct op_args *a, const struct fault_spec *fault, uint64_t from,
+                     uint64_t to, long depth)
+{
+    char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1];
+    op_format(a, text, sizeof text);
+    log_line("op %llu depth=%ld from=%llu %s", (unsigned long long)E.ops, depth,
+             (unsigned long long)from, text);
+    if (fault->on)
+        log_line("fault %llu kind=%s at=%llu", (unsigned long long)E.ops,
+                 fault_kind_name(fault->kind), (unsigned long long)fault->at);
+    for (int i = 0; i < E.g.nfs; i++) {
+        hex_encode(E.g.out[i].digest, (size_t)E.g.out[i].dlen, hex);
+        log_line("res %llu %s ret=%ld errno=%s state=%s", (unsigned long long)E.ops,
+                 E.cfg.fs[i].name, E.g.out[i].res.ret, errno_name(E.g.out[i].res.err), hex);
+    }
+    for (int i = 0; i < E.g.nfs; i++) {
+        const struct crash_result *c = &E.g.out[i].crash;
+        if (c->checked)
+            log_line("crash %llu %s sync=%s recovered=%s%s%s", (unsigned long long)E.ops,
+                     E.cfg.fs[i].name, c->synced, crash_kind_name(c->kinds),
+                     c->detail[0] ? " detail=" : "", c->detail);
+    }
+    log_faults();
+    log_line("save %llu sid=%llu", (unsigned long long)E.ops, (unsigned long long)to);
+}
+
+/* The reference's tree of the state just made, kept beside its search-path entry: draws at
+ * that state (now, or after SPIN comes back to it) choose their paths from it. */
+static void track_view(void)
+{
+    struct tree_view *v = view_make(&E.g.tree);
+    view_stack_truncate(&E.views, E.depth ? E.depth - 1 : 0);
+    if (!v || view_stack_push(&E.views, v) < 0)
+        infra_failure("out of memory for the search path's trees");
+}
+
+/* A leaf keeps the digests SPIN tracks for the state the step started from: SPIN then finds
+ * the new state already stored and backtracks, so nothing below it is explored. */
+static void track_state(uint64_t sid, int leaf)
+{
+    for (int i = 0; i < E.g.nfs && !leaf; i++)
+        memcpy(metis_abs + (size_t)i * E.g.dlen, E.g.out[i].digest, (size_t)E.g.dlen);
+    if (!leaf)
+        metis_round = revisits_round(&revisits, metis_abs, (size_t)E.g.nfs * (size_t)E.g.dlen);
+    metis_sid = sid;
+    E.live_sid = sid;
+    last_leaf = leaf;
+}
+
+static int count_differing(void)
+{
+    int n = 0;
+    for (int i = 0; i < E.g.nfs; i++)
+        n += E.g.out[i].differs != 0;
+    return n;
+}
+
+/* A kept fs whose remount check failed now holds what its device had, not the state the step
+ * made: nothing below it is that state. */
+static int remount_differed(void)
+{
+    for (int i = 0; i < E.g.nfs; i++)
+        if (E.g.out[i].differs & DIFF_REMOUNT)
+            return 1;
+    return 0;
+}
+
+/* Reports a discrepancy of the last step; returns 1 when the step is a leaf: the trees differ
+ * in more than the attributes of entries both have (a difference in attributes alone becomes
+ * the path's known delta, and the search goes on below it, comparing everything else). */
+static int report_if_differs(const struct op_args *a)
+{
+    if (!fsgroup_compare(&E.g, a == NULL))
+        return 0;
+    int leaf = a ? known_delta_judge(&E) : 1;
+    if (leaf < 0)
+        step_failed(a, E.cur_sid, E.ops);
+    leaf |= remount_differed();
+    if (!count_differing())
+        return 0;
+    if (fsgroup_save_live(&E.g) < 0)     /* the report exports the path's saved states */
+        step_failed(a, E.cur_sid, E.ops);
+    engine_report_discrepancy(&E, a);
+    /* A hit of a known class is no reason to stop: the search goes on for new ones. */
+    if (!E.cfg.run.keep_going && (E.step_unknown || !a))
+        finish(METIS_EXIT_DISCREPANCY, "discrepancy");
+    if (!a) {
+        fprintf(stderr, "metis: the initial states differ, so would every state below them: "
+                "stopping (make the file systems agree first: exclude, ignore, sizes)\n");
+        finish(METIS_EXIT_DISCREPANCY, "initial states differ");
+    }
+    return leaf;
+}
+
+/* The state a step made goes on the search path, with the reference's tree of it. */
+static void push_path(uint64_t to)
+{
+    if (engine_path_push(&E, to, E.ops) < 0)
+        infra_failure(E.g.err);
+    track_view();
+}
+
+/* One operation on every fs: what a branch of the model stands for. Returns 1 for a leaf. */
+static int single_step(const struct fault_spec *fault, uint64_t from, uint64_t to, long depth)
+{
+    int stepped = fsgroup_step(&E.g, &E.args, fault, from, to);
+    engine_log_history(&E, E.ops);
+    if (stepped < 0)
+        step_failed(&E.args, E.cur_sid, E.ops - 1);
+    prof_mark(PROF_STEP);
+    for (int i = 0; i < E.g.nfs; i++)
+        reach_count(&E.reach, i, E.cfg.fs[i].name, &E.args, &E.g.out[i].res, E.g.out[i].skipped);
+    input_count_result(&E.in, E.g.out[0].res.err);
+    search_note(&E.search, E.cur_sid, E.g.out[0].res.err);
+    prof_mark(PROF_COUNT_);
+    log_step(&E.args, fault, E.cur_sid, to, depth);
+    prof_mark(PROF_LOG);
+    push_path(to);
+    prof_mark(PROF_PATH);
+    return report_if_differs(&E.args);
+}
+
+/* Several operations at once (together_run.h). A step no serial order explains is a leaf and
+ * a discrepancy; one whose file systems took different orders is a leaf alone. */
+static int together_step(uint64_t from, uint64_t to, long depth)
+{
+    static struct concurrent_verdict v;
+    if (together_run(&E, &together_calls, from, to, depth, &v) < 0)
+        step_failed(&E.args, E.cur_sid, E.ops - 1);
+    prof_mark(PROF_STEP);
+    push_path(to);
+    if (!v.failed)
+        return v.diverged;
+    if (fsgroup_save_live(&E.g) < 0)     /* the report exports the path's saved states */
+        step_failed(&E.args, E.cur_sid, E.ops);
+    together_report(&E, &together_calls, &v);
+    if (!E.cfg.run.keep_going && E.step_unknown)
+        finish(METIS_EXIT_DISCREPANCY, "discrepancy");
+    return 1;
+}
+
+/* No known delta where the search is: a concurrent step's trees must equal a serial order's
+ * on the reference, which a known difference in attributes would never let them. */
+static int trees_alike(void)
+{
+    for (int i = 1; i < E.g.nfs; i++)
+        if (E.depth && known_delta_at(&E, E.depth - 1, i))
+            return 0;
+    return 1;
+}
+
+void metis_step(int op, double stored, double matched, long depth)
+{
+    double now = now_seconds();
+    if (prof.on) {
+        prof.mark = now;
+        prof.t[PROF_SPIN] += prof.last ? now - prof.last : 0;
+        prof.steps++;
+    }
+    E.stored = stored;
+    E.matched = matched;
+    if (depth > E.max_depth_seen)
+        E.max_depth_seen = depth;
+    stop_if_done(now);
+    if (dive_cut(&dive, depth))
+        return;
+    /* The live state differs from the one SPIN tracks: it backtracked. */
+    uint64_t from = metis_sid != E.live_sid ? metis_sid : STEP_NO_STATE;
+    if (from != STEP_NO_STATE) {
+        if (engine_path_unwind_to(&E, metis_sid) < 0)
+            step_failed(NULL, metis_sid, E.ops);
+        view_stack_truncate(&E.views, E.depth);
+        E.restores++;
+        log_line("restore sid=%llu", (unsigned long long)metis_sid);
+    }
+    prof_mark(PROF_UNWIND);
+    E.cur_sid = metis_sid;
+    E.in.view = view_stack_top(&E.views);
+    op_draw((enum op_id)op, &E.in, &E.args);
+    int together = trees_alike() && together_draw(&E.in, &E.args, &together_calls);
+    uint64_t to = E.next_sid++;
+    E.ops++;
+    E.g.live = E.cur_sid;
+    struct fault_spec fault = { 0 };   /* a concurrent step is no fault step */
+    if (!together)
+        fault_plan_draw(&faults, E.args.op, &fault);
+    prof_mark(PROF_DRAW);
+    int leaf = together ? together_step(from, to, depth) : single_step(&fault, from, to, depth);
+    track_state(to, leaf);
+    prof_mark(PROF_COMPARE);
+    progress_tick(&E, now);
+    log_tick(now);
+    prof_mark(PROF_TICK);
+    prof.last = prof.mark;
+}
+
+void metis_start(void)
+{
+    install_signals();
+    prof.on = getenv("METIS_STEP_PROFILE") && atoi(getenv("METIS_STEP_PROFILE")) > 0;
+    /* Modes are drawn whole: the invoking shell's umask must not filter them. */
+    umask(0);
+    if (engine_init(&E) < 0) {
+        fprintf(stderr, "metis: %s\n", E.err);
+        exit(METIS_EXIT_BAD_INPUT);
+    }
+    dive_init(&dive, E.cfg.run.seed, E.cfg.run.dive);
+    revisits_init(&revisits, E.cfg.run.revisits);
+    fault_plan_init(&faults, &E.cfg);
+    run_lock = runlock_hold(E.run_id, E.err, sizeof E.err);
+    if (run_lock < 0) {
+        fprintf(stderr, "metis: infrastructure failure: %s\n", E.err);
+        exit(METIS_EXIT_INFRA);
+    }
+    E.g.lazy_save = 1;           /* states SPIN matches at once are never saved (step.h) */
+    atexit(finish_at_exit);
+    /* A target whose daemon died or hung while set up or making the initial state survives
+     * too; a mount that could not be made, or anything else, is Metis's own failure. */
+    if (engine_start(&E) < 0)
+        step_failed(NULL, 0, 0);
+    track_view();
+    track_state(0, 0);
+    E.t_start = now_seconds();
+    search_begin(&E);
+    E.last_progress = E.t_start;
+    report_sampler_open(&E.sampler, E.out_dir);   /* without it the run goes on, unsampled */
+    report_if_differs(NULL);
+}
+
+/* search = random: walks from the initial state, each of a drawn length, with operations drawn
+ * by the model's weights and nothing matched; a step after which the trees differ ends its
+ * walk as it ends a branch of the SPIN search. Setting metis_sid to the initial state's id is
+ * what a backtrack of SPIN does, so metis_step restores it as it would for SPIN. */
+void metis_walk(void)
+{
+    static struct walk w;
+    walk_init(&w, &E.cfg);
+    for (;;) {
+        if (w.left == 0 || last_leaf) {
+            metis_sid = 0;
+            last_leaf = 0;
+            w.left = walk_length(&w);
+            w.walks++;
+        }
+        metis_step(walk_next_op(&w), 0, 0, (long)E.depth);
+        w.left--;
+    }
+}

@@ -1,0 +1,64 @@
+/* Crash-check modes and per-format crash facts (journal, checker): a leaf table like fsinfo.c. */
+#include "engine/vocab/crash_modes.h"
+#include "engine/vocab/fsinfo.h"
+#include <stdio.h>
+#include <string.h>
+
+static const char *const mode_names[] = { "off", "fsync", "syncfs", "any" };
+
+int crash_mode_parse(const char *s)
+{
+    for (int m = 0; m < (int)(sizeof mode_names / sizeof mode_names[0]); m++)
+        if (strcmp(s, mode_names[m]) == 0)
+            return m;
+    return -1;
+}
+
+const char *crash_mode_name(enum crash_mode m)
+{
+    return (unsigned)m < sizeof mode_names / sizeof mode_names[0] ? mode_names[m] : "?";
+}
+
+const char *crash_kind_name(unsigned kinds)
+{
+    return kinds & CRASH_LOST ? "differs" : kinds & CRASH_MOUNT ? "mount"
+         : kinds & CRASH_FSCK ? "fsck" : "same";
+}
+
+int crash_kind_parse(const char *s)
+{
+    static const struct { const char *name; int kind; } kinds[] = {
+        { "same", 0 }, { "differs", CRASH_LOST }, { "mount", CRASH_MOUNT }, { "fsck", CRASH_FSCK },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(s, kinds[i].name) == 0)
+            return kinds[i].kind;
+    return -1;
+}
+
+/* Read-only checks: -n answers no to every repair; xfs_repair needs -f for a file, and
+ * force_geometry for a fs of one allocation group (16 MiB), whose geometry it cannot cross-check.
+ * ntfs and exfat are image-backed FUSE formats: only fault steps check them (crash checks are
+ * for kernel fs). */
+static const struct { const char *fstype, *checker; } checkers[] = {
+    { "ext2", "e2fsck -fn" }, { "ext3", "e2fsck -fn" }, { "ext4", "e2fsck -fn" },
+    { "xfs", "xfs_repair -n -f -o force_geometry" }, { "btrfs", "btrfs check --readonly" },
+    { "ntfs", "ntfsfix -n" }, { "exfat", "fsck.exfat -n" },
+};
+
+const char *crash_checker(const char *fstype)
+{
+    for (size_t i = 0; i < sizeof checkers / sizeof checkers[0]; i++)
+        if (strcmp(checkers[i].fstype, fstype) == 0)
+            return checkers[i].checker;
+    return NULL;
+}
+
+int crash_format_journals(const char *fstype, uint64_t size)
+{
+    if (strcmp(fstype, "ext2") == 0)
+        return 0;
+    if (strcmp(fstype, "ext3") == 0 || strcmp(fstype, "ext4") == 0)
+        return size >= CRASH_EXT4_JOURNAL_MIN;
+    return 1;
+}
