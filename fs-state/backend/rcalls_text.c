@@ -126,25 +126,44 @@ static int hexval(char c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* %XX back to its byte, in place; only what the writer escapes may be escaped. */
-static int unescape(struct rparse *p, char *s)
+/* The byte two lowercase hex digits at s spell, or -1: both are checked before they are
+ * combined (a bad digit's -1 shifted left is undefined). The second is not read when the
+ * first is the string's end. */
+static int hex_pair(const char *s)
 {
-    char *out = s, *start = s;
+    int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
+    return lo < 0 ? -1 : hi << 4 | lo;
+}
+
+/* Only what the writer escapes: a byte outside the printable ASCII, space or '%' (never NUL). */
+static int escaped_by_writer(int v)
+{
+    return v > 0 && (v <= ' ' || v >= 0x7f || v == '%');
+}
+
+/* A name checked as given, before it is decoded in place: a refusal quotes the text as it
+ * came, which a decoded %0a would have split over two lines. */
+static int check_escapes(struct rparse *p, const char *s)
+{
+    size_t n = 0;
+    for (const char *c = s; *c; n++) {
+        if (*c == '%' && !escaped_by_writer(hex_pair(c + 1)))
+            return rerr(p, "bad escape in", s);
+        c += *c == '%' ? 3 : 1;
+    }
+    return n > RC_NAME_MAX - 1 ? rerr(p, "name too long:", s) : 0;
+}
+
+/* %XX back to its byte, in place, in a name check_escapes passed. */
+static void unescape(char *s)
+{
+    char *out = s;
     for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c != '%') {
-            *out++ = *s;
-            continue;
-        }
-        int hi = hexval(s[1]), lo = hi < 0 ? -1 : hexval(s[2]);
-        unsigned char v = (unsigned char)(hi << 4 | lo);
-        if (lo < 0 || (v > ' ' && v < 0x7f && v != '%') || v == 0)
-            return rerr(p, "bad escape in", start);
-        *out++ = (char)v;
-        s += 2;
+        int escape = *s == '%';
+        *out++ = escape ? (char)hex_pair(s + 1) : *s;
+        s += escape ? 2 : 0;
     }
     *out = '\0';
-    return out - start > RC_NAME_MAX - 1 ? rerr(p, "name too long:", start) : 0;
 }
 
 /* Absolute below the root, no empty, "." or ".." component: a path cannot leave the mount. */
@@ -164,14 +183,37 @@ static int check_path(struct rparse *p, const char *s)
     }
 }
 
+/* "zN.": the writer writes no run shorter than RC_ZERO_RUN, and N without a sign or a leading
+ * zero. */
 static int zeros(struct rparse *p, const char **s, size_t *n)
 {
-    char *end;
-    unsigned long long k = strtoull(*s + 1, &end, 10);
-    if (end == *s + 1 || *end != '.' || k > RC_DATA_MAX)
+    char *end = NULL;
+    unsigned long long k = (*s)[1] >= '1' && (*s)[1] <= '9' ? strtoull(*s + 1, &end, 10) : 0;
+    if (k < RC_ZERO_RUN || *end != '.' || k > RC_DATA_MAX)
         return rerr(p, "bad zero run in data", *s);
     *n = (size_t)k;
     *s = end + 1;
+    return 0;
+}
+
+/* One piece of data at *s, a zero run or a hex pair, appended to out at *n. */
+static int take_piece(struct rparse *p, const char **s, const char *start, unsigned char *out,
+                      size_t *n)
+{
+    size_t k = 1;
+    int v = 0;
+    if (**s == 'z') {
+        if (zeros(p, s, &k) < 0)
+            return -1;
+    } else if ((v = hex_pair(*s)) < 0) {
+        return rerr(p, "bad data", start);
+    } else {
+        *s += 2;
+    }
+    if (*n + k > RC_DATA_MAX)
+        return rerr(p, "data longer than 65536 bytes:", start);
+    memset(out + *n, v, k);
+    *n += k;
     return 0;
 }
 
@@ -185,18 +227,9 @@ static int decode_data(struct rparse *p, const char *s, unsigned char **data, si
         return *data = NULL, *len = 0, 0;
     if (!*s || !(out = malloc(RC_DATA_MAX)))
         return rerr(p, !*s ? "empty data" : "out of memory for", s);
-    while (*s) {
-        size_t z = 0;
-        int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
-        if (*s == 'z' ? zeros(p, &s, &z) < 0 : lo < 0)
-            return free(out), *s == 'z' ? -1 : rerr(p, "bad data", start);
-        if (n + (z ? z : 1) > RC_DATA_MAX)
-            return free(out), rerr(p, "data longer than 65536 bytes:", start);
-        if (z)
-            memset(out + n, 0, z), n += z;
-        else
-            out[n++] = (unsigned char)(hi << 4 | lo), s += 2;
-    }
+    while (*s)
+        if (take_piece(p, &s, start, out, &n) < 0)
+            return free(out), -1;
     return *data = out, *len = n, 0;
 }
 
@@ -224,31 +257,46 @@ static int take_id(struct rparse *p, const char *v, uint32_t *id)
     return 0;
 }
 
-/* The field called key into c; the bit it is, or -1. */
+/* The field called key into c: 0, or -1. */
 static int take_field(struct rparse *p, struct rcall *c, const char *key, char *v,
                       unsigned char **data)
 {
+    /* A path is checked as given: '/' and '.' are never escaped. */
     if (!strcmp(key, "path"))
-        return unescape(p, v) < 0 || check_path(p, v) < 0 ? -1 : (c->path = v, F_PATH);
+        return check_escapes(p, v) < 0 || check_path(p, v) < 0 ? -1 : (unescape(v), c->path = v, 0);
     if (!strcmp(key, "path2"))
-        return unescape(p, v) < 0 ? -1 : (c->path2 = v, F_PATH2);
+        return check_escapes(p, v) < 0 ? -1 : (unescape(v), c->path2 = v, 0);
     if (!strcmp(key, "xname") && !*v)
         return rerr(p, "empty", key);
     if (!strcmp(key, "xname"))
-        return unescape(p, v) < 0 ? -1 : (c->xname = v, F_XNAME);
+        return check_escapes(p, v) < 0 ? -1 : (unescape(v), c->xname = v, 0);
     if (!strcmp(key, "off"))
-        return take_u64(p, v, &c->off) < 0 ? -1 : F_OFF;
+        return take_u64(p, v, &c->off);
     if (!strcmp(key, "size"))
-        return take_u64(p, v, &c->size) < 0 ? -1 : F_SIZE;
+        return take_u64(p, v, &c->size);
     if (!strcmp(key, "mode"))
-        return take_mode(p, v, &c->mode) < 0 ? -1 : F_MODE;
+        return take_mode(p, v, &c->mode);
     if (!strcmp(key, "uid"))
-        return take_id(p, v, &c->uid) < 0 ? -1 : F_OWNER;
+        return take_id(p, v, &c->uid);
     if (!strcmp(key, "gid"))
-        return take_id(p, v, &c->gid) < 0 ? -1 : F_OWNER;
+        return take_id(p, v, &c->gid);
     if (!strcmp(key, "data"))
-        return decode_data(p, v, data, &c->len) < 0 ? -1 : (c->data = *data, F_DATA);
+        return decode_data(p, v, data, &c->len) < 0 ? -1 : (c->data = *data, 0);
     return rerr(p, "unknown key", key);
+}
+
+/* The field bit of key (uid and gid share F_OWNER), 0 for a key no call has. */
+static unsigned key_bit(const char *key)
+{
+    static const struct { const char *key; unsigned bit; } keys[] = {
+        { "path", F_PATH }, { "path2", F_PATH2 }, { "xname", F_XNAME }, { "off", F_OFF },
+        { "size", F_SIZE }, { "mode", F_MODE }, { "uid", F_OWNER }, { "gid", F_OWNER },
+        { "data", F_DATA },
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(keys[i].key, key))
+            return keys[i].bit;
+    return 0;
 }
 
 static int kind_by_name(const char *name)
@@ -264,18 +312,20 @@ static int take_fields(struct rparse *p, struct rcall *c, char *s, unsigned char
 {
     unsigned seen = 0, owner = 0;
     while (s && *s) {
-        char *next = strchr(s, ' '), *eq = strchr(s, '=');
+        char *next = strchr(s, ' ');
         if (next)
             *next++ = '\0';
+        char *eq = strchr(s, '=');
         if (!eq)
             return rerr(p, "not key=value:", s);
         *eq = '\0';
-        int bit = take_field(p, c, s, eq + 1, data);
-        if (bit < 0)
-            return -1;
-        if ((bit != F_OWNER && (seen & (unsigned)bit)) || (bit == F_OWNER && owner++ == 2))
+        /* Refused before its value is taken: a second data= would drop the first's buffer. */
+        unsigned bit = key_bit(s);
+        if ((bit != F_OWNER && (seen & bit)) || (bit == F_OWNER && owner++ == 2))
             return rerr(p, "duplicate key", s);
-        seen |= (unsigned)bit;
+        if (take_field(p, c, s, eq + 1, data) < 0)
+            return -1;
+        seen |= bit;
         s = next;
     }
     if (seen != kinds[c->kind].fields || ((seen & F_OWNER) && owner != 2))

@@ -1,5 +1,6 @@
-/* Shared by the fuzz harnesses: the input as a file, stderr captured, and the one-line-error check. */
+/* Shared by the fuzz harnesses: the input as a file, stderr captured, the one-line-error check, and a trace's round trip. */
 #include "fuzz_common.h"
+#include "trace.h"
 
 #include <fcntl.h>
 #include <sanitizer/common_interface_defs.h>
@@ -67,6 +68,67 @@ void fuzz_one_line(const char *who, const char *msg)
                 n ? "a multi-line" : "an empty", msg);
         abort();
     }
+}
+
+/* A header every trace parser accepts: the harness's input is what follows it. */
+static const char trace_head[] = "metis-trace 1\nrun seed=1 hash=md5\n";
+
+/* t as trace_write writes it (malloc'd, *len bytes); aborts when it cannot be written. */
+static char *trace_text(const struct trace *t, size_t *len)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    if (!f)
+        abort();
+    int rc = trace_write(t, f);
+    fclose(f);
+    if (rc < 0) {
+        fprintf(stderr, "fuzz: a trace trace_parse accepted cannot be written back\n");
+        abort();
+    }
+    return text;
+}
+
+/* What trace_write wrote of a parsed trace parses again, and is then written the same. */
+static void rewrite_same(const char *one, size_t len)
+{
+    static struct trace again;
+    char err[1024] = "";
+    size_t len2;
+    if (trace_parse(one, len, "rewritten", &again, err, sizeof err) < 0) {
+        fprintf(stderr, "fuzz: a trace written back does not parse: %s\n", err);
+        abort();
+    }
+    char *two = trace_text(&again, &len2);
+    trace_free(&again);
+    if (len2 != len || memcmp(one, two, len) != 0) {
+        fprintf(stderr, "fuzz: a trace written back, parsed and written again changed:\n%s---\n%s",
+                one, two);
+        abort();
+    }
+    free(two);
+}
+
+int fuzz_trace_body(const uint8_t *data, size_t size)
+{
+    static struct trace t;
+    size_t head = sizeof trace_head - 1, len;
+    char *text = malloc(head + size + 1), err[1024] = "";
+    if (!text)
+        abort();
+    memcpy(text, trace_head, head);
+    memcpy(text + head, data, size);
+    int rc = trace_parse(text, head + size, "fuzz.trace", &t, err, sizeof err);
+    free(text);
+    if (rc < 0) {
+        fuzz_one_line("trace_parse", err);
+        return -1;
+    }
+    char *one = trace_text(&t, &len);
+    trace_free(&t);
+    rewrite_same(one, len);
+    free(one);
+    return 0;
 }
 
 static int saved_fd = -1, capture_fd = -1, report_fd = -1;

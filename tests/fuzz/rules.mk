@@ -1,6 +1,6 @@
 # Fuzz harnesses of the parsers (tests/fuzz/README.md): make fuzz runs them under libFuzzer (clang,
 # installed by scripts/deps.sh --fuzz); make check replays their corpora through a gcc build.
-FUZZ_HARNESSES := config trace runlog classes detail json hosts known pickle dump
+FUZZ_HARNESSES := config trace runlog classes detail json hosts known pickle dump rcalls together fault
 FUZZ_S         ?= 60
 FUZZ_JOBS      ?= 1
 FUZZ_CC        ?= clang
