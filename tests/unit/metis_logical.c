@@ -67,7 +67,10 @@ static void holds(struct ft_tree *want)
 static void replay_journal(struct buf *journal)
 {
     char err[300];
-    for (char *line = journal->p, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
+    /* The journal is lines, not a C string: buf_add puts no NUL after the last one. */
+    char *end = journal->p + journal->len;
+    for (char *line = journal->p, *nl; line && (nl = memchr(line, '\n', (size_t)(end - line)));
+         line = nl + 1) {
         long ret;
         int used = 0;
         struct rcall c;
