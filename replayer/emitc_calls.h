@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include "trace.h"
 
-/* The program's support of calls (once, when the trace has any): backend/rcalls.c and
+/* The program's support of calls (once, when the trace has any): backend/logical/rcalls.c and
  * lib/beneath.c as text, the mount's root for them, and the line a call step prints. */
 void emitc_calls_support(FILE *f);
 /* Call op as C statements that set the program's `long r` (errno kept from the call). */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/equalize.h"
+#include "backend/logical/equalize.h"
 #include "session.h"
 
 const char *emit_filler_dir(void)

@@ -1,6 +1,6 @@
 /* Replay of trace operations: every result, errno and abstract state against the trace and against fs 0. */
 #include "replay.h"
-#include "backend/rcalls_text.h"
+#include "backend/logical/rcalls_text.h"
 #include "lib/buf.h"
 #include "lib/helpers.h"
 

@@ -27,9 +27,9 @@ $(BUILD)/replayer/emitc.o: $(BUILD)/replayer/reprotree_text.h
 $(BUILD)/replayer/emitc.o: CFLAGS += -I$(BUILD)/replayer
 
 # A history's restore calls run in the reproducer with the code the engine runs them with
-# (backend/rcalls.c, and lib/beneath.c for its confinement), copied the same way.
-REPRO_CALLS_TEXT := fs-state/lib/beneath.h fs-state/backend/rcalls.h fs-state/lib/beneath.c \
-                    fs-state/backend/rcalls.c
+# (backend/logical/rcalls.c, and lib/beneath.c for its confinement), copied the same way.
+REPRO_CALLS_TEXT := fs-state/lib/beneath.h fs-state/backend/logical/rcalls.h fs-state/lib/beneath.c \
+                    fs-state/backend/logical/rcalls.c
 $(BUILD)/replayer/rcalls_code.h: $(REPRO_CALLS_TEXT)
 	$(as_c_text)
 $(BUILD)/replayer/emitc_calls.o: $(BUILD)/replayer/rcalls_code.h

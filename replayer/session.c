@@ -12,7 +12,7 @@
 #include "import.h"
 #include "engine/concurrent/concurrent.h"
 #include "engine/config/fault_config.h"
-#include "backend/runlock.h"
+#include "backend/base/runlock.h"
 #include "lib/signals.h"
 
 static char run_id[64];

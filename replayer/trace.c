@@ -1,6 +1,6 @@
 /* Trace text form: the strict parser (file:line errors, hostile input refused) and the canonical writer. */
 #include "trace.h"
-#include "backend/rcalls_text.h"
+#include "backend/logical/rcalls_text.h"
 #include "engine/vocab/crash_modes.h"
 #include "lib/buf.h"
 #include "lib/numbers.h"

@@ -1,6 +1,6 @@
 /* Backend front door: the table of backend types, open/close, read-back dispatch, a hung target's abort. */
-#include "backend.h"
-#include "common.h"
+#include "backend/backend.h"
+#include "backend/base/common.h"
 #include "tree/tree.h"
 #include "engine/vocab/fsinfo.h"
 #include "lib/fusectl.h"

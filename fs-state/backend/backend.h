@@ -3,7 +3,7 @@
 #define METIS_BACKEND_H
 
 #include <stdint.h>
-#include "backend_types.h"
+#include "backend/base/backend_types.h"
 
 /* The abstract state of b's tree (mounted: between begin and end) by its own read_back or
  * by walking b->rootfd; the digest length, or -1 with the message in b->err. index, if not

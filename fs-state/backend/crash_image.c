@@ -1,7 +1,7 @@
 /* Crash copies of a kernel fs's device: an instant's copy of its image, recovered on a second loop device, checked by the format's checker. */
-#include "crash_image.h"
-#include "image_check.h"
-#include "common.h"
+#include "backend/crash_image.h"
+#include "backend/device/image_check.h"
+#include "backend/base/common.h"
 #include "lib/helpers.h"
 #include "engine/vocab/fsinfo.h"
 #include "tree/tree.h"

@@ -3,7 +3,7 @@
 #define METIS_CRASHIMG_H
 
 #include <stddef.h>
-#include "backend_types.h"
+#include "backend/base/backend_types.h"
 
 /*
  * A crash copy is what the device holds at one instant: the image file read while no write

@@ -1,8 +1,8 @@
 /* The sweep of what runs left behind: one run's after it ended (backend_sweep), and every dead run's on this host (sweep_dead_runs). */
-#include "sweep.h"
-#include "backend_types.h"
-#include "common.h"
-#include "runlock.h"
+#include "backend/sweep.h"
+#include "backend/base/backend_types.h"
+#include "backend/base/common.h"
+#include "backend/base/runlock.h"
 #include "lib/buf.h"
 #include "tree/tree.h"
 #include <errno.h>

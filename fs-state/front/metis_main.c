@@ -1,6 +1,6 @@
 /* bin/metis: the command line — validates the config, builds pan, runs it, and cleans up after it. */
 #include "backend/backend.h"
-#include "backend/runlock.h"
+#include "backend/base/runlock.h"
 #include "front/cli/clean.h"
 #include "engine/config/config.h"
 #include "engine/config/config_keys.h"

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/reffs_dump.h"
+#include "backend/kinds/reffs_dump.h"
 #include "reffs_ioctl.h"
 
 enum kind { DIR_, FILE_, LINK_ };

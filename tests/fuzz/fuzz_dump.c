@@ -1,6 +1,6 @@
 /* Fuzz harness of the DUMP reader (backend/reffs_dump.c, which backend/dump_readback.c feeds): a tree dump digested with its listing. */
 #include "fuzz_common.h"
-#include "backend/reffs_dump.h"
+#include "backend/kinds/reffs_dump.h"
 
 #include <errno.h>
 #include <stdio.h>

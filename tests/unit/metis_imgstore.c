@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/imgstore.h"
+#include "backend/device/imgstore.h"
 
 #define BS 4096
 #define NB 200                 /* blocks: more than three chunks, so chunk sharing is exercised */

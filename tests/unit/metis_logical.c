@@ -8,9 +8,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "tree/digest.h"
-#include "backend/fstree.h"
-#include "backend/logical_apply.h"
-#include "backend/rcalls_text.h"
+#include "backend/logical/fstree.h"
+#include "backend/logical/logical_apply.h"
+#include "backend/logical/rcalls_text.h"
 
 static char lg_dir[64];
 static int lg_fd = -1;

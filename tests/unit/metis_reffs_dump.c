@@ -12,7 +12,7 @@
 
 #include "tree/digest.h"
 #include "reffs.h"
-#include "backend/reffs_dump.h"
+#include "backend/kinds/reffs_dump.h"
 
 #define R REFFS_ROOT_INO
 

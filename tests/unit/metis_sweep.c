@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend/runlock.h"
+#include "backend/base/runlock.h"
 #include "backend/sweep.h"
 
 Test(sweep, run_id_of_a_mount_point)

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#include "backend/fstree.h"
-#include "backend/treedir.h"
+#include "backend/logical/fstree.h"
+#include "backend/logical/treedir.h"
 
 static char td_dir[64];
 static int td_src = -1;

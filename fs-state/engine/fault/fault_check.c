@@ -3,7 +3,7 @@
 #include "engine/config/fault_config.h"
 #include "engine/vocab/crash_modes.h"
 #include "engine/fault/fault_data.h"
-#include "backend/image_check.h"
+#include "backend/device/image_check.h"
 #include "lib/errnos.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "backend/backend.h"
-#include "backend/faultdev.h"
+#include "backend/device/faultdev.h"
 #include "tree/classify.h"
 #include "tree/digest.h"
 #include "engine/config/config.h"

@@ -9,7 +9,7 @@
 #include "engine/search/random_walk.h"
 #include "engine/fault/fault_plan.h"
 #include "engine/run/together_run.h"
-#include "backend/runlock.h"
+#include "backend/base/runlock.h"
 #include "lib/signals.h"
 #include "lib/helpers.h"
 #include <signal.h>

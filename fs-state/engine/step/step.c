@@ -1,6 +1,6 @@
 /* The step core: what the engine and the replayer both do to run, restore, read back and compare one operation. */
 #include "engine/step/step.h"
-#include "backend/rcalls_text.h"
+#include "backend/logical/rcalls_text.h"
 #include "lib/buf.h"
 #include "lib/errnos.h"
 #include "engine/step/fsset.h"

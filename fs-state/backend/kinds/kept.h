@@ -1,0 +1,75 @@
+/* A file system kept mounted across steps (remount = 0): recorded trees restored logically, checkpoint images with a remount check, replays from the newest checkpoint; fuse.c's image-backed daemons and kernel_kept.c's kernel file systems share it. */
+#ifndef METIS_KEPT_H
+#define METIS_KEPT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "backend/base/backend_types.h"
+
+struct backend_image;
+struct lrestore;
+struct kept;
+
+/* What the backend type does for it; each returns 0, or -1 with the message in b->err. */
+struct kept_ops {
+    /* Unmounts b (its root closed first); afterwards b's image holds all the fs wrote. */
+    int (*unmount)(struct backend *b, const char *step);
+    /* Mounts b from its image; the caller opens the root. */
+    int (*mount)(struct backend *b, const char *step);
+    /* Optional, at a checkpoint: before the unmount (mounted, the root open), and between the
+     * unmount and the keeping of the image (a test hook finds where a write landed, then takes
+     * it out of the image as a device that lost it would). */
+    int (*before_unmount)(struct backend *b);
+    int (*unmounted)(struct backend *b);
+};
+
+/* What a checkpoint's remount check found: the tree read after the remount against the one
+ * read just before it. */
+enum kept_check { KEPT_NOT_CHECKED, KEPT_SAME, KEPT_DIFFERS };
+
+struct kept_counts {
+    uint64_t remount_checks;    /* checkpoints taken (each one remount) */
+    uint64_t statfs_misses;     /* restores the digest verified but whose free counts were not
+                                   the saved ones, replayed instead */
+    uint64_t replays;           /* mounts of a checkpoint's image with the operations since */
+    double checkpoint_s;        /* seconds the checkpoints took: unmount, image, mount, walk */
+};
+
+/* For b, image-backed by im (its store), mounted and unmounted by ops: keeps the image as it is
+ * now (before the first mount) as the start of replays from the initial state. NULL with
+ * b->err set. */
+struct kept *kept_open(struct backend *b, struct backend_image *im, const struct kept_ops *ops);
+void kept_close(struct kept *k);
+/* An operation may follow (b mounted). */
+void kept_begin(struct kept *k);
+/* The read-back (b->rootfd open): records the tree, and when it is the read-back of a step
+ * (b->read_step) remount_every steps down the search path from the last checkpoint (or
+ * b->checkpoint_now), takes a checkpoint: unmounts, keeps the image, mounts again and records
+ * the tree once more. *check says what that found; with KEPT_DIFFERS, diff holds the first
+ * difference and kept_check_listings both trees. The digest length, or -1 with b->err (and
+ * b->own_failure when the image store failed). */
+int kept_read_back(struct kept *k, struct backend *b, const struct tree_opts *o,
+                   unsigned char *out, FILE *listing, struct tree_index *index,
+                   enum kept_check *check, char *diff, size_t difflen);
+/* The listings (malloc'd) of the live tree and of the tree after the remount of the last
+ * check; -1 when out of memory. */
+int kept_check_listings(struct kept *k, char **live, char **after);
+/* Keeps the tree the mount holds (and its free counts, its place on the search path, a
+ * checkpoint's image) as state id. Unmounted (kept_unmount), the image as it is becomes the
+ * checkpoint of id and the fs is mounted again. */
+int kept_save(struct kept *k, struct backend *b, uint64_t id);
+/* Brings state id back: logically when the digest, the hard-link groups and the free counts
+ * come out as saved, else by a replay from the newest checkpoint on its search path. */
+int kept_restore(struct kept *k, struct backend *b, uint64_t id);
+/* Unmounts b so that its image may be written (the replayer's import); the next save keeps
+ * the image as it then is. */
+int kept_unmount(struct kept *k, struct backend *b);
+void kept_discard(struct kept *k, uint64_t id);
+/* 1 when state id has an image: it is a checkpoint. */
+int kept_has_image(struct kept *k, uint64_t id);
+uint64_t kept_held_bytes(const struct kept *k);
+const struct kept_counts *kept_counts(const struct kept *k);
+/* Its logical restore, for summary.json and a backend's own use of the recorded tree. */
+struct lrestore *kept_lr(struct kept *k);
+
+#endif
