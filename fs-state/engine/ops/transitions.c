@@ -634,10 +634,14 @@ static size_t put_kind(const struct metis_config *cfg, enum arg_kind k, char *bu
 void transitions_bounds(const struct input *in, char *buf, size_t len)
 {
     const struct name_pool *p = &in->pool;
-    size_t pos = (size_t)snprintf(buf, len, "pool %d dir%s %d file%s %d xattr%s, partitions",
-                                  p->ndirs, p->ndirs == 1 ? "" : "s", p->nfiles,
-                                  p->nfiles == 1 ? "" : "s", p->nxattrs,
-                                  p->nxattrs == 1 ? "" : "s");
+    const int *w = in->cfg->op_weight;
+    int xattrs = w[OP_setxattr] > 0 || w[OP_removexattr] > 0 ? p->nxattrs : 0;
+    size_t pos = (size_t)snprintf(buf, len, "pool %d dir%s %d file%s", p->ndirs,
+                                  p->ndirs == 1 ? "" : "s", p->nfiles, p->nfiles == 1 ? "" : "s");
+    if (xattrs && pos < len)    /* the pool always has a name, used or not */
+        pos += (size_t)snprintf(buf + pos, len - pos, " %d xattr%s", xattrs, xattrs == 1 ? "" : "s");
+    if (pos < len)
+        pos += (size_t)snprintf(buf + pos, len - pos, ", partitions");
     int any = 0;
     for (int k = 0; k < ARG_NKINDS && pos < len; k++)
         if (kind_used(in->cfg, (enum arg_kind)k)) {
