@@ -148,7 +148,8 @@ struct run_config {
     char fault_test_silent[32]; /* test hook: the one operation with fault steps, each losing a
                                    write silently (no flush tells) */
     char search[16];            /* the search kind: "dfs" (SPIN), "random" (the measuring stick)
-                                   or "bounded" (every transition from every state, max_depth deep) */
+                                   or "bounded" (every transition from every state within
+                                   max_depth operations) */
     int search_line;            /* line of the search key (0 = not given), for messages */
     long walk_max;              /* search = random: a walk's operations are at most this many */
     long dive;                  /* search = dfs: a dive's operations at most (0: no dives) */

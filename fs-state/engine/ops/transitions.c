@@ -639,7 +639,8 @@ void transitions_bounds(const struct input *in, char *buf, size_t len)
     size_t pos = (size_t)snprintf(buf, len, "pool %d dir%s %d file%s", p->ndirs,
                                   p->ndirs == 1 ? "" : "s", p->nfiles, p->nfiles == 1 ? "" : "s");
     if (xattrs && pos < len)    /* the pool always has a name, used or not */
-        pos += (size_t)snprintf(buf + pos, len - pos, " %d xattr%s", xattrs, xattrs == 1 ? "" : "s");
+        pos += (size_t)snprintf(buf + pos, len - pos, " %d xattr%s", xattrs,
+                                xattrs == 1 ? "" : "s");
     if (pos < len)
         pos += (size_t)snprintf(buf + pos, len - pos, ", partitions");
     int any = 0;

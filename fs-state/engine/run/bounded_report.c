@@ -53,7 +53,8 @@ void bounded_write_json(const struct engine *e, FILE *f)
     json_escape(p->bounds, bounds, sizeof bounds);
     fprintf(f, ",\"complete\":%s,\"bounded\":{\"verdict\":\"%s\",\"verified\":%s,"
             "\"depth_limit\":%ld,\"depth_completed\":%ld,\"states\":%" PRIu64 ",\"frontier\":%"
-            PRIu64 ",\"transitions\":%" PRIu64 ",\"per_state\":%" PRIu64 ",\"closed\":%s,\"bounds\":\"%s\"}",
+            PRIu64 ",\"transitions\":%" PRIu64 ",\"per_state\":%" PRIu64 ",\"closed\":%s,"
+            "\"bounds\":\"%s\"}",
             bounded_complete(p) ? "true" : "false", escaped,
             bounded_complete(p) && !e->discrepancies ? "true" : "false", p->limit, p->done,
             p->states, p->frontier, p->ops, p->per_state, p->closed ? "true" : "false", bounds);
