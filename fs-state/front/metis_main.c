@@ -22,6 +22,7 @@
 #include "front/cli/triage.h"
 #include "front/cli/known.h"
 #include "front/cli/junit.h"
+#include "front/cli/bounded_run.h"
 #include "lib/helpers.h"
 #include <errno.h>
 #include <getopt.h>
@@ -46,6 +47,7 @@ static void usage(FILE *f)
             "usage: metis run CONFIG [--ops N] [--seconds S] [--seed N] [--depth N] [--out DIR]\n"
             "                        [--keep-going] [--together SHARE] [--vt I --swarm-seed S]\n"
             "                        [--known FILE [--strict-known]] [--junit FILE]\n"
+            "                        [--require-complete]\n"
             "       metis check CONFIG\n"
             "       metis swarm CONFIG --hosts HOSTS [--vts N] [--seconds S] [--ops N] [--out DIR]\n"
             "                          [--swarm-seed S] [--stop-on-discrepancy] [--vt-timeout S]\n"
@@ -55,7 +57,8 @@ static void usage(FILE *f)
             "       metis clean                         # removes what runs killed outright left\n"
             "       metis --version\n"
             "exit status: 0 no discrepancy, 1 discrepancy (with --known: a new class),\n"
-            "             2 bad usage or config, 3 infrastructure failure, 130 interrupted\n"
+            "             2 bad usage or config, 3 infrastructure failure, 130 interrupted,\n"
+            "             6 a bounded search not complete with --require-complete\n"
             "`metis COMMAND --help` tells more of one command; see also metis(1), metis.ini(5)\n");
 }
 
@@ -66,7 +69,8 @@ static void command_usage(const char *cmd)
     if (!strcmp(cmd, "check")) {
         printf("usage: metis check CONFIG [RUN OPTIONS]\n"
                "Loads and validates CONFIG (and any options of metis run) as a run would,\n"
-               "without making, mounting or changing anything.\n"
+               "without making, mounting or changing anything; for search = bounded, says\n"
+               "what it enumerates and how many transitions leave each state.\n"
                "exit status: 0 valid, 2 not (one line FILE:LINE: message)\n");
         return;
     }
@@ -86,10 +90,14 @@ static void command_usage(const char *cmd)
            "                   neither stop the run nor make it fail\n"
            "  --strict-known   with --known, exit 1 on any class all the same\n"
            "  --junit FILE     write the run as JUnit XML (a test case per class)\n"
+           "  --require-complete\n"
+           "                   search = bounded: exit 6 when the budget ended before every\n"
+           "                   state within max_depth was checked\n"
            "Options override the config's keys named in brackets. A run first removes what\n"
            "runs killed outright left on this host, as metis clean does.\n"
            "exit status: 0 no discrepancy (with --known: no new class), 1 discrepancy,\n"
-           "             2 bad usage or config, 3 infrastructure failure, 130 interrupted\n");
+           "             2 bad usage or config, 3 infrastructure failure, 130 interrupted,\n"
+           "             6 with --require-complete: the bounded search did not complete\n");
 }
 
 static void exe_dir(char *out, size_t len)
@@ -154,6 +162,9 @@ static void set_shape_env(const struct run_opts *ro)
         setenv_u64("METIS_MAX_DEPTH", (unsigned long long)run->max_depth);
     if (sh->search_ops >= 0)
         setenv_u64("METIS_SEARCH_OPS", run->search_ops);
+    /* A bounded search's depth is its verdict's: --depth must reach the engine too. */
+    if (search_kind_parse(run->search) == SEARCH_BOUNDED)
+        setenv_u64("METIS_MAX_DEPTH", (unsigned long long)run->max_depth);
 }
 
 static void set_engine_env(const struct run_opts *ro, const char *cfg_copy, const char *out,
@@ -280,6 +291,7 @@ static const char *run_error(int rc)
     return rc == METIS_EXIT_INFRA ? "infrastructure failure" :
            rc == METIS_EXIT_BAD_INPUT ? "bad config or input" :
            rc == METIS_EXIT_INTERRUPTED ? "interrupted" :
+           rc == METIS_EXIT_INCOMPLETE ? "bounded search not complete (--require-complete)" :
            rc == METIS_EXIT_OK || rc == METIS_EXIT_DISCREPANCY ? NULL : "unexpected exit status";
 }
 
@@ -335,8 +347,10 @@ static int after_run(struct run_opts *ro, const struct known_list *k, const char
             fprintf(stderr, "metis: triage interrupted\n");
     }
     write_report_html(out);   /* after the triage, so the page links its traces and reproducers */
+    exit_rc = bounded_exit(out, ro->require_complete, exit_rc);
     if (ro->junit)
-        write_junit(ro, out, rc);
+        write_junit(ro, out, exit_rc == METIS_EXIT_INCOMPLETE ? exit_rc : rc);
+    bounded_print_verdict(out, stderr);
     return exit_rc;
 }
 
@@ -408,6 +422,7 @@ static int cmd_check(struct run_opts *ro)
     if (vary_skipped(&ro->cfg, note, sizeof note))
         printf("note: %s\n", note);
     check_print_lacks(&ro->cfg, stdout);
+    bounded_describe(&ro->cfg, stdout);
     together_describe(&ro->cfg, note, sizeof note);
     if (note[0])
         printf("%s\n", note);

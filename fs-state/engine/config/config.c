@@ -253,14 +253,17 @@ static void run_checks(struct parse_state *st, const char *name, const char *val
     if (strcmp(name, "fault_test_silent") == 0 && value[0] && op_lookup(value) < 0)
         fail(st, st->line, "fault_test_silent: '%s' is not an operation", value);
     if (strcmp(name, "search") == 0 && search_kind_parse(value) < 0)
-        fail(st, st->line, "search: '%s' is not dfs or random", value);
+        fail(st, st->line, "search: '%s' is not dfs, random or bounded", value);
+    if (strcmp(name, "search") == 0)
+        st->cfg->run.search_line = st->line;
     if (strcmp(name, "together") == 0)
         st->cfg->run.together_line = st->line;
 }
 
 int search_kind_parse(const char *s)
 {
-    return !strcmp(s, "dfs") ? SEARCH_DFS : !strcmp(s, "random") ? SEARCH_RANDOM : -1;
+    return !strcmp(s, "dfs") ? SEARCH_DFS : !strcmp(s, "random") ? SEARCH_RANDOM :
+           !strcmp(s, "bounded") ? SEARCH_BOUNDED : -1;
 }
 
 /* ----------------------------------------------------------------- [pool] */
@@ -1346,6 +1349,38 @@ static void finish_together(struct parse_state *st)
              "together (a crash check syncs what one operation touched)", r->crash);
 }
 
+/* What a bounded search cannot have: anything drawn at random within a step or a search
+ * (dives, revisits, concurrent steps, fault steps, per-search variants), since its verdict
+ * holds only if every state is the same function of the transitions that led to it. */
+static const char *bounded_conflict(const struct metis_config *cfg)
+{
+    const struct run_config *r = &cfg->run;
+    const struct vary_config *v = &cfg->vary;
+    if (r->dive)
+        return "dive must be 0";
+    if (r->revisits)
+        return "revisits must be 0";
+    if (r->search_ops)
+        return "search_ops must be 0 (each depth is one whole search)";
+    if (r->together > 0)
+        return "together must be 0 (concurrent steps are drawn at random)";
+    if (r->faults > 0)
+        return "faults must be 0 (fault steps are drawn at random)";
+    if (v->long_names > 0 || v->fill > 0 || v->fill_inodes > 0 || v->mtime > 0)
+        return "[vary] must be off (each search would explore another state space)";
+    return NULL;
+}
+
+static void finish_bounded(struct parse_state *st)
+{
+    const struct metis_config *cfg = st->cfg;
+    if (search_kind_parse(cfg->run.search) != SEARCH_BOUNDED)
+        return;
+    const char *why = bounded_conflict(cfg);
+    if (why)
+        fail(st, cfg->run.search_line, "search = bounded: %s", why);
+}
+
 /* The lost-write hook acts at a kept kernel fs's checkpoints: without one it would test
  * nothing, silently. */
 static void finish_lose_hook(struct parse_state *st)
@@ -1392,6 +1427,8 @@ static void finish(struct parse_state *st)
         fail(st, cfg->fs[bad_fs].line, "[fs %s]: %s", cfg->fs[bad_fs].name, msg);
     if (!st->failed)
         finish_lose_hook(st);
+    if (!st->failed)
+        finish_bounded(st);
     if (st->failed || fault_config_problem(cfg, &bad_fs, msg, sizeof msg) == 0)
         return;
     if (bad_fs < 0)

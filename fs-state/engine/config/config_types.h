@@ -147,7 +147,10 @@ struct run_config {
     char fault_kinds[64];       /* the kinds a fault step draws from: eio_write,eio_read,lost_write */
     char fault_test_silent[32]; /* test hook: the one operation with fault steps, each losing a
                                    write silently (no flush tells) */
-    char search[16];            /* the search kind: "dfs" (SPIN) or "random" (the measuring stick) */
+    char search[16];            /* the search kind: "dfs" (SPIN), "random" (the measuring stick)
+                                   or "bounded" (every transition from every state within
+                                   max_depth operations) */
+    int search_line;            /* line of the search key (0 = not given), for messages */
     long walk_max;              /* search = random: a walk's operations are at most this many */
     long dive;                  /* search = dfs: a dive's operations at most (0: no dives) */
     int revisits;               /* search = dfs: times a state reached again is expanded again */
@@ -209,6 +212,6 @@ struct config_key {
     bool default_by_type;       /* [fs]: the default applies only to the types in `types` */
 };
 /* The search kinds of [run] search. */
-enum search_kind { SEARCH_DFS, SEARCH_RANDOM };
+enum search_kind { SEARCH_DFS, SEARCH_RANDOM, SEARCH_BOUNDED };
 
 #endif

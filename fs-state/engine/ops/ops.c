@@ -258,6 +258,19 @@ static void draw_path(char *dst, struct input *in, enum path_want w,
     set_path(dst, p ? p : from_pool(in));
 }
 
+int op_boundary_offset(const struct metis_config *cfg, enum arg_kind off, enum arg_kind len,
+                       uint64_t offset, uint64_t size, uint64_t j, uint64_t *moved)
+{
+    uint64_t bound = config_part_high(&cfg->part[off]) + config_part_high(&cfg->part[len]);
+    uint64_t end = (offset + size) / 4096 * 4096;
+    if (end < size)                             /* the first boundary this size can reach */
+        end = (size + 4095) / 4096 * 4096;
+    if (end + j < 1 || end + j - 1 < size || end + j - 1 > bound)
+        return -1;
+    *moved = end + j - 1 - size;
+    return 0;
+}
+
 /* With the configured weight, moves the offset so that offset + size lands on a multiple of
  * 4096, or one byte either side: block-boundary ends are where file systems split and merge
  * extents, and a range draw hits one about once in 4096. The end stays within the sizing
@@ -268,24 +281,20 @@ static void end_on_boundary(struct input *in, enum arg_kind off, enum arg_kind l
     double w = in->cfg->end_boundary[off];
     if (w <= 0 || rng_unit(&in->rng) >= w)
         return;
-    uint64_t j = rng_below(&in->rng, 3);
-    uint64_t bound = config_part_high(&in->cfg->part[off]) + config_part_high(&in->cfg->part[len]);
-    uint64_t end = (a->offset + a->size) / 4096 * 4096;
-    if (end < a->size)                          /* the first boundary this size can reach */
-        end = (a->size + 4095) / 4096 * 4096;
-    if (end + j < 1 || end + j - 1 < a->size || end + j - 1 > bound) {
+    uint64_t j = rng_below(&in->rng, 3), moved;
+    if (op_boundary_offset(in->cfg, off, len, a->offset, a->size, j, &moved) < 0) {
         in->cov.paths.ends_refused[off]++;
         return;
     }
-    a->offset = end + j - 1 - a->size;
+    a->offset = moved;
     in->cov.paths.ends[off][j]++;
 }
 
 /* An append is honoured while the file's size on the reference plus the write stays within
  * the sizing rule's per-file bound, so ENOSPC still falls at the same point on every fs;
  * otherwise (or with the size unknown) the write stays a positioned one. The offset logged
- * is where the append lands. Returns 1 when the write appends. */
-static int bounded_append(struct input *in, struct op_args *a)
+ * is where the append lands (ops.h). */
+int op_place_append(struct input *in, struct op_args *a)
 {
     const struct view_entry *e = choose_regular(in, a->path);
     uint64_t at = (a->flags & O_TRUNC) ? 0 : e ? e->size : 0;
@@ -307,7 +316,7 @@ static void draw_create_file(struct input *in, struct op_args *a)
 }
 
 /* A write opens for writing: the drawn flags without creation, the access mode forced writable,
- * and O_APPEND only as bounded_append allows: appends grow a file along a search path, and past
+ * and O_APPEND only as op_place_append allows: appends grow a file along a search path, and past
  * the sizing rule's bound the two sides would meet ENOSPC at different points. */
 static void draw_write_file(struct input *in, struct op_args *a)
 {
@@ -317,7 +326,7 @@ static void draw_write_file(struct input *in, struct op_args *a)
     a->flags = (int)((f & ~(unsigned)(O_CREAT | O_EXCL | O_APPEND | O_ACCMODE | __O_TMPFILE)) | acc);
     a->offset = input_value(in, ARG_WRITE_OFFSET);
     a->size = input_value(in, ARG_WRITE_SIZE);
-    if (!((f & O_APPEND) && bounded_append(in, a)))
+    if (!((f & O_APPEND) && op_place_append(in, a)))
         end_on_boundary(in, ARG_WRITE_OFFSET, ARG_WRITE_SIZE, a);
     a->data_seed = rng_next(&in->rng);
 }
@@ -393,8 +402,7 @@ static void draw_link(struct input *in, struct op_args *a)
     draw_path(a->path2, in, PW_NEW_FILE, input_any_path, 0);
 }
 
-/* Is pool path p strictly below directory dir ("" is the root)? Returns the relative rest. */
-static const char *below(const char *p, const char *dir, size_t dlen)
+const char *op_path_below(const char *p, const char *dir, size_t dlen)
 {
     if (strncmp(p, dir, dlen) != 0 || p[dlen] != '/')
         return NULL;
@@ -410,13 +418,13 @@ static void draw_symlink(struct input *in, struct op_args *a)
     int n = 1;
     for (int i = 0; i < pl->ndirs + pl->nfiles; i++) {
         const char *p = i < pl->ndirs ? pl->dirs[i] : pl->files[i - pl->ndirs];
-        n += below(p, a->path, dlen) != NULL;
+        n += op_path_below(p, a->path, dlen) != NULL;
     }
     uint64_t k = rng_below(&in->rng, (uint64_t)n);
     set_path(a->path2, ".");
     for (int i = 0; k > 0 && i < pl->ndirs + pl->nfiles; i++) {
         const char *p = i < pl->ndirs ? pl->dirs[i] : pl->files[i - pl->ndirs];
-        const char *rel = below(p, a->path, dlen);
+        const char *rel = op_path_below(p, a->path, dlen);
         if (rel && --k == 0)
             set_path(a->path2, rel);
     }
@@ -452,14 +460,13 @@ uint64_t op_insert_cap(void)
     return insert_cap;
 }
 
-/* Offset down, length up (0 stays 0, an error worth drawing) to multiples of unit. */
-static void align_range(struct op_args *a, uint64_t unit)
+void op_align_range(uint64_t *offset, uint64_t *size, uint64_t unit)
 {
     if (!unit)
         return;
-    a->offset -= a->offset % unit;
-    if (a->size % unit && a->size <= UINT64_MAX - unit)
-        a->size += unit - a->size % unit;
+    *offset -= *offset % unit;
+    if (*size % unit && *size <= UINT64_MAX - unit)
+        *size += unit - *size % unit;
 }
 
 /* The range as before, then the mode by the falloc_mode choice; the modes other than 0 and
@@ -471,7 +478,7 @@ static void draw_fallocate_file(struct input *in, struct op_args *a)
     int v = input_choice(in, CH_FALLOC_MODE);
     a->flags = v < 0 ? 0 : (int)op_variant_value(v);
     if ((a->flags & ~FALLOC_FL_KEEP_SIZE) && rng_unit(&in->rng) < in->cfg->falloc_align_prob)
-        align_range(a, in->cfg->falloc_align);
+        op_align_range(&a->offset, &a->size, in->cfg->falloc_align);
 }
 
 /* An insert past the run's per-file bound would let a search path grow a file without end. */
@@ -609,12 +616,16 @@ static long act_open_unlink(const struct op_args *a, struct op_hold *h)
  * nanoseconds. */
 static const int64_t utimes_secs[] = { 0, 1000000000, 1234567890, 1400000000 };
 
+void op_utimes_pick(unsigned k, struct op_args *a)
+{
+    a->mtime_sec = k < 4 ? utimes_secs[k] : 0;
+    a->mtime_nsec = k < 4 ? 0 : UTIME_NOW;
+}
+
 static void draw_utimes(struct input *in, struct op_args *a)
 {
     set_path(a->path, input_any_path(in));
-    uint64_t k = rng_below(&in->rng, 5);
-    a->mtime_sec = k < 4 ? utimes_secs[k] : 0;
-    a->mtime_nsec = k < 4 ? 0 : UTIME_NOW;
+    op_utimes_pick((unsigned)rng_below(&in->rng, OP_UTIMES_CHOICES), a);
 }
 
 /* Sets the mtime of a path (following a final symlink); the atime is left alone. */

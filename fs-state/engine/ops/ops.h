@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include "engine/vocab/bounds.h"
 #include "engine/vocab/opnames.h"
+#include "engine/config/config_types.h"
 
 /* Every value an operation depends on; what is logged and replayed. The bytes written are
  * derived from data_seed (op_fill_bytes), so the log stays small yet exact. */
@@ -83,6 +84,25 @@ void op_act(const struct op_args *a, struct op_hold *h, struct op_result *r);
 void op_release(struct op_hold *h);
 /* Frees what op_exec keeps for the calling thread (a thread that ends after its calls). */
 void op_thread_done(void);
+/* A write_file's O_APPEND (not in a->flags yet): honoured, at the reference's size of the file
+ * (in->view), while the write stays within the sizing rule's per-file bound, else the write
+ * stays at a->offset. Returns 1 when it appends. The draws and the bounded search's
+ * transitions (transitions.h) share it. */
+int op_place_append(struct input *in, struct op_args *a);
+/* The offset that puts the end of a range of size bytes at offset on a 4096-byte boundary
+ * (j = 1), one byte before it (0) or after it (2): the boundary the range came near, or the
+ * first its size reaches. -1 when that end would pass the sizing rule's bound for the kinds
+ * (offset high + size high). */
+int op_boundary_offset(const struct metis_config *cfg, enum arg_kind off, enum arg_kind len,
+                       uint64_t offset, uint64_t size, uint64_t j, uint64_t *moved);
+/* Offset down, size up (0 stays 0, an error worth drawing) to multiples of unit (0: none). */
+void op_align_range(uint64_t *offset, uint64_t *size, uint64_t unit);
+/* Is pool path p strictly below directory dir (dlen characters, "" the root)? The rest of p
+ * after it, or NULL: a symlink's targets only go down. */
+const char *op_path_below(const char *p, const char *dir, size_t dlen);
+/* utimes' mtime choice k of OP_UTIMES_CHOICES: a few whole seconds before 2017, or now. */
+#define OP_UTIMES_CHOICES 5
+void op_utimes_pick(unsigned k, struct op_args *a);
 /* Deterministic bytes of a write. */
 void op_fill_bytes(uint64_t seed, void *buf, size_t len);
 /* One-line text form "NAME key=value ..." (no newline) and its exact inverse.

@@ -1,5 +1,6 @@
 /* Run report implementation: what a user reads during and after a run. */
 #include "engine/run/run_outputs.h"
+#include "engine/run/bounded_report.h"
 #include "lib/helpers.h"
 #include "engine/step/step.h"
 #include "engine/classify/causes.h"
@@ -196,6 +197,8 @@ static void write_summary_json(struct engine *e, enum metis_exit st, const char 
     coverage_write_json(&e->in, f);
     fputs(",", f);
     together_write_json(&e->together, f);
+    if (e->search.bounded.on)
+        bounded_write_json(e, f);
     fputs("}\n", f);
 }
 

@@ -14,6 +14,22 @@
 /* What one search hands the next, in OUT/work/ (written by every search as it ends). */
 #define SEARCH_CARRY_FILE "searches.carry"
 
+/* search = bounded: how far the run has checked every state (search/bounded.c). Each search
+ * of the run is one depth, the next one deeper, until max_depth. */
+struct bounded_progress {
+    int on;
+    long limit;                  /* max_depth: the depth every state is to be checked to */
+    long depth;                  /* this search's depth: at most this many operations */
+    long done;                   /* the deepest depth whose search completed (0: none) */
+    uint64_t states;             /* that search's distinct states (the initial one among them) */
+    uint64_t frontier;           /* ... first met at its depth */
+    uint64_t ops;                /* ... and its operations */
+    int closed;                  /* a completed search met no state at its own depth: no state
+                                    lies deeper, every reachable one was checked */
+    uint64_t per_state;          /* transitions that leave each state */
+    char bounds[512];            /* the pool and partitions (transitions_bounds) */
+};
+
 /* The totals of the searches so far, added into the next one's report. */
 struct search_carry {
     uint64_t magic;
@@ -28,6 +44,7 @@ struct search_carry {
     double t[METIS_MAX_FS][4];   /* each fs's prepare, operation, abstract, finish seconds */
     int fail_streak;             /* the search ended on a target failure: how many in a row */
     char fail_signature[160];    /* ... of this class, with no operation done in between */
+    struct bounded_progress bounded;
 };
 
 /* A target that fails this many times in a row, the same class each time and no operation done
@@ -44,6 +61,7 @@ struct search_run {
     char fail_signature[160];
     uint64_t init_draws, init_ok;            /* operations drawn at the initial state */
     uint64_t init_err[ERRNO_MAX];            /* ... their errnos on the reference */
+    struct bounded_progress bounded;         /* search = bounded only */
 };
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CARRY_MAGIC 0x3343535349544d45ull    /* "EMTISSC3": this build's carry layout */
+#define CARRY_MAGIC 0x3443535349544d45ull    /* "EMTISSC4": this build's carry layout */
 
 /* The reach and coverage tables are arrays of counters only: added word by word. */
 _Static_assert(sizeof(((struct reach *)0)->row) % sizeof(uint64_t) == 0, "reach rows hold only counters");
@@ -235,6 +235,7 @@ int search_save(const struct engine *e)
     }
     c.fail_streak = e->search.fail_streak;
     memcpy(c.fail_signature, e->search.fail_signature, sizeof c.fail_signature);
+    c.bounded = e->search.bounded;
     carry_path(e, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "wb");

@@ -7,6 +7,7 @@
 #include "engine/search/dive.h"
 #include "engine/search/revisits.h"
 #include "engine/search/random_walk.h"
+#include "engine/search/bounded.h"
 #include "engine/fault/fault_plan.h"
 #include "engine/run/together_run.h"
 #include "backend/base/runlock.h"
@@ -32,6 +33,8 @@ static int last_leaf;            /* the last step's trees differed: nothing belo
 static volatile sig_atomic_t stop_signal;
 static int run_lock = -1;   /* the run's lock (backend/runlock.h), held while pan lives */
 static struct together_set together_calls;   /* a concurrent step's ([run] together) */
+static struct bounded bounded;   /* search = bounded: its transitions and the states met */
+static int bounded_on;
 
 /* METIS_STEP_PROFILE=1: where a step's time goes, on stderr at the end (tests/bench/README.md).
  * A clock read per part costs ~30 ns: cheap enough to be always compiled in. */
@@ -187,6 +190,29 @@ static void __attribute__((noreturn)) next_search(enum metis_exit st, const char
     _exit(METIS_EXIT_RESTART);
 }
 
+/* A bounded search's budget: the run's operations and seconds, when it has them. */
+static int budget_left(double now)
+{
+    const struct run_config *r = &E.cfg.run;
+    return !(r->ops && E.ops >= r->ops) && !(r->seconds > 0 && now - E.t_start >= r->seconds);
+}
+
+/* SPIN checked every state within this search's depth: the run goes one depth deeper, or its
+ * verdict is complete, or its budget is spent. */
+static void __attribute__((noreturn)) bounded_depth_done(enum metis_exit st)
+{
+    const struct bounded_progress *p = bounded.p;
+    bounded_search_done(&bounded, E.ops);
+    if (!bounded_needs_deeper(&bounded))
+        finish(st, "bounded search complete");
+    if (stop_signal || !budget_left(now_seconds()))
+        finish(st, stop_signal ? strsignal(stop_signal) : "budget spent");
+    fprintf(stderr, "metis: depth %ld: %llu states, each left by %llu transitions; depth %ld "
+            "follows\n", p->done, (unsigned long long)p->states,
+            (unsigned long long)p->per_state, p->done + 1);
+    next_search(st, "search complete");
+}
+
 /* pan exits when SPIN has explored every state it could reach: with budget left, the front
  * end starts the next search; a first search this short is worth a warning. */
 static void finish_at_exit(void)
@@ -195,6 +221,8 @@ static void finish_at_exit(void)
         return;
     enum metis_exit st = verdict();
     E.search.completed = 1;
+    if (bounded_on)
+        bounded_depth_done(st);
     if (E.search.index == 1 && E.ops < 100)
         search_warn(&E, stderr);
     if (stop_signal || !search_should_restart(&E, now_seconds())) {
@@ -440,7 +468,23 @@ static int trees_alike(void)
     return 1;
 }
 
-void metis_step(int op, double stored, double matched, long depth)
+/* A step's arguments: op's draw, or transition t's (t >= 0, search = bounded). */
+static void step_args(int op, long t)
+{
+    if (t >= 0)
+        transition_args(&bounded.tt, (size_t)t, &E.in, &E.args);
+    else
+        op_draw((enum op_id)op, &E.in, &E.args);
+}
+
+/* The state a bounded search's step made is one it met (a leaf's is not: its trees differ). */
+static void note_bounded_state(long t, long depth)
+{
+    if (t >= 0 && !last_leaf && bounded_note(&bounded, metis_abs, depth) < 0)
+        infra_failure("out of memory for the states met");
+}
+
+static void step(int op, long t, double stored, double matched, long depth)
 {
     double now = now_seconds();
     if (prof.on) {
@@ -453,7 +497,7 @@ void metis_step(int op, double stored, double matched, long depth)
     if (depth > E.max_depth_seen)
         E.max_depth_seen = depth;
     stop_if_done(now);
-    if (dive_cut(&dive, depth))
+    if (dive_cut(&dive, depth) || (t >= 0 && bounded_cut(&bounded, depth)))
         return;
     /* The live state differs from the one SPIN tracks: it backtracked. */
     uint64_t from = metis_sid != E.live_sid ? metis_sid : STEP_NO_STATE;
@@ -467,7 +511,7 @@ void metis_step(int op, double stored, double matched, long depth)
     prof_mark(PROF_UNWIND);
     E.cur_sid = metis_sid;
     E.in.view = view_stack_top(&E.views);
-    op_draw((enum op_id)op, &E.in, &E.args);
+    step_args(op, t);
     int together = trees_alike() && together_draw(&E.in, &E.args, &together_calls);
     uint64_t to = E.next_sid++;
     E.ops++;
@@ -478,11 +522,32 @@ void metis_step(int op, double stored, double matched, long depth)
     prof_mark(PROF_DRAW);
     int leaf = together ? together_step(from, to, depth) : single_step(&fault, from, to, depth);
     track_state(to, leaf);
+    note_bounded_state(t, depth);
     prof_mark(PROF_COMPARE);
     progress_tick(&E, now);
     log_tick(now);
     prof_mark(PROF_TICK);
     prof.last = prof.mark;
+}
+
+void metis_step(int op, double stored, double matched, long depth)
+{
+    step(op, -1, stored, matched, depth);
+}
+
+void metis_step_bounded(int t, double stored, double matched, long depth)
+{
+    step(-1, t, stored, matched, depth);
+}
+
+/* search = bounded: the table the model's branches index, made as the front end made it. */
+static void start_bounded(void)
+{
+    bounded_on = search_kind_parse(E.cfg.run.search) == SEARCH_BOUNDED;
+    if (bounded_on && bounded_init(&bounded, &E) < 0) {
+        fprintf(stderr, "metis: %s\n", E.err);
+        exit(METIS_EXIT_BAD_INPUT);
+    }
 }
 
 void metis_start(void)
@@ -495,6 +560,7 @@ void metis_start(void)
         fprintf(stderr, "metis: %s\n", E.err);
         exit(METIS_EXIT_BAD_INPUT);
     }
+    start_bounded();
     dive_init(&dive, E.cfg.run.seed, E.cfg.run.dive);
     revisits_init(&revisits, E.cfg.run.revisits);
     fault_plan_init(&faults, &E.cfg);
@@ -511,6 +577,8 @@ void metis_start(void)
         step_failed(NULL, 0, 0);
     track_view();
     track_state(0, 0);
+    if (bounded_on && bounded_note_initial(&bounded, metis_abs) < 0)
+        infra_failure("out of memory for the states met");
     E.t_start = now_seconds();
     search_begin(&E);
     E.last_progress = E.t_start;

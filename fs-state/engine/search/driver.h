@@ -19,6 +19,9 @@ void metis_start(void);
 /* One step of the search: operation op on every file system. SPIN's counters are passed
  * in because they live in pan.c. */
 void metis_step(int op, double stored, double matched, long depth);
+/* search = bounded: one step of transition t of the table the engine made from the config
+ * (engine/ops/transitions.h), one `do` branch of the model each. */
+void metis_step_bounded(int t, double stored, double matched, long depth);
 /* search = random instead of SPIN's search: random walks from the initial state until the
  * run's budget ends it (never returns). */
 void metis_walk(void) __attribute__((noreturn));

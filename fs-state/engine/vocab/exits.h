@@ -10,6 +10,8 @@ enum metis_exit {
     METIS_EXIT_STOPPED = 4,         /* pan only: stopped by a signal (bin/metis then exits 130) */
     METIS_EXIT_RESTART = 5,         /* pan only: SPIN's search completed with budget left, so
                                        bin/metis starts the next search (searches.h) */
+    METIS_EXIT_INCOMPLETE = 6,      /* bin/metis run --require-complete: the bounded search did
+                                       not check every state within its depth */
     METIS_EXIT_INTERRUPTED = 130,   /* interrupted (SIGINT, SIGTERM, SIGHUP), as a shell's 128 + 2 */
 };
 

@@ -121,17 +121,26 @@ static void run_case(FILE *f, const struct junit_suite *s, double seconds)
     fputs("    </testcase>\n", f);
 }
 
+static void property(FILE *f, const char *name, const char *value)
+{
+    fputs("      <property", f);
+    attr(f, "name", name);
+    attr(f, "value", value);
+    fputs("/>\n", f);
+}
+
 static void properties(FILE *f, json_object *sum)
 {
     static const char *const keys[] = { "config", "run_id", "seed", "ops", "states",
                                         "discrepancies", "discrepancy_classes",
                                         "discrepancy_groups", "status" };
     fputs("    <properties>\n", f);
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        fputs("      <property", f);
-        attr(f, "name", keys[i]);
-        attr(f, "value", rj_text(sum, keys[i]));
-        fputs("/>\n", f);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        property(f, keys[i], rj_text(sum, keys[i]));
+    /* search = bounded: what the run verified, its bounds and whether it got through them. */
+    if (rj_get(sum, "bounded")) {
+        property(f, "complete", rj_true(sum, "complete") ? "true" : "false");
+        property(f, "bounded", rj_text(rj_get(sum, "bounded"), "verdict"));
     }
     fputs("    </properties>\n", f);
 }

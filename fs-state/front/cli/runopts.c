@@ -1,6 +1,7 @@
 /* Command-line parsing of run/check and the swarm's derivation of diversified search options. */
 #include "runopts.h"
 #include "search_shape.h"
+#include "bounded_run.h"
 #include "engine/vocab/crash_modes.h"
 #include "engine/input/input.h"
 #include "engine/run/searches.h"
@@ -33,7 +34,7 @@ static int parse_seconds(const char *s, double *out)
 }
 
 enum { O_OPS = 1, O_SECONDS, O_SEED, O_DEPTH, O_OUT, O_KEEP, O_VT, O_SWARM_SEED, O_KNOWN,
-       O_STRICT_KNOWN, O_JUNIT, O_TOGETHER };
+       O_STRICT_KNOWN, O_JUNIT, O_TOGETHER, O_REQUIRE_COMPLETE };
 
 /* --together SHARE: [run] together for this run, with the config's own checks of it. */
 static int together_option(const char *s, struct run_opts *ro)
@@ -85,6 +86,7 @@ static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_v
     case O_STRICT_KNOWN: ro->strict_known = 1; return 0;
     case O_JUNIT: ro->junit = arg; return 0;
     case O_TOGETHER: return together_option(arg, ro);
+    case O_REQUIRE_COMPLETE: ro->require_complete = 1; return 0;
     }
     fprintf(stderr, "metis: unknown option (see metis --help)\n");
     return -1;
@@ -114,6 +116,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
         {"vt", required_argument, 0, O_VT},           {"swarm-seed", required_argument, 0, O_SWARM_SEED},
         {"known", required_argument, 0, O_KNOWN},     {"strict-known", no_argument, 0, O_STRICT_KNOWN},
         {"junit", required_argument, 0, O_JUNIT},     {"together", required_argument, 0, O_TOGETHER},
+        {"require-complete", no_argument, 0, O_REQUIRE_COMPLETE},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     char err[1200];
     struct { int c; const char *arg; } given[32];
@@ -157,6 +160,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
         search_shape_apply(ro->search.shape, &ro->cfg.run);
     } else {
         default_search(&ro->search, ro->cfg.run.seed);
+    }
+    if (bounded_refusal(&ro->cfg, err, sizeof err) < 0) {
+        fprintf(stderr, "metis: %s\n", err);
+        return -1;
     }
     if (config_validate(&ro->cfg, err, sizeof err) < 0) {
         fprintf(stderr, "metis: %s\n", err);

@@ -14,6 +14,8 @@ struct run_opts {
     const char *known;          /* --known FILE: classes in it do not fail the run */
     int strict_known;           /* --strict-known: exit 1 on any class, known or not */
     const char *junit;          /* --junit FILE: the run as a JUnit XML test suite */
+    int require_complete;       /* --require-complete: a bounded search that did not get
+                                   through its depth fails the run (METIS_EXIT_INCOMPLETE) */
 };
 
 /* argv[0] is the command ("run"/"check"). Loads and validates the config; prints errors and

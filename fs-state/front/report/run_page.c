@@ -124,6 +124,18 @@ static void log_header(FILE *f, const char *dir)
         fclose(log);
 }
 
+/* search = bounded: what it verified, or how far it got (summary.json's bounded.verdict). */
+static void bounded_row(FILE *f, json_object *s)
+{
+    json_object *b = rj_get(s, "bounded");
+    if (!b)
+        return;
+    kv_row(f, "bounded verification");
+    fprintf(f, "<span class=\"%s\">", rj_true(b, "verified") ? "status-ok" : "status-warn");
+    html_esc(f, rj_str(b, "verdict", ""));
+    fputs("</span></td></tr>\n", f);
+}
+
 static void header(FILE *f, const char *dir, json_object *s)
 {
     const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
@@ -147,6 +159,7 @@ static void header(FILE *f, const char *dir, json_object *s)
     }
     if (s)
         status_row(f, s);
+    bounded_row(f, s);
     kv_num(f, "operations", s, "ops");
     kv_num(f, "states", s, "states");
     kv_any(f, "searches", s, "searches");

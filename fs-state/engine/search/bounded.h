@@ -1,0 +1,32 @@
+/* search = bounded: every transition tried once from every state within this search's depth, the states it met counted, and each search one depth deeper than the last. */
+#ifndef METIS_BOUNDED_H
+#define METIS_BOUNDED_H
+
+#include <stddef.h>
+#include "engine/ops/transitions.h"
+#include "engine/run/engine_types.h"
+#include "engine/search/state_set.h"
+
+struct bounded {
+    struct transitions tt;
+    struct state_set seen;
+    long base;                   /* pan's depth at the initial state; -1 before the first step */
+    struct bounded_progress *p;  /* the engine's (e->search.bounded), carried between searches */
+};
+
+/* The transition table and this search's depth: one deeper than the last completed one.
+ * -1 with e->err. */
+int bounded_init(struct bounded *b, struct engine *e);
+/* 1 when a step from pan's depth would make a state past this search's depth: the step does
+ * nothing and SPIN, finding its state stored, goes back. */
+int bounded_cut(struct bounded *b, long depth);
+/* The state a step from pan's depth made (or the initial state, depth 0 of pan's first step)
+ * is one the search met. -1: no memory. */
+int bounded_note(struct bounded *b, const unsigned char *abs, long depth);
+int bounded_note_initial(struct bounded *b, const unsigned char *abs);
+/* SPIN explored everything within this search's depth: what it checked, as the run's progress. */
+void bounded_search_done(struct bounded *b, uint64_t ops);
+/* 1 when the verdict needs a deeper search (the run's depth not reached, states left deeper). */
+int bounded_needs_deeper(const struct bounded *b);
+
+#endif
