@@ -9,17 +9,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* usage: race CALL DIR ROUNDS [fd]
+/* usage: race CALL DIR ROUNDS [fd|fd-serial]
  *   CALL  create (open O_CREAT of the existing name), chmod or truncate
  *   fd    resolve the name to an O_PATH descriptor before the two calls start and issue CALL
  *         through /proc/self/fd/N, as Metis's engine does (its calls resolve the path first)
+ *   fd-serial  the same with no race: the unlink first, then CALL through the descriptor
  * Prints one line: the rounds, how many gave an answer no serial order of the two calls gives,
  * and that count's errnos; exits 1 if there was one, 0 if none, 2 on a usage or set-up error. */
 
 enum call { CREATE, CHMOD, TRUNCATE };
 
 static enum call call;
-static int use_fd;
+static int use_fd, serial;
 static char path[4096];
 static pthread_barrier_t start, done;
 static int call_errno, unlink_errno, path_fd = -1;
@@ -85,8 +86,8 @@ static int serializable(int ce, int ue)
 
 int main(int argc, char **argv)
 {
-    if (argc < 4 || argc > 5 || (argc == 5 && strcmp(argv[4], "fd"))) {
-        fprintf(stderr, "usage: race create|chmod|truncate DIR ROUNDS [fd]\n");
+    if (argc < 4 || argc > 5 || (argc == 5 && strcmp(argv[4], "fd") && strcmp(argv[4], "fd-serial"))) {
+        fprintf(stderr, "usage: race create|chmod|truncate DIR ROUNDS [fd|fd-serial]\n");
         return 2;
     }
     if (!strcmp(argv[1], "create"))
@@ -100,6 +101,7 @@ int main(int argc, char **argv)
         return 2;
     }
     use_fd = argc == 5;
+    serial = argc == 5 && !strcmp(argv[4], "fd-serial");
     long rounds = atol(argv[3]);
     if (rounds <= 0) {
         fprintf(stderr, "race: ROUNDS must be positive\n");
@@ -109,8 +111,10 @@ int main(int argc, char **argv)
     pthread_barrier_init(&start, NULL, 3);
     pthread_barrier_init(&done, NULL, 3);
     pthread_t a, b;
-    pthread_create(&a, NULL, caller, (void *)rounds);
-    pthread_create(&b, NULL, unlinker, (void *)rounds);
+    if (!serial) {
+        pthread_create(&a, NULL, caller, (void *)rounds);
+        pthread_create(&b, NULL, unlinker, (void *)rounds);
+    }
     long bad = 0, by_errno[256] = {0}, unlink_failed = 0;
     for (long i = 0; i < rounds; i++) {
         int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -128,8 +132,13 @@ int main(int argc, char **argv)
             fprintf(stderr, "race: set-up: O_PATH %s: %s\n", path, strerror(errno));
             return 2;
         }
-        pthread_barrier_wait(&start);
-        pthread_barrier_wait(&done);
+        if (serial) {
+            unlink_errno = unlink(path) < 0 ? errno : 0;
+            call_errno = do_call() < 0 ? errno : 0;
+        } else {
+            pthread_barrier_wait(&start);
+            pthread_barrier_wait(&done);
+        }
         if (path_fd >= 0)
             close(path_fd);
         path_fd = -1;
@@ -142,10 +151,13 @@ int main(int argc, char **argv)
         }
         unlink(path);                   /* a create that ran after the unlink made a new file */
     }
-    pthread_join(a, NULL);
-    pthread_join(b, NULL);
+    if (!serial) {
+        pthread_join(a, NULL);
+        pthread_join(b, NULL);
+    }
     printf("race %s%s: %ld rounds, %ld not serializable (%.4f%%)", argv[1],
-           use_fd ? " through an O_PATH descriptor" : "", rounds, bad, 100.0 * bad / rounds);
+           serial ? " through an O_PATH descriptor after the unlink (no race)"
+           : use_fd ? " through an O_PATH descriptor" : "", rounds, bad, 100.0 * bad / rounds);
     for (int e = 1; e < 256; e++)
         if (by_errno[e])
             printf(", %s %ld", strerrorname_np(e), by_errno[e]);
