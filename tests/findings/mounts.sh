@@ -13,7 +13,7 @@ trap _finding_cleanup EXIT
 
 version_of() {   # $1 target name: its package's version
   local pkg=$1
-  case $1 in exfat-fuse|fuse2fs|unionfs-fuse|mergerfs|sshfs|securefs|ntfs-3g) ;; *) pkg= ;; esac
+  case $1 in exfat-fuse|fuse2fs|unionfs-fuse|mergerfs|sshfs|securefs|ntfs-3g|gocryptfs) ;; *) pkg= ;; esac
   [ -n "$pkg" ] && dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null
 }
 
@@ -58,6 +58,11 @@ mount_target() {   # $1 name, $2 mount point
     mkdir -p "$W/securefs-data" &&
       securefs create --pbkdf pkcs5-pbkdf2-hmac-sha256 -r 1 --pass metis "$W/securefs-data" >/dev/null &&
       securefs mount -b --pass metis "$W/securefs-data" "$mnt" >/dev/null && sleep 1 ;;
+  gocryptfs)
+    _need gocryptfs || { echo "$name: not installed"; return 1; }
+    mkdir -p "$W/gocryptfs-cipher" &&
+      gocryptfs -q -init -extpass 'echo metis' "$W/gocryptfs-cipher" >/dev/null 2>&1 &&
+      gocryptfs -q -ko default_permissions -extpass 'echo metis' "$W/gocryptfs-cipher" "$mnt" 2>/dev/null ;;
   *) echo "mount_target: unknown target $name" >&2; return 2 ;;
   esac
 }
