@@ -234,20 +234,27 @@ def main():
             "Written by `make campaign` (scripts/campaign.sh) from the runs in `%s` and the verdicts "
             "in `configs/targets/*.known`. A **bug** names its upstream fix or issue, or says "
             "\"not found upstream\"; a **documented design difference** is declared in the profile "
-            "or kept as a known class; a **Metis false positive** was fixed in Metis." %
+            "or kept as a known class; a **known limitation** is a behaviour upstream chose; a "
+            "**Metis false positive** was fixed in Metis." %
             os.path.relpath(out_dir, os.path.dirname(os.path.abspath(dest))), ""]
+    # The cause table opens the file (hand-written beside the profiles: one row per cause, its
+    # upstream status and confirmation; the counts there are of causes), then the campaign's
+    # classes per target.
+    here = os.path.dirname(os.path.abspath(profiles[0]))
+    if os.path.exists(os.path.join(here, "causes.md")):
+        head += [read_file(os.path.join(here, "causes.md")), "", "## Classes per target", ""]
     # What the runs' figures depend on (machine, load, what ran beside them), if recorded.
     conditions = os.path.join(out_dir, "conditions.md")
     if os.path.exists(conditions):
         head += [read_file(conditions).rstrip("\n"), ""]
     # Hand-written sections beside the profiles: findings outside the campaign's runs (fault
     # steps on kernel and image-backed FUSE file systems), then Metis's own false positives and their fixes.
-    here = os.path.dirname(os.path.abspath(profiles[0]))
     tail = []
     for extra in ("kernel-faults.md", "metis-fixes.md"):
         if os.path.exists(os.path.join(here, extra)):
             tail += ["", read_file(os.path.join(here, extra))]
-    table = ["| target | version | reference | operations | ops/s | classes | verdicts |",
+    table = ["Classes, not causes: one cause can show as many classes (the cause table above).", "",
+             "| target | version | reference | operations | ops/s | classes | verdicts of the classes |",
              "|---|---|---|---|---|---|---|"] + [overview_row(out_dir, p) for p in profiles] + [""]
     # A concurrent run's section (main_together) stays: it is of another campaign's runs.
     kept = split_together(read_file(dest))[1] if os.path.exists(dest) else ""
