@@ -2,6 +2,9 @@
 # After sourcing: $W is the work directory; mount_target NAME MNTDIR mounts NAME at MNTDIR
 # (made) and returns 0, or prints "NAME: not installed" and returns 1; version_of NAME prints
 # the Debian version of the package that serves NAME. Everything mounted is unmounted at exit.
+# Every runner needs root (mounts) and cc (its program): without them it cannot run here (77).
+[ "$(id -u)" -eq 0 ] || { echo "skip: needs root (mounts)"; exit 77; }
+command -v cc >/dev/null || { echo "skip: no cc"; exit 77; }
 W=$(mktemp -d /tmp/metis-finding.XXXXXX)
 _finding_cleanup() {
   local m d
