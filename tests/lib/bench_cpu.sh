@@ -1,0 +1,24 @@
+# The CPU time a config's run spends per operation, for make bench and its guard (sourced after common.sh).
+# bench_cpu_of BIN_DIR CONFIG SECONDS DIR [metis run options...]: runs CONFIG for SECONDS into DIR
+# and prints "OPS OPS_PER_S CPU_US_PER_OP", or "nan nan nan" when the run left no summary.
+# CPU time is user + sys of `metis run` and every process it waited for (pan, its daemons);
+# a first run of one operation into DIR.setup measures what does not grow with the run (pan's
+# build, the set-up, the teardown), and is taken off. CPU time moves far less with other load
+# on the machine than operations per second do, which is why the guard holds it.
+bench_cpu_of() {
+  local bin=$1 cfg=$2 secs=$3 dir=$4 TIMEFORMAT='%U %S'
+  shift 4
+  { time METIS_BIN="$bin" "$bin/metis" run "$cfg" --ops 1 --out "$dir.setup" "$@" \
+      >"$dir.setup.log" 2>&1; } 2>"$dir.setup.cpu"
+  { time METIS_BIN="$bin" "$bin/metis" run "$cfg" --seconds "$secs" --out "$dir" "$@" \
+      >"$dir.log" 2>&1; } 2>"$dir.cpu"
+  python3 - "$dir/summary.json" "$dir.cpu" "$dir.setup.cpu" <<'PY' 2>/dev/null || echo nan nan nan
+import json, sys
+s = json.load(open(sys.argv[1]))
+cpu = lambda f: sum(map(float, open(f).read().split()[-2:]))
+ops = s["ops"]
+if ops < 2:
+    raise SystemExit(1)
+print(ops, s["ops_per_s"], "%.1f" % ((cpu(sys.argv[2]) - cpu(sys.argv[3])) * 1e6 / (ops - 1)))
+PY
+}
