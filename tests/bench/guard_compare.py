@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
-"""make bench's guard: each config's CPU time per operation held against the baseline's.
-
-Usage: guard_compare.py MEASURED_TSV BASELINE_TSV LIMIT_PERCENT
+# make bench's guard: each config's CPU time per operation held against the baseline's.
+"""Usage: guard_compare.py MEASURED_TSV BASELINE_TSV LIMIT_PERCENT
 Both files: config, seconds, cpu_us_per_op, ops_per_s, one row each ('#' starts a comment).
 Prints a line per measured config and a FAIL line for each one whose CPU time per operation
 is more than LIMIT_PERCENT above its baseline; exits 1 if there is one, else 0. A config the
