@@ -404,6 +404,7 @@ static void push_path(uint64_t to)
 /* One operation on every fs: what a branch of the model stands for. Returns 1 for a leaf. */
 static int single_step(const struct fault_spec *fault, uint64_t from, uint64_t to, long depth)
 {
+    E.g.keep_listings = known_delta_below(&E);
     int stepped = fsgroup_step(&E.g, &E.args, fault, from, to);
     engine_log_history(&E, E.ops);
     if (stepped < 0)

@@ -457,10 +457,19 @@ int fsgroup_read_state(struct fsgroup *g, int i)
     struct fs_outcome *o = &g->out[i];
     /* The reference's entries come with its digest, for state-aware path draws. */
     b->own_failure = 0;
-    FILE *listing = crash_live_listing(g->crash[i]);
-    o->dlen = backend_read_back(b, &g->abs[i], o->digest,
-                                listing ? listing : fault_clean_listing(g->fault[i]),
-                                i == 0 ? &g->tree : NULL);
+    FILE *listing = crash_live_listing(g->crash[i]), *kept = NULL;
+    size_t kept_len;
+    if (!listing)
+        listing = fault_clean_listing(g->fault[i]);
+    free(o->listing);
+    o->listing = NULL;
+    if (!listing && g->keep_listings)
+        listing = kept = open_memstream(&o->listing, &kept_len);
+    o->dlen = backend_read_back(b, &g->abs[i], o->digest, listing, i == 0 ? &g->tree : NULL);
+    if (kept && (fclose(kept) != 0 || o->dlen < 0)) {
+        free(o->listing);
+        o->listing = NULL;
+    }
     o->unreadable = o->dlen < 0 && !b->own_failure;
     if (o->dlen >= 0)
         return 0;
@@ -1058,6 +1067,10 @@ void fsgroup_close(struct fsgroup *g)
         HASH_DEL(g->hist, h);
         free(h->op);
         free(h);
+    }
+    for (int i = 0; i < g->nfs; i++) {
+        free(g->out[i].listing);
+        g->out[i].listing = NULL;
     }
     free(g->discards);
     g->discards = NULL;
