@@ -23,8 +23,8 @@ for arg in "$@"; do
   for r in $(seq 1 "$rounds"); do
     bench_cpu_of "$METIS_BIN" "$cfg" "$secs" "$T/$name-$r" >>"$T/$name.rounds"
   done
-  # the round whose CPU time per operation is the median
-  sort -g -k3 "$T/$name.rounds" | sed -n "$(( (rounds + 1) / 2 ))p" |
+  # the round whose CPU time per operation is the median (of two, the dearer)
+  sort -g -k3 "$T/$name.rounds" | sed -n "$(( rounds / 2 + 1 ))p" |
     awk -v n="$name" -v s="$secs" '{ printf "%s\t%s\t%s\t%s\n", n, s, $3, $2 }' >>"$measured"
 done
 if [ -n "$write" ]; then
