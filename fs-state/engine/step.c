@@ -762,6 +762,14 @@ static void stepped_to(struct fsgroup *g, uint64_t to)
     g->live = to;
 }
 
+static void drop_listings(struct fsgroup *g)
+{
+    for (int i = 0; i < g->nfs; i++) {
+        free(g->out[i].listing);
+        g->out[i].listing = NULL;
+    }
+}
+
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_spec *fault,
                  uint64_t from, uint64_t to)
 {
@@ -770,6 +778,7 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_
                           .save_first = from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
     unsigned gate = gatekeepers(g, a);
+    drop_listings(g);            /* a fs the step leaves out keeps none of an older step's */
     if (to != STEP_NO_STATE && g->needs_history && history_add_op(g, to, parent, a) < 0)
         return -1;
     g->unsupported_step = 0;
@@ -1068,10 +1077,7 @@ void fsgroup_close(struct fsgroup *g)
         free(h->op);
         free(h);
     }
-    for (int i = 0; i < g->nfs; i++) {
-        free(g->out[i].listing);
-        g->out[i].listing = NULL;
-    }
+    drop_listings(g);
     free(g->discards);
     g->discards = NULL;
     g->ndiscards = g->discards_cap = 0;
