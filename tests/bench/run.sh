@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# `make bench`: runs each shipped config for a fixed time and prints operations/s and states.
+# `make bench`: runs each shipped config for a fixed time, prints operations/s and states, and holds CPU time per operation to tests/bench/baseline.tsv.
 . "$(dirname "$0")/../lib/common.sh"
+. tests/lib/bench_cpu.sh
 tests/prepare-host.sh || exit 1
 bin=$METIS_BIN
 secs=${BENCH_SECONDS:-20}
 out=$T
-printf '%-22s %10s %10s %10s %10s %12s\n' config ops ops/s states matched peak_rss_MB
+printf '%-22s %10s %10s %10s %10s %12s %10s\n' config ops ops/s states matched peak_rss_MB cpu_us/op
 # The tools a target profile's "; needs:" line names that are not installed (empty: none).
 missing_tools() {
   local t miss=
@@ -25,14 +26,15 @@ for cfg in configs/*.ini configs/targets/*.ini; do
       continue
     fi
   esac
-  "$bin/metis" run "$cfg" --seconds "$secs" --out "$out/$name" >"$out/$name.log" 2>&1
+  read -r _ ops_s cpu <<<"$(bench_cpu_of "$bin" "$cfg" "$secs" "$out/$name")"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$secs" "$cpu" "$ops_s" "$cfg" >>"$out/measured.tsv"
   s="$out/$name/summary.json"
   if [ -f "$s" ]; then
-    python3 - "$s" "$name" <<'PY'
+    python3 - "$s" "$name" "$cpu" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-print("%-22s %10d %10.1f %10d %10d %12.1f" % (sys.argv[2], s["ops"], s["ops_per_s"], s["states"],
-      s["matched"], s["peak_rss_kib"] / 1024.0))
+print("%-22s %10d %10.1f %10d %10d %12.1f %10s" % (sys.argv[2], s["ops"], s["ops_per_s"], s["states"],
+      s["matched"], s["peak_rss_kib"] / 1024.0, sys.argv[3]))
 for fs, t in s.get("time_per_op_us", {}).items():
     print("    %-18s us/op: restore+mount %.0f  op %.0f  abstract %.0f  unmount+save %.0f%s" %
           (fs, t["restore_mount"], t["operation"], t["abstract"], t["unmount_save"],
@@ -49,9 +51,18 @@ PY
     echo "$name: no summary ($(tail -n1 "$out/$name.log"))"
   fi
 done
+# The guard: a config whose CPU time per operation grew by more than BENCH_GUARD_LIMIT percent
+# (default 20) against the baseline, in its first run and twice more, fails make bench, after the
+# benchmarks below have run.
+bench_recheck "$bin" "$out/measured.tsv" "${BENCH_BASELINE:-tests/bench/baseline.tsv}" \
+  "${BENCH_GUARD_LIMIT:-20}"
+tests/bench/guard_compare.py "$out/measured.tsv" "${BENCH_BASELINE:-tests/bench/baseline.tsv}" \
+  "${BENCH_GUARD_LIMIT:-20}"
+guard=$?
 for extra in tests/bench/reffs.sh tests/bench/swarm_scaling.sh; do
   [ -x "$extra" ] && "$extra"
 done
 # A million seeded calls per pairing (RefFS mount vs tmpfs, mount vs ext4, library vs ext4).
 tests/bench/reffs_vs_kernel.sh "${VS_KERNEL_CALLS:-1000000}"
-exit 0
+[ "$guard" -eq 0 ] || echo "make bench: FAIL: a config is more than ${BENCH_GUARD_LIMIT:-20}% slower than tests/bench/baseline.tsv (guard lines above)"
+exit "$guard"

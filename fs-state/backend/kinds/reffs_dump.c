@@ -3,6 +3,7 @@
 #include "lib/buf.h"
 #include "reffs.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,17 +26,23 @@ static const void *take(struct cursor *c, size_t n)
 }
 
 /* Little-endian, as RefFS writes it; zeros once the dump is cut short. */
-static uint64_t get_le(struct cursor *c, int bytes)
+static uint32_t get32(struct cursor *c)
 {
-    const unsigned char *p = take(c, (size_t)bytes);
-    uint64_t v = 0;
-    for (int i = 0; p && i < bytes; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
+    const void *p = take(c, 4);
+    uint32_t v = 0;
+    if (p)
+        memcpy(&v, p, 4);
+    return le32toh(v);
 }
 
-static uint32_t get32(struct cursor *c) { return (uint32_t)get_le(c, 4); }
-static uint64_t get64(struct cursor *c) { return get_le(c, 8); }
+static uint64_t get64(struct cursor *c)
+{
+    const void *p = take(c, 8);
+    uint64_t v = 0;
+    if (p)
+        memcpy(&v, p, 8);
+    return le64toh(v);
+}
 
 static const char *get_bytes(struct cursor *c, size_t *len)
 {
@@ -136,39 +143,42 @@ static int malformed(void)
     return -1;
 }
 
-/* Excluded directories at the root still count in the root's nlink on a walk's file system,
- * so the walk subtracts them (tree_walk); counting them takes a first pass. */
-static int count_excluded_dirs(struct cursor c, uint64_t count, const struct tree_opts *o,
-                               long *out)
+/* The root's entry, read again at rawp (the arrays of a later entry's xattrs and blocks took
+ * its own), with the excluded directories its nlink counts taken off. */
+static int add_root(const unsigned char *rawp, const unsigned char *end, long excluded_dirs)
 {
+    struct cursor c = { rawp, end, 0 };
     struct tree_entry e;
-    int is_top;
-    *out = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        if (read_entry(&c, &e))
-            return malformed();
-        if (under_excluded(e.path, o, &is_top) && is_top && S_ISDIR(e.st.st_mode))
-            (*out)++;
-    }
-    return 0;
+    if (read_entry(&c, &e))
+        return malformed();
+    e.nlink_adj = excluded_dirs;
+    return tree_digest_add_raw(&e, rawp, (size_t)(c.p - rawp));
 }
 
+/* One pass over the dump: excluded directories at the root still count in the root's nlink on
+ * a walk's file system, so the walk subtracts them (tree_walk); the root is added last, once
+ * they are counted (the digest sorts its lines). */
 static int add_all(struct cursor c, uint64_t count, const struct tree_opts *o)
 {
     struct tree_entry e;
-    long excluded_dirs;
-    int is_top, rc = count_excluded_dirs(c, count, o, &excluded_dirs);
+    const unsigned char *root = NULL;
+    long excluded_dirs = 0;
+    int is_top, rc = 0;
     for (uint64_t i = 0; i < count && rc == 0; i++) {
         const unsigned char *raw = c.p;
         if (read_entry(&c, &e))
             return malformed();
-        int root = strcmp(e.path, "/") == 0;
-        if (!root && under_excluded(e.path, o, &is_top))
+        if (strcmp(e.path, "/") == 0) {
+            root = raw;
             continue;
-        e.nlink_adj = root ? excluded_dirs : 0;
+        }
+        if (under_excluded(e.path, o, &is_top)) {
+            excluded_dirs += is_top && S_ISDIR(e.st.st_mode);
+            continue;
+        }
         rc = tree_digest_add_raw(&e, raw, (size_t)(c.p - raw));
     }
-    return rc;
+    return rc == 0 && root ? add_root(root, c.end, excluded_dirs) : rc;
 }
 
 int reffs_dump_digest(const void *buf, size_t len, const struct tree_opts *o,

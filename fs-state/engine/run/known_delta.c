@@ -29,10 +29,25 @@ static const struct tree_delta *parent_delta(const struct engine *e, int i)
     return e->depth >= 2 ? known_delta_at(e, e->depth - 2, i) : NULL;
 }
 
+/* fs i's tree as the step read it back (keep_listings), else read again. */
+static char *step_listing(struct engine *e, int i)
+{
+    char *kept = e->g.out[i].listing ? strdup(e->g.out[i].listing) : NULL;
+    return kept ? kept : classes_read_listing(&e->g, i);
+}
+
+int known_delta_below(const struct engine *e)
+{
+    for (int i = 1; i < e->g.nfs; i++)
+        if (e->depth && known_delta_at(e, e->depth - 1, i))
+            return 1;
+    return 0;
+}
+
 static int judge_one(struct engine *e, int i, const char *ref, struct tree_delta *now)
 {
     struct fs_outcome *o = &e->g.out[i];
-    char *other = classes_read_listing(&e->g, i);
+    char *other = step_listing(e, i);
     if (!other) {
         snprintf(e->g.err, sizeof e->g.err, "%s", e->g.be[i]->err);
         return -1;
@@ -61,7 +76,7 @@ int known_delta_judge(struct engine *e)
     for (int i = 1; i < e->g.nfs && structure >= 0; i++) {
         if (!(e->g.out[i].differs & DIFF_STATE))
             continue;
-        if (!ref && !(ref = classes_read_listing(&e->g, 0))) {
+        if (!ref && !(ref = step_listing(e, 0))) {
             snprintf(e->g.err, sizeof e->g.err, "%s", e->g.be[0]->err);
             return -1;
         }

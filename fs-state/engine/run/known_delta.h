@@ -14,6 +14,9 @@ struct path_entry;
  * the new state keeps its delta. Returns 1 when a difference is more than attributes (the
  * step is a leaf, as it always was), 0 when not, -1 when a tree could not be read (e->g.err). */
 int known_delta_judge(struct engine *e);
+/* 1 when the state the next step starts from has a known delta on some fs: its trees will be
+ * held against it (the step's read-backs should keep their listings). */
+int known_delta_below(const struct engine *e);
 /* The delta fs i's tree had at path position k (0: the initial state), or NULL. */
 const struct tree_delta *known_delta_at(const struct engine *e, size_t k, int i);
 /* Frees what a path entry holds of the delta (unwinding, tear-down). */

@@ -58,6 +58,18 @@ static void prof_mark(int part)
     prof.mark = now;
 }
 
+/* METIS_TEST_STEP_BUSY_US=N, a test hook: every step spends N more microseconds of CPU, so
+ * that make bench's guard can be shown to flag a slower step (tests/bench/README.md). Busy,
+ * not asleep: the guard holds CPU time per operation, which a sleep would not change. */
+static double test_step_busy_s;
+
+static void test_step_busy(void)
+{
+    double until = now_seconds() + test_step_busy_s;
+    while (test_step_busy_s > 0 && now_seconds() < until)
+        ;
+}
+
 static void prof_print(void)
 {
     if (!prof.on || !prof.steps)
@@ -422,6 +434,7 @@ static void push_path(uint64_t to)
 /* One operation on every fs: what a branch of the model stands for. Returns 1 for a leaf. */
 static int single_step(const struct fault_spec *fault, uint64_t from, uint64_t to, long depth)
 {
+    E.g.keep_listings = known_delta_below(&E);
     int stepped = fsgroup_step(&E.g, &E.args, fault, from, to);
     engine_log_history(&E, E.ops);
     if (stepped < 0)
@@ -523,6 +536,7 @@ static void step(int op, long t, double stored, double matched, long depth)
     int leaf = together ? together_step(from, to, depth) : single_step(&fault, from, to, depth);
     track_state(to, leaf);
     note_bounded_state(t, depth);
+    test_step_busy();
     prof_mark(PROF_COMPARE);
     progress_tick(&E, now);
     log_tick(now);
@@ -554,6 +568,8 @@ void metis_start(void)
 {
     install_signals();
     prof.on = getenv("METIS_STEP_PROFILE") && atoi(getenv("METIS_STEP_PROFILE")) > 0;
+    if (getenv("METIS_TEST_STEP_BUSY_US"))
+        test_step_busy_s = atof(getenv("METIS_TEST_STEP_BUSY_US")) / 1e6;
     /* Modes are drawn whole: the invoking shell's umask must not filter them. */
     umask(0);
     if (engine_init(&E) < 0) {

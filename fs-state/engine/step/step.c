@@ -457,10 +457,19 @@ int fsgroup_read_state(struct fsgroup *g, int i)
     struct fs_outcome *o = &g->out[i];
     /* The reference's entries come with its digest, for state-aware path draws. */
     b->own_failure = 0;
-    FILE *listing = crash_live_listing(g->crash[i]);
-    o->dlen = backend_read_back(b, &g->abs[i], o->digest,
-                                listing ? listing : fault_clean_listing(g->fault[i]),
-                                i == 0 ? &g->tree : NULL);
+    FILE *listing = crash_live_listing(g->crash[i]), *kept = NULL;
+    size_t kept_len;
+    if (!listing)
+        listing = fault_clean_listing(g->fault[i]);
+    free(o->listing);
+    o->listing = NULL;
+    if (!listing && g->keep_listings)
+        listing = kept = open_memstream(&o->listing, &kept_len);
+    o->dlen = backend_read_back(b, &g->abs[i], o->digest, listing, i == 0 ? &g->tree : NULL);
+    if (kept && (fclose(kept) != 0 || o->dlen < 0)) {
+        free(o->listing);
+        o->listing = NULL;
+    }
     o->unreadable = o->dlen < 0 && !b->own_failure;
     if (o->dlen >= 0)
         return 0;
@@ -753,6 +762,14 @@ static void stepped_to(struct fsgroup *g, uint64_t to)
     g->live = to;
 }
 
+static void drop_listings(struct fsgroup *g)
+{
+    for (int i = 0; i < g->nfs; i++) {
+        free(g->out[i].listing);
+        g->out[i].listing = NULL;
+    }
+}
+
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_spec *fault,
                  uint64_t from, uint64_t to)
 {
@@ -761,6 +778,7 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_
                           .save_first = from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
     unsigned gate = gatekeepers(g, a);
+    drop_listings(g);            /* a fs the step leaves out keeps none of an older step's */
     if (to != STEP_NO_STATE && g->needs_history && history_add_op(g, to, parent, a) < 0)
         return -1;
     g->unsupported_step = 0;
@@ -1059,6 +1077,7 @@ void fsgroup_close(struct fsgroup *g)
         free(h->op);
         free(h);
     }
+    drop_listings(g);
     free(g->discards);
     g->discards = NULL;
     g->ndiscards = g->discards_cap = 0;

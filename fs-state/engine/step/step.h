@@ -33,6 +33,8 @@ struct fs_outcome {
     struct backend_remount remount;  /* the step's checkpoint, on a kernel fs kept mounted:
                                         its remount check's finding (listings the backend's) */
     struct fault_result fault;   /* the step's fault check, when it was a fault step */
+    char *listing;               /* the step's read-back as listing text, when the group keeps
+                                    listings (keep_listings); else NULL */
     double t_prepare, t_op, t_abstract, t_finish, t_crash, t_fault;
     uint64_t fault_steps;        /* fault checks made (t_fault is their time) */
 };
@@ -74,6 +76,10 @@ struct fsgroup {
     int setting_up;              /* fsgroup_setup is running: one limit (timeout) for all */
     int inline_run;              /* one fs: jobs run on the calling thread (fsset_run_inline) */
     int needs_history;           /* a backend restores by replaying (fuse without an image) */
+    int keep_listings;           /* each read-back of a step keeps its listing (fs_outcome):
+                                    below a known delta every step's trees are held against it,
+                                    and reading them a second time cost a mount on a remounted
+                                    fs and dropped a kept fs's checkpoint */
     unsigned no_snapshots;       /* bit i: fs i restores by calls or a replay, not a snapshot */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */
