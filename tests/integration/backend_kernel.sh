@@ -8,7 +8,8 @@ build_driver
 
 drive "ext4 256 KiB round trip + 1000 timed steps" --type kernel --fstype ext4 --bench 1000 roundtrip
 ms=$(sed -n 's/.*begin+op+end+save median \([0-9.]*\) ms.*/\1/p' "$T/out")
-# a generous bound, as the machine is shared: an idle one gives about 1 ms
+# a generous bound, as the machine is shared: an idle one gives about 1 ms, one at a load
+# average of 12 on 2 cores 1.7 ms
 awk -v m="${ms:-999}" 'BEGIN { exit !(m < 10) }' || fail "ext4 step median ${ms:-?} ms is not under 10 ms"
 drive "ext2 round trip" --type kernel --fstype ext2 --bench 200 roundtrip
 drive "ext3 (journal) round trip" --type kernel --fstype ext3 roundtrip

@@ -19,6 +19,6 @@ echo "== crash, then sweep"
 "$DRV" --run-id "$RUN" --type reffs crash || fail "crash: setup"
 grep -q "/metis-$RUN/mnt-reffs" /proc/self/mountinfo || fail "crash: nothing was mounted"
 "$DRV" --run-id "$RUN" sweep
-for _ in $(seq 50); do pgrep -f "metis-$RUN/mnt-" >/dev/null || break; sleep 0.1; done
+wait_for 60 eval '! pgrep -f "metis-$RUN/mnt-" >/dev/null'
 check_clean "sweep after a crash"
 finish

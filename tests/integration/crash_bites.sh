@@ -62,19 +62,19 @@ grep -q "crash=differs$" "$T/min.trace" || fail "the shrunk trace lost the crash
 "$R" emit-c "$T/min.trace" -o "$T/emit" > /dev/null || fail "emit-c failed"
 grep -q "crash_test_skip = write_file: Metis left this sync out" "$T/emit/repro.c" ||
   fail "the reproducer does not say the hook left the fsync out"
-repro_loops() { losetup -a | grep -o '/dev/shm/metis-repro\.[^/]*/[a-z.]*img' | sort; }
-repro_loops > "$T/loops.before"
-"$T/emit/run.sh" > "$T/emit.out" 2>&1; rc=$?
+# The reproducer's image and mount point go in a directory of this test's own, on tmpfs as by
+# default: loop devices over files there are its own, not another run's or reproducer's.
+repro_tmp=$(mktemp -d /dev/shm/crash-bites.XXXXXX)
+on_exit "rm -rf --one-file-system $repro_tmp"
+repro_loops() { losetup -n -l -O NAME,BACK-FILE | awk -v d="$repro_tmp/" 'index($2, d) == 1'; }
+REPRO_TMP=$repro_tmp "$T/emit/run.sh" > "$T/emit.out" 2>&1; rc=$?
 cat "$T/emit.out"
 [ $rc = 1 ] || fail "the emitted reproducer: exit $rc, want 1"
 grep -q "the recovered copy is not what the sync promised" "$T/emit.out" || fail "the reproducer does not show the loss"
-# Loop devices of other reproducers may come and go meanwhile: only a new one that stays counts.
-for _ in 1 2 3 4 5; do
-  left=$(repro_loops | comm -13 "$T/loops.before" -)
-  [ -z "$left" ] && break
-  sleep 1
-done
+wait_for 10 eval '[ -z "$(repro_loops)" ]'
+left=$(repro_loops)
 [ -z "$left" ] || fail "the reproducer left loop devices: $left"
+findmnt -rn -o TARGET | grep -q -- "^$repro_tmp/" && fail "the reproducer left a mount"
 
 # ---- syncfs with the hook: the run, the replay and the reproducer leave the syncfs out ----
 run bite-syncfs syncfs write_file --ops 400 --seed 2

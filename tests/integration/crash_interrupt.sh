@@ -12,13 +12,11 @@ start() {
   sed "s/^crash = fsync/crash = $2/" configs/crash-ext4.ini > "$T/$1.ini"
   "$METIS_BIN/metis" run "$T/$1.ini" --seconds 120 --out "$T/$1" 2> "$T/$1.err" &
   pid=$!
-  for _ in $(seq 300); do
-    n=$(grep -c '^crash ' "$T/$1/log.txt" 2>/dev/null)
-    [ "${n:-0}" -ge "$3" ] && return 0
-    sleep 0.1
-  done
+  local name=$1 n=$3
+  wait_for 300 eval 'lines_at_least "$T/$name/log.txt" "^crash " "$n" || gone $pid'
+  lines_at_least "$T/$name/log.txt" "^crash " "$n" && return 0
   kill -INT $pid; wait $pid
-  fail "$1: the run made fewer than $3 crash checks in 30 s"
+  FAIL_LOG=$T/$name.err fail "$name: the run ended or hung before $n crash checks"
 }
 
 # While a run goes, its crash copy exists under its run id.

@@ -88,10 +88,7 @@ assert_no_leftovers "$(run_id_of "$T/b.err")"
 FAIL_LOG=$T/c.err
 "$METIS_BIN/metis" run configs/overlay-vs-tmpfs.ini --seconds 60 --out "$T/c" 2>"$T/c.err" &
 pid=$!
-for _ in $(seq 100); do
-  [ "$(grep -c '^op ' "$T/c/log.txt" 2>/dev/null)" -gt 200 ] && break
-  sleep 0.2
-done
+wait_for 300 eval 'lines_at_least "$T/c/log.txt" "^op " 201 || gone $pid'
 findmnt -rn -o TARGET | grep -q "metis-$(run_id_of "$T/c.err")/mnt-overlay.layers" ||
   fail "the overlay's layers are not on a tmpfs of the run while it runs"
 kill -INT $pid

@@ -3,10 +3,8 @@
 . "$(dirname "$0")/../lib/common.sh"
 "$METIS_BIN/metis" run configs/ext2-vs-ext4.ini --seconds 60 --out "$T/run" 2>"$T/err" &
 pid=$!
-for _ in $(seq 100); do  # until the search is under way
-  [ "$(grep -c '^op ' "$T/run/log.txt" 2>/dev/null)" -gt 200 ] && break
-  sleep 0.2
-done
+# until the search is under way, however long its set-up takes on this machine
+wait_for 300 eval 'lines_at_least "$T/run/log.txt" "^op " 201 || gone $pid'
 kill -INT $pid
 wait $pid
 rc=$?

@@ -20,16 +20,16 @@ mount_cmd = {bin}/reffs -f -o noopen,nosnapshots,capacity=1M {mnt} & p=$!;
   while ! mountpoint -q {mnt}; do sleep 0.01; done; kill -9 $p
 restore = logical
 INI
-start=$(date +%s)
 "$METIS_BIN/metis" run "$T/dies.ini" --seconds 120 --out "$T/run" 2>"$T/err"
 rc=$?
-took=$(( $(date +%s) - start ))
 cat "$T/err"
 FAIL_LOG="$T/err"
 [ $rc -eq 1 ] || fail "exit status $rc, expected 1"
 grep -q "metis: fs tgt: daemon-died 3 times in a row, set up afresh each time and failing again before any operation was done: the run stops" \
   "$T/err" || fail "the streak rule did not stop the run"
-[ "$took" -lt 60 ] || fail "the run took $took s of its 120"
+# The run's own seconds, which its budget counts (pan's build, slow on a busy host, is no part).
+took=$(json_field "$T/run/summary.json" seconds)
+[ "$(echo "$took < 60" | bc)" = 1 ] || fail "the run took $took s of its 120"
 python3 - "$T/run/summary.json" <<'PY' || fail "summary.json does not show three failures in three searches"
 import json, sys
 s = json.load(open(sys.argv[1]))

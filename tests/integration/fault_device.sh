@@ -6,10 +6,15 @@ need_tools losetup findmnt dd mkfs.ext4
 [ -e /dev/fuse ] || skip "no /dev/fuse"
 
 # A faulty device's loop device whose FUSE mount went lazily shows its file as "/img", which
-# names no run: none more of them may be left at the end than there were at the start.
-orphans() { losetup -a | grep -c '(/img)'; }
-orphans_before=$(orphans)
-no_orphans() { [ "$(orphans)" -le "$orphans_before" ] || fail "$1: a loop device over a lazily unmounted faulty device is left"; }
+# names no run: no_orphans WHAT MAJ:MIN... fails when one is left over the faulty devices' file
+# systems the run had (faultdev_mounts while it went), not over another run's.
+no_orphans() {
+  local what=$1 left
+  shift
+  [ $# -gt 0 ] || fail "$what: no faulty device's mount was seen while the run went"
+  left=$(img_loops_over "$@")
+  [ -z "$left" ] || fail "$what: a loop device over a lazily unmounted faulty device is left: $left"
+}
 
 # ---- the daemon and its loop device, driven by hand ----
 D=/dev/shm/metis-fdtest$$
@@ -18,7 +23,7 @@ on_exit "losetup -d \"\${loop:-none}\" 2>/dev/null; umount \"$D/mnt-dev\" 2>/dev
 truncate -s 1M "$D/img"
 "$METIS_BIN/metis-faultdev" "$D/img" "$D/mnt-dev" 2>"$T/daemon.err" &
 dpid=$!
-for _ in $(seq 100); do mountpoint -q "$D/mnt-dev" && break; sleep 0.05; done
+wait_for 60 eval 'mountpoint -q "$D/mnt-dev" || gone $dpid'
 mountpoint -q "$D/mnt-dev" || fail "metis-faultdev did not mount: $(cat "$T/daemon.err")"
 loop=$(losetup -f --show --direct-io=on "$D/mnt-dev/img") || fail "no loop device over the daemon's file"
 [ "$(cat /sys/block/"${loop#/dev/}"/loop/dio)" = 1 ] || fail "$loop: direct I/O is off"
@@ -101,32 +106,47 @@ under_way() { faulting "$T/int.ini" "$1" 20; }
 for sig in INT KILL; do
   under_way $sig
   pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null || fail "$sig: no faulty device while the run goes"
+  devs=$(faultdev_mounts "$id")
   if [ $sig = INT ]; then kill -INT $pid; else kill -KILL "$(pgrep -P $pid | head -n1)"; fi
   wait $pid
   rc=$?
   want=$([ $sig = INT ] && echo 130 || echo 3)
   [ $rc = "$want" ] || fail "$sig: exit status $rc, want $want"
   assert_no_leftovers "$id"
-  no_orphans "$sig"
+  no_orphans "$sig" $devs
   pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null && fail "$sig: the faulty device's daemon is left"
 done
 
 # The front end and the engine killed together (nothing of Metis runs its sweep): metis clean
-# sweeps what is left, the faulty device's daemon, loop device and mount included.
-under_way all
-engine=$(pgrep -P $pid | head -n1)
-kill -KILL $pid $engine
-wait $pid
-# A killed engine holds its run's lock until it has exited, which can take a while under load
-# (an I/O to the faulty device in flight); a run that still holds it is live and left alone.
-for _ in $(seq 300); do
-  [ -n "$engine" ] && [ -e /proc/$engine ] && ! grep -q '^State:.*Z' /proc/$engine/status 2>/dev/null || break
-  sleep 0.1
-done
-pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null || fail "all: the daemon did not outlive the run"
-"$METIS_BIN/metis" clean >"$T/clean.out" 2>&1 || fail "metis clean: $(cat "$T/clean.out")"
-grep -q "$id" "$T/clean.out" || fail "metis clean did not sweep run $id: $(cat "$T/clean.out")"
-assert_no_leftovers "$id"
-no_orphans all
-pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null && fail "all: the faulty device's daemon is left"
+# sweeps what is left, the faulty device's daemon, loop device and mount included. Until then
+# the test holds the run's lock, so that no other run's sweep on this host takes it first.
+# killed_then_cleaned NAME: 0 when metis clean swept it, 1 when a sweep elsewhere on the host
+# took it in the moment between the shield's end and metis clean (then it is tried once more).
+killed_then_cleaned() {
+  under_way "$1"
+  engine=$(pgrep -P $pid | head -n1)
+  [ -n "$engine" ] || fail "all: no engine under metis $pid"
+  devs=$(faultdev_mounts "$id")
+  shield_run "$id"
+  kill -KILL $pid $engine
+  wait $pid
+  # A killed engine holds its run's lock until it has exited, which can take a while under load
+  # (an I/O to the faulty device in flight); a run that still holds it is live and left alone.
+  wait_for 300 gone "$engine" || fail "all: the killed engine $engine has not exited"
+  pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null || fail "all: the daemon did not outlive the run"
+  unshield_run
+  "$METIS_BIN/metis" clean >"$T/clean.out" 2>&1 || fail "metis clean: $(cat "$T/clean.out")"
+  if ! grep -qw "$id" "$T/clean.out"; then
+    swept_by_another "$id" && return 1
+    fail "metis clean did not sweep run $id: $(cat "$T/clean.out")"
+  fi
+  assert_no_leftovers "$id"
+  no_orphans all $devs
+  pgrep -f "metis-faultdev .*/metis-$id/" >/dev/null && fail "all: the faulty device's daemon is left"
+  return 0
+}
+if ! killed_then_cleaned all; then
+  echo "all: another run's sweep took run $id before metis clean: once more"
+  killed_then_cleaned all-again || fail "all: twice another run's sweep took the killed run before metis clean"
+fi
 echo PASS

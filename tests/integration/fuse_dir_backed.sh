@@ -90,10 +90,8 @@ config logical | sed 's/^ops = 300/ops = 0/' >"$T/long.ini"
 for sig in INT KILL; do
   "$METIS_BIN/metis" run "$T/long.ini" --seconds 30 --out "$T/sig$sig" 2>"$T/err" &
   pid=$!
-  for _ in $(seq 100); do  # until the search is under way
-    [ "$(grep -c '^op ' "$T/sig$sig/log.txt" 2>/dev/null)" -gt 100 ] && break
-    sleep 0.1
-  done
+  # until the search is under way, however long its set-up takes on this machine
+  wait_for 300 eval 'lines_at_least "$T/sig$sig/log.txt" "^op " 101 || gone $pid'
   id=$(run_id_of "$T/err")
   findmnt -rn -o TARGET,FSTYPE | grep -q "metis-$id/mnt-bind.dir tmpfs" ||
     fail "SIG$sig: no scratch tmpfs while the run went on"

@@ -8,7 +8,7 @@
 need_tools xmllint
 FAIL_LOG=$T/err
 run_and_find_daemon ref tests/fixtures/two-defects.ini --seconds 120 --junit "$T/junit.xml"
-for _ in $(seq 600); do grep -q '^metis: discrepancy at operation' "$T/err" && break; sleep 0.1; done
+wait_for 300 eval 'grep -q "^metis: discrepancy at operation" "$T/err" || gone $metis_pid'
 grep -q '^metis: discrepancy at operation' "$T/err" || fail "no class was found"
 signal_daemon ref KILL
 wait "$metis_pid"

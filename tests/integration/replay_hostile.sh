@@ -13,9 +13,10 @@ command -v mkfs.ext2 >/dev/null || [ -x /sbin/mkfs.ext2 ] || { echo "skip: no mk
 work=$(mktemp -d /tmp/metis-replay-hostile.XXXXXX)
 rid=rh$$
 cleanup() {
-    awk -v w="/metis-$rid" 'index($5, w) { print $5 }' /proc/self/mountinfo | sort -r |
+    # its run ids are $rid-SUFFIX: run rh1's clean-up must not take run rh12's mounts or files
+    awk -v w="/metis-$rid-" 'index($5, w) { print $5 }' /proc/self/mountinfo | sort -r |
         while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
-    [ -n "${KEEP:-}" ] || rm -rf "$work" "/tmp/metis-$rid"* "/dev/shm/metis-$rid"*
+    [ -n "${KEEP:-}" ] || rm -rf "$work" "/tmp/metis-$rid-"* "/dev/shm/metis-$rid-"*
 }
 on_exit cleanup
 
@@ -135,6 +136,6 @@ for i in $(seq 1 500); do
 done
 echo "damaged traces: $refused refused, $replayed still valid and replayed"
 [ $refused -ge 250 ] || fail "only $refused of 500 damaged traces were refused"
-leaked=$(awk -v w="/metis-$rid" 'index($5, w)' /proc/self/mountinfo | wc -l)
+leaked=$(awk -v w="/metis-$rid-" 'index($5, w)' /proc/self/mountinfo | wc -l)
 [ "$leaked" = 0 ] || fail "$leaked mounts left behind"
 echo "PASS"

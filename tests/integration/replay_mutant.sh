@@ -15,7 +15,8 @@ command -v cc >/dev/null || { echo "skip: no C compiler for emit-c"; exit 77; }
 work=$(mktemp -d /tmp/metis-replay-mutant.XXXXXX)
 rid=rm$$
 cleanup() {
-    awk -v w="/metis-$rid" -v d="$work/" 'index($5, w) || index($5, d) == 1 { print $5 }' \
+    # /metis-ID and a separator: run rm1's clean-up must not take run rm12's mounts
+    awk -v w="/metis-$rid([/.]|$)" -v d="$work/" '$5 ~ w || index($5, d) == 1 { print $5 }' \
         /proc/self/mountinfo | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
     rm -rf "$work" "/tmp/metis-$rid" "/dev/shm/metis-$rid"
 }
@@ -122,6 +123,6 @@ REFFS_BIN=$B/reffs "$work/emit/run.sh" ref >"$work/out" 2>&1
 rc=$?
 [ $rc = 0 ] || fail "the emitted program on plain RefFS exited $rc, want 0"
 
-leaked=$(awk -v w="/metis-$rid" 'index($5, w)' /proc/self/mountinfo | wc -l)
+leaked=$(awk -v w="/metis-$rid([/.]|$)" '$5 ~ w' /proc/self/mountinfo | wc -l)
 [ "$leaked" = 0 ] || fail "$leaked mounts left behind"
 echo "PASS"

@@ -14,7 +14,8 @@ command -v cc >/dev/null || { echo "skip: no C compiler for emit-c"; exit 77; }
 work=$(mktemp -d /tmp/metis-replay-newops.XXXXXX)
 rid=rn$$
 cleanup() {
-    awk -v w="/metis-$rid" -v d="$work/" 'index($5, w) || index($5, d) == 1 { print $5 }' \
+    # /metis-ID and a separator: run rm1's clean-up must not take run rm12's mounts
+    awk -v w="/metis-$rid([/.]|$)" -v d="$work/" '$5 ~ w || index($5, d) == 1 { print $5 }' \
         /proc/self/mountinfo | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
     rm -rf "$work" "/tmp/metis-$rid" "/dev/shm/metis-$rid"
 }

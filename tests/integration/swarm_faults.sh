@@ -5,19 +5,30 @@ swarm_require
 printf '2/:\n' > "$SW/hosts"
 CFG=$METIS_ROOT/configs/smoke.ini
 
-# VT 0 is killed (SIGKILL to its metis run) while searching; VT 1 overruns --vt-timeout.
-"$METIS" swarm "$CFG" --hosts "$SW/hosts" --vts 2 --seconds 100 --ops 0 --vt-timeout 15 \
+# VT 0 is killed (SIGKILL to its metis run) while searching; VT 1 overruns --vt-timeout. VT 0
+# must be searching well before that time-out, which is therefore set from how long a run of
+# the config takes here from its start to its end after one operation (pan's build and the
+# set-up: a few seconds on an idle machine, many more on a busy one), four times over (two VTs
+# build at once), and 15 s at least.
+t0=$(date +%s.%N)
+"$METIS" run "$CFG" --ops 1 --out "$SW/probe" >"$SW/probe.out" 2>&1 || { cat "$SW/probe.out"; fail "a run of one operation failed"; }
+startup=$(echo "$(date +%s.%N) - $t0" | bc)
+vt_timeout=$(echo "t = 4 * $startup + 1; if (t < 15) t = 15; scale = 0; t / 1" | bc)
+echo "a run of one operation took $startup s (load $(cut -d' ' -f1 /proc/loadavg)): --vt-timeout $vt_timeout"
+"$METIS" swarm "$CFG" --hosts "$SW/hosts" --vts 2 --seconds 100 --ops 0 --vt-timeout "$vt_timeout" \
   --swarm-seed 2 --out "$SW/out" > "$SW/run.out" 2> "$SW/run.err" &
 primary=$!
 pid=
-for _ in $(seq 200); do
+vt0_searching() {
   id=$(swarm_ids)
   f=$(ls /tmp/metis-swarm-"$id"/*/vt-0/vt.json 2>/dev/null)
   if [ -n "$id" ] && [ -n "$f" ] && grep -qs '^op ' "$(dirname "$f")/log.txt"; then
-    pid=$(sed -n 's/.*"pid":\([0-9]*\),.*/\1/p' "$f"); break
+    pid=$(sed -n 's/.*"pid":\([0-9]*\),.*/\1/p' "$f")
+    return 0
   fi
-  sleep 0.2
-done
+  gone $primary
+}
+wait_for 300 vt0_searching
 [ -n "$pid" ] || { kill -INT $primary; wait $primary; fail "VT 0 did not start searching"; }
 kill -KILL "$pid"
 wait $primary

@@ -10,13 +10,13 @@ CFG=$METIS_ROOT/configs/smoke.ini
   > "$SW/run.out" 2> "$SW/run.err" &
 primary=$!
 # Wait until all three VTs are searching (their logs hold operations), then interrupt.
-for _ in $(seq 300); do
+searching() {
   id=$(swarm_ids)
   n=0
   [ -n "$id" ] && n=$(grep -l '^op ' /tmp/metis-swarm-"$id"/*/vt-*/log.txt 2>/dev/null | wc -l)
-  [ "$n" = 3 ] && break
-  sleep 0.2
-done
+  [ "$n" = 3 ] || gone $primary
+}
+wait_for 300 searching
 [ "$n" = 3 ] || { kill -INT $primary; wait $primary; fail "the VTs did not start searching"; }
 sleep 1
 t0=$(date +%s)

@@ -22,8 +22,11 @@ for seed in 1 2 3 4 5; do
     grep -q 'discrepancy at operation .*together .* race not serializable' "$T/s$seed.err" ||
         fail "seed $seed: no 'together ... race not serializable' class"
     ops=$(summary "$T/s$seed" ops)
-    echo "seed $seed: found at operation $ops after $secs s"
-    [ "$(echo "$secs < 60" | bc)" = 1 ] || fail "seed $seed: took $secs s"
+    # the run's own seconds, which its budget counts: pan's build and the set-up before them
+    # (in the wall time) take several times as long on a busy machine
+    took=$(summary "$T/s$seed" seconds)
+    echo "seed $seed: found at operation $ops after $took s of the run's ($secs s wall, load $(cut -d' ' -f1 /proc/loadavg))"
+    [ "$(echo "$took < 60" | bc)" = 1 ] || fail "seed $seed: took $took s"
     # (b) the same run, every step sequential: the race never shows.
     FAIL_LOG=$T/q$seed.err
     "$B/metis" run "$cfg" --seed "$seed" --together 0 --ops "$ops" --seconds 60 \

@@ -63,6 +63,30 @@ kernel_has_fs() {
 }
 _metis_fs_listed() { awk -v fs="$1" '$NF == fs { found = 1 } END { exit !found }' /proc/filesystems; }
 
+# wait_for SECONDS CMD...: runs CMD every 0.1 s until it succeeds (status 0), or SECONDS of wall
+# time have passed (status 1). The deadline only ends a test that would hang: it is no
+# measure of speed, so make it generous (a shared host, with other runs building their pan,
+# takes several times as long as an idle one), and let CMD also end the wait when the awaited
+# thing can no longer come (the run it waits on has exited).
+wait_for() {
+  local _wait_end=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    [ "$SECONDS" -lt "$_wait_end" ] || return 1
+    sleep 0.1
+  done
+}
+
+# lines_at_least FILE REGEX N: FILE exists and has N or more lines that match REGEX.
+lines_at_least() {
+  local n
+  n=$(grep -c -- "$2" "$1" 2>/dev/null)
+  [ "${n:-0}" -ge "$3" ]
+}
+
+# gone PID: the process PID has exited (or is a zombie not yet reaped).
+gone() { ! kill -0 "$1" 2>/dev/null || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+
 # Nothing of the run whose id is $1 may remain: mounts, loop devices, /dev/shm files.
 assert_no_leftovers() {
   local id=$1
@@ -72,6 +96,66 @@ assert_no_leftovers() {
   if ls /dev/shm | grep -qE -- "^metis-$id([/.]|$)"; then fail "/dev/shm file of run $id left behind"; fi
   return 0
 }
+
+# shield_run ID: holds run ID's lock shared, as each of its processes does, until unshield_run.
+# Every Metis run on this host starts with a sweep of dead runs; a run a test kills outright so
+# that its own next run or metis clean sweeps it then still looks live to any other's sweep
+# (another test run, a swarm), and the sweep the test watches is the one that finds it dead.
+# Call it while the run lives, so that no sweep can come in between.
+shield_run() {
+  local lock=/dev/shm/metis-$1/lock
+  [ -e "$lock" ] || fail "run $1 has no lock file to hold"
+  rm -f "$T/shield"
+  ( exec 9<"$lock" && flock -s 9 && : >"$T/shield" && exec sleep 100000 ) &
+  shield_pid=$! shield_id=$1
+  on_exit _shield_drop
+  wait_for 60 test -e "$T/shield" || fail "could not hold run $1's lock"
+}
+# unshield_run: lets the lock go: it is let go once the holder has exited. Before, it waits
+# until the shield is the lock's only hold (the run's killed processes hold it until they have
+# exited, and a run whose lock is held is live to a sweep). A sweep elsewhere on the host can
+# still take the run in the moment before the test's own: swept_by_another tells.
+unshield_run() {
+  [ -n "${shield_pid:-}" ] || return 0
+  wait_for 300 eval '[ "$(run_lock_holds "$shield_id")" -le 1 ]' ||
+    echo "run $shield_id: its lock is still held $(run_lock_holds "$shield_id") times" >&2
+  _shield_drop
+}
+_shield_drop() {
+  [ -n "${shield_pid:-}" ] || return 0
+  kill "$shield_pid" 2>/dev/null
+  wait "$shield_pid" 2>/dev/null
+  shield_pid=
+}
+# run_lock_holds ID: how many holds there are on run ID's lock file (one per open file that a
+# process of the run, or a shield, locked).
+run_lock_holds() {
+  local dev ino
+  read -r dev ino < <(stat -c '%d %i' "/dev/shm/metis-$1/lock" 2>/dev/null)
+  [ -n "$ino" ] || { echo 0; return; }
+  # /proc/locks names a file as MAJOR:MINOR (hex):INODE
+  awk -v f="$(printf '%02x:%02x:%d' $(((dev >> 8) & 0xfff)) $(((dev & 0xff) | ((dev >> 12) & 0xfff00))) "$ino")" \
+    '$6 == f' /proc/locks | wc -l
+}
+# swept_by_another ID: the test's own sweep did not name run ID, yet nothing of it is left: a
+# sweep elsewhere on the host took it in the moment between unshield_run and the test's own.
+swept_by_another() {
+  [ ! -e "/dev/shm/metis-$1" ] && ! findmnt -rn -o TARGET | grep -qE -- "metis-$1([/.]|$)" &&
+    ! losetup -a | grep -qE -- "metis-$1[/.]" && ! pgrep -f -- "metis-$1/" >/dev/null
+}
+
+# img_loops: the loop devices over a file that shows as "/img", one "NAME MAJ:MIN" a line
+# (MAJ:MIN: of the fs that file is on). A faulty device's file shows so once its FUSE mount went
+# lazily, and names no run: a test tells its own by that fs (faultdev_mounts while its run went)
+# or by when they came.
+img_loops() { losetup -n -l -O NAME,BACK-MAJ:MIN,BACK-FILE | awk '$3 == "/img" { print $1, $2 }' | sort; }
+# faultdev_mounts ID: the MAJ:MIN of run ID's faulty devices' FUSE mounts, one a line.
+faultdev_mounts() {
+  findmnt -rn -o MAJ:MIN,FSTYPE,TARGET |
+    awk -v p="/metis-$1/" '$2 == "fuse.faultdev" && index($3, p) { print $1 }'
+}
+# img_loops_over MAJ:MIN...: those of img_loops over one of these file systems.
+img_loops_over() { img_loops | awk -v devs=" $* " 'index(devs, " " $2 " ")'; }
 
 # The run id a run printed ("metis: run ID, output in DIR").
 run_id_of() { sed -n 's/^metis: run \([^,]*\),.*/\1/p' "$1" | head -n1; }
@@ -89,25 +173,21 @@ run_and_find_daemon() {
   "$METIS_BIN/metis" run "$@" --out "$T/run" 2>"$T/err" &
   metis_pid=$!
   on_exit "kill $metis_pid 2>/dev/null"
-  for _ in $(seq 600); do id=$(run_id_of "$T/err"); [ -n "$id" ] && break; sleep 0.1; done
+  wait_for 300 eval '[ -n "$(run_id_of "$T/err")" ] || gone $metis_pid'
+  id=$(run_id_of "$T/err")
   [ -n "$id" ] || fail "the run did not start"
-  for _ in $(seq 300); do
-    victim=$(daemon_pid "$fs")
-    [ -n "$victim" ] && break
-    sleep 0.1
-  done
+  wait_for 300 eval '[ -n "$(daemon_pid "$fs")" ] || gone $metis_pid'
+  victim=$(daemon_pid "$fs")
   [ -n "$victim" ] || fail "no RefFS daemon of run $id's fs $fs"
 }
 
 # Sends signal $2 to run $id's RefFS daemon of fs $1 as it is now, and sets victim to it: the
 # daemon run_and_find_daemon saw may have been a set-up mount since replaced (seen under load).
 signal_daemon() {
-  local fs=$1 sig=$2 pid
-  for _ in $(seq 50); do
-    pid=$(daemon_pid "$fs")
-    if [ -n "$pid" ] && kill "-$sig" "$pid" 2>/dev/null; then victim=$pid; return 0; fi
-    sleep 0.1
-  done
+  local fs=$1 sig=$2
+  # shellcheck disable=SC2016 # expanded by eval, each time
+  if wait_for 60 eval 'victim=$(daemon_pid "$fs"); [ -n "$victim" ] && kill "-$sig" "$victim" 2>/dev/null'
+  then return 0; fi
   fail "no RefFS daemon of run $id's fs $fs to send $sig"
 }
 
@@ -158,14 +238,13 @@ planted_lost_found() {
 }
 
 # faulting CONFIG NAME N: `metis run CONFIG` in the background (pid; output in $T/NAME), once N
-# fault steps are done (id: its run id).
+# fault steps are done (id: its run id); fails if it ends first.
 faulting() {
-  "$METIS_BIN/metis" run "$1" --seconds 120 --keep-going --out "$T/$2" 2>"$T/$2.err" &
+  local name=$2 n=$3
+  "$METIS_BIN/metis" run "$1" --seconds 120 --keep-going --out "$T/$name" 2>"$T/$name.err" &
   pid=$!
-  for _ in $(seq 300); do
-    n=$(grep -c '^faulted' "$T/$2/log.txt" 2>/dev/null)
-    [ "${n:-0}" -ge "$3" ] && break
-    sleep 0.1
-  done
-  id=$(run_id_of "$T/$2.err")
+  wait_for 300 eval 'lines_at_least "$T/$name/log.txt" "^faulted" "$n" || gone $pid'
+  lines_at_least "$T/$name/log.txt" "^faulted" "$n" ||
+    FAIL_LOG=$T/$name.err fail "$name: the run ended before $n fault steps"
+  id=$(run_id_of "$T/$name.err")
 }

@@ -32,12 +32,10 @@ Subsystem sftp internal-sftp
 CFG
 }
 
-_swarm_wait_port() {  # ADDR PORT
-  for _ in $(seq 100); do
-    ss -Htln "sport = :$2" 2>/dev/null | grep -q "$1" && return 0
-    sleep 0.05
-  done
-  return 1
+_swarm_wait_port() {  # ADDR PORT PID: until sshd PID listens there (or has exited)
+  local addr=$1 port=$2 pid=$3
+  wait_for 60 eval '! kill -0 $pid 2>/dev/null || ss -Htln "sport = :$port" 2>/dev/null | grep -q "$addr"'
+  ss -Htln "sport = :$port" 2>/dev/null | grep -q "$addr"
 }
 
 swarm_hosts_start() {
@@ -56,7 +54,7 @@ swarm_hosts_start() {
     /usr/sbin/sshd -D -f "$dir/sshd$i.conf" -E "$dir/sshd$i.log" &
     echo $! > "$dir/sshd$i.pid.bg"
     printf 'Host h%s\n  HostName %s\n  Port %s\n  User root\n' "$i" "$addr" "$port" >> "$dir/ssh_config"
-    _swarm_wait_port "$addr" "$port" || { echo "sshd $i did not start: $(cat "$dir/sshd$i.log")" >&2; return 1; }
+    _swarm_wait_port "$addr" "$port" "$(cat "$dir/sshd$i.pid.bg")" || { echo "sshd $i did not start: $(cat "$dir/sshd$i.log")" >&2; return 1; }
   done
   cat >> "$dir/ssh_config" <<CFG
 Host *
