@@ -4,8 +4,8 @@
 Both files: config, seconds, cpu_us_per_op, ops_per_s, one row each ('#' starts a comment).
 Prints a line per measured config and a FAIL line for each one whose CPU time per operation
 is more than LIMIT_PERCENT above its baseline; exits 1 if there is one, else 0. A config the
-baseline lacks, or measured over other seconds (a run's first seconds cost more per operation
-than later ones), is named and not compared.
+baseline lacks, measured over other seconds (a run's first seconds cost more per operation
+than later ones), or whose CPU time is "-" (too little to measure), is named and not compared.
 """
 import sys
 
@@ -17,7 +17,7 @@ def read_rows(path):
         if not line:
             continue
         config, seconds, cpu, ops_s = line.split("\t")[:4]
-        rows[config] = (float(seconds), float(cpu), float(ops_s))
+        rows[config] = (float(seconds), None if cpu == "-" else float(cpu), float(ops_s))
     return rows
 
 
@@ -28,6 +28,9 @@ def judge(config, now, base, limit):
     if now[0] != base[0]:
         return ("guard: %s: measured over %g s, the baseline over %g s: not compared"
                 % (config, now[0], base[0]), False)
+    if now[1] is None or base[1] is None:
+        return ("guard: %s: under 3 s of CPU beyond the set-up: too little to measure, not "
+                "compared" % config, False)
     if now[1] != now[1]:
         return "FAIL: %s: no CPU time per operation measured (the run failed)" % config, True
     change = (now[1] - base[1]) / base[1] * 100

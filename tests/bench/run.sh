@@ -59,7 +59,7 @@ bench_recheck "$bin" "$out/measured.tsv" "${BENCH_BASELINE:-tests/bench/baseline
 tests/bench/guard_compare.py "$out/measured.tsv" "${BENCH_BASELINE:-tests/bench/baseline.tsv}" \
   "${BENCH_GUARD_LIMIT:-20}"
 guard=$?
-for extra in tests/bench/reffs.sh tests/bench/swarm_scaling.sh; do
+for extra in tests/bench/reffs.sh tests/bench/swarm_scaling.sh tests/bench/guard_check.sh; do
   [ -x "$extra" ] && "$extra"
 done
 # A million seeded calls per pairing (RefFS mount vs tmpfs, mount vs ext4, library vs ext4).

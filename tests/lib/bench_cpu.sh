@@ -1,6 +1,8 @@
 # The CPU time a config's run spends per operation, for make bench and its guard (sourced after common.sh).
 # bench_cpu_of BIN_DIR CONFIG SECONDS DIR [metis run options...]: runs CONFIG for SECONDS into DIR
-# and prints "OPS OPS_PER_S CPU_US_PER_OP", or "nan nan nan" when the run left no summary.
+# and prints "OPS OPS_PER_S CPU_US_PER_OP", or "nan nan nan" when the run left no summary; the
+# CPU time is "-" when the run spent less than 3 s of CPU beyond the set-up (a config with an
+# operation limit, such as smoke's 300): too little against the set-up's own spread.
 # CPU time is user + sys of `metis run` and every process it waited for (pan, its daemons);
 # a first run of one operation into DIR.setup measures what does not grow with the run (pan's
 # build, the set-up, the teardown), and is taken off. CPU time moves far less with other load
@@ -16,10 +18,10 @@ bench_cpu_of() {
 import json, sys
 s = json.load(open(sys.argv[1]))
 cpu = lambda f: sum(map(float, open(f).read().split()[-2:]))
-ops = s["ops"]
+ops, net = s["ops"], cpu(sys.argv[2]) - cpu(sys.argv[3])
 if ops < 2:
     raise SystemExit(1)
-print(ops, s["ops_per_s"], "%.1f" % ((cpu(sys.argv[2]) - cpu(sys.argv[3])) * 1e6 / (ops - 1)))
+print(ops, s["ops_per_s"], "%.1f" % (net * 1e6 / (ops - 1)) if net >= 3 else "-")
 PY
 }
 
