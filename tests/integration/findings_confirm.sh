@@ -4,6 +4,10 @@
 [ "$(id -u)" -eq 0 ] || skip "needs root (mounts)"
 need_tools cc
 rounds=${FINDINGS_ROUNDS:-1000}
+# A race's rate falls with the machine's load (fuse2fs's open/unlink ENOENT: 38% of rounds
+# alone, 3.8% at a load of 9, none in 1,000 at 12): a race that did not show is run once more
+# at ten times the rounds before the finding counts as gone.
+retry_rounds=$((rounds * 10))
 # The races' runners take a round count; the others run their one fixed case.
 takes_rounds() { case $1 in libfuse2-open-unlink|gocryptfs-open-unlink|fuse-estale-unlink) return 0 ;; esac; return 1; }
 
@@ -15,6 +19,11 @@ for runner in tests/findings/*/run.sh; do
   start=$SECONDS
   "$runner" "${args[@]}" >"$T/$name.out" 2>&1
   rc=$?
+  if [ $rc -eq 1 ] && takes_rounds "$name"; then
+    echo "  $name: not shown in $rounds rounds; again with $retry_rounds"
+    "$runner" "$retry_rounds" >"$T/$name.out" 2>&1
+    rc=$?
+  fi
   sed "s/^/  $name: /" "$T/$name.out" | tail -n 12
   echo "  $name: exit $rc in $((SECONDS - start)) s"
   case $rc in
