@@ -965,7 +965,7 @@ enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs)
         return TF_RESTORE_UNREACHABLE;
     if (g->be[i]->unmount_failed)
         return TF_UNMOUNT_FAILED;
-    return g->out[i].unreadable ? TF_UNREADABLE : TF_NONE;
+    return g->out[i].unreadable || g->be[i]->tree_unreadable ? TF_UNREADABLE : TF_NONE;
 }
 
 const char *target_failure_name(enum target_failure k)
