@@ -76,6 +76,15 @@ for w in xattrs fallocate: rename:; do
   grep -q "$w" <<<"$line" || fail "the lacks line lacks $w: $line"
 done
 grep -q "^$line\$" "$T/without.out" || fail "the lacks line is not printed at the end of the run"
+# report.html's first page: the same words after the groups' table, before the first panel.
+python3 - "$T/without/report.html" "$line" <<'PY' || fail "report.html has no lacks line after its groups"
+import re, sys
+page, line = open(sys.argv[1]).read(), sys.argv[2]
+at = page.find('<p class="lacks-line">')
+assert page.find('id="group-table"') < at < page.find('<div id="class-'), at
+shown = re.search(r'<code>lacks = ([^<]*)</code>', page[at:]).group(1)
+assert sorted(shown.split(", ")) == sorted(line[len("lacks = "):].split(", ")), (shown, line)
+PY
 run with "$line"
 [ $rc = 0 ] || fail "with the pasted line ($line): metis run exited $rc, want 0"
 exit 0
