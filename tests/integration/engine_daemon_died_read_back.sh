@@ -4,29 +4,11 @@
 # for Metis's own failures). The death comes from the test hook METIS_TEST_KILL_DAEMON, so it
 # falls inside the read-back every time, whatever the machine's speed.
 . "$(dirname "$0")/../lib/common.sh"
-cat >"$T/died.ini" <<'INI'
-[run]
-seed = 3
-keep_going = 1
-shrink_seconds = 0
-
-[fs ref]
-type = reffs
-size = 1M
-
-[fs tgt]
-type = fuse
-mount_cmd = {bin}/reffs -o noopen,nosnapshots,capacity=1M {mnt}
-restore = logical
-
-[ops]
-open_unlink = 0
-INI
 # died_at STEP N WHERE: the daemon killed at its Nth read named STEP; the class's entry names WHERE.
 died_at() {
   local step=$1 n=$2 where=$3 out="$T/run-${1%%:*}"
   FAIL_LOG="$T/err-$1"
-  METIS_TEST_KILL_DAEMON="tgt:$step:$n" "$METIS_BIN/metis" run "$T/died.ini" --seconds 8 \
+  METIS_TEST_KILL_DAEMON="tgt:$step:$n" "$METIS_BIN/metis" run tests/fixtures/fuse-daemon-dies.ini --ops 400 \
     --out "$out" 2>"$FAIL_LOG"
   local rc=$?
   [ $rc -eq 1 ] || fail "$step: exit status $rc, expected 1 (a discrepancy), never 3"
@@ -46,5 +28,5 @@ PY
   assert_no_leftovers "$id"
 }
 died_at read-back 20 "read-back: reading the tree"
-died_at restore 5 "restore: reading the tree"
+died_at restore 1 "restore: reading the tree"
 exit 0
