@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "tree/classify.h"
-#include "front/cli/summary_classes.h"
+#include "front/cli/classes/summary_classes.h"
 #include "engine/config/config.h"
 #include "engine/classify/hints.h"
 #include "engine/step/step.h"

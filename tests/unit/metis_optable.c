@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "check.h"
+#include "trace/check.h"
 #include "engine/config/config.h"
 #include "engine/config/config_keys.h"
 #include "engine/vocab/opnames.h"
@@ -11,7 +11,7 @@
 
 /* The replayer is not in the test binary: its emitters are compiled in here, as metis_trace.c
  * does with trace.c and check.c. */
-#include "emitc_ops.c"
+#include "emitstep/emitc_ops.c"
 
 Test(metis_optable, names)
 {
