@@ -1,4 +1,4 @@
-/* Unit tests of discrepancy classes: the listing comparison (classify.c), the hint rules (hints.c) and the summary's class array (front/cli/summary_classes.c). */
+/* Unit tests of discrepancy classes: the listing comparison (classify.c), the hint rules (hints.c) and the summary's class array (front/cli/classes/summary_classes.c). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>

@@ -68,14 +68,14 @@ Test(metis_optable, replay_checks)
 {
     for (int op = 0; op < OP_COUNT; op++)
         cr_expect(trace_pool_checks(op) & CHECK_PATH, "operation %s has no replay pool check "
-                  "(replayer/check.c)", op_name(op));
+                  "(replayer/trace/check.c)", op_name(op));
 }
 
 Test(metis_optable, emitters)
 {
     for (int op = 0; op < OP_COUNT; op++)
         cr_expect_not_null(emitc_emitter(op), "operation %s has no C emitter "
-                           "(replayer/emitc.c)", op_name(op));
+                           "(replayer/emitstep/emitc_ops.c)", op_name(op));
     cr_expect_null(emitc_emitter(OP_COUNT));
 }
 
