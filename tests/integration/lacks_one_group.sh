@@ -10,7 +10,7 @@ need_tools bindfs python3
 config() {   # $1 = the lacks line of bindfs (or nothing)
   cat <<INI
 [run]
-ops = 1500
+ops = 800
 keep_going = 1
 shrink_seconds = 0
 [fs reffs]
