@@ -20,7 +20,7 @@
 #define METIS_VERSION "standalone"
 #endif
 
-enum { INO_ROOT = 1, INO_IMG = 2, INO_CTL = 3 };
+enum { INO_ROOT = 1, INO_IMG = 2, INO_CTL = 3, INO_LOG = 4 };
 
 /* What is armed: which requests count, from which one on they fail, and how. */
 struct fault {
@@ -37,11 +37,21 @@ struct counters {
     int loss_unreported;        /* a lost write the next fsync must report (armed or not) */
 };
 
+/* The block log (record on): what was written, discarded and flushed, in the order served. */
+struct blocklog {
+    int on, lie;
+    char *p;
+    size_t len, cap;
+    size_t last_write;          /* where the last record, if a write, starts (lie) */
+    int last_is_write;
+};
+
 struct device {
     int fd;
     uint64_t size;
     struct fault f;
     struct counters c;
+    struct blocklog log;
 };
 
 static struct device *dev_of(fuse_req_t req)
@@ -64,6 +74,68 @@ static int hit(struct device *d, int write, uint64_t off, size_t size)
         return 0;
     uint64_t k = d->c.matched++;
     return k >= f->at && (f->count == 0 || k < f->at + f->count);
+}
+
+static int parse_u64(const char *s, uint64_t *v);
+
+/* ---- the block log ---- */
+
+static int log_reserve(struct blocklog *l, size_t more)
+{
+    if (l->len + more <= l->cap)
+        return 0;
+    size_t cap = l->cap ? l->cap : 1 << 20;
+    while (cap < l->len + more)
+        cap *= 2;
+    char *p = realloc(l->p, cap);
+    if (!p)
+        return -1;
+    l->p = p;
+    l->cap = cap;
+    return 0;
+}
+
+/* Appends one record (and a write's data); a log out of memory stops, so that its reader sees
+ * it end short of the stream rather than with a hole in it. */
+static void log_add(struct blocklog *l, uint32_t kind, uint32_t len, uint64_t off,
+                    const char *data)
+{
+    struct faultdev_rec r = { kind, len, off };
+    size_t n = sizeof r + (data ? len : 0);
+    if (!l->on)
+        return;
+    if (log_reserve(l, n) < 0) {
+        l->on = 0;
+        return;
+    }
+    if (kind == FAULTDEV_REC_FLUSH && l->lie && l->last_is_write)
+        l->len = l->last_write;     /* the test hook: the write before the flush never lands */
+    l->last_is_write = kind == FAULTDEV_REC_WRITE;
+    l->last_write = l->len;
+    memcpy(l->p + l->len, &r, sizeof r);
+    if (data)
+        memcpy(l->p + l->len + sizeof r, data, len);
+    l->len += n;
+}
+
+/* record on [lie] | record off | record mark N */
+static int record_command(struct blocklog *l, const char *args)
+{
+    uint64_t n;
+    if (strcmp(args, "on") == 0 || strcmp(args, "on lie") == 0) {
+        l->on = 1;
+        l->lie = args[2] != '\0';
+        l->len = 0;
+        l->last_is_write = 0;
+        return 0;
+    }
+    if (strcmp(args, "off") == 0)
+        return l->on = 0, 0;
+    if (strncmp(args, "mark ", 5) == 0 && parse_u64(args + 5, &n) == 0 && n <= UINT32_MAX) {
+        log_add(l, FAULTDEV_REC_MARK, (uint32_t)n, 0, NULL);
+        return 0;
+    }
+    return -1;
 }
 
 /* ---- control commands ---- */
@@ -122,6 +194,8 @@ static int command(struct device *d, const char *buf, size_t size)
     memcpy(line, buf, size);
     line[size] = '\0';
     line[strcspn(line, "\n")] = '\0';
+    if (strncmp(line, "record ", 7) == 0)
+        return record_command(&d->log, line + 7) < 0 ? EINVAL : 0;
     if (strcmp(line, "disarm") == 0) {
         d->f.armed = 0;         /* a lost write not told yet stays for the next flush */
         return 0;
@@ -155,7 +229,7 @@ static int fill_stat(const struct device *d, fuse_ino_t ino, struct stat *st)
         st->st_mode = S_IFREG | 0600;
         st->st_size = (off_t)d->size;
         st->st_blocks = (blkcnt_t)(d->size / 512);
-    } else if (ino == INO_CTL) {
+    } else if (ino == INO_CTL || ino == INO_LOG) {
         st->st_mode = S_IFREG | 0600;
     } else {
         return -1;
@@ -168,7 +242,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     struct fuse_entry_param e;
     memset(&e, 0, sizeof e);
     e.ino = strcmp(name, FAULTDEV_IMAGE_NAME) == 0 ? INO_IMG
-          : strcmp(name, FAULTDEV_CTL_NAME) == 0 ? INO_CTL : 0;
+          : strcmp(name, FAULTDEV_CTL_NAME) == 0 ? INO_CTL
+          : strcmp(name, FAULTDEV_LOG_NAME) == 0 ? INO_LOG : 0;
     if (parent != INO_ROOT || e.ino == 0) {
         fuse_reply_err(req, ENOENT);
         return;
@@ -200,13 +275,13 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
     static const struct { const char *name; fuse_ino_t ino; } names[] = {
         { ".", INO_ROOT }, { "..", INO_ROOT }, { FAULTDEV_IMAGE_NAME, INO_IMG },
-        { FAULTDEV_CTL_NAME, INO_CTL },
+        { FAULTDEV_CTL_NAME, INO_CTL }, { FAULTDEV_LOG_NAME, INO_LOG },
     };
     char buf[1024];
     size_t used = 0;
     if (size > sizeof buf)
         size = sizeof buf;
-    for (off_t k = off; k < 4; k++)
+    for (off_t k = off; k < 5; k++)
         add_entry(req, buf, size, &used, names[k].name, names[k].ino, k + 1);
     fuse_reply_buf(req, buf, used);
 }
@@ -214,7 +289,7 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 /* No page cache: every read and write of img must reach us when the loop device issues it. */
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    if (ino != INO_IMG && ino != INO_CTL) {
+    if (ino != INO_IMG && ino != INO_CTL && ino != INO_LOG) {
         fuse_reply_err(req, EISDIR);
         return;
     }
@@ -250,6 +325,11 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         read_image(req, d, size, off);
         return;
     }
+    if (ino == INO_LOG) {
+        size_t from = (size_t)off < d->log.len ? (size_t)off : d->log.len;
+        fuse_reply_buf(req, d->log.p + from, size < d->log.len - from ? size : d->log.len - from);
+        return;
+    }
     size_t n = status(d, text, sizeof text);
     size_t from = (size_t)off < n ? (size_t)off : n;
     fuse_reply_buf(req, text + from, size < n - from ? size : n - from);
@@ -270,10 +350,12 @@ static void write_image(fuse_req_t req, struct device *d, const char *buf, size_
         return;
     }
     ssize_t n = pwrite(d->fd, buf, size, off);
-    if (n < 0)
+    if (n < 0) {
         fuse_reply_err(req, errno);
-    else
-        fuse_reply_write(req, (size_t)n);
+        return;
+    }
+    log_add(&d->log, FAULTDEV_REC_WRITE, (uint32_t)n, (uint64_t)off, buf);
+    fuse_reply_write(req, (size_t)n);
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
@@ -296,8 +378,10 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 {
     struct device *d = dev_of(req);
     int tell = ino == INO_IMG && d->c.loss_unreported;
-    if (ino == INO_IMG)
+    if (ino == INO_IMG) {
         d->c.fsyncs++;
+        log_add(&d->log, FAULTDEV_REC_FLUSH, 0, 0, NULL);
+    }
     d->c.loss_unreported = 0;
     fuse_reply_err(req, tell ? EIO : 0);
 }
@@ -317,7 +401,10 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, of
         fuse_reply_err(req, EOPNOTSUPP);
         return;
     }
-    fuse_reply_err(req, fallocate(d->fd, mode | FALLOC_FL_KEEP_SIZE, off, len) < 0 ? errno : 0);
+    int rc = fallocate(d->fd, mode | FALLOC_FL_KEEP_SIZE, off, len) < 0 ? errno : 0;
+    if (rc == 0 && len > 0 && (uint64_t)len <= UINT32_MAX)
+        log_add(&d->log, FAULTDEV_REC_DISCARD, (uint32_t)len, (uint64_t)off, NULL);
+    fuse_reply_err(req, rc);
 }
 
 static const struct fuse_lowlevel_ops faultdev_ops = {

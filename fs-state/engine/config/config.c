@@ -244,6 +244,8 @@ static void run_checks(struct parse_state *st, const char *name, const char *val
         st->cfg->run.out_line = st->line;
     if (strcmp(name, "crash") == 0 && crash_mode_parse(value) < 0)
         fail(st, st->line, "crash: '%s' is not off, fsync, syncfs or any", value);
+    if (strcmp(name, "crash_states") == 0 && crash_states_parse(value) < 0)
+        fail(st, st->line, "crash_states: '%s' is not copy, flushes or stream", value);
     if (strcmp(name, "crash_test_skip") == 0 && value[0] && op_lookup(value) < 0)
         fail(st, st->line, "crash_test_skip: '%s' is not an operation", value);
     if (strcmp(name, "remount_test_lose") == 0)

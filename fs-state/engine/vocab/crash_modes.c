@@ -19,6 +19,21 @@ const char *crash_mode_name(enum crash_mode m)
     return (unsigned)m < sizeof mode_names / sizeof mode_names[0] ? mode_names[m] : "?";
 }
 
+static const char *const states_names[] = { "copy", "flushes", "stream" };
+
+int crash_states_parse(const char *s)
+{
+    for (int m = 0; m < (int)(sizeof states_names / sizeof states_names[0]); m++)
+        if (strcmp(s, states_names[m]) == 0)
+            return m;
+    return -1;
+}
+
+const char *crash_states_name(enum crash_states s)
+{
+    return (unsigned)s < sizeof states_names / sizeof states_names[0] ? states_names[s] : "?";
+}
+
 const char *crash_kind_name(unsigned kinds)
 {
     return kinds & CRASH_LOST ? "differs" : kinds & CRASH_MOUNT ? "mount"
