@@ -32,15 +32,21 @@ static const char *fs_problem(enum crash_mode mode, int stream, const struct fs_
     if (mode != CRASH_ANY && stream == CRASH_STATES_COPY)
         return NULL;
     uint64_t size = fs->size ? fs->size : fs_format_default_size(fs->fstype);
+    int any = stream == CRASH_STATES_COPY;
     if (!crash_checker(fs->fstype))
-        return "crash = any and crash_states = flushes or stream need a checker, and Metis knows "
-               "none for this fstype: set crash = 0 here";
+        return any ? "crash = any needs a checker, and Metis knows none for this fstype: set crash = 0 "
+                     "here or use fsync or syncfs"
+                   : "crash_states = flushes or stream needs a checker, and Metis knows none for "
+                     "this fstype: set crash = 0 here or crash_states = copy";
+    if (!crash_format_journals(fs->fstype, size) && strcmp(fs->fstype, "ext2") == 0)
+        return any ? "crash = any needs a journal and ext2 has none: use fsync or syncfs, or crash = 0 here"
+                   : "crash_states = flushes or stream needs a journal and ext2 has none: use "
+                     "crash_states = copy, or crash = 0 here";
     if (!crash_format_journals(fs->fstype, size))
-        return strcmp(fs->fstype, "ext2") == 0
-            ? "crash = any and crash_states = flushes or stream need a journal and ext2 has none: "
-              "crash = 0 here"
-            : "crash = any and crash_states = flushes or stream need a journal and mkfs makes "
-              "this fstype without one below 2 MiB: grow size to 2M or more";
+        return any ? "crash = any needs a journal and mkfs makes this fstype without one below 2 MiB: "
+                     "grow size to 2M or more"
+                   : "crash_states = flushes or stream needs a journal and mkfs makes this fstype "
+                     "without one below 2 MiB: grow size to 2M or more";
     return NULL;
 }
 
