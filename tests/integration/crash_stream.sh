@@ -35,6 +35,8 @@ echo "$line" | grep -q "detail=state [0-9]* of [0-9]* (" || fail "the record doe
 seq=$(echo "$line" | cut -d' ' -f2)
 grep -q "^discrepancy $seq fs=ext4 .* crash=" "$T/lie/log.txt" || fail "no crash discrepancy at operation $seq"
 grep -q '^## crash check of ext4 (crash = fsync)' "$T/lie/discrepancy-1.txt" || fail "no crash section in the report"
+grep -q "^### tree before the operation" "$T/lie/discrepancy-1.txt" || fail "the report lacks the tree before the operation"
+[ -s "$T/lie/states/ext4-crash-$seq.img" ] || fail "the crash state was not saved"
 
 # ---- replay and shrink ----
 "$R" trace "$T/lie" -o "$T/lie.trace" || fail "trace failed"
@@ -46,6 +48,10 @@ tail -n1 "$T/shrink.err"
 [ $rc = 1 ] || fail "metis-replay shrink: exit $rc, want 1"
 grep -q "crash=[a-z]*$" "$T/min.trace" || fail "the shrunk trace lost the crash discrepancy"
 [ "$(grep -c '^op ' "$T/min.trace")" -le "$seq" ] || fail "the shrunk trace is longer than the run"
+# No C reproducer builds a stream's states yet: emit-c says so in one line rather than write one
+# that could not show the defect.
+"$R" emit-c "$T/min.trace" -o "$T/emit" > /dev/null 2> "$T/emit.err" && fail "emit-c wrote a C reproducer"
+grep -q "crash_states = flushes.*metis-replay repro" "$T/emit.err" || fail "emit-c does not say why not: $(cat "$T/emit.err")"
 
 # ---- the honest device on the same steps: nothing ----
 run honest 0 --ops 40 --seed 1

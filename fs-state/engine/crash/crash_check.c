@@ -568,9 +568,13 @@ void crash_report(struct crash_check *c, const struct crash_result *r, FILE *f, 
         fprintf(f, "finding: %s\n", r->detail);
     snprintf(path, sizeof path, "%s/%s-crash-%llu.img", dir, name, (unsigned long long)seq);
     if (crash_image_save(c->img, path) == 0)
-        fprintf(f, "crash image (the device as the power cut left it, before recovery): %s\n", path);
+        fprintf(f, "crash image (the device as the power cut left it, before recovery%s): %s\n",
+                c->states != CRASH_STATES_COPY ? ": the state named in the finding" : "", path);
     else
         fprintf(f, "crash image not saved: %s\n", c->b->err);
+    if (c->states != CRASH_STATES_COPY)
+        fprintf(f, "\n### tree before the operation (the recorded stream's base)\n%s",
+                c->pre_text ? c->pre_text : "(none)\n");
     fprintf(f, "\n### live tree after the sync\n%s", c->live_text ? c->live_text : "(none)\n");
     fprintf(f, "\n### tree of the recovered copy\n%s",
             r->kinds & CRASH_MOUNT && !c->rec_text ? "(none: it did not mount)\n"
