@@ -42,8 +42,7 @@ struct blocklog {
     int on, lie;
     char *p;
     size_t len, cap;
-    size_t last_write;          /* where the last record, if a write, starts (lie) */
-    int last_is_write;
+    size_t since_flush;         /* where the records since the last flush start (lie) */
 };
 
 struct device {
@@ -95,6 +94,33 @@ static int log_reserve(struct blocklog *l, size_t more)
     return 0;
 }
 
+/* The lie (a test hook): the flush being logged does not cover the writes since the one before
+ * it: they go after it in the log (durable only at the next flush), the marks stay where they
+ * were. The flush's room is reserved; 0, or -1 out of memory. */
+static int log_lie(struct blocklog *l, const struct faultdev_rec *flush)
+{
+    size_t from = l->since_flush, n = l->len - from, marks = 0, rest = 0;
+    char *tmp = malloc(n ? n : 1);
+    if (!tmp)
+        return -1;
+    for (size_t pos = from; pos < l->len;) {
+        struct faultdev_rec r;
+        memcpy(&r, l->p + pos, sizeof r);
+        size_t size = sizeof r + (r.kind == FAULTDEV_REC_WRITE ? r.len : 0);
+        if (r.kind == FAULTDEV_REC_MARK)
+            memmove(l->p + from + marks, l->p + pos, size), marks += size;
+        else
+            memcpy(tmp + rest, l->p + pos, size), rest += size;
+        pos += size;
+    }
+    memcpy(l->p + from + marks, flush, sizeof *flush);
+    memcpy(l->p + from + marks + sizeof *flush, tmp, rest);
+    l->len += sizeof *flush;
+    l->since_flush = l->len;
+    free(tmp);
+    return 0;
+}
+
 /* Appends one record (and a write's data); a log out of memory stops, so that its reader sees
  * it end short of the stream rather than with a hole in it. */
 static void log_add(struct blocklog *l, uint32_t kind, uint32_t len, uint64_t off,
@@ -108,10 +134,13 @@ static void log_add(struct blocklog *l, uint32_t kind, uint32_t len, uint64_t of
         l->on = 0;
         return;
     }
-    if (kind == FAULTDEV_REC_FLUSH && l->lie && l->last_is_write)
-        l->len = l->last_write;     /* the test hook: the write before the flush never lands */
-    l->last_is_write = kind == FAULTDEV_REC_WRITE;
-    l->last_write = l->len;
+    if (kind == FAULTDEV_REC_FLUSH && l->lie) {
+        if (log_lie(l, &r) < 0)
+            l->on = 0;
+        return;
+    }
+    if (kind == FAULTDEV_REC_FLUSH)
+        l->since_flush = l->len + sizeof r;
     memcpy(l->p + l->len, &r, sizeof r);
     if (data)
         memcpy(l->p + l->len + sizeof r, data, len);
@@ -125,8 +154,7 @@ static int record_command(struct blocklog *l, const char *args)
     if (strcmp(args, "on") == 0 || strcmp(args, "on lie") == 0) {
         l->on = 1;
         l->lie = args[2] != '\0';
-        l->len = 0;
-        l->last_is_write = 0;
+        l->len = l->since_flush = 0;
         return 0;
     }
     if (strcmp(args, "off") == 0)
@@ -419,6 +447,128 @@ static const struct fuse_lowlevel_ops faultdev_ops = {
     .fallocate = op_fallocate,
 };
 
+/* ---- offline: the persistence points of a saved block log, and a state built from it ---- */
+
+struct saved_log {
+    char *p;
+    size_t len;
+};
+
+static int load_log(const char *path, struct saved_log *l)
+{
+    FILE *f = fopen(path, "rb");
+    size_t cap = 0;
+    l->p = NULL;
+    l->len = 0;
+    while (f) {
+        if (l->len == cap) {
+            char *p = realloc(l->p, cap = cap ? 2 * cap : 1 << 20);
+            if (!p)
+                break;
+            l->p = p;
+        }
+        size_t n = fread(l->p + l->len, 1, cap - l->len, f);
+        l->len += n;
+        if (n == 0)
+            return fclose(f), 0;
+    }
+    fprintf(stderr, "metis-faultdev: %s: %s\n", path, f ? "out of memory" : strerror(errno));
+    if (f)
+        fclose(f);
+    return -1;
+}
+
+/* The record at *pos (its data after it); 0 at the end or at a malformed record. */
+static int next_rec(const struct saved_log *l, size_t *pos, struct faultdev_rec *r, const char **data)
+{
+    if (l->len - *pos < sizeof *r)
+        return 0;
+    memcpy(r, l->p + *pos, sizeof *r);
+    size_t n = r->kind == FAULTDEV_REC_WRITE ? r->len : 0;
+    if (l->len - *pos - sizeof *r < n)
+        return 0;
+    *data = l->p + *pos + sizeof *r;
+    *pos += sizeof *r + n;
+    return 1;
+}
+
+/* One line per persistence point, "END SYNCED": the state of the records before END (the base,
+ * each flush after which a write landed, the end), and 1 when a "mark 2" comes before the flush
+ * after them (the caller's syncs had returned). */
+static int list_flushes(const char *path)
+{
+    struct saved_log l;
+    struct faultdev_rec r;
+    const char *data;
+    size_t pos = 0, k = 0, state = 0;
+    int landed = 0, synced = 0, pending = 1;    /* the base waits for the first flush */
+    if (load_log(path, &l) < 0)
+        return 1;
+    for (; next_rec(&l, &pos, &r, &data); k++) {
+        synced |= r.kind == FAULTDEV_REC_MARK && r.len == 2;
+        landed |= r.kind == FAULTDEV_REC_WRITE || r.kind == FAULTDEV_REC_DISCARD;
+        if (r.kind != FAULTDEV_REC_FLUSH)
+            continue;
+        if (pending)            /* the state waiting is judged at this flush, the cut's place */
+            printf("%zu %d\n", state, synced);
+        pending = landed;       /* a flush nothing landed before makes no state of its own */
+        state = k;
+        landed = 0;
+    }
+    if (pending)
+        printf("%zu %d\n", state, synced);
+    if (landed)
+        printf("%zu %d\n", k, synced);
+    free(l.p);
+    return 0;
+}
+
+/* A copy of the file from into a new file to; the open copy, or -1. */
+static int copy_file(const char *from, const char *to)
+{
+    static char buf[1 << 16];
+    int in = open(from, O_RDONLY | O_CLOEXEC), out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ssize_t n = 0;
+    while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n) {
+            n = -1;
+            break;
+        }
+    if (in >= 0)
+        close(in);
+    if (n == 0 || out < 0)
+        return out;
+    close(out);
+    return -1;
+}
+
+/* OUT becomes BASE with the writes and discards among the log's records before END, but the
+ * one numbered SKIP. */
+static int build_state(const char *log, const char *base, const char *out, const char *end,
+                       const char *skip)
+{
+    struct saved_log l;
+    struct faultdev_rec r;
+    const char *data;
+    uint64_t stop, leave = UINT64_MAX;
+    size_t pos = 0;
+    if (parse_u64(end, &stop) < 0 || (skip && parse_u64(skip, &leave) < 0))
+        return fprintf(stderr, "metis-faultdev: --state: END and SKIP are record numbers\n"), 2;
+    int fd = copy_file(base, out);
+    if (fd < 0 || load_log(log, &l) < 0)
+        return fprintf(stderr, "metis-faultdev: cannot make %s from %s\n", out, base), 1;
+    for (uint64_t k = 0; k < stop && next_rec(&l, &pos, &r, &data); k++) {
+        if (k == leave)
+            continue;
+        if (r.kind == FAULTDEV_REC_WRITE && pwrite(fd, data, r.len, (off_t)r.off) != (ssize_t)r.len)
+            return fprintf(stderr, "metis-faultdev: writing %s: %s\n", out, strerror(errno)), 1;
+        if (r.kind == FAULTDEV_REC_DISCARD)
+            fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)r.off, (off_t)r.len);
+    }
+    free(l.p);
+    return close(fd) < 0;
+}
+
 /* ---- main ---- */
 
 static int usage(void)
@@ -428,7 +578,9 @@ static int usage(void)
                "IMAGE, and whose file MOUNTPOINT/%s arms faults (see faultdev/README.md):\n"
                "  echo 'arm write eio at=3' > MOUNTPOINT/%s   # the 4th write on fails with EIO\n"
                "  echo disarm > MOUNTPOINT/%s; cat MOUNTPOINT/%s\n"
-               "Stays in the foreground until unmounted.\n",
+               "Stays in the foreground until unmounted.\n"
+               "  metis-faultdev --flushes LOG   # the persistence points of a saved block log\n"
+               "  metis-faultdev --state LOG BASE OUT END [SKIP]   # OUT: BASE and the log's writes\n",
             FAULTDEV_IMAGE_NAME, FAULTDEV_CTL_NAME, FAULTDEV_CTL_NAME, FAULTDEV_CTL_NAME,
             FAULTDEV_CTL_NAME);
     return 0;
@@ -461,6 +613,10 @@ int main(int argc, char *argv[])
         return usage();
     if (argc == 2 && !strcmp(argv[1], "--version"))
         return printf("metis-faultdev %s\n", METIS_VERSION) < 0;
+    if (argc == 3 && !strcmp(argv[1], "--flushes"))
+        return list_flushes(argv[2]);
+    if ((argc == 6 || argc == 7) && !strcmp(argv[1], "--state"))
+        return build_state(argv[2], argv[3], argv[4], argv[5], argc == 7 ? argv[6] : NULL);
     if (argc != 3 || argv[1][0] == '-') {
         fprintf(stderr, "metis-faultdev: expected IMAGE MOUNTPOINT (--help for the usage)\n");
         return 2;

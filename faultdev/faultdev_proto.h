@@ -23,8 +23,9 @@
  *       data), every discard and every flush (an fsync of the image: how a loop device passes on
  *       a flush, and a FUA write, which it emulates as a write and a flush) is appended to it,
  *       in the order the daemon serves them. lie (a test hook): a device that lies about its
- *       flushes; the write served last before a flush is still made to the image but left out
- *       of the log, as if it had never been made durable.
+ *       flushes; the writes since the flush before are still made to the image, but the log
+ *       puts them after the flush (marks stay), as if they had become durable only at the next
+ *       one.
  *   record mark N
  *       Appends a mark with the number N: where in the log a caller's call returned.
  *   record off

@@ -21,6 +21,7 @@
 #include "emitc_calls.h"
 #include "emitc_crash.h"
 #include "emitc_fault.h"
+#include "emitc_stream.h"
 #include "emitc_ops.h"
 #include "emitc_together.h"
 #include "replay.h"
@@ -456,15 +457,15 @@ static int emit_all(struct emit *e, const char *dir, char *err, size_t errlen)
     if (fut->type == FS_FUSE && emitc_fault_last(e, fut) && (fut->dir_backed || fut->populate_dir[0]))
         return snprintf(err, errlen, "the last step is a fault step of FUSE fs %s, whose state "
                         "is in directories, not an image: use metis-replay repro", fut->name), -1;
-    if (emitc_crash_mode(e->cfg, fut) != CRASH_OFF &&
-        crash_states_parse(e->cfg->run.crash_states) != CRASH_STATES_COPY)
+    if (emitc_stream_mode(e->cfg, fut) && fut->type != FS_KERNEL)
         return snprintf(err, errlen, "fs %s is crash-checked on the states of its recorded block "
-                        "stream (crash_states = %s), which a C reproducer does not build yet: use "
-                        "metis-replay repro or run", fut->name, e->cfg->run.crash_states), -1;
+                        "stream, which run.sh records on kernel file systems only: use "
+                        "metis-replay repro", fut->name), -1;
     snprintf(path, sizeof path, "%s/repro.c", dir);
     if (write_program(e, path, err, errlen) < 0)
         return -1;
-    if (emitc_fault_last(e, &e->cfg->fs[e->fut]) && emitc_fault_source(dir, err, errlen) < 0)
+    if ((emitc_fault_last(e, fut) || emitc_stream_mode(e->cfg, fut)) &&
+        emitc_fault_source(dir, err, errlen) < 0)
         return -1;
     snprintf(path, sizeof path, "%s/run.sh", dir);
     return emit_write_script(e, path, err, errlen);

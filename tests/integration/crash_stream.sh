@@ -2,7 +2,7 @@
 # Crash states from the recorded block stream (crash_states = flushes) on ext4 4 MiB: a
 # recording device that lies about its flushes (the test hook crash_test_lie: the write before
 # each flush never becomes durable) is caught as a crash discrepancy, which metis-replay run
-# shows again and shrink keeps; the honest device on the same seed's steps finds nothing, with
+# shows again, shrink keeps and the emit-c reproducer shows on a device of its own; the honest device on the same seed's steps finds nothing, with
 # every state of every step checked; nothing is left behind.
 . "$(dirname "$0")/../lib/common.sh"
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (loop devices, mounts)"; exit 77; }
@@ -48,10 +48,21 @@ tail -n1 "$T/shrink.err"
 [ $rc = 1 ] || fail "metis-replay shrink: exit $rc, want 1"
 grep -q "crash=[a-z]*$" "$T/min.trace" || fail "the shrunk trace lost the crash discrepancy"
 [ "$(grep -c '^op ' "$T/min.trace")" -le "$seq" ] || fail "the shrunk trace is longer than the run"
-# No C reproducer builds a stream's states yet: emit-c says so in one line rather than write one
-# that could not show the defect.
-"$R" emit-c "$T/min.trace" -o "$T/emit" > /dev/null 2> "$T/emit.err" && fail "emit-c wrote a C reproducer"
-grep -q "crash_states = flushes.*metis-replay repro" "$T/emit.err" || fail "emit-c does not say why not: $(cat "$T/emit.err")"
+
+# ---- the C reproducer: records the last step on its own faulty device and checks each flush ----
+"$R" emit-c "$T/min.trace" -o "$T/emit" > /dev/null || fail "emit-c failed"
+grep -q "record on lie" "$T/emit/run.sh" || fail "the reproducer does not make its device lie as Metis's did"
+repro_tmp=$(mktemp -d /dev/shm/crash-stream.XXXXXX)
+on_exit "rm -rf --one-file-system $repro_tmp"
+repro_loops() { losetup -n -l -O NAME,BACK-FILE | awk -v d="$repro_tmp/" 'index($2, d) == 1'; }
+REPRO_TMP=$repro_tmp "$T/emit/run.sh" > "$T/emit.out" 2>&1; rc=$?
+tail -n 4 "$T/emit.out"
+[ $rc = 1 ] || fail "the emitted reproducer: exit $rc, want 1"
+grep -q "^repro: crash state [0-9]* .* is not what the sync promised" "$T/emit.out" ||
+  fail "the reproducer does not name the crash state"
+wait_for 10 eval '[ -z "$(repro_loops)" ]'
+[ -z "$(repro_loops)" ] || fail "the reproducer left loop devices: $(repro_loops)"
+findmnt -rn -o TARGET | grep -q -- "^$repro_tmp/" && fail "the reproducer left a mount"
 
 # ---- the honest device on the same steps: nothing ----
 run honest 0 --ops 40 --seed 1
