@@ -430,7 +430,9 @@ static int read_copy(struct crash_check *c, int rootfd, unsigned char *digest, i
 }
 
 /* The copy mounted (journal recovered; read-only if ro), read back into rec_text and unmounted:
- * 0, 1 when it did not mount or read (r says why), -1 on Metis's own failure. */
+ * 0, 1 when it did not mount or read (r says why), 2 when its unmount stayed busy (detached
+ * lazily: the copy goes unjudged, as a loaded host can keep a last close pending), -1 on
+ * Metis's own failure. */
 static int recover(struct crash_check *c, int ro, unsigned char *rdigest, int *rlen,
                    struct crash_result *r)
 {
@@ -441,7 +443,7 @@ static int recover(struct crash_check *c, int ro, unsigned char *rdigest, int *r
         return rc;
     }
     rc = read_copy(c, rootfd, rdigest, rlen, r);
-    return crash_image_umount(c->img, rootfd) < 0 ? -1 : rc;
+    return crash_image_umount(c->img, rootfd) < 0 && rc == 0 ? 2 : rc;
 }
 
 /* ---- the states of a recorded stream ---- */
@@ -465,7 +467,8 @@ static void judge_state(struct crash_check *c, const struct stream *s, const str
 }
 
 /* State st built, recovered (mounted writable, as at a reboot), read back, checked by the
- * format's checker and judged. 0, or -1 on Metis's own failure. */
+ * format's checker and judged. 0; 2 when its unmount stayed busy (unjudged: the step's other
+ * states would meet the lazily detached mount); -1 on Metis's own failure. */
 static int check_state(struct crash_check *c, const struct stream *s, const struct crash_state *st,
                        const unsigned char *digest, int dlen, struct crash_result *r)
 {
@@ -474,7 +477,7 @@ static int check_state(struct crash_check *c, const struct stream *s, const stru
     stream_build(s, st, c->img);
     int rc = recover(c, 0, rdigest, &rlen, r);
     if (rc != 0)
-        return rc < 0 ? -1 : 0;
+        return rc < 0 ? -1 : rc == 2 ? 2 : 0;
     if ((rc = crash_image_fsck(c->img, c->checker, r->detail, sizeof r->detail)) != 0) {
         r->kinds |= rc > 0 ? CRASH_FSCK : 0;
         return rc < 0 ? -1 : 0;
@@ -524,6 +527,10 @@ static int verify_stream(struct crash_check *c, const unsigned char *digest, int
     r->states = (unsigned)n;
     for (size_t k = 0; k < n && k < c->states_max && rc == 0 && !r->kinds; k++) {
         rc = check_state(c, &s, &c->st[k], digest, dlen, r);
+        if (rc == 2) {
+            rc = 0;
+            break;
+        }
         r->states_checked++;
         if (r->kinds)
             name_state(&s, &c->st[k], k, n, r);
