@@ -42,15 +42,14 @@
 #define FAULTDEV_LOG_NAME "log"
 #define FAULTDEV_STATUS_MAX 256
 
-#include <stdint.h>
-
-/* One record of the block log; kind WRITE is followed by len bytes of data. */
+/* One record of the block log (16 bytes on Linux; plain C types: the header includes nothing,
+ * as emit-c pastes it ahead of the daemon's feature macros); kind WRITE is followed by len bytes of data. */
 enum faultdev_rec_kind { FAULTDEV_REC_WRITE = 1, FAULTDEV_REC_DISCARD, FAULTDEV_REC_FLUSH,
                          FAULTDEV_REC_MARK };
 struct faultdev_rec {
-    uint32_t kind;
-    uint32_t len;               /* WRITE, DISCARD: bytes; MARK: the mark's number */
-    uint64_t off;               /* WRITE, DISCARD: where on the image */
+    unsigned int kind;
+    unsigned int len;           /* WRITE, DISCARD: bytes; MARK: the mark's number */
+    unsigned long long off;     /* WRITE, DISCARD: where on the image */
 };
 
 #endif
