@@ -25,7 +25,7 @@ run() {
 }
 
 # ---- the lying device: caught ----
-run lie 1 --ops 40 --seed 1
+run lie 1 --ops 30 --seed 1
 [ $rc = 1 ] || fail "the lying device: exit $rc, want 1 (a crash discrepancy)"
 line=$(grep -m1 "^crash [0-9]* ext4 sync=fsync:.* recovered=[a-z]* states=" "$T/lie/log.txt" |
        grep -v "recovered=same")
@@ -65,9 +65,9 @@ wait_for 10 eval '[ -z "$(repro_loops)" ]'
 findmnt -rn -o TARGET | grep -q -- "^$repro_tmp/" && fail "the reproducer left a mount"
 
 # ---- the honest device on the same steps: nothing ----
-run honest 0 --ops 40 --seed 1
+run honest 0 --ops 30 --seed 1
 [ $rc = 0 ] || fail "the honest device: exit $rc, want 0"
 checked=$(grep -c "^crash [0-9]* ext4 sync=.* recovered=same states=\([0-9]*\)/\1$" "$T/honest/log.txt")
-[ "$checked" = 40 ] || fail "the honest device: $checked of 40 operations with all their states checked"
+[ "$checked" = 30 ] || fail "the honest device: $checked of 30 operations with all their states checked"
 grep -q "states=[2-9][0-9]*/" "$T/honest/log.txt" || fail "no step made more than one state"
 echo PASS
