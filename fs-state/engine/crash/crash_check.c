@@ -449,7 +449,8 @@ static int recover(struct crash_check *c, int ro, unsigned char *rdigest, int *r
 /* ---- the states of a recorded stream ---- */
 
 /* What state st of s must hold: the untouched entries and nothing from nowhere; the operation
- * all there or not at all while its syncs had not begun; what they promised once returned. */
+ * all there or not at all while its syncs had not begun (with crash = any, which syncs
+ * nothing, in every state: the unmount's commit too); what they promised once returned. */
 static void judge_state(struct crash_check *c, const struct stream *s, const struct crash_state *st,
                         const unsigned char *digest, int dlen, const unsigned char *rdigest,
                         int rlen, struct crash_result *r)
@@ -457,7 +458,7 @@ static void judge_state(struct crash_check *c, const struct stream *s, const str
     int syncing = stream_marked_before(s, st->crash_at, MARK_SYNCING);
     int synced = stream_marked_before(s, st->crash_at, MARK_SYNCED);
     if (crash_oracle_kept(c->pre_text, c->live_text, c->rec_text, r->detail, sizeof r->detail) ||
-        (!syncing && crash_oracle_atomic(c->pre_text, c->live_text, c->rec_text, c->data_op,
+        ((!syncing || c->mode == CRASH_ANY) && crash_oracle_atomic(c->pre_text, c->live_text, c->rec_text, c->data_op,
                                          r->detail, sizeof r->detail)))
         r->kinds |= CRASH_LOST;
     else if (synced && c->mode == CRASH_FSYNC)
