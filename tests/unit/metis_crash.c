@@ -131,6 +131,9 @@ Test(metis_crash, stream_states_configs)
                           EXT4_4M, &cfg, err, sizeof err), 0, "%s", err);
     cr_expect_eq(crash_states_parse(cfg.run.crash_states), CRASH_STATES_STREAM);
     cr_expect_eq(cfg.run.crash_states_max, 9);
+    mcr_refused("[run]\ncrash = fsync\ncrash_test_lie = 1\n" EXT4_4M, 3,
+                "crash_test_lie: the recording device lies only under a crash check with "
+                "crash_states = flushes or stream");
     mcr_refused("[run]\ncrash_states = all\n" EXT4_4M, 2,
                 "crash_states: 'all' is not copy, flushes or stream");
     mcr_refused("[run]\ncrash = fsync\ncrash_states = flushes\n[fs e2]\ntype = kernel\n"
