@@ -18,12 +18,13 @@ static struct stream stream_of(const uint32_t *kinds, size_t n, struct stream_re
     return (struct stream){ room, n };
 }
 
+static struct stream_rec room[16];
+static struct crash_state st[16];
+
 Test(metis_crash_states, flushes_give_a_state_each_and_skip_empty_ones)
 {
     uint32_t k[] = { W, W, F, F, W, M, F, W };
-    struct stream_rec room[8];
     struct stream s = stream_of(k, 8, room);
-    struct crash_state st[16];
     cr_assert_eq(stream_states(&s, 0, st, 16), 4);
     cr_expect_eq(st[0].kind, STATE_BASE);
     cr_expect_eq(st[0].crash_at, 2);
@@ -39,9 +40,7 @@ Test(metis_crash_states, flushes_give_a_state_each_and_skip_empty_ones)
 Test(metis_crash_states, stream_drops_each_write_and_takes_prefixes_bounded)
 {
     uint32_t k[] = { W, W, W, W, F };
-    struct stream_rec room[5];
     struct stream s = stream_of(k, 5, room);
-    struct crash_state st[16];
     /* base, the flush, 4 drops, prefixes of 1 and 2 writes */
     cr_assert_eq(stream_states(&s, 1, st, 16), 8);
     cr_expect_eq(st[2].kind, STATE_DROP);
