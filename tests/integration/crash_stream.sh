@@ -63,6 +63,12 @@ grep -q "^repro: crash state [0-9]* .* is not what the sync promised" "$T/emit.o
 wait_for 10 eval '[ -z "$(repro_loops)" ]'
 [ -z "$(repro_loops)" ] || fail "the reproducer left loop devices: $(repro_loops)"
 findmnt -rn -o TARGET | grep -q -- "^$repro_tmp/" && fail "the reproducer left a mount"
+# The same reproducer with an honest device: every flush's state as promised.
+sed 's/^cfg crash_test_lie = 1$/cfg crash_test_lie = 0/' "$T/min.trace" > "$T/honest.trace"
+"$R" emit-c "$T/honest.trace" -o "$T/emit-honest" > /dev/null || fail "emit-c (honest) failed"
+REPRO_TMP=$repro_tmp "$T/emit-honest/run.sh" > "$T/emit-honest.out" 2>&1; rc=$?
+[ $rc = 0 ] || { cat "$T/emit-honest.out"; fail "the honest reproducer: exit $rc, want 0"; }
+grep -q "^repro: [1-9][0-9]* crash states checked" "$T/emit-honest.out" || fail "the honest reproducer checked no state"
 
 # ---- the honest device on the same steps: nothing ----
 run honest 0 --ops 30 --seed 1
