@@ -128,6 +128,9 @@ struct backend {
     uint64_t ample_bytes, ample_inodes;  /* set by the engine: free bytes and inodes more than
                                             the pool could ever take (0: none are) */
     struct backend_remount remount;
+    int mount_recorded;         /* set by the crash check (crash_states = flushes or stream): a
+                                   kernel fs's begin mounts it from its faulty device, whose
+                                   block log is the stream its crash states are made from */
     int record_history;         /* set by the engine: a backend whose restores leave more in the
                                    fs than its saved state (one without snapshots) records what
                                    they did in history, for a replay of its real history */

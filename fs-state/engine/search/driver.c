@@ -342,10 +342,17 @@ static void log_faults(void)
     }
 }
 
+/* "CHECKED/ALL": the crash states of a recorded stream checked, of those it makes. */
+static const char *states_text(const struct crash_result *c, char *out)
+{
+    snprintf(out, 32, "%u/%u", c->states_checked, c->states);
+    return out;
+}
+
 static void log_step(const struct op_args *a, const struct fault_spec *fault, uint64_t from,
                      uint64_t to, long depth)
 {
-    char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1];
+    char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1], states[32];
     op_format(a, text, sizeof text);
     log_line("op %llu depth=%ld from=%llu %s", (unsigned long long)E.ops, depth,
              (unsigned long long)from, text);
@@ -360,8 +367,9 @@ static void log_step(const struct op_args *a, const struct fault_spec *fault, ui
     for (int i = 0; i < E.g.nfs; i++) {
         const struct crash_result *c = &E.g.out[i].crash;
         if (c->checked)
-            log_line("crash %llu %s sync=%s recovered=%s%s%s", (unsigned long long)E.ops,
+            log_line("crash %llu %s sync=%s recovered=%s%s%s%s%s", (unsigned long long)E.ops,
                      E.cfg.fs[i].name, c->synced, crash_kind_name(c->kinds),
+                     c->states ? " states=" : "", c->states ? states_text(c, states) : "",
                      c->detail[0] ? " detail=" : "", c->detail);
     }
     log_faults();

@@ -628,7 +628,8 @@ static int step_one(int i, void *ctx)
     double t_restore = now_seconds();
     o->t_finish += t_restore - t;
     t = t_restore;
-    if ((j->from != STEP_NO_STATE && b->ops->restore(b, j->from) < 0) || b->ops->begin(b) < 0)
+    if ((j->from != STEP_NO_STATE && b->ops->restore(b, j->from) < 0) ||
+        (j->args && crash_start(j->g->crash[i]) < 0) || b->ops->begin(b) < 0)
         return -1;
     double t_op = now_seconds();
     o->res = (struct op_result){ 0, 0 };
