@@ -5,6 +5,8 @@ import os
 import re
 import sys
 
+import cause_check
+
 VERDICTS = {"bug": "bug", "design": "documented design difference",
             "false-positive": "Metis false positive"}
 
@@ -260,8 +262,15 @@ def main():
     kept = split_together(read_file(dest))[1] if os.path.exists(dest) else ""
     with open(dest, "w") as f:
         f.write(with_together("\n".join(head + table + body + tail) + "\n", kept))
-    print("campaign: wrote %s (%d problem%s: classes without a verdict or runs that failed)" % (
-        dest, problems, "" if problems == 1 else "s"))
+    # A bug row without its cause location, search record or confirmation fails the campaign.
+    table = os.path.join(here, "causes.md")
+    bad = cause_check.check(os.path.dirname(os.path.dirname(here)), table)[0] if os.path.exists(table) else []
+    for line in bad:
+        print("campaign: " + line, file=sys.stderr)
+    problems += len(bad)
+    print("campaign: wrote %s (%d problem%s: classes without a verdict, runs that failed, or bug "
+          "causes without a location, search record or confirmation)" % (
+              dest, problems, "" if problems == 1 else "s"))
     sys.exit(1 if problems else 0)
 
 
