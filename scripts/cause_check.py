@@ -8,7 +8,7 @@ import sys
 NOT_BUG = ("**withdrawn", "**unconfirmed**", "**known limitation**")
 # A source file named in the text (a file:line, or a file then its function).
 SOURCE = re.compile(r"[\w./+-]+\.(?:c|cc|cpp|h|hpp|go|rs|py)\b")
-COMMIT_OR_LINK = re.compile(r"https?://\S+|\b(?:commit|PR|issue)\s+[0-9a-f]{7,40}\b|\b[0-9a-f]{8,40}\b")
+COMMIT_OR_LINK = re.compile(r"https?://\S+|\bcommits?\s+[0-9a-f]{7,40}\b|\b(?:issue|PR)\s+#?\d+\b|\b[0-9a-f]{8,40}\b")
 REPORT = re.compile(r"\((configs/targets/reports/[\w./+-]+\.md)\)")
 TEST_PATH = re.compile(r"`(tests/[\w./+-]+)`")
 

@@ -51,6 +51,18 @@ sed -i 's|fixed: commit 0123abcd|fixed upstream|' "$T/nosearch/configs/targets/c
 findings "$T/nosearch" && fail "a fixed row without its commit or link passed"
 grep -q "causes.md:6: bug 'demo' lacks a search record" "$T/nosearch/out" || fail "row not named: $(cat "$T/nosearch/out")"
 
+# --causes rewrites only the cause section of a FINDINGS.md and keeps the classes below it.
+mk_tree "$T/only"
+printf '# F\n\n## Causes\n\nold table\n\n## Classes per target\n\nclass rows kept\n' >"$T/only/F.md"
+python3 scripts/findings.py --causes "$T/only/F.md" "$T/only/configs/targets" >"$T/only/out" 2>&1 ||
+  fail "--causes failed on a complete table: $(cat "$T/only/out")"
+grep -q "old table" "$T/only/F.md" && fail "--causes kept the old cause table"
+grep -q "^| demo | open fails" "$T/only/F.md" || fail "--causes did not write the table"
+grep -q "class rows kept" "$T/only/F.md" || fail "--causes lost the classes below the table"
+sed -i 's|`tests/findings/demo`: 5 of 5|rate not measured|' "$T/only/configs/targets/causes.md"
+python3 scripts/findings.py --causes "$T/only/F.md" "$T/only/configs/targets" >"$T/only/out" 2>&1 &&
+  fail "--causes passed a bug row without a confirmation"
+
 out=$(python3 scripts/cause_check.py . configs/targets/causes.md 2>&1) ||
   fail "the project's cause table fails its own check: $out"
 echo "$out"
