@@ -33,7 +33,7 @@ writer() {   # $1 kind (f, d, s): entries of that kind until a call fails, or ha
   echo "$1: 3000 calls, none failed"
 }
 echo "cryfs $(dpkg-query -W -f '${Version}' cryfs 2>/dev/null), base: a 2-MiB tmpfs"
-writer f >"$W/f.out" & a=$!; writer d >"$W/d.out" & b=$!; writer s >"$W/s.out" & c=$!
+writer f >"$W/f.out" 2>/dev/null & a=$!; writer d >"$W/d.out" 2>/dev/null & b=$!; writer s >"$W/s.out" 2>/dev/null & c=$!
 wait $a $b $c
 cat "$W/f.out" "$W/d.out" "$W/s.out"
 echo "base $(df --output=pcent "$W/base" | tail -n 1 | tr -d ' ') full"
