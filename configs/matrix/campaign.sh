@@ -3,11 +3,13 @@
 #
 # usage: configs/matrix/campaign.sh [CONFIG...]   (default: every configs/matrix/*.ini)
 # env:   MATRIX_S      seconds per config and mode (default 60)
-#        MATRIX_MODES  the modes to run (default "plain crash faults together")
+#        MATRIX_MODES  the modes to run (default "plain crash faults together";
+#                      also syncfs, any)
 #        MATRIX_JOBS   runs at once (default 1)
 #        MATRIX_OUT    where the runs go (default runs/matrix-<UTC time>)
 # A mode is the config with a [run] section appended (a key given twice keeps its last value):
-# crash = fsync; faults = 0.2 (one step in five a fault step: more of them in a short run than
+# crash = fsync (crash), crash = syncfs (syncfs), crash = any (any, not in the default list);
+# faults = 0.2 (one step in five a fault step: more of them in a short run than
 # the 0.05 of configs/faults-ext4.ini); together = 0.3 (as the campaign's concurrent run).
 # keep_going is on and each class gets shrink_seconds = 10. The rows go to MATRIX_OUT/table.md.
 set -uo pipefail
@@ -26,9 +28,11 @@ mode_keys() {   # $1 mode: the [run] keys it adds
   case $1 in
     plain) ;;
     crash) echo "crash = fsync" ;;
+    syncfs) echo "crash = syncfs" ;;
+    any) echo "crash = any" ;;
     faults) echo "faults = 0.2" ;;
     together) echo "together = 0.3" ;;
-    *) echo "matrix: unknown mode '$1' (plain, crash, faults, together)" >&2; return 1 ;;
+    *) echo "matrix: unknown mode '$1' (plain, crash, syncfs, any, faults, together)" >&2; return 1 ;;
   esac
 }
 

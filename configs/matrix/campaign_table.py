@@ -5,7 +5,7 @@ import os
 import re
 import sys
 
-MODES = ("plain", "crash", "faults", "together")
+MODES = ("plain", "crash", "syncfs", "any", "faults", "together")
 
 
 def count_lines(path, prefix):
