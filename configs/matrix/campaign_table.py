@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Prints the feature-matrix campaign's table (configs/matrix/campaign.sh): one row per config and mode, from each run's summary.json and log."""
+"""Prints the feature-matrix campaign's table (configs/matrix/campaign.sh): one row per config and mode, from each run's summary.json and log.
+
+Crash states and fault checks are counted per file system (a pair checks two per step); classes
+are counted with those whose signature names the reference (the first fs) apart."""
 import json
 import os
 import re
@@ -37,7 +40,10 @@ def row(out, name):
             s = json.load(f)
     except (OSError, ValueError):
         return f"| {config} | {mode} | refused: {refusal(out, name)} | | | | | | |"
-    classes = ", ".join(c.get("signature", "?") for c in s.get("classes", [])) or "none"
+    sigs = [c.get("signature", "?") for c in s.get("classes", [])]
+    ref = (s.get("fs") or ["?"])[0]
+    on_ref = sum(1 for g in sigs if len(g.split()) > 1 and g.split()[1] == ref)
+    classes = f"{len(sigs)} ({on_ref} of the reference)" if sigs else "0"
     crash = count_lines(log, "crash ")
     faults = count_lines(log, "faulted ")
     together = s.get("together", {}).get("steps", 0)
@@ -50,7 +56,7 @@ def main():
     names = sorted(f[:-len(".status")] for f in os.listdir(out) if f.endswith(".status"))
     names.sort(key=lambda n: (n.rsplit("-", 1)[0], MODES.index(n.rsplit("-", 1)[1])
                               if n.rsplit("-", 1)[1] in MODES else 9))
-    print("| config | mode | steps | s | steps/s | crash checks | fault checks | concurrent steps | classes |")
+    print("| config | mode | steps | s | steps/s | crash states checked | fault checks | concurrent steps | classes |")
     print("|---|---|---|---|---|---|---|---|---|")
     for n in names:
         print(row(out, n))
