@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# ext4 with inline_data: fallocate on a small (inline) file moves its bytes to a block behind the page cache's back: a punch or zero range of part of it answers 0 and shows zeros that never reach the disk (after fsync and a remount the old bytes are back), and after a remount any fallocate, even one refused with EINVAL, makes reads show zeros until the next remount. The default ext4 does neither.
+# ext4 with inline_data: fallocate on a small (inline) file moves its bytes to a block behind the page cache's back: a punch or zero range of part of it answers 0 and shows zeros that never reach the disk (after fsync and a remount the old bytes are back), and after a remount any fallocate, even one refused with EINVAL, or a truncate past the inline size makes reads show zeros until the next remount. The default ext4 does neither.
 # usage: tests/findings/ext4-inline-punch/run.sh   (root; mkfs.ext4, xfs_io, losetup)
 # For each of fpunch and fzero (with and without keep-size) on a 12-byte file written and synced
 # first: the op, fsync, the block read with O_DIRECT, unmount, mount, read. Then, cold: the file
-# written, the fs remounted, `falloc -k 0 256` or `fcollapse 322 60` (EINVAL), and a read. Exit
-# 0 when on inline_data every op's zeros are lost and every cold read shows zeros, and the
-# default ext4 shows neither (the finding holds), 1 otherwise, 77 when root or a tool is missing.
+# written, the fs remounted, `falloc -k 0 256`, `fcollapse 322 60` (EINVAL) or `truncate 50785`
+# (past what fits inline), and a read. Exit 0 when on inline_data every op's zeros are lost and
+# every cold read shows zeros, and the default ext4 shows neither (the finding holds), 1
+# otherwise, 77 when root or a tool is missing.
 set -u
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
 for t in mkfs.ext4 xfs_io losetup debugfs; do
@@ -57,7 +58,7 @@ cold() {
 }
 
 holds=1
-for op in "falloc -k 0 256" "fcollapse 322 60"; do
+for op in "falloc -k 0 256" "fcollapse 322 60" "truncate 50785"; do
   cold "-O inline_data" "$op"; rc=$?
   [ $rc = 2 ] && { echo "setup failed"; exit 1; }
   [ $rc = 1 ] || holds=0
@@ -69,5 +70,5 @@ for op in "fpunch 2 5" "fzero -k 2 5" "fzero 2 5"; do
   [ $rc = 1 ] || holds=0
   trial "" "$op" || holds=0
 done
-[ $holds = 1 ] && { echo "holds: inline_data loses the zeros of every op and reads zeros after each cold fallocate; the default does neither"; exit 0; }
+[ $holds = 1 ] && { echo "holds: inline_data loses the zeros of every op and reads zeros after each cold fallocate and truncate; the default does neither"; exit 0; }
 echo "does not hold"; exit 1
