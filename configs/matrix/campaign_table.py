@@ -40,6 +40,10 @@ def row(out, name):
             s = json.load(f)
     except (OSError, ValueError):
         return f"| {config} | {mode} | refused: {refusal(out, name)} | | | | | | |"
+    if s.get("status") == "infrastructure-failure":
+        if not s.get("ops"):
+            return f"| {config} | {mode} | refused: {s.get('reason', '?')} | | | | | | |"
+        mode += f" (stopped: {s.get('reason', '?')})"
     sigs = [c.get("signature", "?") for c in s.get("classes", [])]
     ref = (s.get("fs") or ["?"])[0]
     on_ref = sum(1 for g in sigs if len(g.split()) > 1 and g.split()[1] == ref)
