@@ -24,8 +24,7 @@ void equalize_quiet(int on)
     quiet = on;
 }
 
-static void tell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void tell(const char *fmt, ...)
+void equalize_tell(const char *fmt, ...)
 {
     va_list ap;
     if (quiet)
@@ -207,7 +206,7 @@ static int eq_space(struct eq *q, int i)
     uint64_t extra = q->fc[i].bytes - q->min.bytes, filled = 0;
     if (extra > q->limit) {
         if (!(q->warned & (1u << i)))
-            tell("metis: warning: fs %s has %llu MiB more free space than fs %s, above "
+            equalize_tell("metis: warning: fs %s has %llu MiB more free space than fs %s, above "
                     "equalize_limit (%llu MiB): left unfilled, so ENOSPC may come at different "
                     "points\n", b->cfg->name, (unsigned long long)(extra >> 20),
                     q->be[q->min_fs]->cfg->name, (unsigned long long)(q->limit >> 20));
@@ -231,7 +230,7 @@ static int eq_inodes(struct eq *q, int i)
  * directory it refuses) is left unequal: a warning, not the end of the run. */
 static int eq_give_up(struct eq *q, int i)
 {
-    tell("metis: warning: fs %s: equalizing free space: cannot make a filler: %s; "
+    equalize_tell("metis: warning: fs %s: equalizing free space: cannot make a filler: %s; "
             "left unequal, so ENOSPC may come at different points\n", q->be[i]->cfg->name,
             strerror(errno));
     q->applied[i].fill_failed = 1;
@@ -324,7 +323,7 @@ int equalize_grow_reference(struct backend **be, int n, uint64_t limit)
         return 0;               /* fillers on the targets make it up, as they always did */
     if (ref->ops->grow(ref, bytes, inodes) < 0)
         return -1;
-    tell("metis: fs %s (the reference) has less room than its targets: grown to %llu "
+    equalize_tell("metis: fs %s (the reference) has less room than its targets: grown to %llu "
             "MiB and %llu inodes, so that it does not meet ENOSPC first\n", ref->cfg->name,
             (unsigned long long)(ref->grown_bytes >> 20), (unsigned long long)ref->grown_inodes);
     return 0;
@@ -391,7 +390,7 @@ static int fill_space(int rootfd, uint64_t free, uint64_t left, struct free_coun
  * left as it is, as at equalization: a warning, and its finding comes at the first step. */
 static int fill_refused(struct backend *b, struct free_counts *applied)
 {
-    tell("metis: warning: fs %s: filling the device: cannot make a filler: %s; "
+    equalize_tell("metis: warning: fs %s: filling the device: cannot make a filler: %s; "
             "left unfilled, so ENOSPC may come at different points\n", b->cfg->name,
             strerror(errno));
     applied->fill_failed = 1;
@@ -438,116 +437,9 @@ int equalize_fill(struct backend **be, int n, uint64_t bytes, uint64_t inodes,
     return 0;
 }
 
-/* chown before chmod: a chown may clear set-id bits the mode then restores. */
-static int set_root(int rootfd, mode_t mode, uid_t uid, gid_t gid)
-{
-    return fchown(rootfd, uid, gid) < 0 || fchmod(rootfd, mode & 07777) < 0 ? -1 : 0;
-}
-
-static int root_stat(struct backend *b, struct stat *st)
-{
-    if (b->ops->begin(b) < 0)
-        return -1;
-    int rc = fstat(b->rootfd, st);
-    if (rc < 0)
-        snprintf(b->err, sizeof b->err, "%s: reading the root's attributes: %s", b->cfg->name,
-                 strerror(errno));
-    return b->ops->end(b) < 0 || rc < 0 ? -1 : 0;
-}
-
-static int same_root(const struct stat *a, const struct stat *b)
-{
-    return (a->st_mode & 07777) == (b->st_mode & 07777) && a->st_uid == b->st_uid &&
-           a->st_gid == b->st_gid;
-}
-
-static void note_root(struct free_counts *applied, const struct stat *st)
-{
-    applied->root_set = 1;
-    applied->root_mode = st->st_mode & 07777;
-    applied->root_uid = st->st_uid;
-    applied->root_gid = st->st_gid;
-}
-
-/* Sets b's root to st's attributes, then reads them back (after an end and a begin): a daemon
- * may answer a chmod of its root and keep its own mode all the same (cryfs). */
-static int set_root_checked(struct backend *b, const struct stat *want, struct stat *got)
-{
-    if (b->ops->begin(b) < 0)
-        return -1;
-    int rc = set_root(b->rootfd, want->st_mode, want->st_uid, want->st_gid);
-    if (rc < 0)
-        snprintf(b->err, sizeof b->err, "%s: setting the root's attributes: %s", b->cfg->name,
-                 strerror(errno));
-    if (b->ops->end(b) < 0 || rc < 0)
-        return -1;
-    return root_stat(b, got);
-}
-
-/* A target that keeps its own root attributes: the reference takes the target's instead,
- * since the root's mode is not behaviour under test. Said exactly, as it is done. */
-static int root_to_target(struct backend *ref, struct backend *b, struct stat *ref_st,
-                          const struct stat *kept, struct free_counts *ref_applied)
-{
-    struct stat now;
-    tell("metis: %s: its root kept mode %04o and owner %u:%u after it was set to the "
-            "reference's %04o %u:%u (the fs ignores it): the reference's root gets the fs's "
-            "instead\n", b->cfg->name, (unsigned)(kept->st_mode & 07777),
-            (unsigned)kept->st_uid, (unsigned)kept->st_gid, (unsigned)(ref_st->st_mode & 07777),
-            (unsigned)ref_st->st_uid, (unsigned)ref_st->st_gid);
-    if (set_root_checked(ref, kept, &now) < 0)
-        return -1;
-    if (!same_root(&now, kept)) {
-        snprintf(b->err, sizeof b->err, "%s: its root keeps mode %04o owner %u:%u and the "
-                 "reference's root does not take them either: the roots cannot be made alike",
-                 b->cfg->name, (unsigned)(kept->st_mode & 07777), (unsigned)kept->st_uid,
-                 (unsigned)kept->st_gid);
-        return -1;
-    }
-    note_root(ref_applied, &now);
-    *ref_st = now;
-    return 0;
-}
-
-/* fs i's root made like ref's, read back; the difference told on stderr, as it is made before
- * any step. */
-static int root_like(struct backend *ref, struct backend *b, struct stat *ref_st,
-                     struct free_counts *applied, struct free_counts *ref_applied)
-{
-    struct stat st, now;
-    if (root_stat(b, &st) < 0)
-        return -1;
-    if (same_root(&st, ref_st))
-        return 0;
-    if (set_root_checked(b, ref_st, &now) < 0)
-        return -1;
-    if (!same_root(&now, ref_st))
-        return root_to_target(ref, b, ref_st, &now, ref_applied);
-    tell("metis: %s: root set to the reference's: mode %04o -> %04o, owner "
-            "%u:%u -> %u:%u\n", b->cfg->name, (unsigned)(st.st_mode & 07777),
-            (unsigned)(ref_st->st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid,
-            (unsigned)ref_st->st_uid, (unsigned)ref_st->st_gid);
-    note_root(applied, &now);
-    return 0;
-}
-
-int equalize_root(struct backend **be, int n, struct free_counts *applied)
-{
-    struct stat ref;
-    if (n < 2 || root_stat(be[0], &ref) < 0)
-        return n < 2 ? 0 : -1;
-    /* Twice when a target gave the reference its root: the targets before it are set again. */
-    for (int pass = 0; pass < 2 && (pass == 0 || applied[0].root_set); pass++)
-        for (int i = 1; i < n; i++)
-            if (root_like(be[0], be[i], &ref, &applied[i], &applied[0]) < 0)
-                return -1;
-    return 0;
-}
-
 int equalize_replay(int rootfd, const struct free_counts *applied)
 {
-    if (applied->root_set &&
-        set_root(rootfd, applied->root_mode, applied->root_uid, applied->root_gid) < 0)
+    if (applied->root_set && equalize_root_again(rootfd, applied) < 0)
         return -1;
     if (applied->fill_failed)
         return 0;
