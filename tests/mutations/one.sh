@@ -51,6 +51,9 @@ attempt() {
            for (i = 4; i <= NF; i++) if ($i ~ /differs/) { sub(/=differs/, "", $i); w = w (w ? "+" : "") $i }
            print w }' "$dir/log.txt")
   opline=$(awk -v s="$seq" '$1 == "op" && $2 == s { $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print; exit }' "$dir/log.txt")
+  # A class of set-up's (what it adapted to before operation 1) has no operation line.
+  [ -n "$opline" ] || opline=$(awk -v s="$seq" '$1 == "discrepancy" && $2 == s && $3 == "fs=mut" {
+           for (i = 4; i <= NF; i++) if ($i ~ /^setup=/) { sub(/^setup=/, "", $i); print "setup root " $i; exit } }' "$dir/log.txt")
   case " $fss" in
     *" reffs "*) report BASELINE "${opline%% *}" "$tag" "$seed" "$seq" "plain RefFS differs: $opline" ;;
     *" mut "*) report caught "${opline%% *}" "$tag" "$seed" "$seq" "$what: $opline" ;;

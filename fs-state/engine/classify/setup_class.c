@@ -34,10 +34,10 @@ void classes_setup(const struct metis_config *cfg, const struct setup_note *n, s
                                 n->what == SETUP_REFUSED ? ": " : "",
                                 n->what == SETUP_REFUSED ? errno_name(n->err) : "");
     if (n->what == SETUP_NLINK)
-        snprintf(c->hint + k, sizeof c->hint - k, "a FUSE daemon that reports a directory's link count "
-                 "as 0 or 1 does not count directory links; set-up took lacks = dir_nlink as "
-                 "declared for the run (directories' link counts are not compared); declare it "
-                 "in [fs %s] if that is meant", cfg->fs[n->fs].name);
+        snprintf(c->hint + k, sizeof c->hint - k, "set-up took lacks = dir_nlink as declared "
+                 "for the run, so directories' link counts are not compared (a FUSE daemon that "
+                 "reports 0 or 1 for them does not count them); declare it in [fs %s] if that is "
+                 "meant", cfg->fs[n->fs].name);
     else
         snprintf(c->hint + k, sizeof c->hint - k, "set-up gave the reference's root the fs's %s and the "
                  "run went on from there; a file system that does not keep %ss declares lacks = "
