@@ -7,7 +7,6 @@
 #include "backend/base/backend_types.h"
 #include "engine/config/config.h"
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,24 +14,6 @@
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-
-/* Set-up messages are said once per run: a later search makes the same set-up again. */
-static int quiet;
-
-void equalize_quiet(int on)
-{
-    quiet = on;
-}
-
-void equalize_tell(const char *fmt, ...)
-{
-    va_list ap;
-    if (quiet)
-        return;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-}
 
 /* Past this many, filling inodes one by one costs more than it is worth: say so instead. */
 #define MAX_FILLER_INODES 4096

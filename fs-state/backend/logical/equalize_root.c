@@ -1,13 +1,32 @@
 /* The roots made alike before a run: each target's root gets the reference's mode and owner, read back; what a target keeps or refuses goes to the reference instead, recorded for a class. */
-#include "backend/logical/equalize.h"
+#include "backend/logical/equalize_root.h"
 #include "backend/base/backend_types.h"
 #include "engine/config/config.h"
 #include "tree/tree.h"
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Set-up messages are said once per run: a later search makes the same set-up again. */
+static int quiet;
+
+void equalize_quiet(int on)
+{
+    quiet = on;
+}
+
+void equalize_tell(const char *fmt, ...)
+{
+    va_list ap;
+    if (quiet)
+        return;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
 
 /* The attributes set-up makes alike: those no [fs] lacks leaves out of the state. A lacked one
  * is never set: a target that lacks owners may well refuse a chown of its root (ENOSYS). */
