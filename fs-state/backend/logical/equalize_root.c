@@ -213,11 +213,10 @@ static int root_like(struct backend *ref, struct backend *b, struct stat *ref_st
     unsigned kept = root_differs(&now, ref_st, attrs) & ~refused;
     unsigned set = attrs & ~(kept | refused);
     if (set) {
-        char from[96], to[96];
-        attrs_text(set, &st, from, sizeof from);
-        attrs_text(set, &now, to, sizeof to);
-        equalize_tell("metis: %s: root set to the reference's: %s -> %s\n", b->cfg->name, from,
-                      to);
+        equalize_tell("metis: %s: root set to the reference's: mode %04o -> %04o, owner %u:%u -> "
+                      "%u:%u\n", b->cfg->name, (unsigned)(st.st_mode & 07777),
+                      (unsigned)(now.st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid,
+                      (unsigned)now.st_uid, (unsigned)now.st_gid);
         note_root(applied, &now, set);
     }
     if (!(kept | refused))
