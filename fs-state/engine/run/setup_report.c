@@ -26,7 +26,8 @@ static void report_note(struct engine *e, const struct setup_note *n)
     classes_setup(&e->cfg, n, &c);
     causes_assign(&c, fs, NULL);
     e->discrepancies++;
-    log_line("discrepancy 0 fs=%s ret=same errno=same state=differs setup=%s", fs, n->attr);
+    /* Not a `discrepancy` record: no trace holds set-up, so a replay's initial state agrees. */
+    log_line("setup 0 fs=%s attr=%s reference=%s value=%s", fs, n->attr, n->ref, n->other);
     int k = classes_add(&e->classes, &c, 0, 0, &fresh);
     if (k < 0)
         return;

@@ -4,9 +4,10 @@
 
 #include "engine/run/engine_types.h"
 
-/* Each note of the last set-up (e->g.setup) as a hit of its class at operation 0: logged as a
- * discrepancy of the initial state (`discrepancy 0 fs=X ... setup=ATTR`), counted, told on
- * stderr and given a detail file when new. The run goes on from the adapted state. */
+/* Each note of the last set-up (e->g.setup) as a hit of its class at operation 0: logged
+ * (`setup 0 fs=X attr=A reference=V value=W`, then its `class` record), counted as a
+ * discrepancy, told on stderr and given a detail file when new. The run goes on from the
+ * adapted state. */
 void setup_report(struct engine *e);
 
 #endif
