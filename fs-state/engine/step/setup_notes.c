@@ -65,10 +65,10 @@ static void nlink_note(const struct metis_config *cfg, const struct free_counts 
     snprintf(n->other, sizeof n->other, "%lld", own >= 0xffffffffULL ? -1LL : (long long)own);
     for (int j = 0; j < nfs; j++)
         abs[j].ignore |= TREE_IGNORE_DIR_NLINK;
-    equalize_tell("metis: %s: its root's link count is %s (the reference's %s): it does "
-                "not count directory links, which lacks = dir_nlink declares; the run goes on as "
-                "if it were declared (directories' link counts are not compared), a class of its "
-                "own\n", cfg->fs[i].name, n->other, n->ref);
+    equalize_tell("metis: %s: its root's link count is %s (the reference's %s): it does not "
+                  "count directory links, which lacks = dir_nlink declares; the run goes on as "
+                  "if it were declared (directories' link counts are not compared), a class of "
+                  "its own\n", cfg->fs[i].name, n->other, n->ref);
 }
 
 void setup_notes_make(const struct metis_config *cfg, const struct free_counts *applied,
