@@ -68,6 +68,8 @@ static int do_setattr(struct reffs *fs, reffs_ino ino, const struct reffs_setatt
     int r = setattr_check(ino_get(fs, ino), sa);
     if (r)
         return r;
+    if (mutated(MUT_ROOT_CHOWN_ENOSYS) && (sa->valid & (REFFS_SET_UID | REFFS_SET_GID)))
+        return -ENOSYS;
     struct rinode *ip = ino_mut(fs, ino);
     struct timespec now;
     time_now(&now);

@@ -39,7 +39,7 @@ static void put_inode(struct pbuf *o, const char *path, size_t plen, const struc
 {
     put_bytes(o, path, plen + 1);
     pb_u32(o, (uint32_t)ip->mode);
-    pb_u32(o, (uint32_t)ip->nlink);
+    pb_u32(o, (uint32_t)reported_nlink(ip));
     pb_u32(o, (uint32_t)ip->uid);
     pb_u32(o, (uint32_t)ip->gid);
     pb_u64(o, (uint64_t)ip->size);

@@ -7,7 +7,7 @@ void fill_stat(const struct rinode *ip, struct stat *st)
     memset(st, 0, sizeof *st);
     st->st_ino = ip->ino;
     st->st_mode = ip->mode;
-    st->st_nlink = ip->nlink;
+    st->st_nlink = reported_nlink(ip);
     st->st_uid = ip->uid;
     st->st_gid = ip->gid;
     st->st_rdev = ip->rdev;
@@ -73,6 +73,8 @@ struct reffs *reffs_create(const struct reffs_limits *limits)
     make_root(fs);
     if ((mut >> MUT_ROOT_KEEPS_0700) & 1ULL)   /* mut is 0 outside the mutant build */
         fs->live.tab[REFFS_ROOT_INO]->mode = S_IFDIR | 0700;
+    if ((mut >> MUT_ROOT_CHOWN_ENOSYS) & 1ULL)
+        fs->live.tab[REFFS_ROOT_INO]->uid = fs->live.tab[REFFS_ROOT_INO]->gid = 1;
     return fs;
 }
 

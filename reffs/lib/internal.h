@@ -141,6 +141,11 @@ int is_dot_or_dotdot(const char *name);
 
 /* fs.c */
 void fill_stat(const struct rinode *ip, struct stat *st);
+/* The link count stat and the tree dump report (the root's is 0 under MUT_ROOT_NLINK_0). */
+static inline nlink_t reported_nlink(const struct rinode *ip)
+{
+    return ip->ino == REFFS_ROOT_INO && mutated(MUT_ROOT_NLINK_0) ? 0 : ip->nlink;
+}
 /* Fills *out, if given, and counts it as a lookup reference the kernel now holds. */
 void fill_entry(struct reffs *fs, const struct rinode *ip, struct reffs_entry *out);
 

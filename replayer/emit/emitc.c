@@ -366,6 +366,7 @@ static void emit_rules(FILE *f, const struct emit *e)
     if (tree_parse_ignore(e->cfg->fs[0].ignore, &one, msg, sizeof msg) == 0)
         ig |= one;
     ig |= fut->lacks_ignore;                /* the run's lacks ([fs] lacks), on every fs */
+    ig |= e->setup_ignore;                  /* ... and what set-up took as declared */
     fprintf(f, "#define IGNORE %uu\n", ig);   /* TREE_IGNORE_* bits, as the program's tree.h */
 }
 

@@ -100,6 +100,7 @@ int emit_replay_reference(struct emit *e, char *err, size_t errlen)
     e->fill_bytes = s.g.fillers[e->fut].bytes;
     e->fill_slack = s.g.fillers[e->fut].slack;
     e->fill_made = !s.g.fillers[e->fut].fill_failed;
+    e->setup_ignore = s.g.abs[e->fut].ignore;
     root_after_setup(&s, e);
     int rc = replay_steps(&s, e, err, errlen);
     if (rc == 0 && e->at_once && (rc = session_save(&s, EMIT_BEFORE_SID)) < 0)

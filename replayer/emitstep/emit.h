@@ -39,6 +39,8 @@ struct emit {
     uint64_t fill_inodes, fill_bytes, fill_slack;   /* what Metis's equalization filled the fs
                                                        under test with (equalize.h) */
     int fill_made;              /* ... whether it could make its filler at all */
+    unsigned setup_ignore;      /* TREE_IGNORE_* set-up added for the run (a target that does
+                                   not count directory links: setup_notes.h) */
     /* The reference's root after set-up: 0755 0:0, or a target's own when it ignores a chmod
      * of its root (set-up then gives the reference that one). */
     unsigned root_mode, root_uid, root_gid;

@@ -214,6 +214,29 @@ run_mutant() {
     timeout -k 5 200 "$METIS_BIN/metis" run "$cfg" --seed "$seed" "$@" --out "$T/run" >"$T/out" 2>&1
 }
 
+# reffs_pair_ini FS MUTATION [LINE]: a config of a RefFS reference "ref" and a RefFS mutant FS
+# (256 KiB each, keep_going, no shrinking), LINE added to the mutant's section.
+reffs_pair_ini() {
+  printf '[run]\nkeep_going = 1\nshrink_seconds = 0\n\n[fs ref]\ntype = reffs\nsize = 256K\n\n'
+  printf '[fs %s]\ntype = reffs\nsize = 256K\nreffs_opts = mutation=%s\n%s\n' "$1" "$2" "${3:-}"
+}
+
+# setup_class_of SUMMARY SIGNATURE OPS [REF VALUE]: SUMMARY's run went on to OPS operations and
+# holds the set-up class SIGNATURE at operation 0 (with the reference's and the fs's values).
+setup_class_of() {
+  python3 - "$@" <<'PY'
+import json, sys
+path, sig, ops = sys.argv[1], sys.argv[2], int(sys.argv[3])
+s = json.load(open(path))
+c = {x["signature"]: x for x in s["classes"]}
+assert s["ops"] >= ops, s["ops"]
+assert sig in c, list(c)
+assert c[sig]["first_op"] == 0, c[sig]
+if len(sys.argv) > 5:
+    assert (c[sig]["reference_value"], c[sig]["value"]) == (sys.argv[4], sys.argv[5]), c[sig]
+PY
+}
+
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
 # planted_lost_found CONFIG FS SEED [CLASSES]: `metis run CONFIG --seed SEED` (a config with

@@ -415,6 +415,33 @@ Test(metis_config, validate_missing_mkfs)
     cr_expect_str_eq(err, want);
 }
 
+/* A FUSE fs on an image is made with mkfs.FSTYPE: a missing one is named with its package, before
+ * any set-up (it was an exit 3 at set-up). */
+Test(metis_config, validate_fuse_mkfs_names_package)
+{
+    if (cfgt_have("mkfs.vfat"))
+        cr_skip_test("mkfs.vfat is installed here");
+    struct metis_config c;
+    char err[512], want[300];
+    cr_assert_eq(cfgt_load("[fs f]\ntype = fuse\nfstype = vfat\nsize = 1M\n"
+                           "mount_cmd = fusefat -o rw+ {img} {mnt}\n", &c, err, sizeof err), 0,
+                 "%s", err);
+    cr_expect_eq(config_validate(&c, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:3: [fs f]: mkfs.vfat is not in PATH, /sbin or /usr/sbin "
+             "(Debian package dosfstools: apt-get install dosfstools)", cfgt_path);
+    cr_expect_str_eq(err, want);
+}
+
+Test(metis_config, program_packages)
+{
+    cr_expect_str_eq(fs_program_package("mkfs.vfat"), "dosfstools");
+    cr_expect_str_eq(fs_program_package("mkfs.exfat"), "exfatprogs");
+    cr_expect_str_eq(fs_program_package("mkfs.ntfs"), "ntfs-3g");
+    cr_expect_str_eq(fs_program_package("mkfs.f2fs"), "f2fs-tools");
+    cr_expect_str_eq(fs_program_package("fusefat"), "fusefat");
+    cr_expect_null(fs_program_package("nosuchprog9"));
+}
+
 Test(metis_config, validate_size_below_minimum)
 {
     if (!cfgt_have("mkfs.xfs") || !cfgt_kernel_has("xfs"))

@@ -4,6 +4,7 @@
  * got); those over backends 0 or -1 with the message in the failing b->err. */
 #include "backend/logical/equalize.h"
 #include "tree/digest.h"
+#include "tree/tree.h"
 #include "backend/base/backend_types.h"
 #include "engine/config/config.h"
 #include <errno.h>
@@ -24,8 +25,7 @@ void equalize_quiet(int on)
     quiet = on;
 }
 
-static void tell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void tell(const char *fmt, ...)
+void equalize_tell(const char *fmt, ...)
 {
     va_list ap;
     if (quiet)
@@ -207,7 +207,7 @@ static int eq_space(struct eq *q, int i)
     uint64_t extra = q->fc[i].bytes - q->min.bytes, filled = 0;
     if (extra > q->limit) {
         if (!(q->warned & (1u << i)))
-            tell("metis: warning: fs %s has %llu MiB more free space than fs %s, above "
+            equalize_tell("metis: warning: fs %s has %llu MiB more free space than fs %s, above "
                     "equalize_limit (%llu MiB): left unfilled, so ENOSPC may come at different "
                     "points\n", b->cfg->name, (unsigned long long)(extra >> 20),
                     q->be[q->min_fs]->cfg->name, (unsigned long long)(q->limit >> 20));
@@ -231,7 +231,7 @@ static int eq_inodes(struct eq *q, int i)
  * directory it refuses) is left unequal: a warning, not the end of the run. */
 static int eq_give_up(struct eq *q, int i)
 {
-    tell("metis: warning: fs %s: equalizing free space: cannot make a filler: %s; "
+    equalize_tell("metis: warning: fs %s: equalizing free space: cannot make a filler: %s; "
             "left unequal, so ENOSPC may come at different points\n", q->be[i]->cfg->name,
             strerror(errno));
     q->applied[i].fill_failed = 1;
@@ -324,7 +324,7 @@ int equalize_grow_reference(struct backend **be, int n, uint64_t limit)
         return 0;               /* fillers on the targets make it up, as they always did */
     if (ref->ops->grow(ref, bytes, inodes) < 0)
         return -1;
-    tell("metis: fs %s (the reference) has less room than its targets: grown to %llu "
+    equalize_tell("metis: fs %s (the reference) has less room than its targets: grown to %llu "
             "MiB and %llu inodes, so that it does not meet ENOSPC first\n", ref->cfg->name,
             (unsigned long long)(ref->grown_bytes >> 20), (unsigned long long)ref->grown_inodes);
     return 0;
@@ -391,7 +391,7 @@ static int fill_space(int rootfd, uint64_t free, uint64_t left, struct free_coun
  * left as it is, as at equalization: a warning, and its finding comes at the first step. */
 static int fill_refused(struct backend *b, struct free_counts *applied)
 {
-    tell("metis: warning: fs %s: filling the device: cannot make a filler: %s; "
+    equalize_tell("metis: warning: fs %s: filling the device: cannot make a filler: %s; "
             "left unfilled, so ENOSPC may come at different points\n", b->cfg->name,
             strerror(errno));
     applied->fill_failed = 1;
@@ -438,10 +438,38 @@ int equalize_fill(struct backend **be, int n, uint64_t bytes, uint64_t inodes,
     return 0;
 }
 
-/* chown before chmod: a chown may clear set-id bits the mode then restores. */
-static int set_root(int rootfd, mode_t mode, uid_t uid, gid_t gid)
+/* ---- the roots ---- */
+
+/* The attributes set-up makes alike: those no [fs] lacks leaves out of the state. A lacked one
+ * is never set: a target that lacks owners may well refuse a chown of its root (ENOSYS). */
+static unsigned root_attrs(const struct backend *b)
 {
-    return fchown(rootfd, uid, gid) < 0 || fchmod(rootfd, mode & 07777) < 0 ? -1 : 0;
+    unsigned ig = b->cfg->lacks_ignore;
+    return (ig & TREE_IGNORE_MODE ? 0u : ROOT_ATTR_MODE) |
+           (ig & TREE_IGNORE_OWNER ? 0u : ROOT_ATTR_OWNER);
+}
+
+/* A dead daemon's answers are its failure, not a refusal of the attribute. */
+static int daemon_gone_errno(int err)
+{
+    return err == ENOTCONN || err == ECONNABORTED || err == ENODEV;
+}
+
+/* chown before chmod: a chown may clear set-id bits the mode then restores. Each attribute on
+ * its own, so that one refused leaves the other set; *refused gets the refused ones, *err the
+ * last errno. */
+static unsigned set_root(int rootfd, unsigned attrs, const struct stat *want, int *err)
+{
+    unsigned refused = 0;
+    if ((attrs & ROOT_ATTR_OWNER) && fchown(rootfd, want->st_uid, want->st_gid) < 0) {
+        refused |= ROOT_ATTR_OWNER;
+        *err = errno;
+    }
+    if ((attrs & ROOT_ATTR_MODE) && fchmod(rootfd, want->st_mode & 07777) < 0) {
+        refused |= ROOT_ATTR_MODE;
+        *err = errno;
+    }
+    return refused;
 }
 
 static int root_stat(struct backend *b, struct stat *st)
@@ -455,57 +483,126 @@ static int root_stat(struct backend *b, struct stat *st)
     return b->ops->end(b) < 0 || rc < 0 ? -1 : 0;
 }
 
-static int same_root(const struct stat *a, const struct stat *b)
+/* The attributes of attrs in which a and b differ. */
+static unsigned root_differs(const struct stat *a, const struct stat *b, unsigned attrs)
 {
-    return (a->st_mode & 07777) == (b->st_mode & 07777) && a->st_uid == b->st_uid &&
-           a->st_gid == b->st_gid;
+    unsigned d = 0;
+    if ((a->st_mode & 07777) != (b->st_mode & 07777))
+        d |= ROOT_ATTR_MODE;
+    if (a->st_uid != b->st_uid || a->st_gid != b->st_gid)
+        d |= ROOT_ATTR_OWNER;
+    return d & attrs;
 }
 
-static void note_root(struct free_counts *applied, const struct stat *st)
+static void note_root(struct free_counts *applied, const struct stat *st, unsigned attrs)
 {
     applied->root_set = 1;
+    applied->root_attrs |= attrs;
     applied->root_mode = st->st_mode & 07777;
     applied->root_uid = st->st_uid;
     applied->root_gid = st->st_gid;
 }
 
-/* Sets b's root to st's attributes, then reads them back (after an end and a begin): a daemon
- * may answer a chmod of its root and keep its own mode all the same (cryfs). */
-static int set_root_checked(struct backend *b, const struct stat *want, struct stat *got)
+/* Sets attrs of b's root to want's, then reads them back (after an end and a begin): a daemon
+ * may answer a chmod of its root and keep its own mode all the same (cryfs). *refused: the
+ * attributes the fs refused (errno in *err); a dead daemon's answer is a failure instead. */
+static int set_root_checked(struct backend *b, unsigned attrs, const struct stat *want,
+                            struct stat *got, unsigned *refused, int *err)
 {
     if (b->ops->begin(b) < 0)
         return -1;
-    int rc = set_root(b->rootfd, want->st_mode, want->st_uid, want->st_gid);
-    if (rc < 0)
+    *refused = set_root(b->rootfd, attrs, want, err);
+    int failed = *refused && daemon_gone_errno(*err);
+    if (failed)
         snprintf(b->err, sizeof b->err, "%s: setting the root's attributes: %s", b->cfg->name,
-                 strerror(errno));
-    if (b->ops->end(b) < 0 || rc < 0)
+                 strerror(*err));
+    if (b->ops->end(b) < 0 || failed)
         return -1;
     return root_stat(b, got);
 }
 
-/* A target that keeps its own root attributes: the reference takes the target's instead,
- * since the root's mode is not behaviour under test. Said exactly, as it is done. */
-static int root_to_target(struct backend *ref, struct backend *b, struct stat *ref_st,
-                          const struct stat *kept, struct free_counts *ref_applied)
+/* "mode 0700", "owner 0:0", "mode 0700 and owner 0:0": attrs of st. */
+static void attrs_text(unsigned attrs, const struct stat *st, char *out, size_t len)
 {
-    struct stat now;
-    tell("metis: %s: its root kept mode %04o and owner %u:%u after it was set to the "
-            "reference's %04o %u:%u (the fs ignores it): the reference's root gets the fs's "
-            "instead\n", b->cfg->name, (unsigned)(kept->st_mode & 07777),
-            (unsigned)kept->st_uid, (unsigned)kept->st_gid, (unsigned)(ref_st->st_mode & 07777),
-            (unsigned)ref_st->st_uid, (unsigned)ref_st->st_gid);
-    if (set_root_checked(ref, kept, &now) < 0)
+    char mode[32] = "", owner[48] = "";
+    if (attrs & ROOT_ATTR_MODE)
+        snprintf(mode, sizeof mode, "mode %04o", (unsigned)(st->st_mode & 07777));
+    if (attrs & ROOT_ATTR_OWNER)
+        snprintf(owner, sizeof owner, "owner %u:%u", (unsigned)st->st_uid,
+                 (unsigned)st->st_gid);
+    snprintf(out, len, "%s%s%s", mode, mode[0] && owner[0] ? " and " : "", owner);
+}
+
+/* The `lacks` words that declare attrs: "modes", "owners", "owners,modes". */
+static const char *lacks_words(unsigned attrs)
+{
+    return attrs == ROOT_ATTR_MODE ? "modes" : attrs == ROOT_ATTR_OWNER ? "owners" : "owners,modes";
+}
+
+/* What set-up adapts to, said exactly, as it is done. */
+static void tell_adapted(const struct backend *b, const struct stat *ref, const struct stat *now,
+                         const struct root_adapt *a)
+{
+    char kept[96], was[96], refused[96], theirs[96];
+    if (a->kept) {
+        attrs_text(a->kept, now, kept, sizeof kept);
+        attrs_text(a->kept, ref, was, sizeof was);
+        equalize_tell("metis: %s: its root kept %s after it was set to the reference's %s (the "
+                      "fs ignores it): the reference's root gets the fs's instead; a class of its "
+                      "own, and the run goes on\n", b->cfg->name, kept, was);
+    }
+    if (a->refused) {
+        attrs_text(a->refused, ref, was, sizeof was);
+        attrs_text(a->refused, now, theirs, sizeof theirs);
+        snprintf(refused, sizeof refused, "%s", strerror(a->err));
+        equalize_tell("metis: %s: setting its root's %s (the reference's) failed: %s; no [fs] "
+                      "lacks declares it (lacks = %s would, and set-up would not set it): the "
+                      "reference's root gets the fs's %s instead; a class of its own, and the run "
+                      "goes on\n", b->cfg->name, was, refused, lacks_words(a->refused), theirs);
+    }
+}
+
+static void record_adapt(struct root_adapt *a, unsigned kept, unsigned refused,
+                         const struct stat *ref, const struct stat *now)
+{
+    a->kept = kept;
+    a->refused = refused;
+    a->ref_mode = ref->st_mode & 07777;
+    a->ref_uid = ref->st_uid;
+    a->ref_gid = ref->st_gid;
+    a->now_mode = now->st_mode & 07777;
+    a->now_uid = now->st_uid;
+    a->now_gid = now->st_gid;
+}
+
+/* A target that keeps or refuses root attributes (which): the reference takes the target's
+ * instead, since the run goes on from there; what was adapted to is in applied->adapt. */
+static int root_to_target(struct backend *ref, struct backend *b, struct stat *ref_st,
+                          const struct stat *now, unsigned which, struct free_counts *applied,
+                          struct free_counts *ref_applied)
+{
+    struct stat want = *ref_st, got;
+    unsigned refused;
+    int err = 0;
+    tell_adapted(b, ref_st, now, &applied->adapt);
+    if (which & ROOT_ATTR_MODE)
+        want.st_mode = now->st_mode;
+    if (which & ROOT_ATTR_OWNER) {
+        want.st_uid = now->st_uid;
+        want.st_gid = now->st_gid;
+    }
+    if (set_root_checked(ref, which, &want, &got, &refused, &err) < 0)
         return -1;
-    if (!same_root(&now, kept)) {
-        snprintf(b->err, sizeof b->err, "%s: its root keeps mode %04o owner %u:%u and the "
-                 "reference's root does not take them either: the roots cannot be made alike",
-                 b->cfg->name, (unsigned)(kept->st_mode & 07777), (unsigned)kept->st_uid,
-                 (unsigned)kept->st_gid);
+    if (refused || root_differs(&got, &want, which)) {
+        char text[96];
+        attrs_text(which, now, text, sizeof text);
+        snprintf(b->err, sizeof b->err, "%s: its root keeps %s and the reference's root does "
+                 "not take them either%s%s: the roots cannot be made alike", b->cfg->name, text,
+                 refused ? ": " : "", refused ? strerror(err) : "");
         return -1;
     }
-    note_root(ref_applied, &now);
-    *ref_st = now;
+    note_root(ref_applied, &got, which);
+    *ref_st = got;
     return 0;
 }
 
@@ -515,20 +612,30 @@ static int root_like(struct backend *ref, struct backend *b, struct stat *ref_st
                      struct free_counts *applied, struct free_counts *ref_applied)
 {
     struct stat st, now;
+    unsigned attrs = root_attrs(b), refused = 0;
+    int err = 0;
     if (root_stat(b, &st) < 0)
         return -1;
-    if (same_root(&st, ref_st))
+    applied->adapt.nlink = (unsigned long long)st.st_nlink;
+    attrs = root_differs(&st, ref_st, attrs);     /* only those that differ are set */
+    if (!attrs)
         return 0;
-    if (set_root_checked(b, ref_st, &now) < 0)
+    if (set_root_checked(b, attrs, ref_st, &now, &refused, &err) < 0)
         return -1;
-    if (!same_root(&now, ref_st))
-        return root_to_target(ref, b, ref_st, &now, ref_applied);
-    tell("metis: %s: root set to the reference's: mode %04o -> %04o, owner "
-            "%u:%u -> %u:%u\n", b->cfg->name, (unsigned)(st.st_mode & 07777),
-            (unsigned)(ref_st->st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid,
-            (unsigned)ref_st->st_uid, (unsigned)ref_st->st_gid);
-    note_root(applied, &now);
-    return 0;
+    unsigned kept = root_differs(&now, ref_st, attrs) & ~refused;
+    unsigned set = attrs & ~(kept | refused);
+    if (set) {
+        equalize_tell("metis: %s: root set to the reference's: mode %04o -> %04o, owner %u:%u -> "
+                      "%u:%u\n", b->cfg->name, (unsigned)(st.st_mode & 07777),
+                      (unsigned)(now.st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid,
+                      (unsigned)now.st_uid, (unsigned)now.st_gid);
+        note_root(applied, &now, set);
+    }
+    if (!(kept | refused))
+        return 0;
+    record_adapt(&applied->adapt, kept, refused, ref_st, &now);
+    applied->adapt.err = err;
+    return root_to_target(ref, b, ref_st, &now, kept | refused, applied, ref_applied);
 }
 
 int equalize_root(struct backend **be, int n, struct free_counts *applied)
@@ -536,6 +643,7 @@ int equalize_root(struct backend **be, int n, struct free_counts *applied)
     struct stat ref;
     if (n < 2 || root_stat(be[0], &ref) < 0)
         return n < 2 ? 0 : -1;
+    applied[0].adapt.nlink = (unsigned long long)ref.st_nlink;
     /* Twice when a target gave the reference its root: the targets before it are set again. */
     for (int pass = 0; pass < 2 && (pass == 0 || applied[0].root_set); pass++)
         for (int i = 1; i < n; i++)
@@ -544,10 +652,23 @@ int equalize_root(struct backend **be, int n, struct free_counts *applied)
     return 0;
 }
 
+int equalize_root_again(int rootfd, const struct free_counts *applied)
+{
+    struct stat want;
+    int err = 0;
+    memset(&want, 0, sizeof want);
+    want.st_mode = applied->root_mode;
+    want.st_uid = applied->root_uid;
+    want.st_gid = applied->root_gid;
+    if (set_root(rootfd, applied->root_attrs, &want, &err) == 0)
+        return 0;
+    errno = err;
+    return -1;
+}
+
 int equalize_replay(int rootfd, const struct free_counts *applied)
 {
-    if (applied->root_set &&
-        set_root(rootfd, applied->root_mode, applied->root_uid, applied->root_gid) < 0)
+    if (applied->root_set && equalize_root_again(rootfd, applied) < 0)
         return -1;
     if (applied->fill_failed)
         return 0;

@@ -9,7 +9,8 @@
 
 static void kinds_text(unsigned d, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_RET ? "ret," : "",
+    snprintf(buf, len, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", d & DIFF_SETUP ? "setup," : "",
+             d & DIFF_RET ? "ret," : "",
              d & DIFF_ERRNO ? "errno," : "", d & DIFF_STATE ? "state," : "",
              d & DIFF_CRASH ? "crash," : "", d & DIFF_CRASH_MOUNT ? "crash-mount," : "",
              d & DIFF_CRASH_FSCK ? "crash-fsck," : "",
@@ -221,6 +222,12 @@ void classes_describe(const struct dclass *c, const struct metis_config *cfg, ch
     if (c->kinds & DIFF_TARGET) {
         snprintf(out, len, "class %d: %s on %s at %s (%s)", c->id, kinds, cfg->fs[c->fs].name,
                  c->op < 0 ? "the initial state" : op_name((enum op_id)c->op), ev);
+        return;
+    }
+    if (c->kinds & DIFF_SETUP) {
+        snprintf(out, len, "class %d: set-up on %s: the root's %s: reference %s, %s %s",
+                 c->id, cfg->fs[c->fs].name, tree_diff_name(c->attr), c->d.ref,
+                 cfg->fs[c->fs].name, c->d.other);
         return;
     }
     if (c->kinds & DIFF_SERIAL) {   /* the signature names the calls: "together A+B fs ..." */

@@ -62,16 +62,62 @@ static bool kernel_knows(const char *fstype)
            modprobe_can_load(alias);
 }
 
+/* " (Debian package P: apt-get install P)" for a program Metis knows the provider of. */
+static void package_hint(const char *program, char *out, size_t len)
+{
+    const char *pkg = fs_program_package(program);
+    if (pkg)
+        snprintf(out, len, " (Debian package %s: apt-get install %s)", pkg, pkg);
+    else
+        out[0] = '\0';
+}
+
+/* The mkfs an fs with an image needs: in PATH, or the message naming its package. */
+static int validate_mkfs(const struct metis_config *cfg, const struct fs_config *fs, char *err,
+                         size_t errlen)
+{
+    char mkfs[64], pkg[160];
+    snprintf(mkfs, sizeof mkfs, "mkfs.%s", fs->fstype);
+    if (fs_format_devless(fs->fstype) || find_program(mkfs))
+        return 0;
+    package_hint(mkfs, pkg, sizeof pkg);
+    return snprintf(err, errlen, "%s:%d: [fs %s]: %s is not in PATH, /sbin or /usr/sbin%s",
+                    cfg->path, fs->fstype_line ? fs->fstype_line : fs->line, fs->name, mkfs,
+                    pkg), -1;
+}
+
+/* A FUSE mount command whose program Metis knows the package of, and which is not installed:
+ * the package named before any set-up (an unknown program is left to the shell). */
+static int validate_mount_program(const struct metis_config *cfg, const struct fs_config *fs,
+                                  char *err, size_t errlen)
+{
+    char prog[256], pkg[160];
+    if (sscanf(fs->mount_cmd, "%255s", prog) != 1 || !fs_program_package(prog) ||
+        find_program(prog))
+        return 0;
+    package_hint(prog, pkg, sizeof pkg);
+    return snprintf(err, errlen, "%s:%d: [fs %s]: mount_cmd runs %s, which is not in PATH, /sbin "
+                    "or /usr/sbin%s", cfg->path, fs->line, fs->name, prog, pkg), -1;
+}
+
+/* An image-backed FUSE fs (size, an fstype, no {dir}) is made with mkfs.FSTYPE. */
+static int validate_fuse_fs(const struct metis_config *cfg, const struct fs_config *fs,
+                            char *err, size_t errlen)
+{
+    if (fs->fstype[0] && fs->size > 0 && !strstr(fs->mount_cmd, "{dir") &&
+        validate_mkfs(cfg, fs, err, errlen) < 0)
+        return -1;
+    return validate_mount_program(cfg, fs, err, errlen);
+}
+
 static int validate_kernel_fs(const struct metis_config *cfg, const struct fs_config *fs,
                               char *err, size_t errlen)
 {
-    char mkfs[64], a[32], b[32];
+    char a[32], b[32];
     int tline = fs->fstype_line ? fs->fstype_line : fs->line;
     int sline = fs->size_line ? fs->size_line : fs->line;
-    snprintf(mkfs, sizeof mkfs, "mkfs.%s", fs->fstype);
-    if (!fs_format_devless(fs->fstype) && !find_program(mkfs))
-        return snprintf(err, errlen, "%s:%d: [fs %s]: %s is not in PATH, /sbin or /usr/sbin",
-                        cfg->path, tline, fs->name, mkfs), -1;
+    if (validate_mkfs(cfg, fs, err, errlen) < 0)
+        return -1;
     if (!kernel_knows(fs->fstype))
         return snprintf(err, errlen, "%s:%d: [fs %s]: the kernel does not know %s "
                         "(not in /proc/filesystems, and modprobe cannot load it)",
@@ -109,6 +155,8 @@ int config_validate(const struct metis_config *cfg, char *err, size_t errlen)
     for (int i = 0; i < cfg->nfs; i++) {
         const struct fs_config *fs = &cfg->fs[i];
         if (fs->type == FS_KERNEL && validate_kernel_fs(cfg, fs, err, errlen) < 0)
+            return -1;
+        if (fs->type == FS_FUSE && validate_fuse_fs(cfg, fs, err, errlen) < 0)
             return -1;
         if (fs->type != FS_KERNEL && access("/dev/fuse", R_OK | W_OK) != 0)
             return snprintf(err, errlen, "%s:%d: [fs %s]: /dev/fuse: %s", cfg->path, fs->line,

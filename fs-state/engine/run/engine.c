@@ -2,6 +2,7 @@
 #include "engine/run/engine.h"
 #include "engine/run/known_delta.h"
 #include "engine/run/searches.h"
+#include "engine/run/setup_report.h"
 #include "lib/numbers.h"
 #include "lib/buf.h"
 #include "engine/classify/causes.h"
@@ -183,6 +184,7 @@ int engine_start(struct engine *e)
     if (rc < 0)
         return -1;
     log_free_space(e);
+    setup_report(e);
     rc = fsgroup_initial(&e->g);
     engine_log_history(e, 0);
     if (rc < 0 || engine_path_push(e, 0, 0) < 0)

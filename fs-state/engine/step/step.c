@@ -424,8 +424,10 @@ int fsgroup_setup(struct fsgroup *g, double setup_timeout)
      * alike, since a passthrough target's root is a backing directory made by someone else. */
     if (equalize_backends(g->be, g->nfs, g->free_after, g->fillers,
                           g->cfg->run.equalize_limit) == 0 && fill_varied(g) == 0 &&
-        equalize_root(g->be, g->nfs, g->fillers) == 0)
+        equalize_root(g->be, g->nfs, g->fillers) == 0) {
+        setup_notes_make(g->cfg, g->fillers, g->abs, g->nfs, &g->setup);
         return 0;
+    }
     return setup_failed(g, "equalizing free space and roots");
 }
 

@@ -13,6 +13,7 @@
 #include "engine/vocab/differs.h"
 #include "engine/fault/fault_check.h"
 #include "engine/ops/ops.h"
+#include "engine/step/setup_notes.h"
 
 /* A state id meaning "none": no restore before a step, no save after it. */
 #define STEP_NO_STATE UINT64_MAX
@@ -67,6 +68,7 @@ struct fsgroup {
     char exclude[METIS_MAX_FS][600];            /* the config's exclusions plus the filler */
     struct free_counts fillers[METIS_MAX_FS];   /* what equalization added to each fs */
     struct free_counts free_after[METIS_MAX_FS];/* what each had free after equalization */
+    struct setup_notes setup;    /* what the last set-up adapted to (setup_notes.h) */
     struct fs_outcome out[METIS_MAX_FS];
     struct op_args *plan;        /* prepopulation of the initial state */
     size_t nplan;

@@ -35,6 +35,9 @@ enum { DIFF_REMOUNT = 131072 };
 /* A concurrent step ([run] together) whose outcome on this fs no serial order of its calls
  * on the reference gives (concurrent.h); past the fault and remount bits. */
 enum { DIFF_SERIAL = 262144 };
+/* What set-up adapted to on a target before any operation (setup_notes.h: a root attribute
+ * kept or refused, directory links not counted): a class of its own, with DIFF_STATE. */
+enum { DIFF_SETUP = 524288 };
 #define DIFF_OF_CRASH(kinds) ((unsigned)(kinds) << 3)     /* CRASH_* to DIFF_CRASH* */
 #define CRASH_OF_DIFF(differs) (((unsigned)(differs) >> 3) & 7u)
 

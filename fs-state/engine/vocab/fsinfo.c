@@ -92,3 +92,28 @@ int fs_format_mkfs_command(const char *fstype, uint64_t size, const char *opts,
                         !fs_mkfs_opts_mixed(opts) ? " -M" : "";
     return snprintf(cmd, len, "%smkfs.%s %s%s %s %s", env, fstype, flags, mixed, opts, image);
 }
+
+/* Checked on Debian 12 with dpkg -S where installed, else by the package's description. */
+static const struct { const char *program, *package; } providers[] = {
+    { "mkfs.vfat", "dosfstools" }, { "mkfs.fat", "dosfstools" }, { "mkfs.msdos", "dosfstools" },
+    { "mkfs.exfat", "exfatprogs" }, { "mkfs.ntfs", "ntfs-3g" }, { "mkfs.f2fs", "f2fs-tools" },
+    { "mkfs.btrfs", "btrfs-progs" }, { "mkfs.ext2", "e2fsprogs" }, { "mkfs.ext3", "e2fsprogs" },
+    { "mkfs.ext4", "e2fsprogs" }, { "mkfs.xfs", "xfsprogs" }, { "mkfs.minix", "util-linux" },
+    { "mkfs.jfs", "jfsutils" }, { "mkfs.nilfs2", "nilfs-tools" }, { "mkfs.udf", "udftools" },
+    { "mkfs.reiserfs", "reiserfsprogs" }, { "mkfs.erofs", "erofs-utils" },
+    { "fusefat", "fusefat" }, { "fuse2fs", "fuse2fs" }, { "ntfs-3g", "ntfs-3g" },
+    { "mount.exfat-fuse", "exfat-fuse" }, { "mount.posixovl", "fuse-posixovl" },
+    { "bindfs", "bindfs" }, { "unionfs", "unionfs-fuse" }, { "fuse-overlayfs", "fuse-overlayfs" },
+    { "squashfuse", "squashfuse" }, { "fuseiso", "fuseiso" }, { "archivemount", "archivemount" },
+    { "encfs", "encfs" }, { "gocryptfs", "gocryptfs" }, { "securefs", "securefs" },
+    { "cryfs", "cryfs" }, { "loggedfs", "loggedfs" }, { "disorderfs", "disorderfs" },
+    { "mergerfs", "mergerfs" }, { "sshfs", "sshfs" }, { "fusermount3", "fuse3" },
+};
+
+const char *fs_program_package(const char *program)
+{
+    for (size_t i = 0; i < sizeof providers / sizeof providers[0]; i++)
+        if (strcmp(providers[i].program, program) == 0)
+            return providers[i].package;
+    return NULL;
+}

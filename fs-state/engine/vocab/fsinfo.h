@@ -39,5 +39,8 @@ int fs_format_mkfs_command(const char *fstype, uint64_t size, const char *opts,
                            const char *image, char *cmd, size_t len);
 /* 1 when mkfs opts ask for mixed block groups (-M, --mixed). */
 int fs_mkfs_opts_mixed(const char *opts);
+/* The Debian package that provides a mkfs or FUSE mount program ("mkfs.vfat": "dosfstools"),
+ * or NULL for one Metis does not know. */
+const char *fs_program_package(const char *program);
 
 #endif

@@ -195,6 +195,12 @@ int triage_run(const struct triage *t)
     double end = now_seconds() + t->seconds;
     for (int k = 0; k < n && t->seconds > 0 && !*t->stop; k++) {
         double limit = (end - now_seconds()) / (n - k);
+        if (!strncmp(v[k].signature, "setup ", 6)) {
+            snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: set-up adapted to it before "
+                     "any operation, so no trace shows it; its detail file (%s) says what set-up "
+                     "did", v[k].detail);
+            continue;
+        }
         if (is_target_failure(&v[k])) {
             snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: the target failed (%s); "
                      "its detail file names the state and the operation", v[k].detail);
