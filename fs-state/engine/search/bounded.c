@@ -31,16 +31,18 @@ int bounded_init(struct bounded *b, struct engine *e)
         return init_fail(e, "more transitions than TRANSITIONS_MAX (metis check says how many)");
     if (state_set_init(&b->seen, (size_t)e->g.dlen * (size_t)e->g.nfs) < 0)
         return init_fail(e, "out of memory for the states met");
+    b->stride = transitions_grouped(&b->tt) ? 3 : 1;
     take_progress(b, e);
     return 0;
 }
 
-/* Operations from the initial state of the state a step from pan's depth makes. */
+/* Operations from the initial state of the state a step from pan's depth makes (the first
+ * step is the least deep; a grouped table's takes SPIN three steps). */
 static long op_depth(struct bounded *b, long depth)
 {
     if (b->base < 0)
         b->base = depth;
-    return depth - b->base + 1;
+    return (depth - b->base) / b->stride + 1;
 }
 
 int bounded_cut(struct bounded *b, long depth)

@@ -10,7 +10,8 @@
 struct bounded {
     struct transitions tt;
     struct state_set seen;
-    long base;                   /* pan's depth at the initial state; -1 before the first step */
+    long base;                   /* pan's depth at the first step; -1 before it */
+    long stride;                 /* pan's steps per operation: 1, or 3 for a grouped table */
     struct bounded_progress *p;  /* the engine's (e->search.bounded), carried between searches */
 };
 

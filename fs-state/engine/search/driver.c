@@ -554,6 +554,8 @@ void metis_step(int op, double stored, double matched, long depth)
 
 void metis_step_bounded(int t, double stored, double matched, long depth)
 {
+    if ((size_t)t >= bounded.tt.n)   /* a grouped table's last group has fewer members */
+        return;
     step(-1, t, stored, matched, depth);
 }
 
