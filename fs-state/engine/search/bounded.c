@@ -1,12 +1,28 @@
 /* search = bounded inside pan: the transition table, the depth cut, the states met, and each search one depth deeper. */
 #include "engine/search/bounded.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int init_fail(struct engine *e, const char *what)
 {
     snprintf(e->err, sizeof e->err, "search = bounded: %s", what);
     return -1;
+}
+
+/* METIS_SPLIT=I/N (a swarm VT of N, metis run --vts): the VT's share of the first
+ * transitions; 0 of 1 without it. */
+static int take_share(struct bounded_progress *p)
+{
+    const char *v = getenv("METIS_SPLIT");
+    p->share = 0;
+    p->shares = 1;
+    if (!v)
+        return 0;
+    if (sscanf(v, "%d/%d", &p->share, &p->shares) != 2 || p->shares < 1 || p->share < 0 ||
+        p->share >= p->shares)
+        return -1;
+    return 0;
 }
 
 /* The progress of the searches before this one, and this one's depth. */
@@ -33,6 +49,8 @@ int bounded_init(struct bounded *b, struct engine *e)
         return init_fail(e, "out of memory for the states met");
     b->stride = transitions_grouped(&b->tt) ? 3 : 1;
     take_progress(b, e);
+    if (take_share(b->p) < 0)
+        return init_fail(e, "METIS_SPLIT is not I/N with I below N");
     return 0;
 }
 
@@ -45,9 +63,10 @@ static long op_depth(struct bounded *b, long depth)
     return (depth - b->base) / b->stride + 1;
 }
 
-int bounded_cut(struct bounded *b, long depth)
+int bounded_cut(struct bounded *b, long t, long depth)
 {
-    return op_depth(b, depth) > b->p->depth;
+    long d = op_depth(b, depth);
+    return d > b->p->depth || (d == 1 && t % b->p->shares != b->p->share);
 }
 
 int bounded_note(struct bounded *b, const unsigned char *abs, long depth)
@@ -73,4 +92,11 @@ void bounded_search_done(struct bounded *b, uint64_t ops)
 int bounded_needs_deeper(const struct bounded *b)
 {
     return b->p->done < b->p->limit && !b->p->closed;
+}
+
+int bounded_write_states(const struct bounded *b, const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, BOUNDED_STATES_FILE);
+    return state_set_write(&b->seen, path);
 }

@@ -13,6 +13,7 @@
 #include "backend/base/runlock.h"
 #include "lib/signals.h"
 #include "lib/helpers.h"
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +219,9 @@ static void __attribute__((noreturn)) bounded_depth_done(enum metis_exit st)
 {
     const struct bounded_progress *p = bounded.p;
     bounded_search_done(&bounded, E.ops);
+    if (bounded_write_states(&bounded, E.out_dir) < 0)
+        fprintf(stderr, "metis: %s/%s: cannot write it: %s\n", E.out_dir, BOUNDED_STATES_FILE,
+                strerror(errno));
     if (!bounded_needs_deeper(&bounded))
         finish(st, "bounded search complete");
     if (stop_signal || !budget_left(now_seconds()))
@@ -513,7 +517,7 @@ static void step(int op, long t, double stored, double matched, long depth)
     if (depth > E.max_depth_seen)
         E.max_depth_seen = depth;
     stop_if_done(now);
-    if (dive_cut(&dive, depth) || (t >= 0 && bounded_cut(&bounded, depth)))
+    if (dive_cut(&dive, depth) || (t >= 0 && bounded_cut(&bounded, t, depth)))
         return;
     /* The live state differs from the one SPIN tracks: it backtracked. */
     uint64_t from = metis_sid != E.live_sid ? metis_sid : STEP_NO_STATE;
