@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "front/cli/class_groups.h"
-#include "front/cli/classes_txt.h"
+#include "front/cli/classes/class_groups.h"
+#include "front/cli/triage/classes_txt.h"
 
 static struct run_class named(int id, const char *sig, const char *group)
 {

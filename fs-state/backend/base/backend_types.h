@@ -50,7 +50,7 @@ struct backend_ops {
     void (*kill_daemon)(struct backend *b);
     /* Optional: makes the state export_state wrote to file (of this fs's config, in another
      * run) the live one, saved as id: for a state that is no image the replayer can write
-     * back (a tmpfs's tree, a FUSE fs's backing directories). NULL: replayer/import.c's way. */
+     * back (a tmpfs's tree, a FUSE fs's backing directories). NULL: replayer/replay/import.c's way. */
     int (*import_state)(struct backend *b, const char *file, uint64_t id);
     /* Optional: set up again (nothing in it yet) with room for bytes and inodes more than it
      * has: for a file system whose limits are only numbers (RefFS). NULL: it cannot grow. */
