@@ -87,7 +87,7 @@ static void command_usage(const char *cmd)
            "  --vt I --swarm-seed S\n"
            "                   search as VT I of the swarm of seed S does, alone\n"
            "  --vts N          with --vt, the swarm's VT count: a bounded config's VT searches\n"
-           "                   only its share of the first transitions (I of N)\n"
+           "                   only its share of the first two transitions (I of N)\n"
            "  --known FILE     classes listed in FILE (metis known add) are known: their hits\n"
            "                   neither stop the run nor make it fail\n"
            "  --strict-known   with --known, exit 1 on any class all the same\n"
@@ -146,7 +146,7 @@ static void setenv_u64(const char *name, unsigned long long v)
     setenv(name, buf, 1);
 }
 
-/* A bounded swarm VT's share of the first transitions (search/bounded.c): "I/N". */
+/* A bounded swarm VT's share of the first two transitions (search/bounded.c): "I/N". */
 static void set_split_env(const struct run_opts *ro)
 {
     char buf[64];

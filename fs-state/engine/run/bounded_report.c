@@ -25,11 +25,11 @@ static void not_complete(const struct bounded_progress *p, char *buf, size_t len
              " on the frontier", p->done, p->limit, p->states, p->frontier);
 }
 
-/* A swarm VT checked the states below its share of the first transitions only. */
+/* A swarm VT checked the states below its share of the first two transitions only. */
 static void share_text(const struct bounded_progress *p, char *buf, size_t len)
 {
     if (p->shares > 1)
-        snprintf(buf, len, " (share %d of %d of the first transitions)", p->share + 1,
+        snprintf(buf, len, " (share %d of %d of the first two transitions)", p->share + 1,
                  p->shares);
     else
         buf[0] = '\0';

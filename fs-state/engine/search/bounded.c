@@ -63,12 +63,24 @@ static long op_depth(struct bounded *b, long depth)
     return (depth - b->base) / b->stride + 1;
 }
 
+/* A swarm VT's share: the pairs of first and second transitions whose mix falls to it. Pairs
+ * rather than first transitions alone: from almost any first transition most of the space
+ * lies a few more away, and a split of the first ones left one VT of two 91% of a single run's
+ * transitions on the CI bounds, a split of pairs 86% (README, "Bounded verification"). */
+static int not_ours(const struct bounded *b, long t)
+{
+    return (b->first * 31 + t) % b->p->shares != b->p->share;
+}
+
 int bounded_cut(struct bounded *b, long t, long depth)
 {
     long d = op_depth(b, depth);
-    return d > b->p->depth || (d == 1 && t % b->p->shares != b->p->share);
+    if (d > b->p->depth)
+        return 1;
+    if (d == 1)
+        b->first = t;   /* SPIN searches depth first: the next depth-2 step lies below it */
+    return d == 2 && not_ours(b, t);
 }
-
 int bounded_note(struct bounded *b, const unsigned char *abs, long depth)
 {
     return state_set_note(&b->seen, abs, op_depth(b, depth)) < 0 ? -1 : 0;

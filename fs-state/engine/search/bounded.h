@@ -14,6 +14,7 @@ struct bounded {
     struct transitions tt;
     struct state_set seen;
     long base;                   /* pan's depth at the first step; -1 before it */
+    long first;                  /* the path's transition at depth 1 */
     long stride;                 /* pan's steps per operation: 1, or 3 for a grouped table */
     struct bounded_progress *p;  /* the engine's (e->search.bounded), carried between searches */
 };
@@ -21,9 +22,9 @@ struct bounded {
 /* The transition table and this search's depth: one deeper than the last completed one.
  * -1 with e->err. */
 int bounded_init(struct bounded *b, struct engine *e);
-/* 1 when transition t from pan's depth would make a state past this search's depth, or is a
- * first transition outside this swarm VT's share: the step does nothing and SPIN, finding its
- * state stored, goes back. */
+/* 1 when transition t from pan's depth would make a state past this search's depth, or ends
+ * a pair of first and second transitions outside this swarm VT's share: the step does nothing
+ * and SPIN, finding its state stored, goes back. */
 int bounded_cut(struct bounded *b, long t, long depth);
 /* The state a step from pan's depth made (or the initial state, depth 0 of pan's first step)
  * is one the search met. -1: no memory. */

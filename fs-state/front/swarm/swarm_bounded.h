@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include "swarm_types.h"
 
-/* 1 when the swarm's config is search = bounded: its VTs split the first transitions. */
+/* 1 when the swarm's config is search = bounded: its VTs split the first two transitions. */
 int swarm_is_bounded(const struct swarm *s);
 /* The swarm's verdict from its VTs' summaries and states (their union counted once):
  * "verified together: N states, ..." or what kept it from one. */
