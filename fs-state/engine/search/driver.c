@@ -35,6 +35,7 @@ static volatile sig_atomic_t stop_signal;
 static int run_lock = -1;   /* the run's lock (backend/runlock.h), held while pan lives */
 static struct together_set together_calls;   /* a concurrent step's ([run] together) */
 static struct bounded bounded;   /* search = bounded: its transitions and the states met */
+static FILE *state_log;          /* METIS_STATE_LOG: every state a step made, for measurements */
 static int bounded_on;
 
 /* METIS_STEP_PROFILE=1: where a step's time goes, on stderr at the end (tests/bench/README.md).
@@ -119,6 +120,9 @@ static void close_engine(enum metis_exit st, const char *reason)
     engine_close(&E, st, reason);
     runlock_release(run_lock, E.run_id);
     run_lock = -1;
+    if (state_log)
+        fclose(state_log);
+    state_log = NULL;
 }
 
 static void __attribute__((noreturn)) finish(enum metis_exit st, const char *reason)
@@ -500,6 +504,10 @@ static void step_args(int op, long t)
 /* The state a bounded search's step made is one it met (a leaf's is not: its trees differ). */
 static void note_bounded_state(long t, long depth)
 {
+    /* Any search's states, in step order, raw: how soon a walk meets a bounded run's states
+     * (tests/bench/bounded_coverage.sh). */
+    if (state_log && !last_leaf)
+        fwrite(metis_abs, 1, (size_t)E.g.nfs * (size_t)E.g.dlen, state_log);
     if (t >= 0 && !last_leaf && bounded_note(&bounded, metis_abs, depth) < 0)
         infra_failure("out of memory for the states met");
 }
@@ -586,6 +594,8 @@ void metis_start(void)
         exit(METIS_EXIT_BAD_INPUT);
     }
     start_bounded();
+    if (getenv("METIS_STATE_LOG"))
+        state_log = fopen(getenv("METIS_STATE_LOG"), "ab");
     dive_init(&dive, E.cfg.run.seed, E.cfg.run.dive);
     revisits_init(&revisits, E.cfg.run.revisits);
     fault_plan_init(&faults, &E.cfg);
