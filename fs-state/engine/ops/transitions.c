@@ -99,7 +99,7 @@ static int counting_done(const struct gen *g)
 
 /* A write's bytes are a function of its arguments: the same write from two paths puts down
  * the same data, so the state it makes is one state (FNV-1a of its text form, seed 0). */
-static uint64_t data_seed_of(const struct op_args *a)
+uint64_t transitions_data_seed(const struct op_args *a)
 {
     char text[2 * METIS_PATH_MAX + 512];
     uint64_t h = 0xcbf29ce484222325ull;
@@ -119,7 +119,7 @@ static int seed_data(struct transitions *tt)
     for (size_t i = 0; i < tt->n; i++)
         if (op_desc_of(tt->t[i].op)->fields & OPF_SEED) {
             expand(&tt->t[i], a);
-            tt->t[i].data_seed = data_seed_of(a);
+            tt->t[i].data_seed = transitions_data_seed(a);
         }
     free(a);
     return 0;

@@ -50,6 +50,9 @@ void transitions_free(struct transitions *tt);
 int transitions_grouped(const struct transitions *tt);
 size_t transitions_groups(const struct transitions *tt);
 
+/* The data a write with a's arguments puts down in a bounded search (a hash of its text). */
+uint64_t transitions_data_seed(const struct op_args *a);
+
 /* Transition i's arguments as they are enumerated. */
 void transition_expand(const struct transitions *tt, size_t i, struct op_args *a);
 

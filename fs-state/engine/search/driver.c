@@ -499,6 +499,10 @@ static void step_args(int op, long t)
         transition_args(&bounded.tt, (size_t)t, &E.in, &E.args);
     else
         op_draw((enum op_id)op, &E.in, &E.args);
+    /* METIS_STATE_LOG: a drawn write's data as a bounded search's, so that the states a walk
+     * meets can be the bounded run's (the draw is made as always, its data replaced after). */
+    if (t < 0 && state_log && (op_desc_of(E.args.op)->fields & OPF_SEED))
+        E.args.data_seed = transitions_data_seed(&E.args);
 }
 
 /* The state a bounded search's step made is one it met (a leaf's is not: its trees differ). */
