@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The bounded search against RefFS mutations: for each observable one (mutations.tsv, expect catch), the least depth within configs/mutations/bounded.ini's bounds that holds a trigger, whether the bounded run finds it there on each of 5 seeds, and how often search = random finds it within the same number of operations (5 seeds).
-# usage: bounded_table.sh [NAME...]   (none: every observable mutation; env BT_OUT work dir, BT_SEEDS seeds, BT_DEPTH the depth bound)
+# usage: bounded_table.sh [NAME...]   (none: every observable mutation; env BT_OUT work dir, BT_SEEDS seeds, BT_CONFIG another template)
 # Prints one TSV row per mutation: name kind depth bounded_found ops_to_find random_found
 #   depth: the least depth of a trigger (seed 1), or - with none within the bounds
 #   bounded_found: seeds of BT_SEEDS whose bounded run found it (at that depth)
@@ -12,7 +12,7 @@
 root=$METIS_ROOT bin=$METIS_BIN
 out=${BT_OUT:-$root/build/bounded-mutations}
 seeds=${BT_SEEDS:-5}
-tmpl=$root/configs/mutations/bounded.ini
+tmpl=${BT_CONFIG:-$root/configs/mutations/bounded.ini}
 mkdir -p "$out"
 
 # run CONFIG SEED DIR [ARGS]: sets rc, ops (summary.json) and found (1: a class of fs mut).
