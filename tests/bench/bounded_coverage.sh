@@ -16,7 +16,7 @@ sed 's/^search = bounded$/search = random/' "$cfg" >"$out/random.ini"
 for ((s = 1; s <= seeds; s++)); do
   rm -f "$out/walk$s.bin"
   METIS_STATE_LOG=$out/walk$s.bin "$METIS_BIN/metis" run "$out/random.ini" --seed "$s" \
-    --ops $((cap * ops)) --out "$out/walk$s" 2>"$out/walk$s.err"
+    --ops $((cap * ops)) --seconds 0 --out "$out/walk$s" 2>"$out/walk$s.err"
   python3 - "$out/bounded" "$out/walk$s.bin" "$s" "$ops" "$cap" <<'PY'
 import json, sys
 bounded, walk, seed, ops, cap = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
