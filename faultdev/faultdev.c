@@ -20,7 +20,7 @@
 #define METIS_VERSION "standalone"
 #endif
 
-enum { INO_ROOT = 1, INO_IMG = 2, INO_CTL = 3 };
+enum { INO_ROOT = 1, INO_IMG = 2, INO_CTL = 3, INO_LOG = 4 };
 
 /* What is armed: which requests count, from which one on they fail, and how. */
 struct fault {
@@ -37,11 +37,20 @@ struct counters {
     int loss_unreported;        /* a lost write the next fsync must report (armed or not) */
 };
 
+/* The block log (record on): what was written, discarded and flushed, in the order served. */
+struct blocklog {
+    int on, lie;
+    char *p;
+    size_t len, cap;
+    size_t since_flush;         /* where the records since the last flush start (lie) */
+};
+
 struct device {
     int fd;
     uint64_t size;
     struct fault f;
     struct counters c;
+    struct blocklog log;
 };
 
 static struct device *dev_of(fuse_req_t req)
@@ -64,6 +73,97 @@ static int hit(struct device *d, int write, uint64_t off, size_t size)
         return 0;
     uint64_t k = d->c.matched++;
     return k >= f->at && (f->count == 0 || k < f->at + f->count);
+}
+
+static int parse_u64(const char *s, uint64_t *v);
+
+/* ---- the block log ---- */
+
+static int log_reserve(struct blocklog *l, size_t more)
+{
+    if (l->len + more <= l->cap)
+        return 0;
+    size_t cap = l->cap ? l->cap : 1 << 20;
+    while (cap < l->len + more)
+        cap *= 2;
+    char *p = realloc(l->p, cap);
+    if (!p)
+        return -1;
+    l->p = p;
+    l->cap = cap;
+    return 0;
+}
+
+/* The lie (a test hook): the flush being logged does not cover the writes since the one before
+ * it: they go after it in the log (durable only at the next flush), the marks stay where they
+ * were. The flush's room is reserved; 0, or -1 out of memory. */
+static int log_lie(struct blocklog *l, const struct faultdev_rec *flush)
+{
+    size_t from = l->since_flush, n = l->len - from, marks = 0, rest = 0;
+    char *tmp = malloc(n ? n : 1);
+    if (!tmp)
+        return -1;
+    for (size_t pos = from; pos < l->len;) {
+        struct faultdev_rec r;
+        memcpy(&r, l->p + pos, sizeof r);
+        size_t size = sizeof r + (r.kind == FAULTDEV_REC_WRITE ? r.len : 0);
+        if (r.kind == FAULTDEV_REC_MARK)
+            memmove(l->p + from + marks, l->p + pos, size), marks += size;
+        else
+            memcpy(tmp + rest, l->p + pos, size), rest += size;
+        pos += size;
+    }
+    memcpy(l->p + from + marks, flush, sizeof *flush);
+    memcpy(l->p + from + marks + sizeof *flush, tmp, rest);
+    l->len += sizeof *flush;
+    l->since_flush = l->len;
+    free(tmp);
+    return 0;
+}
+
+/* Appends one record (and a write's data); a log out of memory stops, so that its reader sees
+ * it end short of the stream rather than with a hole in it. */
+static void log_add(struct blocklog *l, uint32_t kind, uint32_t len, uint64_t off,
+                    const char *data)
+{
+    struct faultdev_rec r = { kind, len, off };
+    size_t n = sizeof r + (data ? len : 0);
+    if (!l->on)
+        return;
+    if (log_reserve(l, n) < 0) {
+        l->on = 0;
+        return;
+    }
+    if (kind == FAULTDEV_REC_FLUSH && l->lie) {
+        if (log_lie(l, &r) < 0)
+            l->on = 0;
+        return;
+    }
+    if (kind == FAULTDEV_REC_FLUSH)
+        l->since_flush = l->len + sizeof r;
+    memcpy(l->p + l->len, &r, sizeof r);
+    if (data)
+        memcpy(l->p + l->len + sizeof r, data, len);
+    l->len += n;
+}
+
+/* record on [lie] | record off | record mark N */
+static int record_command(struct blocklog *l, const char *args)
+{
+    uint64_t n;
+    if (strcmp(args, "on") == 0 || strcmp(args, "on lie") == 0) {
+        l->on = 1;
+        l->lie = args[2] != '\0';
+        l->len = l->since_flush = 0;
+        return 0;
+    }
+    if (strcmp(args, "off") == 0)
+        return l->on = 0, 0;
+    if (strncmp(args, "mark ", 5) == 0 && parse_u64(args + 5, &n) == 0 && n <= UINT32_MAX) {
+        log_add(l, FAULTDEV_REC_MARK, (uint32_t)n, 0, NULL);
+        return 0;
+    }
+    return -1;
 }
 
 /* ---- control commands ---- */
@@ -122,6 +222,8 @@ static int command(struct device *d, const char *buf, size_t size)
     memcpy(line, buf, size);
     line[size] = '\0';
     line[strcspn(line, "\n")] = '\0';
+    if (strncmp(line, "record ", 7) == 0)
+        return record_command(&d->log, line + 7) < 0 ? EINVAL : 0;
     if (strcmp(line, "disarm") == 0) {
         d->f.armed = 0;         /* a lost write not told yet stays for the next flush */
         return 0;
@@ -155,7 +257,7 @@ static int fill_stat(const struct device *d, fuse_ino_t ino, struct stat *st)
         st->st_mode = S_IFREG | 0600;
         st->st_size = (off_t)d->size;
         st->st_blocks = (blkcnt_t)(d->size / 512);
-    } else if (ino == INO_CTL) {
+    } else if (ino == INO_CTL || ino == INO_LOG) {
         st->st_mode = S_IFREG | 0600;
     } else {
         return -1;
@@ -168,7 +270,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     struct fuse_entry_param e;
     memset(&e, 0, sizeof e);
     e.ino = strcmp(name, FAULTDEV_IMAGE_NAME) == 0 ? INO_IMG
-          : strcmp(name, FAULTDEV_CTL_NAME) == 0 ? INO_CTL : 0;
+          : strcmp(name, FAULTDEV_CTL_NAME) == 0 ? INO_CTL
+          : strcmp(name, FAULTDEV_LOG_NAME) == 0 ? INO_LOG : 0;
     if (parent != INO_ROOT || e.ino == 0) {
         fuse_reply_err(req, ENOENT);
         return;
@@ -200,13 +303,13 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
     static const struct { const char *name; fuse_ino_t ino; } names[] = {
         { ".", INO_ROOT }, { "..", INO_ROOT }, { FAULTDEV_IMAGE_NAME, INO_IMG },
-        { FAULTDEV_CTL_NAME, INO_CTL },
+        { FAULTDEV_CTL_NAME, INO_CTL }, { FAULTDEV_LOG_NAME, INO_LOG },
     };
     char buf[1024];
     size_t used = 0;
     if (size > sizeof buf)
         size = sizeof buf;
-    for (off_t k = off; k < 4; k++)
+    for (off_t k = off; k < 5; k++)
         add_entry(req, buf, size, &used, names[k].name, names[k].ino, k + 1);
     fuse_reply_buf(req, buf, used);
 }
@@ -214,7 +317,7 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 /* No page cache: every read and write of img must reach us when the loop device issues it. */
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-    if (ino != INO_IMG && ino != INO_CTL) {
+    if (ino != INO_IMG && ino != INO_CTL && ino != INO_LOG) {
         fuse_reply_err(req, EISDIR);
         return;
     }
@@ -250,6 +353,11 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
         read_image(req, d, size, off);
         return;
     }
+    if (ino == INO_LOG) {
+        size_t from = (size_t)off < d->log.len ? (size_t)off : d->log.len;
+        fuse_reply_buf(req, d->log.p + from, size < d->log.len - from ? size : d->log.len - from);
+        return;
+    }
     size_t n = status(d, text, sizeof text);
     size_t from = (size_t)off < n ? (size_t)off : n;
     fuse_reply_buf(req, text + from, size < n - from ? size : n - from);
@@ -270,10 +378,12 @@ static void write_image(fuse_req_t req, struct device *d, const char *buf, size_
         return;
     }
     ssize_t n = pwrite(d->fd, buf, size, off);
-    if (n < 0)
+    if (n < 0) {
         fuse_reply_err(req, errno);
-    else
-        fuse_reply_write(req, (size_t)n);
+        return;
+    }
+    log_add(&d->log, FAULTDEV_REC_WRITE, (uint32_t)n, (uint64_t)off, buf);
+    fuse_reply_write(req, (size_t)n);
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
@@ -296,8 +406,10 @@ static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 {
     struct device *d = dev_of(req);
     int tell = ino == INO_IMG && d->c.loss_unreported;
-    if (ino == INO_IMG)
+    if (ino == INO_IMG) {
         d->c.fsyncs++;
+        log_add(&d->log, FAULTDEV_REC_FLUSH, 0, 0, NULL);
+    }
     d->c.loss_unreported = 0;
     fuse_reply_err(req, tell ? EIO : 0);
 }
@@ -317,7 +429,10 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, of
         fuse_reply_err(req, EOPNOTSUPP);
         return;
     }
-    fuse_reply_err(req, fallocate(d->fd, mode | FALLOC_FL_KEEP_SIZE, off, len) < 0 ? errno : 0);
+    int rc = fallocate(d->fd, mode | FALLOC_FL_KEEP_SIZE, off, len) < 0 ? errno : 0;
+    if (rc == 0 && len > 0 && (uint64_t)len <= UINT32_MAX)
+        log_add(&d->log, FAULTDEV_REC_DISCARD, (uint32_t)len, (uint64_t)off, NULL);
+    fuse_reply_err(req, rc);
 }
 
 static const struct fuse_lowlevel_ops faultdev_ops = {
@@ -332,6 +447,128 @@ static const struct fuse_lowlevel_ops faultdev_ops = {
     .fallocate = op_fallocate,
 };
 
+/* ---- offline: the persistence points of a saved block log, and a state built from it ---- */
+
+struct saved_log {
+    char *p;
+    size_t len;
+};
+
+static int load_log(const char *path, struct saved_log *l)
+{
+    FILE *f = fopen(path, "rb");
+    size_t cap = 0;
+    l->p = NULL;
+    l->len = 0;
+    while (f) {
+        if (l->len == cap) {
+            char *p = realloc(l->p, cap = cap ? 2 * cap : 1 << 20);
+            if (!p)
+                break;
+            l->p = p;
+        }
+        size_t n = fread(l->p + l->len, 1, cap - l->len, f);
+        l->len += n;
+        if (n == 0)
+            return fclose(f), 0;
+    }
+    fprintf(stderr, "metis-faultdev: %s: %s\n", path, f ? "out of memory" : strerror(errno));
+    if (f)
+        fclose(f);
+    return -1;
+}
+
+/* The record at *pos (its data after it); 0 at the end or at a malformed record. */
+static int next_rec(const struct saved_log *l, size_t *pos, struct faultdev_rec *r, const char **data)
+{
+    if (l->len - *pos < sizeof *r)
+        return 0;
+    memcpy(r, l->p + *pos, sizeof *r);
+    size_t n = r->kind == FAULTDEV_REC_WRITE ? r->len : 0;
+    if (l->len - *pos - sizeof *r < n)
+        return 0;
+    *data = l->p + *pos + sizeof *r;
+    *pos += sizeof *r + n;
+    return 1;
+}
+
+/* One line per persistence point, "END SYNCED": the state of the records before END (the base,
+ * each flush after which a write landed, the end), and 1 when a "mark 2" comes before the flush
+ * after them (the caller's syncs had returned). */
+static int list_flushes(const char *path)
+{
+    struct saved_log l;
+    struct faultdev_rec r;
+    const char *data;
+    size_t pos = 0, k = 0, state = 0;
+    int landed = 0, synced = 0, pending = 1;    /* the base waits for the first flush */
+    if (load_log(path, &l) < 0)
+        return 1;
+    for (; next_rec(&l, &pos, &r, &data); k++) {
+        synced |= r.kind == FAULTDEV_REC_MARK && r.len == 2;
+        landed |= r.kind == FAULTDEV_REC_WRITE || r.kind == FAULTDEV_REC_DISCARD;
+        if (r.kind != FAULTDEV_REC_FLUSH)
+            continue;
+        if (pending)            /* the state waiting is judged at this flush, the cut's place */
+            printf("%zu %d\n", state, synced);
+        pending = landed;       /* a flush nothing landed before makes no state of its own */
+        state = k;
+        landed = 0;
+    }
+    if (pending)
+        printf("%zu %d\n", state, synced);
+    if (landed)
+        printf("%zu %d\n", k, synced);
+    free(l.p);
+    return 0;
+}
+
+/* A copy of the file from into a new file to; the open copy, or -1. */
+static int copy_file(const char *from, const char *to)
+{
+    static char buf[1 << 16];
+    int in = open(from, O_RDONLY | O_CLOEXEC), out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    ssize_t n = 0;
+    while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n) {
+            n = -1;
+            break;
+        }
+    if (in >= 0)
+        close(in);
+    if (n == 0 || out < 0)
+        return out;
+    close(out);
+    return -1;
+}
+
+/* OUT becomes BASE with the writes and discards among the log's records before END, but the
+ * one numbered SKIP. */
+static int build_state(const char *log, const char *base, const char *out, const char *end,
+                       const char *skip)
+{
+    struct saved_log l;
+    struct faultdev_rec r;
+    const char *data;
+    uint64_t stop, leave = UINT64_MAX;
+    size_t pos = 0;
+    if (parse_u64(end, &stop) < 0 || (skip && parse_u64(skip, &leave) < 0))
+        return fprintf(stderr, "metis-faultdev: --state: END and SKIP are record numbers\n"), 2;
+    int fd = copy_file(base, out);
+    if (fd < 0 || load_log(log, &l) < 0)
+        return fprintf(stderr, "metis-faultdev: cannot make %s from %s\n", out, base), 1;
+    for (uint64_t k = 0; k < stop && next_rec(&l, &pos, &r, &data); k++) {
+        if (k == leave)
+            continue;
+        if (r.kind == FAULTDEV_REC_WRITE && pwrite(fd, data, r.len, (off_t)r.off) != (ssize_t)r.len)
+            return fprintf(stderr, "metis-faultdev: writing %s: %s\n", out, strerror(errno)), 1;
+        if (r.kind == FAULTDEV_REC_DISCARD)
+            fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)r.off, (off_t)r.len);
+    }
+    free(l.p);
+    return close(fd) < 0;
+}
+
 /* ---- main ---- */
 
 static int usage(void)
@@ -341,7 +578,9 @@ static int usage(void)
                "IMAGE, and whose file MOUNTPOINT/%s arms faults (see faultdev/README.md):\n"
                "  echo 'arm write eio at=3' > MOUNTPOINT/%s   # the 4th write on fails with EIO\n"
                "  echo disarm > MOUNTPOINT/%s; cat MOUNTPOINT/%s\n"
-               "Stays in the foreground until unmounted.\n",
+               "Stays in the foreground until unmounted.\n"
+               "  metis-faultdev --flushes LOG   # the persistence points of a saved block log\n"
+               "  metis-faultdev --state LOG BASE OUT END [SKIP]   # OUT: BASE and the log's writes\n",
             FAULTDEV_IMAGE_NAME, FAULTDEV_CTL_NAME, FAULTDEV_CTL_NAME, FAULTDEV_CTL_NAME,
             FAULTDEV_CTL_NAME);
     return 0;
@@ -374,6 +613,10 @@ int main(int argc, char *argv[])
         return usage();
     if (argc == 2 && !strcmp(argv[1], "--version"))
         return printf("metis-faultdev %s\n", METIS_VERSION) < 0;
+    if (argc == 3 && !strcmp(argv[1], "--flushes"))
+        return list_flushes(argv[2]);
+    if ((argc == 6 || argc == 7) && !strcmp(argv[1], "--state"))
+        return build_state(argv[2], argv[3], argv[4], argv[5], argc == 7 ? argv[6] : NULL);
     if (argc != 3 || argv[1][0] == '-') {
         fprintf(stderr, "metis-faultdev: expected IMAGE MOUNTPOINT (--help for the usage)\n");
         return 2;

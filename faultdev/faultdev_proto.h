@@ -18,6 +18,20 @@
  *   disarm
  *       Requests pass again; the counters stay as they were until the next arm, and a lost write
  *       not told yet is told at the next fsync.
+ *   record on [lie]
+ *       Empties the block log and starts it: from now on every write of the image (its offset and
+ *       data), every discard and every flush (an fsync of the image: how a loop device passes on
+ *       a flush, and a FUA write, which it emulates as a write and a flush) is appended to it,
+ *       in the order the daemon serves them. lie (a test hook): a device that lies about its
+ *       flushes; the writes since the flush before are still made to the image, but the log
+ *       puts them after the flush (marks stay), as if they had become durable only at the next
+ *       one.
+ *   record mark N
+ *       Appends a mark with the number N: where in the log a caller's call returned.
+ *   record off
+ *       Stops the log (it stays readable until the next record on).
+ * Reading MOUNTPOINT/log gives the log: records of struct faultdev_rec, a write's data right
+ * after its header.
  * Reading the control file gives one line:
  *   armed=0|1 reads=R writes=W fsyncs=F matched=M failed=X lost=L
  * where R, W and F count the requests since the last arm, M the requests of the armed
@@ -25,6 +39,17 @@
  */
 #define FAULTDEV_IMAGE_NAME "img"
 #define FAULTDEV_CTL_NAME "ctl"
+#define FAULTDEV_LOG_NAME "log"
 #define FAULTDEV_STATUS_MAX 256
+
+/* One record of the block log (16 bytes on Linux; plain C types: the header includes nothing,
+ * as emit-c pastes it ahead of the daemon's feature macros); kind WRITE is followed by len bytes of data. */
+enum faultdev_rec_kind { FAULTDEV_REC_WRITE = 1, FAULTDEV_REC_DISCARD, FAULTDEV_REC_FLUSH,
+                         FAULTDEV_REC_MARK };
+struct faultdev_rec {
+    unsigned int kind;
+    unsigned int len;           /* WRITE, DISCARD: bytes; MARK: the mark's number */
+    unsigned long long off;     /* WRITE, DISCARD: where on the image */
+};
 
 #endif

@@ -5,6 +5,8 @@ import os
 import re
 import sys
 
+import cause_check
+
 VERDICTS = {"bug": "bug", "design": "documented design difference",
             "false-positive": "Metis false positive"}
 
@@ -217,7 +219,34 @@ def main_together(argv):
     sys.exit(1 if problems else 0)
 
 
+CAUSES_HEADING = "## Causes"
+CLASSES_HEADING = "## Classes per target"
+
+
+def main_causes(argv):
+    """findings.py --causes FINDINGS.md PROFILE_DIR: rewrites only FINDINGS.md's cause table
+    (from its heading to the classes' heading) from PROFILE_DIR/causes.md, then checks its bug
+    rows; the classes below stay those of the campaign's runs, which need not be on this host."""
+    dest, here = argv[0], argv[1]
+    table = os.path.join(here, "causes.md")
+    text = read_file(dest)
+    start, end = text.find(CAUSES_HEADING), text.find(CLASSES_HEADING)
+    if start < 0 or end < start:
+        sys.exit("findings.py: %s has no '%s' section before '%s'" % (dest, CAUSES_HEADING, CLASSES_HEADING))
+    with open(dest, "w") as f:
+        f.write(text[:start] + read_file(table) + "\n\n" + text[end:] + "\n")
+    bad = cause_check.check(os.path.dirname(os.path.dirname(os.path.abspath(here))), table)[0]
+    for line in bad:
+        print("findings: " + line, file=sys.stderr)
+    print("findings: wrote the cause table of %s (%d problem%s)" % (dest, len(bad), "" if len(bad) == 1 else "s"))
+    sys.exit(1 if bad else 0)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--causes":
+        if len(sys.argv) != 4:
+            sys.exit("usage: findings.py --causes FINDINGS.md PROFILE_DIR")
+        main_causes(sys.argv[2:])
     if len(sys.argv) > 1 and sys.argv[1] == "--together":
         if len(sys.argv) < 6:
             sys.exit("usage: findings.py --together SHARE CAMPAIGN_DIR FINDINGS.md PROFILE...")
@@ -242,7 +271,7 @@ def main():
     # classes per target.
     here = os.path.dirname(os.path.abspath(profiles[0]))
     if os.path.exists(os.path.join(here, "causes.md")):
-        head += [read_file(os.path.join(here, "causes.md")), "", "## Classes per target", ""]
+        head += [read_file(os.path.join(here, "causes.md")), "", CLASSES_HEADING, ""]
     # What the runs' figures depend on (machine, load, what ran beside them), if recorded.
     conditions = os.path.join(out_dir, "conditions.md")
     if os.path.exists(conditions):
@@ -260,8 +289,15 @@ def main():
     kept = split_together(read_file(dest))[1] if os.path.exists(dest) else ""
     with open(dest, "w") as f:
         f.write(with_together("\n".join(head + table + body + tail) + "\n", kept))
-    print("campaign: wrote %s (%d problem%s: classes without a verdict or runs that failed)" % (
-        dest, problems, "" if problems == 1 else "s"))
+    # A bug row without its cause location, search record or confirmation fails the campaign.
+    table = os.path.join(here, "causes.md")
+    bad = cause_check.check(os.path.dirname(os.path.dirname(here)), table)[0] if os.path.exists(table) else []
+    for line in bad:
+        print("campaign: " + line, file=sys.stderr)
+    problems += len(bad)
+    print("campaign: wrote %s (%d problem%s: classes without a verdict, runs that failed, or bug "
+          "causes without a location, search record or confirmation)" % (
+              dest, problems, "" if problems == 1 else "s"))
     sys.exit(1 if problems else 0)
 
 

@@ -24,6 +24,7 @@ struct crash_image {
     size_t nblocks;
     unsigned char *buf;         /* the copy as taken */
     unsigned char *hole;        /* per block: 1 if the image file had a hole there */
+    unsigned char *base, *base_hole;  /* crash_image_base: the image before a recorded step */
     int live_fd;                /* b->image, read-only */
     int live_loop;              /* the loop device b is mounted from (for its I/O counters) */
     int fd, loopnr, mounted;
@@ -85,10 +86,10 @@ static int io_count(int nr, struct io_count *c)
 
 /* Reads the image's data regions into buf; its holes (never written) are only marked, so a
  * large sparse image costs what its data costs. */
-static int read_image(struct crash_image *c)
+static int read_image_into(struct crash_image *c, unsigned char *buf, unsigned char *hole)
 {
     size_t pos = 0;
-    memset(c->hole, 1, c->nblocks);
+    memset(hole, 1, c->nblocks);
     while (pos < c->size) {
         off_t data = lseek(c->live_fd, (off_t)pos, SEEK_DATA), end;
         if (data < 0 && errno == ENXIO)
@@ -100,12 +101,17 @@ static int read_image(struct crash_image *c)
             end = (off_t)c->size;
         size_t from = (size_t)data / BLOCK * BLOCK, to = ((size_t)end + BLOCK - 1) / BLOCK * BLOCK;
         to = to > c->size ? c->size : to;
-        if (pread_all(c->live_fd, c->buf + from, to - from, (off_t)from) < 0)
+        if (pread_all(c->live_fd, buf + from, to - from, (off_t)from) < 0)
             return -1;
-        memset(c->hole + from / BLOCK, 0, (to - from + BLOCK - 1) / BLOCK);
+        memset(hole + from / BLOCK, 0, (to - from + BLOCK - 1) / BLOCK);
         pos = to;
     }
     return 0;
+}
+
+static int read_image(struct crash_image *c)
+{
+    return read_image_into(c, c->buf, c->hole);
 }
 
 static int block_empty(const struct crash_image *c, size_t i)
@@ -234,6 +240,50 @@ int crash_image_copy(struct crash_image *c)
     }
 }
 
+/* ---- states built from a recorded stream ---- */
+
+int crash_image_base(struct crash_image *c)
+{
+    if ((!c->base && !(c->base = malloc(c->size))) ||
+        (!c->base_hole && !(c->base_hole = malloc(c->nblocks))))
+        return bk_err(c->b, "crash base", "out of memory for a %llu-byte copy",
+                      (unsigned long long)c->size);
+    if (read_image_into(c, c->base, c->base_hole) < 0)
+        return bk_err(c->b, "crash base", "reading %s: %s", c->b->image, strerror(errno));
+    return 0;
+}
+
+void crash_image_from_base(struct crash_image *c)
+{
+    if (!c->base)
+        return;
+    memcpy(c->buf, c->base, c->size);
+    memcpy(c->hole, c->base_hole, c->nblocks);
+}
+
+/* A block once a hole now holds zeros first, then what lands in it. */
+static void fill_holes(struct crash_image *c, uint64_t off, uint64_t len)
+{
+    for (uint64_t i = off / BLOCK; i < (off + len + BLOCK - 1) / BLOCK && i < c->nblocks; i++)
+        if (c->hole[i]) {
+            uint64_t at = i * BLOCK, n = at + BLOCK > c->size ? c->size - at : BLOCK;
+            memset(c->buf + at, 0, n);
+            c->hole[i] = 0;
+        }
+}
+
+void crash_image_write(struct crash_image *c, uint64_t off, const void *data, uint64_t len)
+{
+    if (off >= c->size)
+        return;
+    len = off + len > c->size ? c->size - off : len;
+    fill_holes(c, off, len);
+    if (data)
+        memcpy(c->buf + off, data, len);
+    else
+        memset(c->buf + off, 0, len);
+}
+
 int crash_image_mount(struct crash_image *c, int ro, int *rootfd, char *why, size_t len)
 {
     struct backend *b = c->b;
@@ -300,5 +350,7 @@ void crash_image_close(struct crash_image *c)
         rmdir(c->mnt);
     free(c->buf);
     free(c->hole);
+    free(c->base);
+    free(c->base_hole);
     free(c);
 }

@@ -3,6 +3,7 @@
 #define METIS_CRASHIMG_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "backend/base/backend_types.h"
 
 /*
@@ -23,6 +24,12 @@ struct crash_image *crash_image_open(struct backend *b);
 int crash_image_has_journal(struct crash_image *c);
 /* Copies b's device (b mounted) at an instant when no write is in flight or lands on it. */
 int crash_image_copy(struct crash_image *c);
+/* A stream's crash states: crash_image_base reads b's image (b unmounted) as the state a
+ * recorded step starts from; crash_image_from_base makes the copy that state again, and
+ * crash_image_write lands one recorded write (data NULL: a discard, zeros) on the copy. */
+int crash_image_base(struct crash_image *c);
+void crash_image_from_base(struct crash_image *c);
+void crash_image_write(struct crash_image *c, uint64_t off, const void *data, uint64_t len);
 /* Writes the copy to its file and mounts it (b unmounted: xfs and btrfs refuse two mounts of
  * one UUID), read-only if ro (the journal is still recovered; the unmount then writes nothing).
  * 0 with *rootfd open on it; 1 when the copy does not mount (why names the error: a

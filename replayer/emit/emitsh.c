@@ -2,6 +2,7 @@
 #include "emitstep/emit.h"
 #include "emitstep/emitc_crash.h"
 #include "emitstep/emitc_fault.h"
+#include "emitstep/emitc_stream.h"
 #include "lib/placeholders.h"
 
 #include <errno.h>
@@ -108,7 +109,9 @@ static void emit_kernel(FILE *f, const struct emit *e, const struct fs_config *c
                 "  do_mount; repro pre; do_umount\n"
                 "  for k in $(seq 1 %s); do do_mount; repro step \"$k\"; do_umount; done\n",
                 crash || fault ? "$((nsteps - 1))" : "\"$nsteps\"");
-    if (c->remount && crash)
+    if (c->remount && crash && emitc_stream_mode(e->cfg, c))
+        emitc_stream_script(f, e, c, crash);
+    else if (c->remount && crash)
         emitc_crash_script(f, c, crash);
     if (fault)
         emitc_fault_script(f, e, c);

@@ -117,7 +117,7 @@ static const char compare_fsync[] =
     "        if (w[2] == \"d\") { names(live, rec, w[1], \"is lost\"); names(rec, live, w[1], \"appeared\") } }\n"
     "      exit bad }' || crash=1\n";
 
-static void emit_recover(FILE *f, const struct fs_config *c, int mode)
+void emitc_crash_recover(FILE *f, const struct fs_config *c, int check)
 {
     const char *checker = crash_checker(c->fstype);
     fprintf(f, "  cloop=$(losetup -f --show \"$work/crash.img\") || exit 2\n  mkdir -p \"$work/cmnt\"\n");
@@ -127,9 +127,17 @@ static void emit_recover(FILE *f, const struct fs_config *c, int mode)
     fprintf(f, "    \"$here/repro\" \"$work/cmnt\" list >\"$work/rec.txt\"; umount \"$work/cmnt\"\n"
             "  else\n    echo \"repro: the crash copy does not mount\"; crash=1\n  fi\n"
             "  losetup -d \"$cloop\"; cloop=\n");
-    if (mode == CRASH_ANY && checker)
+    if (check && checker)
         fprintf(f, "  [ $crash = 0 ] && { %s \"$work/crash.img\" || { echo \"repro: '%s' finds the recovered copy damaged\"; crash=1; }; }\n",
                 checker, checker);
+}
+
+void emitc_crash_compare(FILE *f, int mode, const char *cond)
+{
+    if (mode == CRASH_FSYNC)
+        fprintf(f, "  %s[ -f \"$work/rec.txt\" ] && {\n%s  }\n", cond, compare_fsync);
+    else if (mode == CRASH_SYNCFS)
+        fprintf(f, "  %s[ -f \"$work/rec.txt\" ] && { diff \"$work/live.txt\" \"$work/rec.txt\" || crash=1; }\n", cond);
 }
 
 void emitc_crash_script(FILE *f, const struct fs_config *c, int mode)
@@ -143,11 +151,8 @@ void emitc_crash_script(FILE *f, const struct fs_config *c, int mode)
             "  \"$here/repro\" \"$mnt\" sync \"$nsteps\" >\"$work/promised.txt\"\n"
             "  cp --sparse=always \"$img\" \"$work/crash.img\" || exit 2\n"
             "  \"$here/repro\" \"$mnt\" list >\"$work/live.txt\"; do_umount\n");
-    emit_recover(f, c, mode);
-    if (mode == CRASH_FSYNC)
-        fprintf(f, "  [ -f \"$work/rec.txt\" ] && {\n%s  }\n", compare_fsync);
-    else if (mode == CRASH_SYNCFS)
-        fprintf(f, "  [ -f \"$work/rec.txt\" ] && { diff \"$work/live.txt\" \"$work/rec.txt\" || crash=1; }\n");
+    emitc_crash_recover(f, c, mode == CRASH_ANY);
+    emitc_crash_compare(f, mode, "");
     fprintf(f, "  [ $crash = 1 ] && { echo \"repro: the defect shows: the recovered copy is not what "
             "the sync promised\"; rc=1; }\n");
 }

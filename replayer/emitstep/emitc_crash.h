@@ -12,6 +12,12 @@ int emitc_crash_mode(const struct metis_config *cfg, const struct fs_config *c);
  * when off). */
 void emitc_crash_sync(FILE *f, const struct trace *t, const struct metis_config *cfg,
                       const struct fs_config *fut);
+/* run.sh's recovery of $work/crash.img on a loop device of its own into $work/rec.txt (crash=1
+ * when it does not mount) and, with check, the format's checker after it. */
+void emitc_crash_recover(FILE *f, const struct fs_config *c, int check);
+/* run.sh's comparison of rec.txt with what mode's sync promised (promised.txt, live.txt),
+ * run when the shell condition cond (e.g. "[ $synced = 1 ] && ", "" for always) holds. */
+void emitc_crash_compare(FILE *f, int mode, const char *cond);
 /* run.sh's last step on fs c with its crash check in mode; sets rc=1 when the copy fails. */
 void emitc_crash_script(FILE *f, const struct fs_config *c, int mode);
 

@@ -74,7 +74,7 @@ int emitc_fault_source(const char *dir, char *err, size_t errlen)
 /* The daemon: METIS_FAULTDEV, else bin/metis-faultdev beside the metis-replay that wrote this,
  * else built from faultdev.c; then, for a kernel fs, the loop device with direct I/O over its
  * file (a FUSE daemon is given the file itself, as Metis does). */
-static void script_device(FILE *f, const struct emit *e, int fuse)
+void emitc_fault_device(FILE *f, const struct emit *e, int fuse)
 {
     fprintf(f, "  fdbin=${METIS_FAULTDEV:-}\n"
             "  [ -z \"$fdbin\" ] && [ -x '%s/metis-faultdev' ] && fdbin='%s/metis-faultdev'\n"
@@ -162,7 +162,7 @@ void emitc_fault_script(FILE *f, const struct emit *e, const struct fs_config *c
             "  # '%s' and a syncfs; the fs is mounted again and must show the clean run's\n"
             "  # state (what it acknowledged), or the state before (what failed), and pass %s.\n",
             armed, crash_checker(c->fstype) ? crash_checker(c->fstype) : "(no checker)");
-    script_device(f, e, c->type == FS_FUSE);
+    emitc_fault_device(f, e, c->type == FS_FUSE);
     script_runs(f, c, armed);
     script_judge(f, c);
 }

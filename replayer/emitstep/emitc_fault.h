@@ -14,6 +14,9 @@ const struct fault_spec *emitc_fault_last(const struct emit *e, const struct fs_
 void emitc_fault_call(FILE *f, const struct emit *e);
 /* DIR/faultdev.c: bin/metis-faultdev's source, for run.sh to build when Metis is not there. */
 int emitc_fault_source(const char *dir, char *err, size_t errlen);
+/* run.sh's lines that start the faulty device on $img at $fdm (fdbin: the daemon) and, unless
+ * fuse, attach its file to the loop device $floop with direct I/O. */
+void emitc_fault_device(FILE *f, const struct emit *e, int fuse);
 /* run.sh's last step on fs c (kernel, or an image-backed FUSE fs whose case defines fmount IMG)
  * with Metis's fault check of it; sets rc=1 when it fails. */
 void emitc_fault_script(FILE *f, const struct emit *e, const struct fs_config *c);

@@ -1,4 +1,4 @@
-/* Fuzz harness of the trace reader (replayer/trace.c): parse, and a parsed trace written back must parse again. */
+/* Fuzz harness of the trace reader (replayer/trace/trace.c): parse, and a parsed trace written back must parse again. */
 #include "fuzz_common.h"
 #include "trace/trace.h"
 

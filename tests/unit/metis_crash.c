@@ -123,6 +123,27 @@ Test(metis_crash, bad_configs_refused)
                 "[fs r]: crash does not apply to a reffs file system");
 }
 
+Test(metis_crash, stream_states_configs)
+{
+    static struct metis_config cfg;
+    char err[1024];
+    cr_assert_eq(mcr_load("[run]\ncrash = fsync\ncrash_states = stream\ncrash_states_max = 9\n"
+                          EXT4_4M, &cfg, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(crash_states_parse(cfg.run.crash_states), CRASH_STATES_STREAM);
+    cr_expect_eq(cfg.run.crash_states_max, 9);
+    mcr_refused("[run]\ncrash = fsync\ncrash_test_lie = 1\n" EXT4_4M, 3,
+                "crash_test_lie: the recording device lies only under a crash check with "
+                "crash_states = flushes or stream");
+    mcr_refused("[run]\ncrash_states = all\n" EXT4_4M, 2,
+                "crash_states: 'all' is not copy, flushes or stream");
+    mcr_refused("[run]\ncrash = fsync\ncrash_states = flushes\n[fs e2]\ntype = kernel\n"
+                "fstype = ext2\n", 4, "[fs e2]: crash_states = flushes or stream needs a journal "
+                "and ext2 has none: use crash_states = copy, or crash = 0 here");
+    mcr_refused("[run]\ncrash = syncfs\ncrash_states = stream\n[fs f]\ntype = kernel\n"
+                "fstype = f2fs\n", 4, "[fs f]: crash_states = flushes or stream needs a checker, "
+                "and Metis knows none for this fstype: set crash = 0 here or crash_states = copy");
+}
+
 Test(metis_crash, ext2_without_any_is_fine)
 {
     static struct metis_config cfg;

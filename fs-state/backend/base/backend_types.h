@@ -109,6 +109,9 @@ struct backend {
                                    unmount_cmd failed, or met EBUSY for BK_BUSY_SECONDS) */
     int own_failure;            /* the last read-back failed in Metis's own part (an image
                                    store), not the target's: set by the backend, reset per read */
+    int tree_unreadable;        /* the last recording of its tree (a read-back, or one within
+                                   a save, a restore or after a replay) failed on the mount
+                                   (an entry listed but gone, EIO): the target's failure */
     backend_replay_fn replay_fn;   /* set by the engine; needed only where snapshots are not */
     void *replay_ctx;              /* ... and the context of populate_fn too */
     backend_populate_fn populate_fn;  /* set by the engine */
@@ -125,6 +128,9 @@ struct backend {
     uint64_t ample_bytes, ample_inodes;  /* set by the engine: free bytes and inodes more than
                                             the pool could ever take (0: none are) */
     struct backend_remount remount;
+    int mount_recorded;         /* set by the crash check (crash_states = flushes or stream): a
+                                   kernel fs's begin mounts it from its faulty device, whose
+                                   block log is the stream its crash states are made from */
     int record_history;         /* set by the engine: a backend whose restores leave more in the
                                    fs than its saved state (one without snapshots) records what
                                    they did in history, for a replay of its real history */

@@ -146,6 +146,48 @@ static int read_counts(struct faultdev *f, struct faultdev_counts *c)
     return ferr(f, "unreadable counters '%.100s'", line);
 }
 
+int faultdev_record(struct faultdev *f, const char *how)
+{
+    char text[64];
+    snprintf(text, sizeof text, "record %s", how);
+    return command(f, text);
+}
+
+#define LOG_CHUNK (1 << 17)
+
+/* A log read in chunks of a FUSE read's usual size, grown by doubling. */
+static int read_all(struct faultdev *f, int fd, const char *path, char **out, size_t *len)
+{
+    size_t cap = 0;
+    for (;;) {
+        if (*len + LOG_CHUNK > cap) {
+            cap = cap ? 2 * cap : 8 * LOG_CHUNK;
+            char *p = realloc(*out, cap);
+            if (!p)
+                return ferr(f, "out of memory for the block log");
+            *out = p;
+        }
+        ssize_t n = pread(fd, *out + *len, LOG_CHUNK, (off_t)*len);
+        if (n <= 0)
+            return n < 0 ? ferr(f, "reading %s: %s", path, strerror(errno)) : 0;
+        *len += (size_t)n;
+    }
+}
+
+int faultdev_read_log(struct faultdev *f, char **out, size_t *len)
+{
+    char path[PATH_MAX + 8];
+    snprintf(path, sizeof path, "%s/" FAULTDEV_LOG_NAME, f->mnt);
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ferr(f, "cannot open %s: %s", path, strerror(errno));
+    int rc = read_all(f, fd, path, out, len);
+    close(fd);
+    return rc;
+}
+
 int faultdev_disarm(struct faultdev *f, struct faultdev_counts *c)
 {
     return command(f, "disarm") < 0 ? -1 : read_counts(f, c);

@@ -35,6 +35,11 @@ pid_t faultdev_pid(const struct faultdev *f);
 int faultdev_arm(struct faultdev *f, const char *command);
 /* Lets every request pass again and says what happened while armed. */
 int faultdev_disarm(struct faultdev *f, struct faultdev_counts *c);
+/* A block-log command of faultdev_proto.h, without its "record ": "on", "on lie", "off",
+ * "mark N". */
+int faultdev_record(struct faultdev *f, const char *how);
+/* The block log as the daemon has it (records of struct faultdev_rec), in a malloc'd *out. */
+int faultdev_read_log(struct faultdev *f, char **out, size_t *len);
 /* Detaches the loop device, unmounts the daemon and waits for it to exit; NULL is fine. */
 void faultdev_close(struct faultdev *f);
 

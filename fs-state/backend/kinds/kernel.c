@@ -190,8 +190,13 @@ static int k_begin(struct backend *b)
     struct kdev *p = b->priv;
     if (!p || !p->im.store)
         return bk_err(b, "begin", "not set up");
-    if (!b->mounted && kdev_mount(b, p, "begin: mount") < 0)
+    if (!b->mounted && b->mount_recorded && p->fault) {
+        if (kdev_mount_from(b, p, faultdev_device(p->fault), "begin: mount from the recording "
+                            "device") < 0)
+            return -1;
+    } else if (!b->mounted && kdev_mount(b, p, "begin: mount") < 0) {
         return -1;
+    }
     imgstore_file_changed(p->im.store);   /* a mounted fs may write the image at any time */
     return bk_open_root(b);
 }

@@ -40,6 +40,7 @@ struct parse_state {
     int fs_key_line[METIS_MAX_FS][FSK_COUNT];
     int ops_line, pool_line, pool_key_line;
     int lose_line;              /* [run] remount_test_lose's line, 0 if not given */
+    int lie_line;               /* [run] crash_test_lie's line, 0 if not given */
     int faults_line;            /* line of [run] faults, for the fault keys' whole-file checks */
     bool part_given[ARG_NKINDS], mode_given[ARG_NKINDS];   /* [sizes] keys seen */
     int err_line;               /* line of the first problem, 0 if none yet */
@@ -244,10 +245,14 @@ static void run_checks(struct parse_state *st, const char *name, const char *val
         st->cfg->run.out_line = st->line;
     if (strcmp(name, "crash") == 0 && crash_mode_parse(value) < 0)
         fail(st, st->line, "crash: '%s' is not off, fsync, syncfs or any", value);
+    if (strcmp(name, "crash_states") == 0 && crash_states_parse(value) < 0)
+        fail(st, st->line, "crash_states: '%s' is not copy, flushes or stream", value);
     if (strcmp(name, "crash_test_skip") == 0 && value[0] && op_lookup(value) < 0)
         fail(st, st->line, "crash_test_skip: '%s' is not an operation", value);
     if (strcmp(name, "remount_test_lose") == 0)
         st->lose_line = st->line;
+    if (strcmp(name, "crash_test_lie") == 0)
+        st->lie_line = st->line;
     if (strcmp(name, "faults") == 0)
         st->faults_line = st->line;
     if (strcmp(name, "fault_test_silent") == 0 && value[0] && op_lookup(value) < 0)
@@ -1349,6 +1354,17 @@ static void finish_together(struct parse_state *st)
              "together (a crash check syncs what one operation touched)", r->crash);
 }
 
+/* The lying recording device is a test hook of the stream's states: without them it would
+ * change nothing, and a test relying on it would pass for the wrong reason. */
+static void finish_lie(struct parse_state *st)
+{
+    const struct run_config *r = &st->cfg->run;
+    if (r->crash_test_lie && (crash_mode_parse(r->crash) <= CRASH_OFF ||
+                              crash_states_parse(r->crash_states) == CRASH_STATES_COPY))
+        fail(st, st->lie_line, "crash_test_lie: the recording device lies only under a crash "
+             "check with crash_states = flushes or stream");
+}
+
 /* What a bounded search cannot have: anything drawn at random within a step or a search
  * (dives, revisits, concurrent steps, fault steps, per-search variants), since its verdict
  * holds only if every state is the same function of the transitions that led to it. */
@@ -1421,6 +1437,8 @@ static void finish(struct parse_state *st)
         finish_vary(st);
     if (!st->failed)
         finish_together(st);
+    if (!st->failed)
+        finish_lie(st);
     int bad_fs = 0;
     char msg[400];
     if (!st->failed && crash_config_problem(cfg, &bad_fs, msg, sizeof msg) < 0)

@@ -141,6 +141,10 @@ struct run_config {
     int out_line;               /* line of the out key (0 = not given), for config_validate */
     char crash[16];             /* crash check: off, fsync, syncfs or any (crash_modes.h) */
     char crash_test_skip[32];   /* test hook: an operation whose fsync crash=fsync leaves out */
+    char crash_states[16];      /* the crash states: copy (one per step), flushes or stream
+                                   (from the recorded block stream; crash_modes.h) */
+    long crash_states_max;      /* crash states checked per step and fs at most */
+    int crash_test_lie;         /* test hook: the recording device lies about its flushes */
     uint64_t remount_test_lose; /* test hook: a write_file of at least this many bytes never
                                    reaches the device of a kernel fs kept mounted (0: off) */
     double faults;              /* share of steps that are fault steps (fault_kinds.h); 0 = off */

@@ -2,6 +2,10 @@
 #include "engine/crash/crash_check.h"
 #include "engine/config/crash_config.h"
 #include "backend/crash_image.h"
+#include "engine/crash/crash_listing.h"
+#include "engine/crash/crash_oracle.h"
+#include "engine/crash/crash_states.h"
+#include "backend/device/faultdev.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +40,18 @@ struct crash_check {
     FILE *live;                 /* the live read-back's listing while a capture is pending */
     char *live_text, *rec_text; /* the last live and recovered listings */
     size_t live_len, rec_len;
+    enum crash_states states;   /* copy, or states of the recorded stream */
+    int lie;                    /* test hook crash_test_lie: the recording device lies */
+    size_t states_max;
+    struct crash_state *st;     /* room for states_max states */
+    struct faultdev *dev;       /* the recording device (the backend's) */
+    int recording, data_op;
+    char *pre_text;             /* the listing of the state the step started from */
+    size_t pre_len;
 };
+
+/* The marks the check puts in the block log: its syncs began, and they all returned. */
+enum { MARK_SYNCING = 1, MARK_SYNCED = 2 };
 
 static int cerr(struct crash_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -70,16 +85,41 @@ struct crash_check *crash_open(const struct metis_config *cfg, int i, struct bac
     c->mode = (enum crash_mode)crash_mode_parse(cfg->run.crash);
     c->skip_op = cfg->run.crash_test_skip[0] ? op_lookup(cfg->run.crash_test_skip) : -1;
     c->checker = crash_checker(fs->fstype);
+    c->states = (enum crash_states)crash_states_parse(cfg->run.crash_states);
+    c->lie = cfg->run.crash_test_lie;
+    c->states_max = (size_t)cfg->run.crash_states_max;
+    if (c->states != CRASH_STATES_COPY && !(c->st = calloc(c->states_max, sizeof *c->st))) {
+        free(c);
+        *failed = 1;
+        return NULL;
+    }
     return c;
+}
+
+/* The recording device: the backend's faulty device, which each step is then mounted from. */
+static int setup_recording(struct crash_check *c)
+{
+    if (c->states == CRASH_STATES_COPY)
+        return 0;
+    if (!c->b->ops->faultdev)
+        return cerr(c, "crash_states = %s needs a recording device, and this backend has none",
+                    crash_states_name(c->states));
+    if (!(c->dev = c->b->ops->faultdev(c->b)))
+        return -1;
+    c->b->mount_recorded = 1;
+    return 0;
 }
 
 int crash_setup(struct crash_check *c)
 {
-    if (!(c->img = crash_image_open(c->b)) || (c->journal = crash_image_has_journal(c->img)) < 0)
+    if (!(c->img = crash_image_open(c->b)) || (c->journal = crash_image_has_journal(c->img)) < 0 ||
+        setup_recording(c) < 0)
         return -1;
-    return c->journal || c->mode != CRASH_ANY ? 0 : cerr(c, "crash = any needs a journal, and the %s made here has none "
-                        "(mkfs.ext4 makes one from 2 MiB, unless mkfs_opts say otherwise)",
-                        c->b->cfg->fstype);
+    if (c->journal || (c->mode != CRASH_ANY && c->states == CRASH_STATES_COPY))
+        return 0;
+    return cerr(c, "%s needs a journal, and the %s made here has none (mkfs.ext4 makes one from "
+                "2 MiB, unless mkfs_opts say otherwise)", c->states == CRASH_STATES_COPY
+                ? "crash = any" : "crash_states = flushes or stream", c->b->cfg->fstype);
 }
 
 static void free_text(char **text, size_t *len)
@@ -98,7 +138,34 @@ void crash_close(struct crash_check *c)
         fclose(c->live);
     free_text(&c->live_text, &c->live_len);
     free_text(&c->rec_text, &c->rec_len);
-    free(c);
+    free_text(&c->pre_text, &c->pre_len);
+    free(c->st);
+    free(c);                    /* the recording device is the backend's: its teardown closes it */
+}
+
+int crash_start(struct crash_check *c)
+{
+    if (!c || c->states == CRASH_STATES_COPY)
+        return 0;
+    if (crash_image_base(c->img) < 0 || faultdev_record(c->dev, c->lie ? "on lie" : "on") < 0)
+        return -1;
+    c->recording = 1;
+    return 0;
+}
+
+static int mark(struct crash_check *c, int which)
+{
+    char text[32];
+    snprintf(text, sizeof text, "mark %d", which);
+    return c->recording ? faultdev_record(c->dev, text) : 0;
+}
+
+/* Operations whose bytes may reach the device in any order before a sync: a crash in flight
+ * can leave a file's size and contents between before and after. */
+static int is_data_op(const struct op_args *a)
+{
+    return a->op == OP_write_file || a->op == OP_truncate || a->op == OP_fallocate_file ||
+           a->op == OP_copy_range || a->op == OP_create_file || a->op == OP_open_unlink;
 }
 
 /* ---- the sync ---- */
@@ -234,12 +301,17 @@ int crash_capture(struct crash_check *c, int rootfd, const struct op_args *a,
     r->checked = 1;
     c->nprom = 0;
     c->pending = 0;
+    c->data_op = is_data_op(a);
+    if (mark(c, MARK_SYNCING) < 0)
+        return -1;
     if (c->mode == CRASH_FSYNC && sync_touched(c, rootfd, a, skip || whole) < 0)
         return -1;
     if (whole && !skip && syncfs(rootfd) < 0)
         return cerr(c, "syncfs: %s", strerror(errno));
+    if (mark(c, MARK_SYNCED) < 0)
+        return -1;
     describe_sync(c, skip && c->mode != CRASH_ANY, whole, r);
-    if (crash_image_copy(c->img) < 0 || open_live_listing(c) < 0)
+    if ((!c->recording && crash_image_copy(c->img) < 0) || open_live_listing(c) < 0)
         return -1;
     c->pending = 1;
     return 0;
@@ -261,31 +333,11 @@ static void escape_path(const char *p, char *out, size_t len)
     buf_free(&b);
 }
 
-static size_t line_len(const char *l)
-{
-    return strcspn(l, "\n");
-}
-
-/* The line of path in text, or NULL. */
-static const char *find_line(const char *text, const char *path)
-{
-    size_t n = strlen(path);
-    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-        if (strncmp(l, path, n) == 0 && l[n] == ' ')
-            return l;
-    return NULL;
-}
-
-static int same_line(const char *a, const char *b)
-{
-    return a && b ? line_len(a) == line_len(b) && strncmp(a, b, line_len(a)) == 0 : a == b;
-}
-
 static void finding(struct crash_result *r, const char *path, const char *live, const char *rec)
 {
     snprintf(r->detail, sizeof r->detail, "%s: live '%.*s', recovered '%.*s'", path,
-             live ? (int)line_len(live) : 6, live ? live : "absent",
-             rec ? (int)line_len(rec) : 6, rec ? rec : "absent");
+             live ? (int)listing_line_len(live) : 6, live ? live : "absent",
+             rec ? (int)listing_line_len(rec) : 6, rec ? rec : "absent");
     r->kinds |= CRASH_LOST;
 }
 
@@ -303,12 +355,12 @@ static int names_kept(const char *from, const char *to, const char *dir, int los
     char prefix[METIS_PATH_MAX + 8], path[METIS_PATH_MAX + 8];
     snprintf(prefix, sizeof prefix, "%s/", strcmp(dir, "/") ? dir : "");
     size_t plen = strlen(prefix);
-    for (const char *l = from; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+    for (const char *l = from && *from ? from : NULL; l; l = listing_next(l)) {
         if (!child_of(l, prefix, plen))
             continue;
         size_t n = strcspn(l, " ");
         snprintf(path, sizeof path, "%.*s", (int)n, l);
-        const char *o = find_line(to, path);
+        const char *o = listing_find(to, path);
         if (o && o[n + 1] == l[n + 1])
             continue;
         snprintf(r->detail, sizeof r->detail, "%s: the name %s (%c) %s in the fsynced directory",
@@ -327,8 +379,8 @@ static void judge_fsync(struct crash_check *c, struct crash_result *r)
     for (int k = 0; k < c->nprom && !r->kinds; k++) {
         const struct promise *p = &c->prom[k];
         escape_path(p->path, path, sizeof path);
-        const char *live = find_line(c->live_text, path), *rec = find_line(c->rec_text, path);
-        if (!same_line(live, rec))
+        const char *live = listing_find(c->live_text, path), *rec = listing_find(c->rec_text, path);
+        if (!listing_same(live, rec))
             finding(r, p->path, live, rec);
         else if (p->dir && names_kept(c->live_text, c->rec_text, path, 1, r))
             names_kept(c->rec_text, c->live_text, path, 0, r);
@@ -346,10 +398,10 @@ static void judge_syncfs(struct crash_check *c, const unsigned char *digest, int
     snprintf(r->detail, sizeof r->detail, "the recovered tree's digest differs");
     for (int pass = 0; pass < 2; pass++) {
         const char *from = pass ? c->rec_text : c->live_text, *to = pass ? c->live_text : c->rec_text;
-        for (const char *l = from; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        for (const char *l = from && *from ? from : NULL; l; l = listing_next(l)) {
             snprintf(path, sizeof path, "%.*s", (int)strcspn(l, " \n"), l);
-            const char *o = find_line(to, path);
-            if (!same_line(l, o)) {
+            const char *o = listing_find(to, path);
+            if (!listing_same(l, o)) {
                 finding(r, path, pass ? o : l, pass ? l : o);
                 return;
             }
@@ -377,27 +429,136 @@ static int read_copy(struct crash_check *c, int rootfd, unsigned char *digest, i
     return 1;
 }
 
+/* The copy mounted (journal recovered; read-only if ro), read back into rec_text and unmounted:
+ * 0, 1 when it did not mount or read (r says why), 2 when its unmount stayed busy (detached
+ * lazily: the copy goes unjudged, as a loaded host can keep a last close pending), -1 on
+ * Metis's own failure. */
+static int recover(struct crash_check *c, int ro, unsigned char *rdigest, int *rlen,
+                   struct crash_result *r)
+{
+    int rootfd;
+    int rc = crash_image_mount(c->img, ro, &rootfd, r->detail, sizeof r->detail);
+    if (rc != 0) {
+        r->kinds |= rc > 0 ? CRASH_MOUNT : 0;
+        return rc;
+    }
+    rc = read_copy(c, rootfd, rdigest, rlen, r);
+    return crash_image_umount(c->img, rootfd) < 0 && rc == 0 ? 2 : rc;
+}
+
+/* ---- the states of a recorded stream ---- */
+
+/* What state st of s must hold: the untouched entries and nothing from nowhere; the operation
+ * all there or not at all while its syncs had not begun (with crash = any, which syncs
+ * nothing, in every state: the unmount's commit too); what they promised once returned. */
+static void judge_state(struct crash_check *c, const struct stream *s, const struct crash_state *st,
+                        const unsigned char *digest, int dlen, const unsigned char *rdigest,
+                        int rlen, struct crash_result *r)
+{
+    int syncing = stream_marked_before(s, st->crash_at, MARK_SYNCING);
+    int synced = stream_marked_before(s, st->crash_at, MARK_SYNCED);
+    if (crash_oracle_kept(c->pre_text, c->live_text, c->rec_text, r->detail, sizeof r->detail) ||
+        ((!syncing || c->mode == CRASH_ANY) && crash_oracle_atomic(c->pre_text, c->live_text, c->rec_text, c->data_op,
+                                         r->detail, sizeof r->detail)))
+        r->kinds |= CRASH_LOST;
+    else if (synced && c->mode == CRASH_FSYNC)
+        judge_fsync(c, r);
+    else if (synced && c->mode == CRASH_SYNCFS)
+        judge_syncfs(c, digest, dlen, rdigest, rlen, r);
+}
+
+/* State st built, recovered (mounted writable, as at a reboot), read back, checked by the
+ * format's checker and judged. 0; 2 when its unmount stayed busy (unjudged: the step's other
+ * states would meet the lazily detached mount); -1 on Metis's own failure. */
+static int check_state(struct crash_check *c, const struct stream *s, const struct crash_state *st,
+                       const unsigned char *digest, int dlen, struct crash_result *r)
+{
+    unsigned char rdigest[TREE_MAX_DIGEST];
+    int rlen = 0;
+    stream_build(s, st, c->img);
+    int rc = recover(c, 0, rdigest, &rlen, r);
+    if (rc != 0)
+        return rc < 0 ? -1 : rc == 2 ? 2 : 0;
+    if ((rc = crash_image_fsck(c->img, c->checker, r->detail, sizeof r->detail)) != 0) {
+        r->kinds |= rc > 0 ? CRASH_FSCK : 0;
+        return rc < 0 ? -1 : 0;
+    }
+    if (st->kind == STATE_BASE) {
+        free_text(&c->pre_text, &c->pre_len);
+        if (!(c->pre_text = strdup(c->rec_text ? c->rec_text : "")))
+            return cerr(c, "out of memory for the base listing");
+    }
+    judge_state(c, s, st, digest, dlen, rdigest, rlen, r);
+    return 0;
+}
+
+/* Which state a finding was made on, ahead of the finding. */
+static void name_state(const struct stream *s, const struct crash_state *st, size_t k,
+                       size_t n, struct crash_result *r)
+{
+    char detail[sizeof r->detail], but[32] = "";
+    snprintf(detail, sizeof detail, "%s", r->detail);
+    if (st->skip >= 0)
+        snprintf(but, sizeof but, " but %ld", st->skip);
+    snprintf(r->detail, sizeof r->detail, "state %zu of %zu (%s: the writes of records 0 to %zu "
+             "of %zu%s, power cut before record %zu, syncs %s): %.400s", k + 1, n,
+             crash_state_kind_name(st->kind), st->end, s->n, but, st->crash_at,
+             stream_marked_before(s, st->crash_at, MARK_SYNCED) ? "returned"
+             : stream_marked_before(s, st->crash_at, MARK_SYNCING) ? "begun" : "not begun", detail);
+}
+
+static int verify_stream(struct crash_check *c, const unsigned char *digest, int dlen,
+                         struct crash_result *r)
+{
+    char *log = NULL;
+    size_t len = 0;
+    struct stream s;
+    int rc = 0;
+    c->recording = 0;
+    if (faultdev_read_log(c->dev, &log, &len) < 0 || faultdev_record(c->dev, "off") < 0) {
+        free(log);
+        return -1;
+    }
+    if (stream_parse(log, len, &s) < 0) {
+        free(log);
+        return cerr(c, "the recording device's block log (%zu bytes) is %s", len,
+                    errno == ENOMEM ? "too large for memory" : "malformed");
+    }
+    size_t n = stream_states(&s, c->states == CRASH_STATES_STREAM, c->st, c->states_max);
+    r->states = (unsigned)n;
+    for (size_t k = 0; k < n && k < c->states_max && rc == 0 && !r->kinds; k++) {
+        rc = check_state(c, &s, &c->st[k], digest, dlen, r);
+        if (rc == 2) {
+            rc = 0;
+            break;
+        }
+        r->states_checked++;
+        if (r->kinds)
+            name_state(&s, &c->st[k], k, n, r);
+    }
+    stream_free(&s);
+    free(log);
+    return rc;
+}
+
 int crash_verify(struct crash_check *c, const unsigned char *digest, int dlen,
                  struct crash_result *r)
 {
     unsigned char rdigest[TREE_MAX_DIGEST];
-    int rootfd, rlen = 0;
+    int rlen = 0;
     if (!c || !c->pending)
         return 0;
     c->pending = 0;
     fclose(c->live);
     c->live = NULL;
     free_text(&c->rec_text, &c->rec_len);
+    if (c->recording)
+        return verify_stream(c, digest, dlen, r);
     /* Read-only, the copy's journal is recovered all the same and its unmount costs 0.4-0.6 ms
      * instead of 1.5-2.9 (ext4 4 MiB, crash = fsync, alternating 15-s runs); crash = any
      * mounts it writable, as a reboot would, so that the checker sees what recovery left. */
-    int rc = crash_image_mount(c->img, c->mode != CRASH_ANY, &rootfd, r->detail, sizeof r->detail);
-    if (rc != 0) {
-        r->kinds |= rc > 0 ? CRASH_MOUNT : 0;
-        return rc < 0 ? -1 : 0;
-    }
-    rc = read_copy(c, rootfd, rdigest, &rlen, r);
-    if (crash_image_umount(c->img, rootfd) < 0 || rc != 0)
+    int rc = recover(c, c->mode != CRASH_ANY, rdigest, &rlen, r);
+    if (rc != 0)
         return rc < 0 ? -1 : 0;
     if (c->mode == CRASH_FSYNC)
         judge_fsync(c, r);
@@ -422,9 +583,13 @@ void crash_report(struct crash_check *c, const struct crash_result *r, FILE *f, 
         fprintf(f, "finding: %s\n", r->detail);
     snprintf(path, sizeof path, "%s/%s-crash-%llu.img", dir, name, (unsigned long long)seq);
     if (crash_image_save(c->img, path) == 0)
-        fprintf(f, "crash image (the device as the power cut left it, before recovery): %s\n", path);
+        fprintf(f, "crash image (the device as the power cut left it, before recovery%s): %s\n",
+                c->states != CRASH_STATES_COPY ? ": the state named in the finding" : "", path);
     else
         fprintf(f, "crash image not saved: %s\n", c->b->err);
+    if (c->states != CRASH_STATES_COPY)
+        fprintf(f, "\n### tree before the operation (the recorded stream's base)\n%s",
+                c->pre_text ? c->pre_text : "(none)\n");
     fprintf(f, "\n### live tree after the sync\n%s", c->live_text ? c->live_text : "(none)\n");
     fprintf(f, "\n### tree of the recovered copy\n%s",
             r->kinds & CRASH_MOUNT && !c->rec_text ? "(none: it did not mount)\n"

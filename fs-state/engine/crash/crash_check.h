@@ -16,13 +16,17 @@ struct crash_result {
     unsigned kinds;             /* CRASH_LOST | CRASH_MOUNT | CRASH_FSCK; 0 = as promised */
     char synced[600];           /* what was synced: "fsync:/d0/f0,/d0", "syncfs", "none" */
     char detail[700];           /* the first finding, one line; "" when none */
+    unsigned states;            /* crash_states = flushes or stream: the states the step's
+                                   recorded stream makes ... */
+    unsigned states_checked;    /* ... and how many were checked (at most crash_states_max,
+                                   fewer after a finding) */
 };
 
 struct crash_check;
 
 /*
  * Life of a check: crash_open (nothing made yet), crash_setup once the backend is set up,
- * then per step crash_capture (mounted, right after the operation), the step's read-back into
+ * then per step crash_start (unmounted, before the step's mount), crash_capture (mounted, right after the operation), the step's read-back into
  * crash_live_listing, crash_verify (after the unmount). Every int function returns 0 or -1
  * with a one-line message in b->err: an infrastructure failure. What the check finds is in
  * the result, never a -1.
@@ -33,6 +37,9 @@ struct crash_check;
 struct crash_check *crash_open(const struct metis_config *cfg, int i, struct backend *b,
                                const struct tree_opts *abs, int *failed);
 int crash_setup(struct crash_check *c);
+/* With crash_states = flushes or stream: takes the image the step starts from and starts the
+ * recording device's block log (the fs unmounted, about to be mounted for the step). */
+int crash_start(struct crash_check *c);
 /* Syncs what op a touched (fsync), the fs (syncfs) or nothing (any), as the mode says, then
  * copies the device; r->synced says what was synced. */
 int crash_capture(struct crash_check *c, int rootfd, const struct op_args *a,
@@ -40,7 +47,9 @@ int crash_capture(struct crash_check *c, int rootfd, const struct op_args *a,
 /* Where the read-back after a capture lists the live tree (NULL when none is pending). */
 FILE *crash_live_listing(struct crash_check *c);
 /* Mounts the copy (b unmounted), reads it back and judges it against the live tree whose
- * digest the read-back gave; fills r->kinds and r->detail. Does nothing without a capture. */
+ * digest the read-back gave; fills r->kinds and r->detail. Does nothing without a capture.
+ * With crash_states = flushes or stream, the same for each state of the recorded stream, up
+ * to the first finding (crash_stream.c). */
 int crash_verify(struct crash_check *c, const unsigned char *digest, int dlen,
                  struct crash_result *r);
 /* The report section of the last check: what was synced and found, both trees, and the copy

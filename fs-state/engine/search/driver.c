@@ -161,6 +161,16 @@ static void stop_if_target_keeps_failing(int fs, enum target_failure k, uint64_t
     finish(METIS_EXIT_DISCREPANCY, "the target keeps failing");
 }
 
+/* The target failed (its class is recorded) and cannot be brought back: its FUSE connection
+ * stays busy after its daemon was killed. The run ends on what it found, exit 1. */
+static void __attribute__((noreturn)) cannot_bring_back(int fs)
+{
+    fprintf(stderr, "metis: fs %s cannot be brought back (%s): the run stops\n",
+            E.cfg.fs[fs].name, E.g.err);
+    log_line("target-lost %s", E.cfg.fs[fs].name);
+    finish(METIS_EXIT_DISCREPANCY, "the target cannot be brought back");
+}
+
 /* A target failed (died, hung, or could not bring a state back): a finding, recorded as a
  * class of its own. The run goes on as a new search, in which every fs is set up afresh: the
  * simplest sound way back to a target that works and a reference at the initial state. */
@@ -170,7 +180,7 @@ static void __attribute__((noreturn)) survive(int fs, enum target_failure k,
 {
     engine_report_target_failure(&E, fs, k, a, state);
     if (fsgroup_recover(&E.g, fs, k) < 0)
-        infra_failure(E.g.err);
+        cannot_bring_back(fs);
     stop_if_target_keeps_failing(fs, k, ops_done);
     if (E.t_start == 0) {        /* failed before the search began: its budget starts now */
         E.t_start = now_seconds();
@@ -340,10 +350,17 @@ static void log_faults(void)
     }
 }
 
+/* "CHECKED/ALL": the crash states of a recorded stream checked, of those it makes. */
+static const char *states_text(const struct crash_result *c, char *out)
+{
+    snprintf(out, 32, "%u/%u", c->states_checked, c->states);
+    return out;
+}
+
 static void log_step(const struct op_args *a, const struct fault_spec *fault, uint64_t from,
                      uint64_t to, long depth)
 {
-    char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1];
+    char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1], states[32];
     op_format(a, text, sizeof text);
     log_line("op %llu depth=%ld from=%llu %s", (unsigned long long)E.ops, depth,
              (unsigned long long)from, text);
@@ -358,8 +375,9 @@ static void log_step(const struct op_args *a, const struct fault_spec *fault, ui
     for (int i = 0; i < E.g.nfs; i++) {
         const struct crash_result *c = &E.g.out[i].crash;
         if (c->checked)
-            log_line("crash %llu %s sync=%s recovered=%s%s%s", (unsigned long long)E.ops,
+            log_line("crash %llu %s sync=%s recovered=%s%s%s%s%s", (unsigned long long)E.ops,
                      E.cfg.fs[i].name, c->synced, crash_kind_name(c->kinds),
+                     c->states ? " states=" : "", c->states ? states_text(c, states) : "",
                      c->detail[0] ? " detail=" : "", c->detail);
     }
     log_faults();

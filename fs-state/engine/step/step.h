@@ -158,8 +158,10 @@ int fsgroup_passes_done(struct fsgroup *g, uint64_t parent, uint64_t to, const c
  * states only); sets out[].differs and returns how many differ. */
 int fsgroup_compare(struct fsgroup *g, int initial);
 /* After a step, restore or discard failed: whether the fs that failed (*fs) is a target whose
- * daemon died, hung or could not bring a state back (probing it from a worker, within the time
- * limit), or TF_NONE for an infrastructure failure. g->err keeps the failure's message. */
+ * daemon died, hung, could not bring a state back or have its tree read (probing it from a
+ * worker, within the time limit), or TF_NONE for an infrastructure failure. A failure that
+ * named no fs is a target's when a target's daemon is found dead or hung. g->err keeps the
+ * failure's message. */
 enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs);
 /* "daemon-died", "hang", "restore-unreachable", "unreadable", "unmount-failed": the class names. */
 const char *target_failure_name(enum target_failure k);

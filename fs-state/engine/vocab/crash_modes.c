@@ -5,18 +5,35 @@
 #include <string.h>
 
 static const char *const mode_names[] = { "off", "fsync", "syncfs", "any" };
+static const char *const states_names[] = { "copy", "flushes", "stream" };
+
+/* The index of s among n names, or -1. */
+static int name_index(const char *const *names, int n, const char *s)
+{
+    for (int m = 0; m < n; m++)
+        if (strcmp(s, names[m]) == 0)
+            return m;
+    return -1;
+}
 
 int crash_mode_parse(const char *s)
 {
-    for (int m = 0; m < (int)(sizeof mode_names / sizeof mode_names[0]); m++)
-        if (strcmp(s, mode_names[m]) == 0)
-            return m;
-    return -1;
+    return name_index(mode_names, (int)(sizeof mode_names / sizeof mode_names[0]), s);
 }
 
 const char *crash_mode_name(enum crash_mode m)
 {
     return (unsigned)m < sizeof mode_names / sizeof mode_names[0] ? mode_names[m] : "?";
+}
+
+int crash_states_parse(const char *s)
+{
+    return name_index(states_names, (int)(sizeof states_names / sizeof states_names[0]), s);
+}
+
+const char *crash_states_name(enum crash_states s)
+{
+    return (unsigned)s < sizeof states_names / sizeof states_names[0] ? states_names[s] : "?";
 }
 
 const char *crash_kind_name(unsigned kinds)

@@ -17,6 +17,16 @@ enum crash_mode {
 int crash_mode_parse(const char *s);
 const char *crash_mode_name(enum crash_mode m);
 
+/* Which crash states a check makes of a step. */
+enum crash_states {
+    CRASH_STATES_COPY,      /* one: the device copied after the sync */
+    CRASH_STATES_FLUSHES,   /* from the recorded block stream: the state at every flush */
+    CRASH_STATES_STREAM,    /* ... and each unflushed write dropped, and prefixes */
+};
+/* "copy", "flushes", "stream"; -1 for anything else. */
+int crash_states_parse(const char *s);
+const char *crash_states_name(enum crash_states s);
+
 /* Kinds of crash discrepancy (the step's DIFF_CRASH* bits are built from these). */
 enum {
     CRASH_LOST = 1,     /* the recovered copy differs in what the sync promised */

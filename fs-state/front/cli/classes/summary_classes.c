@@ -23,6 +23,7 @@ static void fill_found(struct run_class *c, json_object *obj)
         snprintf(c->group, sizeof c->group, "%s", c->signature);
     rj_copy(obj, "cause", c->cause, sizeof c->cause);
     rj_copy(obj, "below_delta", c->below, sizeof c->below);
+    rj_copy(obj, "lacks", c->lacks, sizeof c->lacks);
 }
 
 /* What the triage made of it: the trace, the reproducer and its verdict. */
@@ -97,6 +98,19 @@ int classfile_parse(const char *json, struct run_class **out)
 {
     int n = classfile_listed(json, out);
     return n == -2 ? 0 : n;
+}
+
+void classfile_declared_lacks(const char *json, const char *fs, char *out, size_t len)
+{
+    json_object *root = rj_parse(json), *words = rj_get(rj_get(root, "lacks"), fs);
+    size_t n = words && json_object_is_type(words, json_type_array) ?
+               json_object_array_length(words) : 0, used = 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < n && used < len; k++) {
+        const char *w = json_object_get_string(json_object_array_get_idx(words, k));
+        used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ", " : "", w ? w : "");
+    }
+    json_object_put(root);
 }
 
 char *classfile_insert(const char *json, int id, const char *text)

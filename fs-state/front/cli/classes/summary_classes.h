@@ -19,6 +19,7 @@ struct run_class {
     char why[700];              /* why it may not bite (when it did not every time), else "" */
     char group[160], cause[200];   /* its cause group's key, and the cause's title ("": none) */
     char below[300];            /* the known delta it was found below, else "" */
+    char lacks[64];             /* a refusal: the lacks word that would declare it, else "" */
     int known;                  /* in the known file (--known); 0 without one */
     char note[512], link[512];  /* the known file's note and link */
     int group_record;           /* known_not_seen: a "group:" record (signature holds its key) */
@@ -33,6 +34,9 @@ int classfile_listed(const char *json, struct run_class **out);
 /* The "known_not_seen" array (signature, note, link of known classes a run did not find): their
  * count, 0 when there is none, -1 when out of memory. */
 int classfile_not_seen(const char *json, struct run_class **out);
+/* The lacks words summary.json's "lacks" says fs declared, ", "-separated, into out ("" for
+ * none, or a summary without them). */
+void classfile_declared_lacks(const char *json, const char *fs, char *out, size_t len);
 /* Adds text after the first field of class id's object ({"class":ID,...); returns a new
  * string, or NULL when the class is not there or out of memory. */
 char *classfile_insert(const char *json, int id, const char *text);

@@ -2,7 +2,9 @@
 #include "classes_txt.h"
 #include "front/cli/classes/class_groups.h"
 #include "triage_io.h"
+#include "engine/vocab/features.h"
 #include "lib/buf.h"
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,11 +170,53 @@ static void group_lines(FILE *f, const struct listing *l)
     fputc('\n', f);
 }
 
+/* 1 when class k is the first to name a lacks word on its fs. */
+static int first_refusal_of_fs(const struct run_class *v, int k)
+{
+    for (int j = 0; j < k; j++)
+        if (v[j].lacks[0] && !strcmp(v[j].fs, v[k].fs))
+            return 0;
+    return v[k].lacks[0] != 0;
+}
+
+/* The words fs declared and the words its refusals name, as bits of the vocabulary. */
+static uint64_t lacks_wanted(const struct run_class *v, int n, const char *fs, const char *json)
+{
+    char declared[600], err[200];
+    uint64_t words = 0;
+    classfile_declared_lacks(json, fs, declared, sizeof declared);
+    if (features_parse(declared, &words, err, sizeof err) < 0)
+        words = 0;              /* a summary of another vocabulary: the refusals alone */
+    for (int k = 0; k < n; k++) {
+        int w = strcmp(v[k].fs, fs) ? -1 : feature_lookup(v[k].lacks);
+        if (w >= 0)
+            words |= 1ULL << w;
+    }
+    return words;
+}
+
+void classes_txt_lacks(FILE *f, const struct run_class *v, int n, const char *json)
+{
+    for (int k = 0; k < n; k++) {
+        if (!first_refusal_of_fs(v, k))
+            continue;
+        const char *fs = v[k].fs;
+        uint64_t words = lacks_wanted(v, n, fs, json);
+        fprintf(f, "%s refused what the reference did; if it lacks that by design, declare in "
+                "[fs %s]:\nlacks =", fs, fs);
+        for (int w = 0, n = 0; w < features_count(); w++)
+            if ((words >> w) & 1)
+                fprintf(f, "%s %s", n++ ? "," : "", feature_word(w));
+        fputs("\n\n", f);
+    }
+}
+
 static void write_text(FILE *f, const struct listing *l, const char *json)
 {
     if (l->n > 0) {
         class_table(f, l);
         group_lines(f, l);
+        classes_txt_lacks(f, l->v, l->n, json);
     }
     for (int i = 0; i < l->n; i++)
         describe(f, l, l->order[i]);

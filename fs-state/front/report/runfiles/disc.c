@@ -1,4 +1,4 @@
-/* A discrepancy-N.txt read back for report.html (format written by fs-state/engine/engine.c). */
+/* A discrepancy-N.txt read back for report.html (format written by fs-state/engine/run/engine.c). */
 #include "disc.h"
 #include "lib/buf.h"
 #include "tree/diff.h"

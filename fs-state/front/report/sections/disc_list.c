@@ -168,9 +168,10 @@ void disc_known_split(FILE *f, json_object *summary)
     fputs("</ul>\n", f);
 }
 
-/* The classes group by group: the class table, the groups' table, then each class's panel. */
+/* The classes group by group: the class table, the groups' table and the lacks line that
+ * declares every refusal (declared: summary.json's "lacks"), then each class's panel. */
 static void show_classes(FILE *f, const struct run_loc *loc, json_object *classes,
-                         json_object *groups)
+                         json_object *groups, json_object *declared)
 {
     size_t n = json_object_array_length(classes);
     size_t *order = calloc(n, sizeof *order);
@@ -185,6 +186,7 @@ static void show_classes(FILE *f, const struct run_loc *loc, json_object *classe
             n == 1 ? "" : "es", ngroups, ngroups == 1 ? "" : "s");
     class_table(f, loc, classes, order, gid);
     group_table(f, classes, groups);
+    group_lacks(f, classes, declared);
     for (size_t k = 0; k < n && k < DISC_LISTED; k++) {
         struct disc_ref r;
         size_t i = order[k];
@@ -298,7 +300,7 @@ void disc_section(FILE *f, const struct run_loc *loc, json_object *summary)
     disc_known_split(f, summary);
     if (classes && json_object_is_type(classes, json_type_array) &&
         json_object_array_length(classes) > 0)
-        show_classes(f, loc, classes, rj_get(summary, "groups"));
+        show_classes(f, loc, classes, rj_get(summary, "groups"), rj_get(summary, "lacks"));
     else
         show_files(f, loc, summary);
 }

@@ -95,3 +95,49 @@ void group_table(FILE *f, json_object *classes, json_object *groups)
         group_row(f, classes, json_object_array_get_idx(groups, k), (int)k + 1);
     fputs("</table>\n", f);
 }
+
+/* 1 when the class at index k is the first whose "lacks" is word on fs (word NULL: any). */
+static int first_of(json_object *classes, size_t k, const char *fs, const char *word)
+{
+    for (size_t j = 0; j < k; j++) {
+        json_object *c = json_object_array_get_idx(classes, j);
+        const char *w = rj_str(c, "lacks", "");
+        if (w[0] && !strcmp(rj_str(c, "fs", ""), fs) && (!word || !strcmp(w, word)))
+            return 0;
+    }
+    return 1;
+}
+
+/* "lacks = " and the words: fs's declared ones, then each refusal's once, as found. */
+static void lacks_words(FILE *f, json_object *classes, const char *fs, json_object *declared)
+{
+    json_object *mine = rj_get(declared, fs);
+    int n = 0;
+    fputs("lacks = ", f);
+    for (size_t j = 0; mine && json_object_is_type(mine, json_type_array) &&
+                       j < json_object_array_length(mine); j++, n++)
+        html_escf(f, "%s%s", n ? ", " : "",
+                  json_object_get_string(json_object_array_get_idx(mine, j)));
+    for (size_t k = 0; k < json_object_array_length(classes); k++) {
+        json_object *c = json_object_array_get_idx(classes, k);
+        const char *w = rj_str(c, "lacks", "");
+        if (w[0] && !strcmp(rj_str(c, "fs", ""), fs) && first_of(classes, k, fs, w))
+            html_escf(f, "%s%s", n++ ? ", " : "", w);
+    }
+}
+
+void group_lacks(FILE *f, json_object *classes, json_object *declared)
+{
+    for (size_t k = 0; k < json_object_array_length(classes); k++) {
+        json_object *c = json_object_array_get_idx(classes, k);
+        const char *fs = rj_str(c, "fs", "");
+        if (!rj_str(c, "lacks", "")[0] || !first_of(classes, k, fs, NULL))
+            continue;
+        fputs("<p class=\"lacks-line\">", f);
+        html_escf(f, "%s refused what the reference did; if it lacks that by design, declare "
+                  "in [fs %s]: ", fs, fs);
+        fputs("<code>", f);
+        lacks_words(f, classes, fs, declared);
+        fputs("</code></p>\n", f);
+    }
+}

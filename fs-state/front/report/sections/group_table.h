@@ -14,5 +14,9 @@ int group_order(json_object *classes, json_object *groups, size_t *order, int *g
 /* The table of groups: number, key, cause, its classes (linked to their panels), hits, and
  * with a known file whether all its classes are known. */
 void group_table(FILE *f, json_object *classes, json_object *groups);
+/* After the groups, for each fs whose refusals name a lacks word (a class's "lacks"): the one
+ * "lacks = ..." line that would declare them all, after the words declared (summary.json's
+ * "lacks", by fs); nothing when no class is such a refusal. */
+void group_lacks(FILE *f, json_object *classes, json_object *declared);
 
 #endif

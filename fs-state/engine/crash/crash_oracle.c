@@ -1,0 +1,99 @@
+/* What a crash state of a recorded step must hold whatever was synced: untouched entries kept, nothing from nowhere, the operation all there or not at all. */
+#include "engine/crash/crash_oracle.h"
+#include "engine/crash/crash_listing.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define PATH_ROOM 16384
+
+/* "absent" or the line, for a message. */
+static int shown_len(const char *l)
+{
+    return l ? (int)listing_line_len(l) : 6;
+}
+
+static const char *shown(const char *l)
+{
+    return l ? l : "absent";
+}
+
+int crash_oracle_kept(const char *pre, const char *post, const char *rec, char *why, size_t len)
+{
+    char path[PATH_ROOM];
+    for (const char *l = pre && *pre ? pre : NULL; l; l = listing_next(l)) {
+        listing_path(l, path, sizeof path);
+        const char *r = listing_find(rec, path);
+        if (listing_same(l, listing_find(post, path)) && !listing_same(l, r)) {
+            snprintf(why, len, "%s, untouched by the operation: before '%.*s', recovered '%.*s'",
+                     path, shown_len(l), l, shown_len(r), shown(r));
+            return 1;
+        }
+    }
+    for (const char *l = rec && *rec ? rec : NULL; l; l = listing_next(l)) {
+        listing_path(l, path, sizeof path);
+        if (!listing_find(pre, path) && !listing_find(post, path)) {
+            snprintf(why, len, "%s: recovered '%.*s', neither before nor after the operation",
+                     path, shown_len(l), l);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* 1 when every changed path of from/to (lines differing between pre and post) is in rec as in
+ * side; the first that is not in *miss. */
+static int all_as(const char *pre, const char *post, const char *rec, const char *side,
+                  char *miss, size_t len)
+{
+    char path[PATH_ROOM];
+    for (int pass = 0; pass < 2; pass++)
+        for (const char *l = pass ? post : pre; l && *l; l = listing_next(l)) {
+            listing_path(l, path, sizeof path);
+            const char *a = listing_find(pre, path), *b = listing_find(post, path);
+            if (!listing_same(a, b) && !listing_same(listing_find(side, path),
+                                                     listing_find(rec, path))) {
+                snprintf(miss, len, "%s", path);
+                return 0;
+            }
+        }
+    return 1;
+}
+
+/* The type letter of a listing line (after the path), or 0 for none. */
+static char type_of(const char *l)
+{
+    size_t n = l ? strcspn(l, " \n") : 0;
+    return l && l[n] == ' ' ? l[n + 1] : 0;
+}
+
+/* A data operation's changed entries: absent, or of a type before or after. */
+static int types_kept(const char *pre, const char *post, const char *rec, char *why, size_t len)
+{
+    char path[PATH_ROOM];
+    for (const char *l = rec && *rec ? rec : NULL; l; l = listing_next(l)) {
+        listing_path(l, path, sizeof path);
+        const char *a = listing_find(pre, path), *b = listing_find(post, path);
+        if (!listing_same(a, b) && type_of(l) != type_of(a) && type_of(l) != type_of(b)) {
+            snprintf(why, len, "%s: recovered '%.*s', of a type neither before nor after",
+                     path, shown_len(l), l);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int crash_oracle_atomic(const char *pre, const char *post, const char *rec, int data_op,
+                        char *why, size_t len)
+{
+    char old[PATH_ROOM], new[PATH_ROOM];
+    if (data_op)
+        return types_kept(pre, post, rec, why, len);
+    if (all_as(pre, post, rec, pre, old, sizeof old) || all_as(pre, post, rec, post, new, sizeof new))
+        return 0;
+    const char *r = listing_find(rec, old), *n = listing_find(rec, new);
+    snprintf(why, len, "the operation is half there: %s recovered '%.*s' (not as before), "
+             "%s recovered '%.*s' (not as after)", old, shown_len(r), shown(r), new,
+             shown_len(n), shown(n));
+    return 1;
+}

@@ -1,0 +1,91 @@
+/* Unit tests of a recorded block stream's crash states (which, in which order, bounded) and of the oracle that judges them. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include "engine/crash/crash_states.h"
+#include "engine/crash/crash_oracle.h"
+#include "faultdev_proto.h"
+
+#define W FAULTDEV_REC_WRITE
+#define F FAULTDEV_REC_FLUSH
+#define M FAULTDEV_REC_MARK
+
+/* A stream of the given kinds (writes of 1 byte at their index). */
+static struct stream stream_of(const uint32_t *kinds, size_t n, struct stream_rec *room)
+{
+    static const unsigned char byte = 1;
+    for (size_t i = 0; i < n; i++)
+        room[i] = (struct stream_rec){ kinds[i], kinds[i] == M ? 2 : 1, i, kinds[i] == W ? &byte : NULL };
+    return (struct stream){ room, n };
+}
+
+static struct stream_rec room[16];
+static struct crash_state st[16];
+
+Test(metis_crash_states, flushes_give_a_state_each_and_skip_empty_ones)
+{
+    uint32_t k[] = { W, W, F, F, W, M, F, W };
+    struct stream s = stream_of(k, 8, room);
+    cr_assert_eq(stream_states(&s, 0, st, 16), 4);
+    cr_expect_eq(st[0].kind, STATE_BASE);
+    cr_expect_eq(st[0].crash_at, 2);
+    cr_expect_eq(st[1].kind, STATE_FLUSH);
+    cr_expect_eq(st[1].end, 2);         /* the second flush (3) is the same state: left out */
+    cr_expect_eq(st[1].crash_at, 3);
+    cr_expect_eq(st[2].end, 6);
+    cr_expect_eq(st[3].kind, STATE_END);
+    cr_expect(stream_marked_before(&s, st[2].crash_at, 2), "the mark before flush 6 counts");
+    cr_expect(!stream_marked_before(&s, st[1].crash_at, 2));
+}
+
+Test(metis_crash_states, stream_drops_each_write_and_takes_prefixes_bounded)
+{
+    uint32_t k[] = { W, W, W, W, F };
+    struct stream s = stream_of(k, 5, room);
+    /* base, the flush, 4 drops, prefixes of 1 and 2 writes */
+    cr_assert_eq(stream_states(&s, 1, st, 16), 8);
+    cr_expect_eq(st[2].kind, STATE_DROP);
+    cr_expect_eq(st[2].skip, 0);
+    cr_expect_eq(st[5].skip, 3);
+    cr_expect_eq(st[6].kind, STATE_PREFIX);
+    cr_expect_eq(st[6].end, 1);
+    cr_expect_eq(st[7].end, 2);
+    cr_expect_eq(st[7].crash_at, 4);
+    cr_expect_eq(stream_states(&s, 1, st, 3), 8, "the count is of all states, past the bound");
+}
+
+Test(metis_crash_states, malformed_log_refused)
+{
+    struct faultdev_rec r = { W, 100, 0 };
+    struct stream s;
+    cr_expect_eq(stream_parse((const char *)&r, sizeof r, &s), -1, "a write without its data");
+    r.kind = 9;
+    cr_expect_eq(stream_parse((const char *)&r, sizeof r, &s), -1, "an unknown kind");
+}
+
+static const char *pre = "/ d 0755 3 0 0 - - []\n/a f 0644 1 0 0 3 x []\n/c f 0644 1 0 0 1 y []\n";
+static const char *post = "/ d 0755 3 0 0 - - []\n/b f 0644 1 0 0 3 x []\n/c f 0644 1 0 0 1 y []\n";
+
+Test(metis_crash_states, oracle_rename_all_or_nothing)
+{
+    char why[512];
+    cr_expect_eq(crash_oracle_atomic(pre, post, pre, 0, why, sizeof why), 0);
+    cr_expect_eq(crash_oracle_atomic(pre, post, post, 0, why, sizeof why), 0);
+    const char *both = "/ d 0755 3 0 0 - - []\n/a f 0644 1 0 0 3 x []\n/b f 0644 1 0 0 3 x []\n"
+                       "/c f 0644 1 0 0 1 y []\n";
+    cr_expect_eq(crash_oracle_atomic(pre, post, both, 0, why, sizeof why), 1);
+    cr_expect(strstr(why, "half there"));
+    const char *neither = "/ d 0755 3 0 0 - - []\n/c f 0644 1 0 0 1 y []\n";
+    cr_expect_eq(crash_oracle_atomic(pre, post, neither, 0, why, sizeof why), 1);
+}
+
+Test(metis_crash_states, oracle_untouched_kept_and_no_garbage)
+{
+    char why[512];
+    cr_expect_eq(crash_oracle_kept(pre, post, post, why, sizeof why), 0);
+    const char *lost_c = "/ d 0755 3 0 0 - - []\n/b f 0644 1 0 0 3 x []\n";
+    cr_expect_eq(crash_oracle_kept(pre, post, lost_c, why, sizeof why), 1);
+    cr_expect(strstr(why, "/c, untouched"));
+    const char *garbage = "/ d 0755 3 0 0 - - []\n/b f 0644 1 0 0 3 x []\n/c f 0644 1 0 0 1 y []\n"
+                          "/z f 0644 1 0 0 0 - []\n";
+    cr_expect_eq(crash_oracle_kept(pre, post, garbage, why, sizeof why), 1);
+}
