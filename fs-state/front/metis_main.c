@@ -45,7 +45,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: metis run CONFIG [--ops N] [--seconds S] [--seed N] [--depth N] [--out DIR]\n"
-            "                        [--keep-going] [--together SHARE] [--vt I --swarm-seed S]\n"
+            "                        [--keep-going] [--together SHARE] [--vt I --swarm-seed S [--vts N]]\n"
             "                        [--known FILE [--strict-known]] [--junit FILE]\n"
             "                        [--require-complete]\n"
             "       metis check CONFIG\n"
@@ -86,6 +86,8 @@ static void command_usage(const char *cmd)
            "                   ([run] together)\n"
            "  --vt I --swarm-seed S\n"
            "                   search as VT I of the swarm of seed S does, alone\n"
+           "  --vts N          with --vt, the swarm's VT count: a bounded config's VT searches\n"
+           "                   only its share of the first two transitions (I of N)\n"
            "  --known FILE     classes listed in FILE (metis known add) are known: their hits\n"
            "                   neither stop the run nor make it fail\n"
            "  --strict-known   with --known, exit 1 on any class all the same\n"
@@ -144,6 +146,17 @@ static void setenv_u64(const char *name, unsigned long long v)
     setenv(name, buf, 1);
 }
 
+/* A bounded swarm VT's share of the first two transitions (search/bounded.c): "I/N". */
+static void set_split_env(const struct run_opts *ro)
+{
+    char buf[64];
+    unsetenv("METIS_SPLIT");
+    if (ro->vts > 1 && search_kind_parse(ro->cfg.run.search) == SEARCH_BOUNDED) {
+        snprintf(buf, sizeof buf, "%d/%d", ro->vt, ro->vts);
+        setenv("METIS_SPLIT", buf, 1);
+    }
+}
+
 /* pan reads the config file again: what a swarm VT's search shape changed of it reaches pan
  * here, and nothing of an earlier run's shape (the environment may come from one). */
 static void set_shape_env(const struct run_opts *ro)
@@ -165,6 +178,7 @@ static void set_shape_env(const struct run_opts *ro)
     /* A bounded search's depth is its verdict's: --depth must reach the engine too. */
     if (search_kind_parse(run->search) == SEARCH_BOUNDED)
         setenv_u64("METIS_MAX_DEPTH", (unsigned long long)run->max_depth);
+    set_split_env(ro);
 }
 
 static void set_engine_env(const struct run_opts *ro, const char *cfg_copy, const char *out,

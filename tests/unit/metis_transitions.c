@@ -138,10 +138,13 @@ Test(metis_transitions, no_transition_twice_and_data_fixed_by_arguments)
     tr_build("write_file = 1\nsetxattr = 1\nsymlink = 1\nutimes = 1\n[sizes]\n"
              "write_size = 0:1 4:1\nwrite_offset = 0:1 4096:1\nxattr_size = 0:1 2:1\n",
              &in, &tt);
+    static struct op_args x, y;    /* two paths of PATH_MAX each: not on the stack */
     for (size_t i = 0; i < tt.n; i++) {
-        op_format(&tt.t[i], a, sizeof a);
+        transition_expand(&tt, i, &x);
+        op_format(&x, a, sizeof a);
         for (size_t j = i + 1; j < tt.n; j++) {
-            op_format(&tt.t[j], b, sizeof b);
+            transition_expand(&tt, j, &y);
+            op_format(&y, b, sizeof b);
             cr_expect_str_neq(a, b, "transition %zu is %zu", i, j);
         }
     }
@@ -164,4 +167,22 @@ Test(metis_transitions, bounded_refuses_what_is_drawn_at_random)
     cr_expect(strstr(err, "[vary] must be off") != NULL, "%s", err);
     cr_expect_eq(tr_load("unlink = 1\n[run]\nsearch = bfs\n", &cfg, err, sizeof err), -1);
     cr_expect(strstr(err, "not dfs, random or bounded") != NULL, "%s", err);
+}
+
+Test(metis_transitions, a_table_above_256_is_grouped_and_held_whole)
+{
+    struct input in;
+    struct transitions tt;
+    /* chmod: 3 paths x 2^8 modes = 768; mkdir: 1 x 256; create_file: 2 files x 256 x 2 flags. */
+    tr_build("chmod = 1\nmkdir = 1\ncreate_file = 1\n[bits]\nopen_flags = trunc:0.5\n"
+             "mode = ur:1 uw:0.5 ux:0.5 gr:0.5 gw:0.5 gx:0.5 or:0.5 ow:0.5 ox:0.5\n", &in, &tt);
+    cr_assert_eq(tt.total, 768 + 256 + 1024);
+    cr_expect_eq(tt.n, tt.total, "every transition held");
+    cr_expect(transitions_grouped(&tt));
+    cr_expect_eq(transitions_groups(&tt), (tt.n + TRANSITIONS_GROUP - 1) / TRANSITIONS_GROUP);
+    static struct op_args a;
+    transition_expand(&tt, tt.n - 1, &a);
+    cr_expect_eq(a.op, tt.t[tt.n - 1].op);
+    cr_expect_str_eq(a.path, tt.t[tt.n - 1].path);
+    tr_done(&in, &tt);
 }

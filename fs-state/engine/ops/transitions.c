@@ -15,17 +15,6 @@
 /* Counting stops here: the message then says "more than", and nothing waits for the rest. */
 #define COUNT_LIMIT 1000000
 
-/* One transition as the loops below make it: expanded into op_args only when it is kept. */
-struct tuple {
-    enum op_id op;
-    const char *path, *path2, *xname;
-    int flags;
-    mode_t mode;
-    uint64_t offset, size, offset2, rdev;
-    uint32_t uid, gid;
-    unsigned mtime_choice;
-};
-
 struct range {
     uint64_t offset, size;
 };
@@ -58,7 +47,7 @@ struct gen {
 
 /* ---------- the table ---------- */
 
-static void expand(const struct tuple *t, struct op_args *a)
+static void expand(const struct transition *t, struct op_args *a)
 {
     memset(a, 0, sizeof *a);
     a->op = t->op;
@@ -73,16 +62,17 @@ static void expand(const struct tuple *t, struct op_args *a)
     a->rdev = t->rdev;
     a->uid = t->uid;
     a->gid = t->gid;
+    a->data_seed = t->data_seed;
     if (t->op == OP_utimes)
         op_utimes_pick(t->mtime_choice, a);
 }
 
-static void keep(struct gen *g, const struct tuple *t)
+static void keep(struct gen *g, const struct transition *t)
 {
     struct transitions *tt = g->tt;
     if (tt->n == tt->cap) {
         size_t cap = tt->cap ? tt->cap * 2 : 64;
-        struct op_args *v = realloc(tt->t, cap * sizeof *v);
+        struct transition *v = realloc(tt->t, cap * sizeof *v);
         if (!v) {
             g->failed = 1;
             return;
@@ -90,10 +80,10 @@ static void keep(struct gen *g, const struct tuple *t)
         tt->t = v;
         tt->cap = cap;
     }
-    expand(t, &tt->t[tt->n++]);
+    tt->t[tt->n++] = *t;
 }
 
-static void add(struct gen *g, const struct tuple *t)
+static void add(struct gen *g, const struct transition *t)
 {
     if (g->tt->total >= COUNT_LIMIT)
         return;
@@ -109,7 +99,7 @@ static int counting_done(const struct gen *g)
 
 /* A write's bytes are a function of its arguments: the same write from two paths puts down
  * the same data, so the state it makes is one state (FNV-1a of its text form, seed 0). */
-static uint64_t data_seed_of(const struct op_args *a)
+uint64_t transitions_data_seed(const struct op_args *a)
 {
     char text[2 * METIS_PATH_MAX + 512];
     uint64_t h = 0xcbf29ce484222325ull;
@@ -121,11 +111,18 @@ static uint64_t data_seed_of(const struct op_args *a)
     return h;
 }
 
-static void seed_data(struct transitions *tt)
+static int seed_data(struct transitions *tt)
 {
+    struct op_args *a = malloc(sizeof *a);   /* two paths of PATH_MAX: not on the stack */
+    if (!a)
+        return -1;
     for (size_t i = 0; i < tt->n; i++)
-        if (op_desc_of(tt->t[i].op)->fields & OPF_SEED)
-            tt->t[i].data_seed = data_seed_of(&tt->t[i]);
+        if (op_desc_of(tt->t[i].op)->fields & OPF_SEED) {
+            expand(&tt->t[i], a);
+            tt->t[i].data_seed = transitions_data_seed(a);
+        }
+    free(a);
+    return 0;
 }
 
 /* ---------- value lists ---------- */
@@ -328,7 +325,7 @@ static void gen_create_file(struct gen *g)
     for (int p = 0; p < nf && !counting_done(g); p++)
         for (size_t f = 0; f < g->l.nbits[BM_OPEN_FLAGS]; f++)
             for (size_t m = 0; m < g->l.nbits[BM_MODE]; m++)
-                add(g, &(struct tuple){ .op = OP_create_file, .path = files[p],
+                add(g, &(struct transition){ .op = OP_create_file, .path = files[p],
                                         .flags = (int)(g->l.bits[BM_OPEN_FLAGS][f] | O_CREAT),
                                         .mode = g->l.bits[BM_MODE][m] });
 }
@@ -342,7 +339,7 @@ static void gen_write_file(struct gen *g)
     for (int p = 0; p < nf && !counting_done(g); p++)
         for (size_t f = 0; f < g->l.nwrite_flags; f++)
             for (size_t r = 0; r < g->l.nwrite_ranges; r++)
-                add(g, &(struct tuple){ .op = OP_write_file, .path = files[p],
+                add(g, &(struct transition){ .op = OP_write_file, .path = files[p],
                                         .flags = (int)g->l.write_flags[f],
                                         .offset = g->l.write_ranges[r].offset,
                                         .size = g->l.write_ranges[r].size });
@@ -354,7 +351,7 @@ static void gen_truncate(struct gen *g)
     const char *const *files = files_of(g, &nf);
     for (int p = 0; p < nf; p++)
         for (int s = 0; s < g->l.nval[ARG_TRUNC_SIZE]; s++)
-            add(g, &(struct tuple){ .op = OP_truncate, .path = files[p],
+            add(g, &(struct transition){ .op = OP_truncate, .path = files[p],
                                     .size = g->l.val[ARG_TRUNC_SIZE][s] });
 }
 
@@ -362,7 +359,7 @@ static void gen_truncate(struct gen *g)
  * that is between 0 and 1 (one transition when aligning changes nothing). */
 static void add_falloc(struct gen *g, const char *path, unsigned mode, struct range r)
 {
-    struct tuple t = { .op = OP_fallocate_file, .path = path, .flags = (int)mode,
+    struct transition t = { .op = OP_fallocate_file, .path = path, .flags = (int)mode,
                        .offset = r.offset, .size = r.size };
     double prob = (mode & ~(unsigned)FALLOC_FL_KEEP_SIZE) ? g->cfg->falloc_align_prob : 0;
     uint64_t o = r.offset, s = r.size;
@@ -394,7 +391,7 @@ static void gen_chmod(struct gen *g)
         return;
     for (int p = 0; p < g->l.nany; p++)
         for (size_t m = 0; m < g->l.nbits[BM_MODE]; m++)
-            add(g, &(struct tuple){ .op = OP_chmod, .path = g->l.any[p],
+            add(g, &(struct transition){ .op = OP_chmod, .path = g->l.any[p],
                                     .mode = g->l.bits[BM_MODE][m] });
 }
 
@@ -402,7 +399,7 @@ static void gen_chown_file(struct gen *g)
 {
     for (int p = 0; p < g->l.nany; p++)
         for (int u = 0; u < g->l.nuids; u++)
-            add(g, &(struct tuple){ .op = OP_chown_file, .path = g->l.any[p],
+            add(g, &(struct transition){ .op = OP_chown_file, .path = g->l.any[p],
                                     .uid = g->l.uids[u] });
 }
 
@@ -410,14 +407,14 @@ static void gen_chgrp_file(struct gen *g)
 {
     for (int p = 0; p < g->l.nany; p++)
         for (int u = 0; u < g->l.ngids; u++)
-            add(g, &(struct tuple){ .op = OP_chgrp_file, .path = g->l.any[p],
+            add(g, &(struct transition){ .op = OP_chgrp_file, .path = g->l.any[p],
                                     .gid = g->l.gids[u] });
 }
 
 static void gen_unlink(struct gen *g)
 {
     for (int p = 0; p < g->l.nany; p++)
-        add(g, &(struct tuple){ .op = OP_unlink, .path = g->l.any[p] });
+        add(g, &(struct transition){ .op = OP_unlink, .path = g->l.any[p] });
 }
 
 static void gen_mkdir(struct gen *g)
@@ -426,14 +423,14 @@ static void gen_mkdir(struct gen *g)
         return;
     for (int p = 0; p < g->l.nmkdirs; p++)
         for (size_t m = 0; m < g->l.nbits[BM_MODE]; m++)
-            add(g, &(struct tuple){ .op = OP_mkdir, .path = g->l.mkdirs[p],
+            add(g, &(struct transition){ .op = OP_mkdir, .path = g->l.mkdirs[p],
                                     .mode = g->l.bits[BM_MODE][m] });
 }
 
 static void gen_rmdir(struct gen *g)
 {
     for (int p = 0; p < g->l.nany; p++)
-        add(g, &(struct tuple){ .op = OP_rmdir, .path = g->l.any[p] });
+        add(g, &(struct transition){ .op = OP_rmdir, .path = g->l.any[p] });
 }
 
 /* Plain, NOREPLACE and EXCHANGE, but a flag [fs] lacks (the draw gives plain instead). */
@@ -445,7 +442,7 @@ static void gen_rename(struct gen *g)
             continue;
         for (int p = 0; p < g->l.nany && !counting_done(g); p++)
             for (int q = 0; q < g->l.nany; q++)
-                add(g, &(struct tuple){ .op = OP_rename, .path = g->l.any[p],
+                add(g, &(struct transition){ .op = OP_rename, .path = g->l.any[p],
                                         .path2 = g->l.any[q], .flags = (int)flags[f] });
     }
 }
@@ -454,7 +451,7 @@ static void gen_link(struct gen *g)
 {
     for (int p = 0; p < g->l.nany; p++)
         for (int q = 0; q < g->l.nany; q++)
-            add(g, &(struct tuple){ .op = OP_link, .path = g->l.any[p], .path2 = g->l.any[q] });
+            add(g, &(struct transition){ .op = OP_link, .path = g->l.any[p], .path2 = g->l.any[q] });
 }
 
 /* "." and every pool name below the link's directory (draw_symlink). */
@@ -463,11 +460,11 @@ static void gen_symlink(struct gen *g)
     for (int p = 0; p < g->l.nany; p++) {
         const char *path = g->l.any[p];
         size_t dlen = (size_t)(strrchr(path, '/') - path);
-        add(g, &(struct tuple){ .op = OP_symlink, .path = path, .path2 = "." });
+        add(g, &(struct transition){ .op = OP_symlink, .path = path, .path2 = "." });
         for (int q = 0; q < g->l.nany; q++) {
             const char *rel = op_path_below(g->l.any[q], path, dlen);
             if (rel)
-                add(g, &(struct tuple){ .op = OP_symlink, .path = path, .path2 = rel });
+                add(g, &(struct transition){ .op = OP_symlink, .path = path, .path2 = rel });
         }
     }
 }
@@ -480,7 +477,7 @@ static void gen_setxattr(struct gen *g)
         for (int x = 0; x < pool->nxattrs; x++)
             for (int s = 0; s < g->l.nval[ARG_XATTR_SIZE]; s++)
                 for (int f = 0; f < 3; f++)
-                    add(g, &(struct tuple){ .op = OP_setxattr, .path = g->l.any[p],
+                    add(g, &(struct transition){ .op = OP_setxattr, .path = g->l.any[p],
                                             .xname = pool->xattrs[x], .flags = flags[f],
                                             .size = g->l.val[ARG_XATTR_SIZE][s] });
 }
@@ -490,7 +487,7 @@ static void gen_removexattr(struct gen *g)
     const struct name_pool *pool = &g->in->pool;
     for (int p = 0; p < g->l.nany; p++)
         for (int x = 0; x < pool->nxattrs; x++)
-            add(g, &(struct tuple){ .op = OP_removexattr, .path = g->l.any[p],
+            add(g, &(struct transition){ .op = OP_removexattr, .path = g->l.any[p],
                                     .xname = pool->xattrs[x] });
 }
 
@@ -500,7 +497,7 @@ static void copy_ranges(struct gen *g, const char *from, const char *to)
     for (int i = 0; i < l->nval[ARG_COPY_OFFSET] && !counting_done(g); i++)
         for (int j = 0; j < l->nval[ARG_COPY_OFFSET]; j++)
             for (int k = 0; k < l->nval[ARG_COPY_LEN]; k++)
-                add(g, &(struct tuple){ .op = OP_copy_range, .path = from, .path2 = to,
+                add(g, &(struct transition){ .op = OP_copy_range, .path = from, .path2 = to,
                                         .offset = l->val[ARG_COPY_OFFSET][i],
                                         .offset2 = l->val[ARG_COPY_OFFSET][j],
                                         .size = l->val[ARG_COPY_LEN][k] });
@@ -528,7 +525,7 @@ static void gen_mknod(struct gen *g)
         for (int v = 0; v < c->n; v++)
             for (size_t m = 0; c->weight[v] > 0 && m < g->l.nbits[BM_MODE]; m++) {
                 unsigned type = op_variant_value(c->variant[v]);
-                add(g, &(struct tuple){ .op = OP_mknod, .path = files[p], .flags = (int)type,
+                add(g, &(struct transition){ .op = OP_mknod, .path = files[p], .flags = (int)type,
                                         .mode = g->l.bits[BM_MODE][m],
                                         .rdev = type == S_IFCHR || type == S_IFBLK ?
                                                 makedev(60, 0) : 0 });
@@ -542,11 +539,11 @@ static void gen_open_unlink(struct gen *g)
     const struct lists *l = &g->l;
     for (int p = 0; p < nf; p++) {
         for (int s = 0; s < l->nval[ARG_TRUNC_SIZE]; s++)
-            add(g, &(struct tuple){ .op = OP_open_unlink, .path = files[p], .flags = OU_TRUNCATE,
+            add(g, &(struct transition){ .op = OP_open_unlink, .path = files[p], .flags = OU_TRUNCATE,
                                     .size = l->val[ARG_TRUNC_SIZE][s] });
         for (int o = 0; o < l->nval[ARG_WRITE_OFFSET]; o++)
             for (int s = 0; s < l->nval[ARG_WRITE_SIZE]; s++)
-                add(g, &(struct tuple){ .op = OP_open_unlink, .path = files[p], .flags = OU_WRITE,
+                add(g, &(struct transition){ .op = OP_open_unlink, .path = files[p], .flags = OU_WRITE,
                                         .offset = l->val[ARG_WRITE_OFFSET][o],
                                         .size = l->val[ARG_WRITE_SIZE][s] });
     }
@@ -556,7 +553,7 @@ static void gen_utimes(struct gen *g)
 {
     for (int p = 0; p < g->l.nany; p++)
         for (unsigned k = 0; k < OP_UTIMES_CHOICES; k++)
-            add(g, &(struct tuple){ .op = OP_utimes, .path = g->l.any[p], .mtime_choice = k });
+            add(g, &(struct transition){ .op = OP_utimes, .path = g->l.any[p], .mtime_choice = k });
 }
 
 typedef void gen_fn(struct gen *g);
@@ -575,11 +572,10 @@ int transitions_build(const struct input *in, struct transitions *tt)
         if (in->cfg->op_weight[op] > 0)
             gens[op](&g);
     free_lists(&g.l);
-    if (g.failed) {
+    if (g.failed || seed_data(tt) < 0) {
         transitions_free(tt);
         return -1;
     }
-    seed_data(tt);
     return 0;
 }
 
@@ -590,9 +586,27 @@ void transitions_free(struct transitions *tt)
     tt->n = tt->cap = 0;
 }
 
+/* METIS_TEST_GROUPED=1 groups any table: a small one's count then shows the grouped model
+ * exact (tests/integration/bounded_exact.sh). */
+int transitions_grouped(const struct transitions *tt)
+{
+    const char *test = getenv("METIS_TEST_GROUPED");
+    return tt->n > TRANSITIONS_FLAT_MAX || (test && *test == '1');
+}
+
+size_t transitions_groups(const struct transitions *tt)
+{
+    return (tt->n + TRANSITIONS_GROUP - 1) / TRANSITIONS_GROUP;
+}
+
+void transition_expand(const struct transitions *tt, size_t i, struct op_args *a)
+{
+    expand(&tt->t[i], a);
+}
+
 void transition_args(const struct transitions *tt, size_t i, struct input *in, struct op_args *a)
 {
-    *a = tt->t[i];
+    expand(&tt->t[i], a);
     in->last_op = a->op;
     in->last_existing = 0;
     in->cov.paths.draws[a->op]++;

@@ -7,12 +7,30 @@
 #include "engine/ops/ops.h"
 #include "engine/input/input.h"
 
-/* More transitions than this would make a model SPIN and the compiler take minutes over, and
- * a search no budget finishes: the config is refused, naming the count. */
-#define TRANSITIONS_MAX 4096
+/* More transitions than this leave each state: a search no budget finishes, and the config is
+ * refused, naming the count. */
+#define TRANSITIONS_MAX 65536
+/* A model with a branch per transition costs SPIN and the compiler time that grows faster than
+ * the table (1,024 branches: 25 s of cc -O2 here, 4,096: 4 minutes; spin -a on 16,384: 2
+ * minutes). A larger table is chosen in two steps of the model, a group of TRANSITIONS_GROUP
+ * and a member of it, so the model has a branch per group and per member. */
+#define TRANSITIONS_FLAT_MAX 256
+#define TRANSITIONS_GROUP 64
+
+/* One transition: an operation and its fixed arguments. Its names point into the pool of the
+ * input the table was built from, which must outlive it. */
+struct transition {
+    enum op_id op;
+    const char *path, *path2, *xname;
+    int flags;
+    mode_t mode;
+    uint64_t offset, size, offset2, rdev, data_seed;
+    uint32_t uid, gid;
+    unsigned mtime_choice;
+};
 
 struct transitions {
-    struct op_args *t;          /* the first TRANSITIONS_MAX of them */
+    struct transition *t;       /* the first TRANSITIONS_MAX of them */
     size_t n, cap;              /* held in t */
     size_t total;               /* enumerated: above TRANSITIONS_MAX the table is refused */
     size_t per_op[OP_COUNT];
@@ -26,6 +44,17 @@ struct transitions {
  * of its arguments. Returns 0, or -1 out of memory. */
 int transitions_build(const struct input *in, struct transitions *tt);
 void transitions_free(struct transitions *tt);
+
+/* 1 when the model chooses tt's transitions in two steps (group, member): SPIN then takes
+ * three steps per operation (transitions_groups groups of TRANSITIONS_GROUP). */
+int transitions_grouped(const struct transitions *tt);
+size_t transitions_groups(const struct transitions *tt);
+
+/* The data a write with a's arguments puts down in a bounded search (a hash of its text). */
+uint64_t transitions_data_seed(const struct op_args *a);
+
+/* Transition i's arguments as they are enumerated. */
+void transition_expand(const struct transitions *tt, size_t i, struct op_args *a);
 
 /* Transition i's arguments; an O_APPEND write is placed as a drawn one is (op_place_append),
  * by the reference's tree at the state it leaves. Counted as a draw of its operation. */

@@ -25,8 +25,20 @@ static void not_complete(const struct bounded_progress *p, char *buf, size_t len
              " on the frontier", p->done, p->limit, p->states, p->frontier);
 }
 
+/* A swarm VT checked the states below its share of the first two transitions only. */
+static void share_text(const struct bounded_progress *p, char *buf, size_t len)
+{
+    if (p->shares > 1)
+        snprintf(buf, len, " (share %d of %d of the first two transitions)", p->share + 1,
+                 p->shares);
+    else
+        buf[0] = '\0';
+}
+
 void bounded_verdict(const struct engine *e, char *buf, size_t len)
 {
+    char share[96];
+    share_text(&e->search.bounded, share, sizeof share);
     const struct bounded_progress *p = &e->search.bounded;
     char depth[160];
     if (e->discrepancies) {
@@ -40,8 +52,8 @@ void bounded_verdict(const struct engine *e, char *buf, size_t len)
         return;
     }
     depth_text(p, depth, sizeof depth);
-    snprintf(buf, len, "verified: %" PRIu64 " states, %" PRIu64 " transitions, %s, %s: no "
-             "discrepancy", p->states, p->ops, depth, p->bounds);
+    snprintf(buf, len, "verified: %" PRIu64 " states, %" PRIu64 " transitions, %s, %s%s: no "
+             "discrepancy", p->states, p->ops, depth, p->bounds, share);
 }
 
 void bounded_write_json(const struct engine *e, FILE *f)
@@ -54,8 +66,9 @@ void bounded_write_json(const struct engine *e, FILE *f)
     fprintf(f, ",\"complete\":%s,\"bounded\":{\"verdict\":\"%s\",\"verified\":%s,"
             "\"depth_limit\":%ld,\"depth_completed\":%ld,\"states\":%" PRIu64 ",\"frontier\":%"
             PRIu64 ",\"transitions\":%" PRIu64 ",\"per_state\":%" PRIu64 ",\"closed\":%s,"
-            "\"bounds\":\"%s\"}",
+            "\"share\":%d,\"shares\":%d,\"bounds\":\"%s\"}",
             bounded_complete(p) ? "true" : "false", escaped,
             bounded_complete(p) && !e->discrepancies ? "true" : "false", p->limit, p->done,
-            p->states, p->frontier, p->ops, p->per_state, p->closed ? "true" : "false", bounds);
+            p->states, p->frontier, p->ops, p->per_state, p->closed ? "true" : "false", p->share, p->shares ? p->shares : 1,
+            bounds);
 }

@@ -164,6 +164,20 @@ static void write_lacks_json(const struct metis_config *cfg, FILE *f)
     fputs("]", f);
 }
 
+/* States as the run counts them: a bounded search's distinct abstract states within the depth
+ * it completed (SPIN's count adds every depth's search and the states stored twice by REACH). */
+static double states_counted(const struct engine *e)
+{
+    return e->search.bounded.on ? (double)e->search.bounded.states : e->stored;
+}
+
+/* The deepest operation count: a bounded search's is the depth it completed (SPIN's depth
+ * starts past the model's own first steps). */
+static long depth_counted(const struct engine *e)
+{
+    return e->search.bounded.on ? e->search.bounded.done : e->max_depth_seen;
+}
+
 static void write_summary_json(struct engine *e, enum metis_exit st, const char *why,
                                double now, FILE *f)
 {
@@ -175,8 +189,9 @@ static void write_summary_json(struct engine *e, enum metis_exit st, const char 
             "\"matched\":%.0f,\"restores\":%llu,\"discrepancies\":%llu,\"max_depth\":%ld,"
             "\"peak_rss_kib\":%ld,", status_name(st), reason, config, e->run_id,
             (unsigned long long)e->cfg.run.seed, (unsigned long long)e->ops, now - e->t_start,
-            ops_per_second(e, now), e->stored, e->matched, (unsigned long long)e->restores,
-            (unsigned long long)e->discrepancies, e->max_depth_seen, peak_rss_kib());
+            ops_per_second(e, now), states_counted(e), e->matched,
+            (unsigned long long)e->restores, (unsigned long long)e->discrepancies,
+            depth_counted(e), peak_rss_kib());
     fprintf(f, "\"searches\":%d,\"last_search_complete\":%s,\"base_seed\":%llu,",
             e->search.index, e->search.completed ? "true" : "false",
             (unsigned long long)e->search.base_seed);
@@ -240,7 +255,7 @@ void report_write(struct engine *e, enum metis_exit st, const char *reason)
         reach_print_unreached(&e->reach, e->cfg.op_weight, stderr);
     fprintf(stderr, "ops=%llu states=%.0f matched=%.0f restores=%llu discrepancies=%llu "
             "ops_per_s=%.1f searches=%d last_complete=%s", (unsigned long long)e->ops,
-            e->stored, e->matched, (unsigned long long)e->restores,
+            states_counted(e), e->matched, (unsigned long long)e->restores,
             (unsigned long long)e->discrepancies, ops_per_second(e, now), e->search.index,
             e->search.completed ? "yes" : "no");
     print_classes_count(e);

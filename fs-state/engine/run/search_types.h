@@ -27,6 +27,8 @@ struct bounded_progress {
     int closed;                  /* a completed search met no state at its own depth: no state
                                     lies deeper, every reachable one was checked */
     uint64_t per_state;          /* transitions that leave each state */
+    int share, shares;           /* a swarm VT's share of the pairs of first and second
+                                    transitions (search/bounded.c; shares 1: all of them) */
     char bounds[512];            /* the pool and partitions (transitions_bounds) */
 };
 

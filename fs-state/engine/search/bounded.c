@@ -1,12 +1,28 @@
 /* search = bounded inside pan: the transition table, the depth cut, the states met, and each search one depth deeper. */
 #include "engine/search/bounded.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int init_fail(struct engine *e, const char *what)
 {
     snprintf(e->err, sizeof e->err, "search = bounded: %s", what);
     return -1;
+}
+
+/* METIS_SPLIT=I/N (a swarm VT of N, metis run --vts): the VT's share of the first
+ * transitions; 0 of 1 without it. */
+static int take_share(struct bounded_progress *p)
+{
+    const char *v = getenv("METIS_SPLIT");
+    p->share = 0;
+    p->shares = 1;
+    if (!v)
+        return 0;
+    if (sscanf(v, "%d/%d", &p->share, &p->shares) != 2 || p->shares < 1 || p->share < 0 ||
+        p->share >= p->shares)
+        return -1;
+    return 0;
 }
 
 /* The progress of the searches before this one, and this one's depth. */
@@ -31,23 +47,40 @@ int bounded_init(struct bounded *b, struct engine *e)
         return init_fail(e, "more transitions than TRANSITIONS_MAX (metis check says how many)");
     if (state_set_init(&b->seen, (size_t)e->g.dlen * (size_t)e->g.nfs) < 0)
         return init_fail(e, "out of memory for the states met");
+    b->stride = transitions_grouped(&b->tt) ? 3 : 1;
     take_progress(b, e);
+    if (take_share(b->p) < 0)
+        return init_fail(e, "METIS_SPLIT is not I/N with I below N");
     return 0;
 }
 
-/* Operations from the initial state of the state a step from pan's depth makes. */
+/* Operations from the initial state of the state a step from pan's depth makes (the first
+ * step is the least deep; a grouped table's takes SPIN three steps). */
 static long op_depth(struct bounded *b, long depth)
 {
     if (b->base < 0)
         b->base = depth;
-    return depth - b->base + 1;
+    return (depth - b->base) / b->stride + 1;
 }
 
-int bounded_cut(struct bounded *b, long depth)
+/* A swarm VT's share: the pairs of first and second transitions whose mix falls to it. Pairs
+ * rather than first transitions alone: from almost any first transition most of the space
+ * lies a few more away, and a split of the first ones left one VT of two 91% of a single run's
+ * transitions on the CI bounds, a split of pairs 86% (README, "Bounded verification"). */
+static int not_ours(const struct bounded *b, long t)
 {
-    return op_depth(b, depth) > b->p->depth;
+    return (b->first * 31 + t) % b->p->shares != b->p->share;
 }
 
+int bounded_cut(struct bounded *b, long t, long depth)
+{
+    long d = op_depth(b, depth);
+    if (d > b->p->depth)
+        return 1;
+    if (d == 1)
+        b->first = t;   /* SPIN searches depth first: the next depth-2 step lies below it */
+    return d == 2 && not_ours(b, t);
+}
 int bounded_note(struct bounded *b, const unsigned char *abs, long depth)
 {
     return state_set_note(&b->seen, abs, op_depth(b, depth)) < 0 ? -1 : 0;
@@ -71,4 +104,11 @@ void bounded_search_done(struct bounded *b, uint64_t ops)
 int bounded_needs_deeper(const struct bounded *b)
 {
     return b->p->done < b->p->limit && !b->p->closed;
+}
+
+int bounded_write_states(const struct bounded *b, const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, BOUNDED_STATES_FILE);
+    return state_set_write(&b->seen, path);
 }

@@ -7,25 +7,33 @@
 #include "engine/run/engine_types.h"
 #include "engine/search/state_set.h"
 
+/* Every distinct state's digests, raw: what a swarm of VTs splitting one space unites. */
+#define BOUNDED_STATES_FILE "bounded-states.bin"
+
 struct bounded {
     struct transitions tt;
     struct state_set seen;
-    long base;                   /* pan's depth at the initial state; -1 before the first step */
+    long base;                   /* pan's depth at the first step; -1 before it */
+    long first;                  /* the path's transition at depth 1 */
+    long stride;                 /* pan's steps per operation: 1, or 3 for a grouped table */
     struct bounded_progress *p;  /* the engine's (e->search.bounded), carried between searches */
 };
 
 /* The transition table and this search's depth: one deeper than the last completed one.
  * -1 with e->err. */
 int bounded_init(struct bounded *b, struct engine *e);
-/* 1 when a step from pan's depth would make a state past this search's depth: the step does
- * nothing and SPIN, finding its state stored, goes back. */
-int bounded_cut(struct bounded *b, long depth);
+/* 1 when transition t from pan's depth would make a state past this search's depth, or ends
+ * a pair of first and second transitions outside this swarm VT's share: the step does nothing
+ * and SPIN, finding its state stored, goes back. */
+int bounded_cut(struct bounded *b, long t, long depth);
 /* The state a step from pan's depth made (or the initial state, depth 0 of pan's first step)
  * is one the search met. -1: no memory. */
 int bounded_note(struct bounded *b, const unsigned char *abs, long depth);
 int bounded_note_initial(struct bounded *b, const unsigned char *abs);
 /* SPIN explored everything within this search's depth: what it checked, as the run's progress. */
 void bounded_search_done(struct bounded *b, uint64_t ops);
+/* The states met, in BOUNDED_STATES_FILE under dir (a swarm unites its VTs'). -1: errno. */
+int bounded_write_states(const struct bounded *b, const char *dir);
 /* 1 when the verdict needs a deeper search (the run's depth not reached, states left deeper). */
 int bounded_needs_deeper(const struct bounded *b);
 

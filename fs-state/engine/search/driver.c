@@ -13,6 +13,7 @@
 #include "backend/base/runlock.h"
 #include "lib/signals.h"
 #include "lib/helpers.h"
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ static volatile sig_atomic_t stop_signal;
 static int run_lock = -1;   /* the run's lock (backend/runlock.h), held while pan lives */
 static struct together_set together_calls;   /* a concurrent step's ([run] together) */
 static struct bounded bounded;   /* search = bounded: its transitions and the states met */
+static FILE *state_log;          /* METIS_STATE_LOG: every state a step made, for measurements */
 static int bounded_on;
 
 /* METIS_STEP_PROFILE=1: where a step's time goes, on stderr at the end (tests/bench/README.md).
@@ -118,6 +120,9 @@ static void close_engine(enum metis_exit st, const char *reason)
     engine_close(&E, st, reason);
     runlock_release(run_lock, E.run_id);
     run_lock = -1;
+    if (state_log)
+        fclose(state_log);
+    state_log = NULL;
 }
 
 static void __attribute__((noreturn)) finish(enum metis_exit st, const char *reason)
@@ -228,6 +233,9 @@ static void __attribute__((noreturn)) bounded_depth_done(enum metis_exit st)
 {
     const struct bounded_progress *p = bounded.p;
     bounded_search_done(&bounded, E.ops);
+    if (bounded_write_states(&bounded, E.out_dir) < 0)
+        fprintf(stderr, "metis: %s/%s: cannot write it: %s\n", E.out_dir, BOUNDED_STATES_FILE,
+                strerror(errno));
     if (!bounded_needs_deeper(&bounded))
         finish(st, "bounded search complete");
     if (stop_signal || !budget_left(now_seconds()))
@@ -509,11 +517,19 @@ static void step_args(int op, long t)
         transition_args(&bounded.tt, (size_t)t, &E.in, &E.args);
     else
         op_draw((enum op_id)op, &E.in, &E.args);
+    /* METIS_STATE_LOG: a drawn write's data as a bounded search's, so that the states a walk
+     * meets can be the bounded run's (the draw is made as always, its data replaced after). */
+    if (t < 0 && state_log && (op_desc_of(E.args.op)->fields & OPF_SEED))
+        E.args.data_seed = transitions_data_seed(&E.args);
 }
 
 /* The state a bounded search's step made is one it met (a leaf's is not: its trees differ). */
 static void note_bounded_state(long t, long depth)
 {
+    /* Any search's states, in step order, raw: how soon a walk meets a bounded run's states
+     * (tests/bench/bounded_coverage.sh). */
+    if (state_log && !last_leaf)
+        fwrite(metis_abs, 1, (size_t)E.g.nfs * (size_t)E.g.dlen, state_log);
     if (t >= 0 && !last_leaf && bounded_note(&bounded, metis_abs, depth) < 0)
         infra_failure("out of memory for the states met");
 }
@@ -531,7 +547,7 @@ static void step(int op, long t, double stored, double matched, long depth)
     if (depth > E.max_depth_seen)
         E.max_depth_seen = depth;
     stop_if_done(now);
-    if (dive_cut(&dive, depth) || (t >= 0 && bounded_cut(&bounded, depth)))
+    if (dive_cut(&dive, depth) || (t >= 0 && bounded_cut(&bounded, t, depth)))
         return;
     /* The live state differs from the one SPIN tracks: it backtracked. */
     uint64_t from = metis_sid != E.live_sid ? metis_sid : STEP_NO_STATE;
@@ -572,6 +588,8 @@ void metis_step(int op, double stored, double matched, long depth)
 
 void metis_step_bounded(int t, double stored, double matched, long depth)
 {
+    if ((size_t)t >= bounded.tt.n)   /* a grouped table's last group has fewer members */
+        return;
     step(-1, t, stored, matched, depth);
 }
 
@@ -598,6 +616,8 @@ void metis_start(void)
         exit(METIS_EXIT_BAD_INPUT);
     }
     start_bounded();
+    if (getenv("METIS_STATE_LOG"))
+        state_log = fopen(getenv("METIS_STATE_LOG"), "ab");
     dive_init(&dive, E.cfg.run.seed, E.cfg.run.dive);
     revisits_init(&revisits, E.cfg.run.revisits);
     fault_plan_init(&faults, &E.cfg);

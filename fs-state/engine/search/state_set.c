@@ -83,3 +83,20 @@ uint64_t state_set_count_at(const struct state_set *s, long depth)
         n += s->depth[i] == depth;
     return n;
 }
+
+int state_set_write(const struct state_set *s, const char *path)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return -1;
+    for (size_t i = 0; i < s->cap; i++)
+        if (s->depth[i] >= 0)
+            fwrite(s->keys + i * s->klen, 1, s->klen, f);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}

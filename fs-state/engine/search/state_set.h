@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct state_set {
     unsigned char *keys;        /* cap keys of klen bytes */
@@ -19,5 +20,7 @@ void state_set_free(struct state_set *s);
 int state_set_note(struct state_set *s, const unsigned char *key, long depth);
 /* How many states were first met exactly depth operations away. */
 uint64_t state_set_count_at(const struct state_set *s, long depth);
+/* Writes every key, klen bytes each, in no order, to path (replaced whole). -1: errno. */
+int state_set_write(const struct state_set *s, const char *path);
 
 #endif

@@ -30,7 +30,7 @@ struct vt_job {
     char id[64], config[PATH_MAX], dir[PATH_MAX], login[512], hostname[256], known[PATH_MAX];
     char options[256], shape[32], run_id[64];
     uint64_t swarm_seed, input_seed, ops;
-    int vt, have_seconds, have_ops, keep_going, halt_mode;
+    int vt, vts, have_seconds, have_ops, keep_going, halt_mode;
     double seconds, started, ended;
     pid_t pid;
     unsigned long long pid_start;
@@ -101,7 +101,7 @@ static void write_vt_json(const struct vt_job *j)
         rename(tmp, path);
 }
 
-enum { J_ID = 1, J_CONFIG, J_SEED, J_VT, J_SECONDS, J_OPS, J_KEEP, J_HALT, J_KNOWN };
+enum { J_ID = 1, J_CONFIG, J_SEED, J_VT, J_SECONDS, J_OPS, J_KEEP, J_HALT, J_KNOWN, J_VTS };
 
 /* One option of --vt-job (written by the swarm's primary, so seeds are plain decimal). */
 static int job_option(struct vt_job *j, int c, const char *a)
@@ -116,6 +116,7 @@ static int job_option(struct vt_job *j, int c, const char *a)
     case J_KEEP: j->keep_going = 1; return 0;
     case J_HALT: j->halt_mode = 1; return 0;
     case J_KNOWN: snprintf(j->known, sizeof j->known, "%s", a); return 0;
+    case J_VTS: j->vts = atoi(a); return j->vts > 0 ? 0 : -1;
     default: return -1;
     }
 }
@@ -127,7 +128,7 @@ static int parse_job(int argc, char **argv, struct vt_job *j)
         {"swarm-seed", required_argument, 0, J_SEED}, {"vt", required_argument, 0, J_VT},
         {"seconds", required_argument, 0, J_SECONDS}, {"ops", required_argument, 0, J_OPS},
         {"keep-going", no_argument, 0, J_KEEP},      {"halt-mode", no_argument, 0, J_HALT},
-        {"known", required_argument, 0, J_KNOWN},
+        {"known", required_argument, 0, J_KNOWN},    {"vts", required_argument, 0, J_VTS},
         {0, 0, 0, 0}};
     int c;
     memset(j, 0, sizeof *j);
@@ -157,11 +158,12 @@ static void job_dir(const char *id, char *out, size_t len)
 
 static void exec_run(struct vt_job *j)
 {
-    char self[PATH_MAX], vt[32], seed[32], secs[32], ops[32], log[PATH_MAX + 16];
-    char *argv[16];
+    char self[PATH_MAX], vt[32], vts[32], seed[32], secs[32], ops[32], log[PATH_MAX + 16];
+    char *argv[20];
     int n = 0;
     swarm_self_exe(self, sizeof self);
     snprintf(vt, sizeof vt, "%d", j->vt);
+    snprintf(vts, sizeof vts, "%d", j->vts);
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)j->swarm_seed);
     snprintf(secs, sizeof secs, "%g", j->seconds);
     snprintf(ops, sizeof ops, "%llu", (unsigned long long)j->ops);
@@ -173,6 +175,10 @@ static void exec_run(struct vt_job *j)
     argv[n++] = vt;
     argv[n++] = "--swarm-seed";
     argv[n++] = seed;
+    if (j->vts) {
+        argv[n++] = "--vts";
+        argv[n++] = vts;
+    }
     if (j->have_seconds) {
         argv[n++] = "--seconds";
         argv[n++] = secs;

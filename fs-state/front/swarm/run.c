@@ -1,5 +1,6 @@
 /* Primary side of the swarm: VTs through GNU parallel, interrupts, and collecting every host. */
 #include "run.h"
+#include "swarm_bounded.h"
 #include "swarm_util.h"
 #include "lib/spawner.h"
 #include "lib/signals.h"
@@ -47,6 +48,8 @@ static void vt_command(const struct swarm *s, char *out, size_t len)
         swarm_shell_quote(s->stage_known, qk, sizeof qk);
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --known %s", qk);
     }
+    if (swarm_is_bounded(s))     /* each VT searches its share of one space */
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --vts %d", s->nvts);
     snprintf(out, len, "%s --vt-job --id %s --config %s --swarm-seed %llu%s%s%s --vt {}", pre,
              s->id, qc, (unsigned long long)s->o.swarm_seed, extra,
              s->o.keep_going ? " --keep-going" : "", s->o.stop_on_discrepancy ? " --halt-mode" : "");

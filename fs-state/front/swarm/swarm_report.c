@@ -1,6 +1,7 @@
 /* The swarm's merged report: per-VT table, totals and the list of discrepancies. */
 #include "swarm_report.h"
 #include "swarm_classes.h"
+#include "swarm_bounded.h"
 #include "swarm_util.h"
 #include "engine/config/config.h"
 #include "lib/helpers.h"
@@ -213,7 +214,8 @@ static void gather(struct swarm *s, struct totals *t)
         r->exit_code = -1;
         swarm_diversify(s->o.swarm_seed, i, &so, &r->input_seed);
         search_opts_describe(&so, r->options, sizeof r->options);
-        snprintf(r->shape, sizeof r->shape, "%s", search_shape_get(so.shape)->name);
+        snprintf(r->shape, sizeof r->shape, "%s",
+                 swarm_is_bounded(s) ? "bounded" : search_shape_get(so.shape)->name);
     }
     read_joblog(s);
     for (int i = 0; i < s->nvts; i++) {
@@ -265,6 +267,8 @@ static void rerun_cmd(const struct swarm *s, int vt, char *out, size_t len)
     if (s->o.have_ops)
         snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --ops %llu",
                  (unsigned long long)s->o.ops);
+    if (swarm_is_bounded(s))     /* the VT's share of the split space */
+        snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --vts %d", s->nvts);
     snprintf(out, len, "metis run %s --vt %d --swarm-seed %llu%s%s", qc, vt,
              (unsigned long long)s->o.swarm_seed, extra, s->o.keep_going ? " --keep-going" : "");
 }
@@ -354,6 +358,7 @@ static void write_json(const struct swarm *s, const struct totals *t, FILE *f)
     swarm_classes_json(s, f);
     json_vts(s, f);
     json_discs(s, f);
+    swarm_bounded_json(s, f);
     fputs("}\n", f);
 }
 
@@ -443,6 +448,11 @@ static void write_text(const struct swarm *s, const struct totals *t, FILE *f)
         fprintf(f, "... %d discrepancies in all: %s/discrepancies.txt\n", ndiscs, s->out);
     rerun_cmd(s, 0, cmd, sizeof cmd);
     fprintf(f, "results in %s; one VT alone: %s (VT 0 shown)\n", s->out, cmd);
+    if (swarm_is_bounded(s)) {
+        char verdict[1024];
+        swarm_bounded_verdict(s, verdict, sizeof verdict);
+        fprintf(f, "metis swarm: %s\n", verdict);
+    }
 }
 
 static void write_disc_list(const struct swarm *s)

@@ -71,6 +71,9 @@ void bounded_describe(const struct metis_config *cfg, FILE *f)
     fprintf(f, "bounded: every state within depth %ld, each depth a search of its own; %zu "
             "transitions leave each state (weights do not apply); %s\n", cfg->run.max_depth,
             tt.total, bounds);
+    if (transitions_grouped(&tt))
+        fprintf(f, "  (the model chooses them in two steps: one of %zu groups of %d, then a "
+                "member)\n", transitions_groups(&tt), TRANSITIONS_GROUP);
     transitions_describe(&tt, f);
     transitions_free(&tt);
     input_free(&in);

@@ -34,7 +34,7 @@ static int parse_seconds(const char *s, double *out)
 }
 
 enum { O_OPS = 1, O_SECONDS, O_SEED, O_DEPTH, O_OUT, O_KEEP, O_VT, O_SWARM_SEED, O_KNOWN,
-       O_STRICT_KNOWN, O_JUNIT, O_TOGETHER, O_REQUIRE_COMPLETE };
+       O_STRICT_KNOWN, O_JUNIT, O_TOGETHER, O_REQUIRE_COMPLETE, O_VTS };
 
 /* --together SHARE: [run] together for this run, with the config's own checks of it. */
 static int together_option(const char *s, struct run_opts *ro)
@@ -87,6 +87,13 @@ static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_v
     case O_JUNIT: ro->junit = arg; return 0;
     case O_TOGETHER: return together_option(arg, ro);
     case O_REQUIRE_COMPLETE: ro->require_complete = 1; return 0;
+    case O_VTS:
+        if (u64_option("--vts", arg, &v) < 0 || v == 0 || v > 1000000) {
+            fprintf(stderr, "metis: --vts: must be between 1 and 1000000\n");
+            return -1;
+        }
+        ro->vts = (int)v;
+        return 0;
     }
     fprintf(stderr, "metis: unknown option (see metis --help)\n");
     return -1;
@@ -117,6 +124,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
         {"known", required_argument, 0, O_KNOWN},     {"strict-known", no_argument, 0, O_STRICT_KNOWN},
         {"junit", required_argument, 0, O_JUNIT},     {"together", required_argument, 0, O_TOGETHER},
         {"require-complete", no_argument, 0, O_REQUIRE_COMPLETE},
+        {"vts", required_argument, 0, O_VTS},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     char err[1200];
     struct { int c; const char *arg; } given[32];
@@ -155,8 +163,15 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
         fprintf(stderr, "metis: --strict-known needs --known FILE\n");
         return -1;
     }
+    if (ro->vts && (!have_vt || ro->vt >= ro->vts)) {
+        fprintf(stderr, "metis: --vts N goes with --vt I, I below N\n");
+        return -1;
+    }
     if (have_vt) {
         swarm_diversify(ro->swarm_seed, ro->vt, &ro->search, &ro->cfg.run.seed);
+        /* A bounded config's VTs split one space: each searches it bounded, none by a shape. */
+        if (search_kind_parse(ro->cfg.run.search) == SEARCH_BOUNDED)
+            ro->search.shape = SHAPE_PLAIN;
         search_shape_apply(ro->search.shape, &ro->cfg.run);
     } else {
         default_search(&ro->search, ro->cfg.run.seed);

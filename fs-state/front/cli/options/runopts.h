@@ -11,6 +11,8 @@ struct run_opts {
     struct search_opts search;
     int vt;                     /* swarm verification task index, -1 outside a swarm */
     uint64_t swarm_seed;
+    int vts;                    /* --vts: the swarm's VT count (0: none); a bounded config's VT
+                                   then searches only its share of the first two transitions */
     const char *known;          /* --known FILE: classes in it do not fail the run */
     int strict_known;           /* --strict-known: exit 1 on any class, known or not */
     const char *junit;          /* --junit FILE: the run as a JUnit XML test suite */

@@ -15,26 +15,65 @@ static int is_bounded(const struct metis_config *cfg)
     return search_kind_parse(cfg->run.search) == SEARCH_BOUNDED;
 }
 
-/* search = bounded: a branch per transition of the table pan's engine makes from the same
- * config, each named by its arguments, so that SPIN tries every one from every state. */
+/* Transition i's arguments as text, for the model's reader. */
+static const char *transition_text(const struct transitions *tt, size_t i, struct op_args *a,
+                                   char *text, size_t len)
+{
+    transition_expand(tt, i, a);
+    op_format(a, text, len);
+    return text;
+}
+
+/* A branch per transition, each named by its arguments. */
+static void write_flat(const struct transitions *tt, struct op_args *a, FILE *f)
+{
+    char text[2 * METIS_PATH_MAX + 512];
+    for (size_t i = 0; i < tt->n; i++)
+        fprintf(f, "    :: c_code { metis_step_bounded(%zu, nstates, truncs, depth); }  /* %s */\n",
+                i, transition_text(tt, i, a, text, sizeof text));
+}
+
+/* Two choices, a group and a member, then the step of transition group * TRANSITIONS_GROUP +
+ * member; the choices are reset after it, so that they split no state. A member past the
+ * table's end is a step that does nothing (the driver ignores it), matched at once. */
+static void write_grouped(const struct transitions *tt, struct op_args *a, FILE *f)
+{
+    char text[2 * METIS_PATH_MAX + 512];
+    for (size_t i = 0; i < tt->n; i++)
+        fprintf(f, "    /* transition %zu: %s */\n", i, transition_text(tt, i, a, text, sizeof text));
+    fprintf(f, "    :: if\n");
+    for (size_t g = 0; g < transitions_groups(tt); g++)
+        fprintf(f, "       :: metis_group = %zu\n", g);
+    fprintf(f, "       fi;\n       if\n");
+    for (size_t m = 0; m < TRANSITIONS_GROUP; m++)
+        fprintf(f, "       :: metis_member = %zu\n", m);
+    fprintf(f, "       fi;\n       c_code { metis_step_bounded(now.metis_group * %d + "
+            "now.metis_member, nstates, truncs, depth); now.metis_group = 0; "
+            "now.metis_member = 0; }\n", TRANSITIONS_GROUP);
+}
+
+/* search = bounded: the transitions of the table pan's engine makes from the same config, so
+ * that SPIN tries every one from every state. */
 static int write_transitions(const struct metis_config *cfg, FILE *f)
 {
     struct input in;
     struct transitions tt;
-    char text[2 * METIS_PATH_MAX + 512];
-    if (input_init(&in, cfg, cfg->run.seed) < 0)
+    struct op_args *a = malloc(sizeof *a);
+    if (!a || input_init(&in, cfg, cfg->run.seed) < 0) {
+        free(a);
         return -1;
+    }
     int rc = transitions_build(&in, &tt);
     if (rc == 0 && tt.total > TRANSITIONS_MAX)
         rc = -1;
-    for (size_t i = 0; rc == 0 && i < tt.n; i++) {
-        op_format(&tt.t[i], text, sizeof text);
-        fprintf(f, "    :: c_code { metis_step_bounded(%zu, nstates, truncs, depth); }  /* %s */\n",
-                i, text);
-    }
+    if (rc == 0 && transitions_grouped(&tt))
+        write_grouped(&tt, a, f);
+    else if (rc == 0)
+        write_flat(&tt, a, f);
     if (rc == 0)
         transitions_free(&tt);
     input_free(&in);
+    free(a);
     return rc;
 }
 
@@ -59,6 +98,8 @@ int model_write(const struct metis_config *cfg, FILE *f)
     fprintf(f, "c_track \"metis_abs\" \"%d\" \"Matched\";\n", dlen * cfg->nfs);
     fprintf(f, "c_track \"&metis_sid\" \"sizeof(metis_sid)\" \"UnMatched\";\n");
     fprintf(f, "c_track \"&metis_round\" \"sizeof(metis_round)\" \"Matched\";\n\n");
+    if (is_bounded(cfg))   /* a large table's choice in two steps (write_grouped) */
+        fprintf(f, "short metis_group, metis_member;\n\n");
     if (search_kind_parse(cfg->run.search) == SEARCH_RANDOM) {
         /* The measuring stick: pan only hosts the engine's random walk. */
         fprintf(f, "active proctype metis()\n{\n    c_code { metis_start(); metis_walk(); };\n}\n");
@@ -140,8 +181,10 @@ char **pan_args(const struct metis_config *cfg, const struct search_opts *so, co
     static char *argv[13];
     int n = 0;
     snprintf(a[n++], 64, "%s", "pan");
-    /* A bounded search cuts its own depth (search/bounded.c): SPIN's must not come first. */
-    snprintf(a[n++], 64, "-m%ld", cfg->run.max_depth + (is_bounded(cfg) ? 16 : 0));
+    /* A bounded search cuts its own depth (search/bounded.c): SPIN's, up to three steps an
+     * operation (write_grouped), must not come first. */
+    snprintf(a[n++], 64, "-m%ld", is_bounded(cfg) ? 3 * cfg->run.max_depth + 16
+                                                  : cfg->run.max_depth);
     snprintf(a[n++], 64, "-w%d", cfg->run.hashtable_log2);
     snprintf(a[n++], 64, "-n");
     if (so->hash_fn)
