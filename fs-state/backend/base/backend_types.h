@@ -125,6 +125,8 @@ struct backend {
     uint64_t ample_bytes, ample_inodes;  /* set by the engine: free bytes and inodes more than
                                             the pool could ever take (0: none are) */
     struct backend_remount remount;
+    int reads_daemon_tree;      /* set by the backend: its read-back has the daemon hand its
+                                   tree over (a dump), so no kernel cache stands between them */
     int record_history;         /* set by the engine: a backend whose restores leave more in the
                                    fs than its saved state (one without snapshots) records what
                                    they did in history, for a replay of its real history */

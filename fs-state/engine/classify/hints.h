@@ -22,7 +22,7 @@ struct hint_case {
 int hints_find(const struct hint_case *c, char *out, size_t len);
 
 /* The probable cause the first matching rule names: its short id into id (stable from run to
- * run: "hard-links-path-based-fuse", "lacks:fallocate:punch_hole") and its title as the
+ * run: "tmpfs-root-mode", "lacks:fallocate:punch_hole") and its title as the
  * result; NULL (id "") when no rule matches. */
 const char *hints_cause(const struct hint_case *c, char *id, size_t len);
 
