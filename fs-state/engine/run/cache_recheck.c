@@ -10,19 +10,6 @@
 /* The option that turns the cache off, on libfuse's daemons (fuse(8)). */
 #define CACHE_OFF_OPTION "-o attr_timeout=0"
 
-/* The fs (bit i) whose state difference a stale cache may have made, with the reference
- * when it is read through such a cache too; 0 when none. */
-static unsigned suspects(const struct engine *e)
-{
-    unsigned which = 0;
-    for (int i = 1; i < e->g.nfs; i++)
-        if ((e->g.out[i].differs & DIFF_STATE) && fsgroup_caches_attrs(&e->g, i))
-            which |= 1u << i;
-    if (which && fsgroup_caches_attrs(&e->g, 0))
-        which |= 1u;
-    return which;
-}
-
 static void describe(const struct engine *e, int i, const struct op_args *a, char *out,
                      size_t len)
 {
@@ -47,7 +34,7 @@ static void count_stale(struct engine *e, int i, const char *what)
 int cache_recheck(struct engine *e, const struct op_args *a, int *leaf)
 {
     char what[METIS_MAX_FS][200];
-    unsigned which = suspects(e);
+    unsigned which = fsgroup_cache_suspects(&e->g);
     if (!which)
         return 0;
     for (int i = 1; i < e->g.nfs; i++)

@@ -919,6 +919,17 @@ int fsgroup_caches_attrs(const struct fsgroup *g, int i)
     return (t == FS_FUSE || t == FS_REFFS) && !g->be[i]->reads_daemon_tree;
 }
 
+unsigned fsgroup_cache_suspects(const struct fsgroup *g)
+{
+    unsigned which = 0;
+    for (int i = 1; i < g->nfs; i++)
+        if ((g->out[i].differs & DIFF_STATE) && fsgroup_caches_attrs(g, i))
+            which |= 1u << i;
+    if (which && fsgroup_caches_attrs(g, 0))
+        which |= 1u;
+    return which;
+}
+
 struct fresh_job {
     struct fsgroup *g;
     unsigned which;

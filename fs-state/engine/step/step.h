@@ -161,6 +161,9 @@ int fsgroup_compare(struct fsgroup *g, int initial);
  * daemon's own dump): a stat may show what an earlier reply of the daemon said, kept for its
  * attr_timeout, instead of what the daemon holds now. */
 int fsgroup_caches_attrs(const struct fsgroup *g, int i);
+/* After fsgroup_compare: the fs (bit i) whose state difference a stale cache may have made,
+ * with the reference (bit 0) when it is read through such a cache too; 0 when none. */
+unsigned fsgroup_cache_suspects(const struct fsgroup *g);
 /* Reads the fs in which (bit i for fs i) back again past the kernel's attribute cache (the
  * walk's tree_walk_fresh_attrs), into out[] with each listing kept; a fs whose tree changed
  * so saves the live state again. Then fsgroup_compare tells whether a difference stays. */
