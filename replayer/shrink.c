@@ -52,6 +52,7 @@ struct shrinker {
     uint64_t base_sid;          /* and its sid in the run (its exported files) */
     double t0;                  /* when the shrink began */
     double step_s;              /* time spent in steps (not loading states) */
+    size_t suffix_tried;        /* the longest suffix tried alone (try_suffixes), 0: none */
 };
 
 /* State ids of imported states: far above the ones the shrinker saves itself (as repro). */
@@ -241,6 +242,27 @@ static int ddmin(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
     return 0;
 }
 
+/* The last operations alone first, 1, 2, 4, ... of them, each from the state the candidates
+ * start from: most classes need only the few steps before their discrepancy, and a suffix that
+ * shows it costs about twice its own length in steps, where the whole trace (a long history on
+ * a slow daemon) may not even be replayed once in the time a class has. 1 when one reproduces
+ * (cur, n: its shortest prefix ending in the target), 0 when none shorter than half of it
+ * does, or a TEST_ code. */
+static int try_suffixes(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    /* A state class is signed by its attribute, which a suffix's first hit must not set. */
+    if ((sh->want.kinds & DIFF_STATE) && !sh->want.attr_known)
+        return 0;
+    for (size_t k = 1; 2 * k <= *n; k *= 2) {
+        memcpy(scratch, cur + *n - k, k * sizeof *cur);
+        sh->suffix_tried = k;
+        int r = adopt(sh, cur, n, scratch, k);
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
 /* Until no single operation can go: the result is 1-minimal. */
 static int remove_singles(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
 {
@@ -414,7 +436,11 @@ static int finish(struct shrinker *sh, int rc)
 {
     if (rc == TEST_INFRA)
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
-    if (rc == TEST_TIMEUP)
+    if (rc == TEST_TIMEUP && sh->suffix_tried)
+        fprintf(stderr, "metis-replay: shrink: the time limit came before the discrepancy "
+                "reproduced (its last %zu operations alone did not show it, and the whole trace "
+                "of %zu was not replayed once)\n", sh->suffix_tried, sh->t->nops);
+    else if (rc == TEST_TIMEUP)
         fprintf(stderr, "metis-replay: shrink: the time limit came before the whole trace was "
                 "replayed once\n");
     session_stop(&sh->s);
@@ -645,6 +671,12 @@ static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t 
         n = total;
         for (size_t k = 0; k < total; k++)
             cur[k] = k;
+        r = try_suffixes(sh, cur, &n, scratch);
+    }
+    if (r == 0) {
+        n = total;
+        for (size_t k = 0; k < total; k++)
+            cur[k] = k;
         r = verify_full(sh, cur, &n, o->tries);
     }
     if (r == 0) {
@@ -694,6 +726,26 @@ static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
     return rc;
 }
 
+/* The attribute a state class is signed by, as the run's detail file names it ("class N: OP
+ * on FS: state differs (mode of /d0: ..."), so that no shorter candidate can set it. */
+static void attr_from_detail(struct shrinker *sh, const char *detail)
+{
+    char line[2048], on[200], word[32];
+    FILE *f = fopen(detail, "r");
+    snprintf(on, sizeof on, " on %s: ", sh->cfg.fs[sh->want.fs].name);
+    while (f && !sh->want.attr_known && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, on), *open = p ? strstr(p, "state differs (") : NULL;
+        int k = open && sscanf(open + 15, "%31[a-z-] of ", word) == 1 ? tree_diff_by_name(word)
+                                                                         : -1;
+        if (!strncmp(line, "class ", 6) && k > 0) {
+            sh->want.attr = (enum tree_diff)k;
+            sh->want.attr_known = 1;
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
 /* The class of the trace's last discrepancy on the fs --fs names (or the first that differs).
  * 0 after printing why there is nothing to shrink. */
 static int set_target(struct shrinker *sh, const struct cli_opts *o)
@@ -715,6 +767,8 @@ static int set_target(struct shrinker *sh, const struct cli_opts *o)
     sh->want = (struct target){ fs, (want[fs] & DIFF_SERIAL) != 0, last_op->args.op, want[fs],
                                 TREE_DIFF_NONE, 0, TREE_DIFF_NONE, 0 };
     sh->tries = o->tries > last_op->tries ? o->tries : last_op->tries;
+    if (sh->want.kinds & DIFF_STATE)
+        attr_from_detail(sh, o->input);
     return 1;
 }
 

@@ -210,34 +210,6 @@ static struct shrink_plan *plan_shrinks(const struct triage *t, const struct run
     return plan;
 }
 
-/* Seconds a step took in the run (its restores and read-backs included): a replay's pace. */
-static double run_pace(const char *json)
-{
-    json_object *s = rj_parse(json);
-    double ops = rj_num(s, "ops", 0), secs = rj_num(s, "seconds", 0);
-    json_object_put(s);
-    return ops > 0 ? secs / ops : 0;
-}
-
-/* Why a class is left unshrunk, in one line, when its share cannot pay for one replay of its
- * unshrunk trace (the pace the run went, twice over for the replay's own set-up); NULL when
- * it may. */
-static const char *too_long(const struct shrink_plan *p, double pace, double limit,
-                            const struct triage *t, const struct run_class *c, char *out,
-                            size_t len)
-{
-    double need = 2 * pace * (double)p->steps;
-    if (limit >= 1 && (p->steps < 0 || need <= limit))
-        return NULL;
-    if (limit < 1 && p->steps >= 0 && need < 1)
-        need = 1;
-    snprintf(out, len, "not shrunk: its unshrunk trace has %ld steps, one replay of which takes "
-             "about %.0f s at the run's pace, and %.1f s of shrink_seconds (%g) were left for it "
-             "(metis-replay shrink %s --seconds %.0f does it by hand)", p->steps, need,
-             limit > 0 ? limit : 0, t->seconds, c->detail, need * 4 + 10);
-    return out;
-}
-
 /* Each class's reproducer on the target and the reference. The first runs get as long as the
  * shrinking had (at least EMIT_SECONDS), not per class: a run of many classes ends in bounded
  * time, later classes marked "not run". Runs again of one that did not bite come out of what
@@ -264,7 +236,7 @@ int triage_run(const struct triage *t)
     snprintf(path, sizeof path, "%s/summary.json", t->out);
     char *json = read_text_file(path, 64 << 20);
     int n = classfile_parse(json, &v);
-    double end = now_seconds() + t->seconds, pace = run_pace(json);
+    double end = now_seconds() + t->seconds;
     struct shrink_plan *plan = t->seconds > 0 && n > 0 ? plan_shrinks(t, v, n) : NULL;
     for (int j = 0; plan && j < n && !*t->stop; j++) {
         int k = plan[j].k;
@@ -274,8 +246,13 @@ int triage_run(const struct triage *t)
                      "its detail file names the state and the operation", v[k].detail);
             continue;
         }
-        if (too_long(&plan[j], pace, limit, t, &v[k], v[k].triage, sizeof v[k].triage))
+        if (limit < 1) {
+            snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: shrink_seconds (%g) was spent "
+                     "on the %d classes of shorter traces before it (its own has %ld steps; "
+                     "metis-replay shrink %s does it by hand)", t->seconds, j, plan[j].steps,
+                     v[k].detail);
             continue;
+        }
         fprintf(stderr, "metis: shrinking class %d (%s, %ld steps unshrunk) for at most %.0f s\n",
                 v[k].id, v[k].signature, plan[j].steps, limit);
         triage_class(t, &v[k], limit);
