@@ -1,4 +1,4 @@
-/* The shrink command: ddmin over the steps (operations and a history's restore calls), then single removals, replaying from cached prefix states. */
+/* The shrink command: the last steps alone first, then ddmin over the steps (operations and a history's restore calls) and single removals, replaying from cached prefix states. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
