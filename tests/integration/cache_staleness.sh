@@ -5,23 +5,15 @@
 # also drops the sticky bit a chmod gives (mutation=CHMOD_DROP_STICKY) still gives its class.
 . "$(dirname "$0")/../lib/common.sh"
 need_tools python3
-B=$METIS_BIN
-[ -x "$B/reffs-mutant" ] || skip "$B/reffs-mutant is not built"
+[ -x "$METIS_BIN/reffs-mutant" ] || skip "$METIS_BIN/reffs-mutant is not built"
 [ -w /dev/fuse ] || skip "no /dev/fuse"
 CFG=$METIS_ROOT/tests/fixtures/fuse-stale-attrs.ini
-run() {  # NAME CONFIG WANT_RC
-    FAIL_LOG=$T/$1.out
-    timeout -k 5 200 "$B/metis" run "$2" --out "$T/$1" >"$T/$1.out" 2>&1
-    local rc=$?
-    [ $rc = "$3" ] || fail "$1: metis run exited $rc, want $3"
-    assert_no_leftovers "$(run_id_of "$T/$1.out")"
-}
 stale() {  # RUN: the stale count of fs mut in summary.json
     python3 -c 'import json,sys; print(sum(x["differences"] for x in json.load(open(sys.argv[1]))["cache_stale"] if x["fs"] == "mut"))' "$1/summary.json"
 }
 
 # 1. Stale replies alone: no class, one line with its option.
-run stale "$CFG" 0
+run_want stale "$CFG" 0
 n=$(stale "$T/stale")
 [ "$n" -ge 1 ] || fail "stale: no cache staleness counted"
 [ "$(grep -c '^metis: cache staleness on mut: ' "$T/stale.out")" = 1 ] || fail "stale: not one cache line"
@@ -32,7 +24,7 @@ grep -q "^stale [0-9]* fs=mut what=mode of " "$T/stale/log.txt" || fail "stale: 
 
 # 2. The same daemon with a real chmod defect: its class stays.
 sed 's/stale_attr_replies {mnt}/stale_attr_replies,mutation=CHMOD_DROP_STICKY {mnt}/' "$CFG" >"$T/sticky.ini"
-run sticky "$T/sticky.ini" 1
+run_want sticky "$T/sticky.ini" 1
 python3 - "$T/sticky/summary.json" <<'PY' || fail "sticky: the real defect's class is missing"
 import json, sys
 s = json.load(open(sys.argv[1]))

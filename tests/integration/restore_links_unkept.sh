@@ -6,21 +6,13 @@
 # The same daemon without the mutation learns nothing.
 . "$(dirname "$0")/../lib/common.sh"
 need_tools python3
-B=$METIS_BIN
-[ -x "$B/reffs-mutant" ] || skip "$B/reffs-mutant is not built"
+[ -x "$METIS_BIN/reffs-mutant" ] || skip "$METIS_BIN/reffs-mutant is not built"
 [ -w /dev/fuse ] || skip "no /dev/fuse"
 CFG=$METIS_ROOT/tests/fixtures/fuse-links-unkept.ini
-run() {  # NAME CONFIG WANT_RC
-    FAIL_LOG=$T/$1.out
-    timeout -k 5 200 "$B/metis" run "$2" --ops 3000 --out "$T/$1" >"$T/$1.out" 2>&1
-    local rc=$?
-    [ $rc = "$3" ] || fail "$1: metis run exited $rc, want $3"
-    assert_no_leftovers "$(run_id_of "$T/$1.out")"
-}
 counts() {  # RUN: "FALLBACKS LINKS_UNKEPT" of fs mut
     python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["backends"]["mut"]; print(b["fallbacks"], b["links_unkept"])' "$1/summary.json"
 }
-run mut "$CFG" 1
+run_want mut "$CFG" 1 --ops 3000
 read -r fallbacks unkept <<<"$(counts "$T/mut")"
 echo "mutant: fallbacks=$fallbacks links_unkept=$unkept"
 [ "$unkept" -ge 1 ] || fail "no restore met the link-count convention"
@@ -30,7 +22,7 @@ echo "mutant: fallbacks=$fallbacks links_unkept=$unkept"
 grep -q '^class [0-9]*: unlink mut state nlink: ' "$T/mut/classes.txt" || fail "the unlink class is gone"
 
 sed 's/,mutation=UNLINK_NLINK//' "$CFG" >"$T/plain.ini"
-run plain "$T/plain.ini" 0
+run_want plain "$T/plain.ini" 0 --ops 3000
 read -r fallbacks unkept <<<"$(counts "$T/plain")"
 [ "$unkept" = 0 ] && [ "$fallbacks" = 0 ] || fail "plain RefFS: fallbacks=$fallbacks links_unkept=$unkept"
 grep -q "learnt once" "$T/plain.out" && fail "plain RefFS learnt a convention"
