@@ -672,42 +672,6 @@ static void first_link_difference(const struct ft_tree *a, const struct ft_tree 
     snprintf(out, outlen, "the trees differ in their hard links");
 }
 
-/* Two listing lines alike but for their link count, the fourth field ("PATH TYPE MODE NLINK
- * ..."; a path's blanks are escaped). */
-static int same_but_nlink(const char *a, size_t la, const char *b, size_t lb)
-{
-    size_t ia = 0, ib = 0;
-    for (int field = 0; ia <= la && ib <= lb; field++) {
-        size_t na = strcspn(a + ia, " \n"), nb = strcspn(b + ib, " \n");
-        if (na > la - ia)
-            na = la - ia;
-        if (nb > lb - ib)
-            nb = lb - ib;
-        if (field != 3 && (na != nb || memcmp(a + ia, b + ib, na) != 0))
-            return 0;
-        ia += na + 1;
-        ib += nb + 1;
-    }
-    return ia > la && ib > lb;
-}
-
-int ft_alike_but_links(struct ft_store *st, const struct ft_tree *a, const struct ft_tree *b)
-{
-    char *la = ft_listing(st, a), *lb = ft_listing(st, b);
-    int alike = la && lb;
-    const char *x = la, *y = lb;
-    while (alike && *x && *y) {
-        size_t nx = strcspn(x, "\n"), ny = strcspn(y, "\n");
-        alike = same_but_nlink(x, nx, y, ny);
-        x += nx + (x[nx] != 0);
-        y += ny + (y[ny] != 0);
-    }
-    alike = alike && !*x && !*y;
-    free(la);
-    free(lb);
-    return alike;
-}
-
 void ft_first_difference(struct ft_store *st, const struct ft_tree *a, const char *a_label,
                          const struct ft_tree *b, const char *b_label, char *out, size_t outlen)
 {

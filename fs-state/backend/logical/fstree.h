@@ -90,9 +90,6 @@ int ft_digest(struct ft_store *st, const struct ft_tree *t, const struct tree_op
 int ft_index(const struct ft_tree *t, struct tree_index *index);
 /* 1 if a and b have the same paths and the same hard-link groups (digests leave links out). */
 int ft_same_links(const struct ft_tree *a, const struct ft_tree *b);
-/* 1 if a and b have the same paths and entries but for their link counts and hard-link groups
- * (a target that does not keep them as they were made); 0 otherwise or out of memory. */
-int ft_alike_but_links(struct ft_store *st, const struct ft_tree *a, const struct ft_tree *b);
 /* The first entry where a and b differ: "A_LABEL '<a's line>', B_LABEL '<b's line>'". */
 void ft_first_difference(struct ft_store *st, const struct ft_tree *a, const char *a_label,
                          const struct ft_tree *b, const char *b_label, char *out, size_t outlen);

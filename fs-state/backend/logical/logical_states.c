@@ -31,8 +31,6 @@ struct lrestore {
     int last_valid;             /* ... and still holds (no operation since) */
     unsigned ignore;            /* attributes the digest leaves out: their calls may fail */
     struct buf *journal;        /* not NULL: every restore's calls are recorded there */
-    int links_unkept;           /* learnt: the fs does not keep link counts as they were made,
-                                   so a restore is not held to them (links_convention) */
     struct lr_counts n;
 };
 
@@ -194,24 +192,6 @@ int lr_drop_link_caches(struct lrestore *lr, int rootfd)
     return drop_link_caches(rootfd, lr->last);
 }
 
-/* A restore that brought every entry back but its link count (read past the kernel's cache)
- * met the target's own convention, such as a FUSE daemon that counts no links: a replay would
- * bring no other count back, and would be made on every backtrack. Learnt and said once; from
- * then on such a restore stands. */
-static int links_convention(struct lrestore *lr, struct backend *b, const struct ft_tree *want,
-                            const char *diff)
-{
-    if (!ft_alike_but_links(&lr->st, lr->last, want))
-        return 0;
-    if (!lr->links_unkept)
-        fprintf(stderr, "metis: fs %s: a logical restore brings every entry back but its link "
-                "count (%s): the fs does not keep link counts as they were made; learnt once, its "
-                "restores are no longer held to them\n", b->cfg->name, diff);
-    lr->links_unkept = 1;
-    lr->n.links_unkept++;
-    return 1;
-}
-
 /* Applies the difference and reads the result back; 0 if it is the saved state, else -1 with
  * why in msg (the mount is then in some state between the two). */
 static int try_logical(struct lrestore *lr, struct backend *b, int fd, struct ft_tree *want,
@@ -236,8 +216,7 @@ static int try_logical(struct lrestore *lr, struct backend *b, int fd, struct ft
     if (!got) {
         ft_first_difference(&lr->st, want, "the saved state has", lr->last, "the fs has", msg,
                             msglen);
-        if (!links_convention(lr, b, want, msg))
-            return -1;
+        return -1;
     }
     lr->n.verified++;
     return 0;
@@ -380,9 +359,9 @@ void lr_print_stats(const struct lrestore *lr, FILE *json)
 {
     const struct lr_counts *n = &lr->n;
     fprintf(json, ",\"logical_restores\":%llu,\"verified\":%llu,\"fallbacks\":%llu,"
-            "\"already_there\":%llu,\"links_unkept\":%llu", (unsigned long long)n->logical,
+            "\"already_there\":%llu", (unsigned long long)n->logical,
             (unsigned long long)n->verified, (unsigned long long)n->fallbacks,
-            (unsigned long long)n->unchanged, (unsigned long long)n->links_unkept);
+            (unsigned long long)n->unchanged);
     fprintf(json, ",\"logical_calls\":{\"removed\":%llu,\"created\":%llu,\"rewritten\":%llu,"
             "\"attributes\":%llu}", (unsigned long long)n->removed,
             (unsigned long long)n->created, (unsigned long long)n->rewritten,

@@ -15,8 +15,6 @@ struct lr_counts {
     uint64_t verified;          /* ... whose read-back had the saved state's digest */
     uint64_t fallbacks;         /* ... that did not, and were replayed instead */
     uint64_t unchanged;         /* verified ones that found the mount in the state already */
-    uint64_t links_unkept;      /* verified ones that missed in link counts alone: the fs's
-                                   own convention, learnt (lrestore's links_convention) */
     uint64_t removed, created, rewritten, meta;   /* the calls they made */
 };
 
