@@ -1,4 +1,4 @@
-/* The shrink command: the last steps alone first, then ddmin over the steps (operations and a history's restore calls) and single removals, replaying from cached prefix states. */
+/* The shrink command: a backward slice and the last steps alone first, then ddmin over the steps (operations and a history's restore calls) and single removals, replaying from cached prefix states. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,6 +240,64 @@ static int ddmin(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
         }
     }
     return 0;
+}
+
+/* 1 when path a is b or a directory above it (component-wise); empty paths never are. */
+static int above_or_same(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    return n && !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/' || (n == 1 && a[0] == '/'));
+}
+
+/* The paths a slice follows (try_slice): at most SLICE_PATHS, names into the trace. */
+#define SLICE_PATHS 64
+struct slice_paths {
+    const char *p[SLICE_PATHS];
+    int n;
+};
+
+static void follow(struct slice_paths *w, const struct op_args *a)
+{
+    const char *mine[] = { a->path, a->path2 };
+    for (int i = 0; i < 2 && w->n < SLICE_PATHS; i++)
+        if (mine[i][0] == '/')
+            w->p[w->n++] = mine[i];
+}
+
+/* Whether operation a names a followed path, or one above or below it. */
+static int related(const struct op_args *a, const struct slice_paths *w)
+{
+    const char *mine[] = { a->path, a->path2 };
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < w->n; j++)
+            if (above_or_same(mine[i], w->p[j]) || above_or_same(w->p[j], mine[i]))
+                return 1;
+    return 0;
+}
+
+/* A backward slice: from the last operation back, every operation that names a path it or a
+ * later one of the slice names (or one above or below it), whose paths are then followed too:
+ * a guess at what the last one depends on, replayed before anything longer. 1 when it
+ * reproduces (cur, n: it), 0 when not, or a TEST_ code. */
+static int try_slice(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    const struct trace_op *last = &sh->t->ops[cur[*n - 1]];
+    struct slice_paths w = { .n = 0 };
+    size_t top = *n;
+    if (((sh->want.kinds & DIFF_STATE) && !sh->want.attr_known) || last->is_call)
+        return 0;
+    follow(&w, &last->args);
+    scratch[--top] = cur[*n - 1];
+    for (size_t k = *n - 1; k-- > 0;) {
+        const struct trace_op *op = &sh->t->ops[cur[k]];
+        if (op->is_call || !related(&op->args, &w))
+            continue;
+        follow(&w, &op->args);
+        scratch[--top] = cur[k];
+    }
+    size_t m = *n - top;
+    memmove(scratch, scratch + top, m * sizeof *scratch);
+    return m < *n ? adopt(sh, cur, n, scratch, m) : 0;
 }
 
 /* The last operations alone first, 1, 2, 4, ... of them, each from the state the candidates
@@ -671,7 +729,9 @@ static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t 
         n = total;
         for (size_t k = 0; k < total; k++)
             cur[k] = k;
-        r = try_suffixes(sh, cur, &n, scratch);
+        r = try_slice(sh, cur, &n, scratch);
+        if (r == 0)
+            r = try_suffixes(sh, cur, &n, scratch);
     }
     if (r == 0) {
         n = total;
