@@ -9,7 +9,7 @@ LIBMETIS   := $(LIBDIR)/libmetis.a
 # The front ends, bin/metis only: the command line (front/cli/), the swarm launcher
 # (front/swarm/), report.html (front/report/) and the JSON reader they share (front/json/).
 METIS_MAIN := fs-state/front/metis_main.c
-CLI_SRC    := $(filter-out $(METIS_MAIN),$(wildcard fs-state/front/*.c fs-state/front/*/*.c))
+CLI_SRC    := $(filter-out $(METIS_MAIN),$(wildcard fs-state/front/*.c fs-state/front/*/*.c fs-state/front/*/*/*.c))
 CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/%.o)
 LIBCLI     := $(BUILD)/libmetis-cli.a
 

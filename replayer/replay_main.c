@@ -3,7 +3,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "commands/cli.h"
 
 int main(int argc, char **argv)
 {

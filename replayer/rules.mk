@@ -1,5 +1,5 @@
 # Replayer: bin/metis-replay (traces, repro, shrink, emit-c), built once its sources exist.
-REPLAY_SRC := $(wildcard replayer/*.c)
+REPLAY_SRC := $(wildcard replayer/*.c replayer/*/*.c)
 ifneq ($(REPLAY_SRC),)
 $(BIN)/metis-replay: $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(LIBMETIS)
 	@mkdir -p $(dir $@)
@@ -23,8 +23,8 @@ REPRO_TREE_TEXT := fs-state/lib/buf.h fs-state/tree/tree.h fs-state/tree/diff.h 
                    fs-state/tree/line.c fs-state/tree/diff.c fs-state/tree/reprotree.c
 $(BUILD)/replayer/reprotree_text.h: $(REPRO_TREE_TEXT)
 	$(as_c_text)
-$(BUILD)/replayer/emitc.o: $(BUILD)/replayer/reprotree_text.h
-$(BUILD)/replayer/emitc.o: CFLAGS += -I$(BUILD)/replayer
+$(BUILD)/replayer/emit/emitc.o: $(BUILD)/replayer/reprotree_text.h
+$(BUILD)/replayer/emit/emitc.o: CFLAGS += -I$(BUILD)/replayer
 
 # A history's restore calls run in the reproducer with the code the engine runs them with
 # (backend/logical/rcalls.c, and lib/beneath.c for its confinement), copied the same way.
@@ -32,13 +32,13 @@ REPRO_CALLS_TEXT := fs-state/lib/beneath.h fs-state/backend/logical/rcalls.h fs-
                     fs-state/backend/logical/rcalls.c
 $(BUILD)/replayer/rcalls_code.h: $(REPRO_CALLS_TEXT)
 	$(as_c_text)
-$(BUILD)/replayer/emitc_calls.o: $(BUILD)/replayer/rcalls_code.h
-$(BUILD)/replayer/emitc_calls.o: CFLAGS += -I$(BUILD)/replayer
+$(BUILD)/replayer/emitstep/emitc_calls.o: $(BUILD)/replayer/rcalls_code.h
+$(BUILD)/replayer/emitstep/emitc_calls.o: CFLAGS += -I$(BUILD)/replayer
 
 # emit-c writes the faulty device's source beside a reproducer whose last step is a fault step,
 # for run.sh to build where Metis is not installed: faultdev/'s text as C string lines.
 FAULTDEV_TEXT := faultdev/faultdev_proto.h faultdev/faultdev.c
 $(BUILD)/replayer/faultdev_text.h: $(FAULTDEV_TEXT)
 	$(as_c_text)
-$(BUILD)/replayer/emitc_fault.o: $(BUILD)/replayer/faultdev_text.h
-$(BUILD)/replayer/emitc_fault.o: CFLAGS += -I$(BUILD)/replayer
+$(BUILD)/replayer/emitstep/emitc_fault.o: $(BUILD)/replayer/faultdev_text.h
+$(BUILD)/replayer/emitstep/emitc_fault.o: CFLAGS += -I$(BUILD)/replayer

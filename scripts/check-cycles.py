@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Fails when files, rooms (a source with its header) or folders use each other in a circle, read from nm's symbols and the #include lines.
-"""usage: check-cycles.py [--why] [--build BUILD] [--folders TOP] [-I DIR]... DIR...
+"""usage: check-cycles.py [--why] [--build BUILD] [--folders TOP]... [-I DIR]... DIR...
 
 Three graphs over the C sources under each DIR (and their objects under BUILD/DIR, default
 BUILD=build), each checked for circles (strongly connected components of more than one node):
@@ -11,9 +11,11 @@ BUILD=build), each checked for circles (strongly connected components of more th
            a symbol B's defines. Two rooms that need each other are a circle even when their
            objects do not call each other (a header that includes its user's header).
   folders  the folders that hold rooms, by the same uses: a folder's rooms may use each other,
-           but two folders may not need each other. With --folders TOP, only the folders
-           under TOP (the ones laid out as rooms; RefFS keeps its public header above its
-           library on purpose).
+           but two folders may not need each other. With --folders TOP (given once per TOP),
+           only the folders under each TOP (the ones laid out as rooms; RefFS keeps its public
+           header above its library on purpose).
+
+Objects whose source is gone (left in BUILD by a file moved or removed) are not counted.
 
 An include is looked for beside its includer, then in each -I DIR (default: the Makefile's
 -Ireffs -Ifs-state -Ireplayer -Ifaultdev). Each circle is printed as one line (with --why, each use inside it below it: the file and the
@@ -156,7 +158,7 @@ def circles(g):
 
 
 def parse_args(argv):
-    build, dirs, verbose, top, search = "build", [], False, "", []
+    build, dirs, verbose, tops, search = "build", [], False, [], []
     it = iter(argv)
     for a in it:
         if a == "-I":
@@ -170,7 +172,7 @@ def parse_args(argv):
             top = next(it, None)
             if top is None:
                 raise ValueError("--folders needs a folder")
-            top = os.path.normpath(top)
+            tops.append(os.path.normpath(top))
         elif a == "--build":
             build = next(it, None)
             if build is None:
@@ -181,7 +183,7 @@ def parse_args(argv):
             dirs.append(os.path.normpath(a))
     if not dirs:
         raise ValueError("no folder to check")
-    return build, dirs, verbose, top, search or SEARCH
+    return build, dirs, verbose, tops, search or SEARCH
 
 
 def why(circle, edges, key):
@@ -205,12 +207,13 @@ def report(what, found, edges, key, verbose):
 
 def main(argv):
     try:
-        build, dirs, verbose, top, search = parse_args(argv[1:])
+        build, dirs, verbose, tops, search = parse_args(argv[1:])
     except ValueError as e:
         print("check-cycles: %s" % e, file=sys.stderr)
         print(__doc__.strip().splitlines()[0], file=sys.stderr)
         return 2
-    objs = list(files_under([os.path.join(build, d) for d in dirs], (".o",)))
+    objs = [o for o in files_under([os.path.join(build, d) for d in dirs], (".o",))
+            if os.path.isfile(source_of(o, build))]
     sources = list(files_under(dirs, (".c", ".h")))
     if not objs or not sources:
         print("check-cycles: no object files under %s or no sources under %s"
@@ -220,7 +223,7 @@ def main(argv):
     uses = list(include_edges(sources, search))
     uses += [(source_of(a, build), source_of(b, build), "uses " + sym) for a, b, sym in calls]
     rooms = merged(sources, uses, room)
-    under = lambda p: not top or p == top or p.startswith(top + "/")
+    under = lambda p: not tops or any(p == t or p.startswith(t + "/") for t in tops)
     folders = merged([p for p in sources if under(p)],
                      [u for u in uses if under(u[0]) and under(u[1])], os.path.dirname)
     by_call = [(a, b, "uses " + sym) for a, b, sym in calls]

@@ -1,6 +1,6 @@
-/* Fuzz harness of the classes readers (front/cli/summary_classes.c and the swarm's merge of them): a summary.json's text. */
+/* Fuzz harness of the classes readers (front/cli/classes/summary_classes.c and the swarm's merge of them): a summary.json's text. */
 #include "fuzz_common.h"
-#include "front/cli/summary_classes.h"
+#include "front/cli/classes/summary_classes.h"
 #include "front/swarm/swarm.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Shared by the fuzz harnesses: the input as a file, stderr captured, the one-line-error check, and a trace's round trip. */
 #include "fuzz_common.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 #include <fcntl.h>
 #include <sanitizer/common_interface_defs.h>

@@ -1,7 +1,7 @@
-/* Fuzz harness of the detail-file readers: report.html's (front/report/disc.c) and metis-replay's, which finds the run's log from a discrepancy-N.txt (replayer/cli.c). */
+/* Fuzz harness of the detail-file readers: report.html's (front/report/runfiles/disc.c) and metis-replay's, which finds the run's log from a discrepancy-N.txt (replayer/commands/cli.c). */
 #include "fuzz_common.h"
-#include "front/report/disc.h"
-#include "cli.h"
+#include "front/report/runfiles/disc.h"
+#include "commands/cli.h"
 
 #include <stdlib.h>
 #include <string.h>

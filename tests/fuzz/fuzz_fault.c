@@ -1,4 +1,4 @@
-/* Fuzz harness of fault steps' text: a trace's fault records and its discrepancies' fault= findings (replayer/trace.c), and the fault names they and the config's fault_kinds read (engine/fault_kinds.c). */
+/* Fuzz harness of fault steps' text: a trace's fault records and its discrepancies' fault= findings (replayer/trace/trace.c), and the fault names they and the config's fault_kinds read (engine/fault_kinds.c). */
 #include "fuzz_common.h"
 #include "engine/vocab/fault_kinds.h"
 

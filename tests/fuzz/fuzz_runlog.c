@@ -1,6 +1,6 @@
-/* Fuzz harness of the run-log reader (replayer/runlog.c): the input as a run directory's log.txt beside a real config.ini. */
+/* Fuzz harness of the run-log reader (replayer/trace/runlog.c): the input as a run directory's log.txt beside a real config.ini. */
 #include "fuzz_common.h"
-#include "runlog.h"
+#include "trace/runlog.h"
 
 #include <string.h>
 

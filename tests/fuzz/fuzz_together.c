@@ -1,4 +1,4 @@
-/* Fuzz harness of concurrent steps' text: the history entry together_replay reads and together_history writes, the orders of together_atoms_parse/_text (engine/together_make.c), and a trace's concurrent-step records (replayer/trace.c). */
+/* Fuzz harness of concurrent steps' text: the history entry together_replay reads and together_history writes, the orders of together_atoms_parse/_text (engine/together_make.c), and a trace's concurrent-step records (replayer/trace/trace.c). */
 #include "fuzz_common.h"
 #include "engine/ops/together.h"
 

@@ -1,6 +1,6 @@
-/* Fuzz harness of the trace reader (replayer/trace.c): parse, and a parsed trace written back must parse again. */
+/* Fuzz harness of the trace reader (replayer/trace/trace.c): parse, and a parsed trace written back must parse again. */
 #include "fuzz_common.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

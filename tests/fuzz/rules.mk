@@ -7,7 +7,7 @@ FUZZ_CC        ?= clang
 FUZZ_RP        := build/fuzz-replay
 FUZZ_FZ        := build/fuzz
 # Every parser lives in libmetis, the front ends' library, two replayer files or RefFS's library.
-FUZZ_LIB_SRC   := $(METIS_SRC) $(CLI_SRC) $(addprefix replayer/,trace.c runlog.c cli.c check.c)
+FUZZ_LIB_SRC   := $(METIS_SRC) $(CLI_SRC) $(addprefix replayer/,trace/trace.c trace/runlog.c commands/cli.c trace/check.c)
 # UBSan stops at the first report, so that a replay or the fuzzer sees it as a crash.
 FUZZ_SAN       := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS     = $(filter-out -Werror -fsanitize%,$(CFLAGS)) $(REPORT_CFLAGS) -Itests/fuzz

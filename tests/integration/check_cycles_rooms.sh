@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/check-cycles.py finds two rooms (a source with its header) that need each other only through a header, and two folders that do, and passes the same tree once the shared type has a header of its own.
+# scripts/check-cycles.py finds two rooms (a source with its header) that need each other only through a header, and two folders that do (under every --folders top), and passes the same tree once the shared type has a header of its own.
 . "$(dirname "$0")/../lib/common.sh"
 command -v cc >/dev/null && command -v nm >/dev/null || skip "needs cc and nm"
 
@@ -29,6 +29,12 @@ echo "$out" | grep -q "rooms (a source with its header) use each other in a circ
   || fail "no room circle named: $out"
 echo "$out" | grep -q "folders use each other in a circle: src/high src/low$" || fail "no folder circle named: $out"
 echo "$out" | grep -q "src/low/a.h includes high/b.h" || fail "--why does not name the include: $out"
+# --folders names each top laid out in rooms: the folder circle counts only when both tops are named.
+one=$(cd "$T/bad" && "$METIS_ROOT/scripts/check-cycles.py" --build build --folders src/low -I src src 2>&1)
+echo "$one" | grep -q "folders use each other" && fail "a folder outside --folders was counted: $one"
+two=$(cd "$T/bad" && "$METIS_ROOT/scripts/check-cycles.py" --build build --folders src/low --folders src/high -I src src 2>&1)
+echo "$two" | grep -q "folders use each other in a circle: src/high src/low$" \
+  || fail "two --folders tops do not both count: $two"
 
 # The fix a room circle asks for: the shared type in a header of its own, below both rooms.
 mkdir -p "$T/good"
@@ -42,6 +48,6 @@ out=$(run_check "$T/good" 2>&1) || fail "the fixed tree still has a circle: $out
 echo "$out" | grep -q ", 0 circles" || fail "no count of circles: $out"
 
 # The project itself has none.
-scripts/check-cycles.py --build build --folders fs-state fs-state replayer reffs faultdev >"$T/self" 2>&1 \
+scripts/check-cycles.py --build build --folders fs-state --folders replayer fs-state replayer reffs faultdev >"$T/self" 2>&1 \
   || { FAIL_LOG="$T/self"; fail "the project has circles"; }
 exit 0

@@ -1,9 +1,22 @@
 #!/usr/bin/env bash
-# Every room of the engine and the backend has a README that says what it owns and may use and names each of its sources (a source and its header by either name), and the layout maps name every room.
+# Every room of the folders laid out in rooms (the engine, the backend, the command line, report.html, the replayer) has a README that says what it owns and may use and names each of its sources (a source and its header by either name), and the layout maps name every room.
 . "$(dirname "$0")/../lib/common.sh"
 
-rooms=$(find fs-state/engine fs-state/backend -mindepth 1 -maxdepth 1 -type d | sort)
-[ -n "$rooms" ] || fail "no rooms under fs-state/engine or fs-state/backend"
+# The folders laid out in rooms; each has a README.md whose table names its rooms.
+tops="fs-state/engine fs-state/backend fs-state/front/cli fs-state/front/report replayer"
+# The map that names a top's rooms: fs-state/README.md's tree for fs-state, the top README's
+# Layout row for the replayer.
+in_map() {
+  case $1 in
+    replayer) grep '^| `replayer/` |' README.md | grep -qF "\`$2/\`" ;;
+    *) grep -qE "^ +$2/ " fs-state/README.md ;;
+  esac
+}
+
+rooms=$(for top in $tops; do find "$top" -mindepth 1 -maxdepth 1 -type d; done | sort)
+for top in $tops; do
+  [ -n "$(find "$top" -mindepth 1 -maxdepth 1 -type d)" ] || fail "$top has no rooms"
+done
 for room in $rooms; do
   readme=$room/README.md
   [ -f "$readme" ] || fail "$room has no README.md"
@@ -16,11 +29,16 @@ for room in $rooms; do
   name=$(basename "$room")
   top=$(dirname "$room")
   grep -qF "\`$name/\`" "$top/README.md" || fail "$top/README.md's table does not name the room $name/"
-  grep -qE "^ +$name/ " fs-state/README.md || fail "fs-state/README.md's map does not name $top/$name/"
+  in_map "$top" "$name" || fail "the layout map does not name $top/$name/"
 done
-# A room of more than about 15 files is the sign it wants rooms of its own.
+# A room of more than about 15 files is the sign it wants rooms of its own; a top keeps its
+# sources in its rooms but for a few (a main, the build rules, its READMEs).
 for room in $rooms; do
   n=$(find "$room" -maxdepth 1 -type f | wc -l)
   [ "$n" -le 18 ] || fail "$room holds $n files: give it rooms"
+done
+for top in $tops; do
+  n=$(find "$top" -maxdepth 1 -type f -name '*.[ch]' | wc -l)
+  [ "$n" -le 8 ] || fail "$top holds $n sources beside its rooms: move them into rooms"
 done
 exit 0

@@ -13,6 +13,15 @@ profile_lacks() {   # $1 profile: the commands its "; needs:" line names that ar
 reference_of() {   # $1 profile: the name of its first [fs] section, the reference
   sed -n 's/^\[fs \([A-Za-z0-9._-]*\)\]$/\1/p' "$1" | head -1
 }
+left_behind() {   # $1 what ran: a mount or a work directory of run.sh's still in $T fails, named
+  local w
+  ! findmnt -rn -o TARGET | grep -q -- "^$T/" || fail "$1 left a mount under $T"
+  for w in "$T"/metis-repro.*; do
+    [ -e "$w" ] || continue
+    ls -laR "$w" | head -20; losetup -n -O NAME,BACK-FILE -j "$w/fs.img" 2>/dev/null
+    fail "$1 left its work directory $w"
+  done
+}
 check_one() {   # $1 trace dir, $2 profile, $3 reference name
   local src=$1 profile=$2 ref=$3 rc d=$T/repro
   rm -rf "$d"
@@ -21,9 +30,11 @@ check_one() {   # $1 trace dir, $2 profile, $3 reference name
   REPRO_TMP=$T REFFS_BIN=$METIS_BIN/reffs "$d/run.sh" >"$T/out" 2>&1
   rc=$?
   [ $rc -eq 1 ] || { cat "$T/out"; fail "$src: exit $rc on the target, want 1 (the defect shows)"; }
+  left_behind "$src's reproducer on the target"
   REPRO_TMP=$T REFFS_BIN=$METIS_BIN/reffs "$d/run.sh" "$ref" >"$T/out" 2>&1
   rc=$?
   [ $rc -eq 0 ] || { cat "$T/out"; fail "$src: exit $rc on the reference $ref, want 0"; }
+  left_behind "$src's reproducer on the reference $ref"
   local n
   n=$(grep -c '^op ' "$src/trace")
   [ "$n" -le 10 ] || fail "$src: $n operations, a shipped reproducer has at most 10"
@@ -43,5 +54,4 @@ for d in tests/targets/*/*/; do
 done
 echo "reproducers: $ran ran (exit 1 on the target, 0 on the reference); not installed: ${skipped[*]:-none}"
 [ $ran -gt 0 ] || skip "no reproducer's target is installed"
-! findmnt -rn -o TARGET | grep -q -- "^$T/" || fail "a reproducer left a mount under $T"
-! ls "$T" | grep -q '^metis-repro' || fail "a reproducer left its work directory in $T"
+left_behind "a reproducer"

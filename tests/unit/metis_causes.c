@@ -2,6 +2,8 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <linux/falloc.h>
+#include <linux/fs.h>
+#include <sys/xattr.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,14 +50,67 @@ Test(causes, a_possibly_stale_attribute_is_no_cause)
     }
 }
 
-Test(causes, a_refusal_names_its_lacks_word)
+/* The cause id and lacks word of fs 1 answering op (flags) with errno e where the reference
+ * answered ref_err. */
+static const char *refusal(enum op_id op, unsigned flags, int ref_err, int e, char *id,
+                           size_t len)
+{
+    static struct op_args a;
+    a = (struct op_args){ .op = op, .flags = flags };
+    struct hint_case c = { &cfg, 1, &a, DIFF_RET | DIFF_ERRNO, { ref_err ? -1 : 0, ref_err },
+                           { -1, e }, NULL };
+    hints_cause(&c, id, len);
+    return hints_lacks_word(&c);
+}
+
+Test(causes, a_refusal_names_its_family_and_its_lacks_word)
 {
     char id[96];
     setup_fuse("x {mnt}");
-    struct op_args a = { .op = OP_fallocate_file, .flags = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE };
-    struct hint_case c = { &cfg, 1, &a, DIFF_RET | DIFF_ERRNO, { 0, 0 }, { -1, EOPNOTSUPP }, NULL };
-    cr_assert_not_null(hints_cause(&c, id, sizeof id));
-    cr_expect_str_eq(id, "lacks:fallocate:punch_hole");
+    const char *w = refusal(OP_fallocate_file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+                            EOPNOTSUPP, id, sizeof id);
+    cr_expect_str_eq(id, "lacks:fallocate");
+    cr_expect_str_eq(w, "fallocate:punch_hole");
+    w = refusal(OP_fallocate_file, FALLOC_FL_ZERO_RANGE, 0, EOPNOTSUPP, id, sizeof id);
+    cr_expect_str_eq(id, "lacks:fallocate");       /* another flag, the same group */
+    cr_expect_str_eq(w, "fallocate:zero_range");
+    w = refusal(OP_rename, RENAME_EXCHANGE, 0, EINVAL, id, sizeof id);
+    cr_expect_str_eq(id, "lacks:rename");
+    cr_expect_str_eq(w, "rename:exchange");
+}
+
+Test(causes, a_refusal_is_one_cause_whatever_the_reference_answered)
+{
+    char id[96];
+    setup_fuse("x {mnt}");
+    static const struct { enum op_id op; unsigned flags; int ref; } seen[] = {
+        { OP_setxattr, 0, 0 }, { OP_setxattr, XATTR_CREATE, EEXIST },
+        { OP_setxattr, XATTR_REPLACE, ENODATA }, { OP_removexattr, 0, ENODATA },
+        { OP_removexattr, 0, 0 },
+    };
+    for (size_t k = 0; k < sizeof seen / sizeof seen[0]; k++) {
+        const char *w = refusal(seen[k].op, seen[k].flags, seen[k].ref, EOPNOTSUPP, id, sizeof id);
+        cr_expect_str_eq(id, "lacks:xattrs", "case %zu", k);
+        cr_expect_str_eq(w, "xattrs", "case %zu", k);
+    }
+    cr_expect_str_eq(refusal(OP_setxattr, 0, 0, ENOSYS, id, sizeof id), "xattrs");
+    cr_expect_str_eq(refusal(OP_link, 0, ENOENT, EPERM, id, sizeof id), "hardlinks");
+    cr_expect_str_eq(id, "lacks:hardlinks");
+}
+
+Test(causes, what_is_no_refusal_has_no_lacks_word)
+{
+    char id[96];
+    setup_fuse("x {mnt}");
+    /* the reference refused alike: no difference of outcomes to group */
+    cr_expect_null(refusal(OP_setxattr, 0, EOPNOTSUPP, EOPNOTSUPP, id, sizeof id));
+    /* EINVAL names a flag only: setxattr's says nothing of xattrs as such */
+    cr_expect_null(refusal(OP_setxattr, 0, 0, EINVAL, id, sizeof id));
+    cr_expect_str_neq(id, "lacks:xattrs");
+    /* an errno that is no refusal, or an operation no word declares */
+    cr_expect_null(refusal(OP_setxattr, 0, 0, ENOSPC, id, sizeof id));
+    cr_expect_null(refusal(OP_mkdir, 0, 0, EOPNOTSUPP, id, sizeof id));
+    cr_expect_str_eq(id, "");
 }
 
 static struct dclass a_class(const char *sig, unsigned kinds, enum tree_diff attr, const char *cause)

@@ -1,10 +1,11 @@
 /* Unit tests of the front end's cause groups (the grouped order classes.txt and JUnit list classes in) and of the reproducer's verdict text with its runs again. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "front/cli/class_groups.h"
-#include "front/cli/classes_txt.h"
+#include "front/cli/classes/class_groups.h"
+#include "front/cli/triage/classes_txt.h"
 
 static struct run_class named(int id, const char *sig, const char *group)
 {
@@ -58,4 +59,42 @@ Test(class_groups, verdicts_say_how_often_a_reproducer_bit)
     cr_expect_str_eq(verdict(0, 0, 5, 2), "bites 2/5 (1/0)");
     cr_expect_str_eq(verdict(0, 0, 5, 0), "DOES NOT BITE 0/5 (0/0)");
     cr_expect_str_eq(verdict(-1, -1, 0, 0), "not run");
+}
+
+static struct run_class refused(int id, const char *fs, const char *word)
+{
+    struct run_class c = named(id, "x", "g");
+    snprintf(c.fs, sizeof c.fs, "%s", fs);
+    snprintf(c.lacks, sizeof c.lacks, "%s", word);
+    return c;
+}
+
+/* The lacks lines of v as text. */
+static char *lacks_text(const struct run_class *v, int n, const char *json)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    classes_txt_lacks(f, v, n, json);
+    fclose(f);
+    return text;
+}
+
+Test(class_groups, the_first_page_ends_with_one_lacks_line_per_fs_that_refused)
+{
+    struct run_class v[5] = {
+        refused(1, "b", "rename:exchange"), refused(2, "b", "xattrs"), named(3, "y", "y"),
+        refused(4, "b", "xattrs"), refused(5, "c", "fallocate:punch_hole"),
+    };
+    const char *json = "{\"lacks\":{\"a\":[],\"b\":[\"setid\"],\"c\":[]}}";
+    char *t = lacks_text(v, 5, json);
+    /* what b declared already, then each word once, in the vocabulary's order */
+    cr_expect(strstr(t, "declare in [fs b]:\nlacks = xattrs, setid, rename:exchange\n"), "%s", t);
+    cr_expect(strstr(t, "declare in [fs c]:\nlacks = fallocate:punch_hole\n"), "%s", t);
+    cr_expect_null(strstr(t, "[fs a]"), "%s", t);
+    free(t);
+    t = lacks_text(v + 2, 1, json);     /* no refusal: no line */
+    cr_expect_str_eq(t, "");
+    free(t);
 }

@@ -1,4 +1,4 @@
-/* Unit tests of discrepancy classes: the listing comparison (classify.c), the hint rules (hints.c) and the summary's class array (front/cli/summary_classes.c). */
+/* Unit tests of discrepancy classes: the listing comparison (classify.c), the hint rules (hints.c) and the summary's class array (front/cli/classes/summary_classes.c). */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "tree/classify.h"
-#include "front/cli/summary_classes.h"
+#include "front/cli/classes/summary_classes.h"
 #include "engine/config/config.h"
 #include "engine/classify/hints.h"
 #include "engine/step/step.h"

@@ -8,7 +8,7 @@
 #include "engine/vocab/crash_modes.h"
 #include "engine/config/crash_config.h"
 #include "engine/step/step.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 static char mcr_dir[64], mcr_path[128];
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "front/cli/summary_classes.h"
+#include "front/cli/classes/summary_classes.h"
 #include "engine/vocab/exits.h"
 #include "lib/numbers.h"
 #include "front/json/json_reader.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "engine/ops/opflags.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 static void named(const char *op, const char *want)
 {

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "check.h"
+#include "trace/check.h"
 #include "engine/config/config.h"
 #include "engine/config/config_keys.h"
 #include "engine/vocab/opnames.h"
@@ -11,7 +11,7 @@
 
 /* The replayer is not in the test binary: its emitters are compiled in here, as metis_trace.c
  * does with trace.c and check.c. */
-#include "emitc_ops.c"
+#include "emitstep/emitc_ops.c"
 
 Test(metis_optable, names)
 {
@@ -68,14 +68,14 @@ Test(metis_optable, replay_checks)
 {
     for (int op = 0; op < OP_COUNT; op++)
         cr_expect(trace_pool_checks(op) & CHECK_PATH, "operation %s has no replay pool check "
-                  "(replayer/check.c)", op_name(op));
+                  "(replayer/trace/check.c)", op_name(op));
 }
 
 Test(metis_optable, emitters)
 {
     for (int op = 0; op < OP_COUNT; op++)
         cr_expect_not_null(emitc_emitter(op), "operation %s has no C emitter "
-                           "(replayer/emitc.c)", op_name(op));
+                           "(replayer/emitstep/emitc_ops.c)", op_name(op));
     cr_expect_null(emitc_emitter(OP_COUNT));
 }
 

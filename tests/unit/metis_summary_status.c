@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "front/cli/summary_status.h"
+#include "front/cli/runs/summary_status.h"
 #include "lib/helpers.h"
 
 static char dir[] = "/tmp/metis-unit-summary.XXXXXX";

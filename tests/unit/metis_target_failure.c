@@ -108,6 +108,33 @@ Test(target_failure, the_reference_a_kernel_fs_and_plain_errors_stay_infrastruct
     cr_assert_eq(failure_of(k, 1, 0, &fs), TF_NONE, "a kernel fs restore");
 }
 
+Test(target_failure, a_tree_that_cannot_be_recorded_within_a_restore_is_unreadable)
+{
+    /* disorderfs: a read-back after a replay met an entry readdir had listed but gone */
+    struct fsgroup *g = group(FS_FUSE);
+    int fs;
+    g->be[1]->tree_unreadable = 1;
+    cr_assert_eq(failure_of(g, 1, 0, &fs), TF_UNREADABLE);
+    cr_assert_eq(fs, 1);
+    g->be[0]->tree_unreadable = 1;     /* the reference's own tree: still Metis's */
+    cr_assert_eq(failure_of(g, 0, 0, &fs), TF_NONE);
+}
+
+Test(target_failure, a_failure_that_named_no_fs_is_the_dead_targets)
+{
+    /* an engine check or set-up's equalization failed while the target's daemon died */
+    struct fsgroup *g = group(FS_FUSE);
+    int fs;
+    g->be[1]->daemon_died = 1;
+    cr_assert_eq(failure_of(g, -1, 0, &fs), TF_DAEMON_DIED);
+    cr_assert_eq(fs, 1);
+    g->be[1]->daemon_died = 0;         /* every daemon alive: Metis's own */
+    cr_assert_eq(failure_of(g, -1, 0, &fs), TF_NONE);
+    struct fsgroup *k = group(FS_KERNEL);
+    k->be[1]->daemon_died = 1;         /* a kernel fs is no daemon of a target */
+    cr_assert_eq(failure_of(k, -1, 0, &fs), TF_NONE);
+}
+
 Test(target_failure, three_failures_in_a_row_with_no_operation_between_stop_the_run)
 {
     struct search_run s;

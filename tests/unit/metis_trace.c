@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 /* The replayer is not a library the unit-test binary links: its sources are compiled in here. */
-#include "trace.c"
-#include "check.c"
+#include "trace/trace.c"
+#include "trace/check.c"
 
 #include "engine/run/engine.h"
 #include "engine/input/input.h"

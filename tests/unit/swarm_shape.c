@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "front/cli/model.h"
-#include "front/cli/runopts.h"
-#include "front/cli/search_shape.h"
+#include "front/cli/runs/model.h"
+#include "front/cli/options/runopts.h"
+#include "front/cli/options/search_shape.h"
 #include "front/swarm/swarm.h"
 
 /* Any SHAPE_COUNT consecutive VTs of any swarm run every shape, VT 0 the plain one. */

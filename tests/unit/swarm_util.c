@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "front/cli/model.h"
-#include "front/cli/runopts.h"
+#include "front/cli/runs/model.h"
+#include "front/cli/options/runopts.h"
 #include "front/json/json_reader.h"
 #include "front/swarm/swarm.h"
 #include "front/swarm/swarm_util.h"

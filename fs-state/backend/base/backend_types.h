@@ -50,7 +50,7 @@ struct backend_ops {
     void (*kill_daemon)(struct backend *b);
     /* Optional: makes the state export_state wrote to file (of this fs's config, in another
      * run) the live one, saved as id: for a state that is no image the replayer can write
-     * back (a tmpfs's tree, a FUSE fs's backing directories). NULL: replayer/import.c's way. */
+     * back (a tmpfs's tree, a FUSE fs's backing directories). NULL: replayer/replay/import.c's way. */
     int (*import_state)(struct backend *b, const char *file, uint64_t id);
     /* Optional: set up again (nothing in it yet) with room for bytes and inodes more than it
      * has: for a file system whose limits are only numbers (RefFS). NULL: it cannot grow. */
@@ -109,6 +109,9 @@ struct backend {
                                    unmount_cmd failed, or met EBUSY for BK_BUSY_SECONDS) */
     int own_failure;            /* the last read-back failed in Metis's own part (an image
                                    store), not the target's: set by the backend, reset per read */
+    int tree_unreadable;        /* the last recording of its tree (a read-back, or one within
+                                   a save, a restore or after a replay) failed on the mount
+                                   (an entry listed but gone, EIO): the target's failure */
     backend_replay_fn replay_fn;   /* set by the engine; needed only where snapshots are not */
     void *replay_ctx;              /* ... and the context of populate_fn too */
     backend_populate_fn populate_fn;  /* set by the engine */

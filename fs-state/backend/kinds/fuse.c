@@ -179,6 +179,9 @@ static int f_mount(struct backend *b, struct fpriv *p, const char *step)
         if (p->pid > 0)
             spawn_stop(p->pid, 1.0);
         p->pid = 0;
+        /* It mounted before (a remount around a step, a restore, a checkpoint): the daemon
+         * not coming back is the target's failure, as if it had died, not Metis's. */
+        b->daemon_died |= p->mounts > 0;
         return bk_err(b, step, "'%s' did not mount %s%s%s%s", cmd, b->mnt,
                       status > 0 ? " (it failed)" : status < 0 ? " in time" : "",
                       tail[0] ? ": " : "", tail);

@@ -1,6 +1,7 @@
 /* Logical restore for a backend without snapshots: saved states are recorded trees; a restore applies their difference and checks the result's digest. */
 #include "backend/logical/logical_states.h"
 #include "backend/base/common.h"
+#include "backend/base/testhook.h"
 #include "backend/logical/equalize.h"
 #include "backend/logical/fstree.h"
 #include "backend/logical/logical_apply.h"
@@ -79,7 +80,10 @@ void lr_begin(struct lrestore *lr)
 static int record(struct lrestore *lr, struct backend *b, int rootfd, const struct ft_tree *like,
                   const char *step)
 {
+    bk_test_kill_hook(b, step);
     struct ft_tree *t = ft_record(&lr->st, rootfd, like);
+    /* Out of memory is Metis's; any other errno came from the mount. */
+    b->tree_unreadable = !t && errno != ENOMEM;
     if (!t)
         return bk_err(b, step, "reading the tree of %s: %s", b->mnt, strerror(errno));
     ft_unref(&lr->st, lr->last);

@@ -144,6 +144,8 @@ void classes_classify(struct fsgroup *g, int i, const struct op_args *a, struct 
     hints_find(&h, c->hint, sizeof c->hint);
     const char *title = hints_cause(&h, c->cause_id, sizeof c->cause_id);
     snprintf(c->cause, sizeof c->cause, "%s", title ? title : "");
+    if (!strncmp(c->cause_id, "lacks:", 6))
+        snprintf(c->lacks, sizeof c->lacks, "%s", hints_lacks_word(&h));
 }
 
 void classes_target_failure(struct fsgroup *g, int i, unsigned kind, const struct op_args *a,
@@ -246,6 +248,8 @@ static void json_group(const struct dclass *c, FILE *f)
     json_escape(c->below_delta, below, sizeof below);
     fprintf(f, ",\"group\":\"%s\",\"cause\":\"%s\",\"below_delta\":\"%s\"", group, cause,
             below);
+    if (c->lacks[0])            /* a word of the vocabulary: nothing to escape */
+        fprintf(f, ",\"lacks\":\"%s\"", c->lacks);
 }
 
 static void json_class(const struct dclass *c, const struct metis_config *cfg, FILE *f)

@@ -24,6 +24,7 @@ struct dclass {
                                    (causes.c); "" for none */
     char cause[200];            /* that cause's title */
     char group[160];            /* "CAUSE_ID FS", or the signature for a class of no known cause */
+    char lacks[64];             /* a refusal's cause: the lacks word that would declare it */
     char below_delta[300];      /* found below a known delta: its description, else "" */
     uint64_t hits, first_seq;   /* first_seq: operation of the first example (0: initial) */
     double first_s;             /* seconds into the run of the first example */

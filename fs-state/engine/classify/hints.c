@@ -2,6 +2,7 @@
 #include "engine/classify/hints.h"
 #include "engine/vocab/differs.h"
 #include "engine/vocab/features.h"
+#include "lib/errnos.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,33 +123,41 @@ static const char *tmpfs_root_mode(const struct hint_case *c)
            "mode=0755.";
 }
 
-/* The fs under test refused what the reference did, with an errno that says "not here":
- * EOPNOTSUPP, ENOSYS, or EINVAL for a flag or mode it does not know (a variant: fallocate's
- * mode, rename's flag, mknod's type; EINVAL of setxattr says nothing of xattrs as such). If that is by design, the
- * declaration in the one vocabulary (features.c) says so once. The word, or NULL. */
-static const char *lacks_word(const struct hint_case *c)
+/* A refusal that says "not here": EOPNOTSUPP or ENOSYS of any operation with a lacks word,
+ * EPERM of one (what FAT-like daemons answer for chown, link, symlink, mknod), EINVAL of a
+ * variant's word only (a flag or mode it does not know: fallocate's mode, rename's flag,
+ * mknod's type; EINVAL of setxattr says nothing of xattrs as such). */
+static int refuses(int e, const char *word)
+{
+    return e == EOPNOTSUPP || e == ENOSYS || e == EPERM || (e == EINVAL && strchr(word, ':'));
+}
+
+const char *hints_lacks_word(const struct hint_case *c)
 {
     int e = c->res.err;
-    if (!c->a || c->ref.err != 0 || !(e == EOPNOTSUPP || e == ENOSYS || e == EINVAL))
+    if (!c->a || e == 0 || c->ref.err == e)
         return NULL;
+    /* Whatever the reference answered (0, ENODATA, EEXIST): a target that refuses a family
+     * refuses it in every state, and one declaration covers every such class. */
     const char *word = features_word_for(c->a->op, op_variant_find(c->a->op, (unsigned)c->a->flags));
-    if (!word || (e == EINVAL && !strchr(word, ':')))
-        return NULL;            /* EINVAL says "not this flag or mode": a variant's word */
-    return word;
+    return word && refuses(e, word) ? word : NULL;
+}
+
+void hints_lacks_family(const char *word, char *out, size_t len)
+{
+    snprintf(out, len, "%.*s", (int)strcspn(word, ":"), word);
 }
 
 static const char *lacks_declaration(const struct hint_case *c)
 {
     static _Thread_local char text[320];
-    const char *word = lacks_word(c);
-    int e = c->res.err;
+    const char *word = hints_lacks_word(c);
     if (!word)
         return NULL;
-    snprintf(text, sizeof text, "The file system refused with %s what the reference did; if it "
-             "lacks this by design, declare it in [fs %s]: lacks = %s (configs/README.md, "
-             "\"Declared feature sets\"), so that it is never drawn.",
-             e == EOPNOTSUPP ? "EOPNOTSUPP" : e == ENOSYS ? "ENOSYS" : "EINVAL",
-             c->cfg->fs[c->fs].name, word);
+    snprintf(text, sizeof text, "The file system refused with %s (the reference answered %s); "
+             "if it lacks this by design, declare it in [fs %s]: lacks = %s (configs/README.md, "
+             "\"Declared feature sets\"), so that it is never drawn.", errno_name(c->res.err),
+             errno_name(c->ref.err), c->cfg->fs[c->fs].name, word);
     return text;
 }
 
@@ -197,9 +206,11 @@ const char *hints_cause(const struct hint_case *c, char *id, size_t len)
     for (size_t k = 0; k < NRULES; k++) {
         if (!rules[k].match(c))
             continue;
-        const char *word = rules[k].match == lacks_declaration ? lacks_word(c) : NULL;
-        /* a refusal's cause is the word that would declare it: lacks:fallocate:punch_hole */
-        snprintf(id, len, "%s%s%s", rules[k].cause, word ? ":" : "", word ? word : "");
+        char family[64] = "";
+        if (rules[k].match == lacks_declaration)
+            hints_lacks_family(hints_lacks_word(c), family, sizeof family);
+        /* a refusal's cause is its operation family, whatever the flag: lacks:fallocate */
+        snprintf(id, len, "%s%s%s", rules[k].cause, family[0] ? ":" : "", family);
         return rules[k].title;
     }
     return NULL;

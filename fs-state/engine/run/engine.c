@@ -29,7 +29,7 @@ static int fail(struct engine *e, const char *msg)
     return -1;
 }
 
-/* A swarm VT's search shape (front/cli/search_shape.c): only what the shape changes is set. */
+/* A swarm VT's search shape (front/cli/options/search_shape.c): only what the shape changes is set. */
 static void apply_shape_overrides(struct metis_config *cfg)
 {
     const char *v;

@@ -37,7 +37,7 @@ static int resume_fail(struct engine *e, const char *path, const char *why)
 
 /* The classes found so far go on into the next search: a difference found again there is a
  * hit of its class, not a new one. Their detail files move to search-N/ with the search that
- * wrote them (front/cli/restart.c), so the names say so. */
+ * wrote them (front/cli/runs/restart.c), so the names say so. */
 static int write_classes(const struct dclass_table *t, int index, FILE *f)
 {
     if (fwrite(&t->n, sizeof t->n, 1, f) != 1 || fwrite(&t->details, sizeof t->details, 1, f) != 1)

@@ -157,6 +157,16 @@ static void stop_if_target_keeps_failing(int fs, enum target_failure k, uint64_t
     finish(METIS_EXIT_DISCREPANCY, "the target keeps failing");
 }
 
+/* The target failed (its class is recorded) and cannot be brought back: its FUSE connection
+ * stays busy after its daemon was killed. The run ends on what it found, exit 1. */
+static void __attribute__((noreturn)) cannot_bring_back(int fs)
+{
+    fprintf(stderr, "metis: fs %s cannot be brought back (%s): the run stops\n",
+            E.cfg.fs[fs].name, E.g.err);
+    log_line("target-lost %s", E.cfg.fs[fs].name);
+    finish(METIS_EXIT_DISCREPANCY, "the target cannot be brought back");
+}
+
 /* A target failed (died, hung, or could not bring a state back): a finding, recorded as a
  * class of its own. The run goes on as a new search, in which every fs is set up afresh: the
  * simplest sound way back to a target that works and a reference at the initial state. */
@@ -166,7 +176,7 @@ static void __attribute__((noreturn)) survive(int fs, enum target_failure k,
 {
     engine_report_target_failure(&E, fs, k, a, state);
     if (fsgroup_recover(&E.g, fs, k) < 0)
-        infra_failure(E.g.err);
+        cannot_bring_back(fs);
     stop_if_target_keeps_failing(fs, k, ops_done);
     if (E.t_start == 0) {        /* failed before the search began: its budget starts now */
         E.t_start = now_seconds();

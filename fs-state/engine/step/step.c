@@ -1016,9 +1016,26 @@ static enum target_failure probe_daemon(struct fsgroup *g, int i)
     return p.gone ? TF_DAEMON_DIED : TF_NONE;
 }
 
+/* A failure no fs was named for (a check of the engine's, set-up's equalization): a target
+ * daemon that died or hangs meanwhile is still its cause, not Metis. */
+static enum target_failure unnamed_failure(struct fsgroup *g, int *fs)
+{
+    for (int i = 1; i < g->nfs; i++) {
+        enum target_failure k = is_target_daemon(g, i) ? probe_daemon(g, i) : TF_NONE;
+        if (k != TF_NONE) {
+            *fs = i;
+            return k;
+        }
+    }
+    g->failed_fs = -1;
+    return TF_NONE;
+}
+
 enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs)
 {
     int i = *fs = g->failed_fs;
+    if (i < 0 && !g->timed_out)
+        return unnamed_failure(g, fs);
     if (!is_target_daemon(g, i))
         return TF_NONE;
     if (g->timed_out)
@@ -1030,7 +1047,7 @@ enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs)
         return TF_RESTORE_UNREACHABLE;
     if (g->be[i]->unmount_failed)
         return TF_UNMOUNT_FAILED;
-    return g->out[i].unreadable ? TF_UNREADABLE : TF_NONE;
+    return g->out[i].unreadable || g->be[i]->tree_unreadable ? TF_UNREADABLE : TF_NONE;
 }
 
 const char *target_failure_name(enum target_failure k)

@@ -169,8 +169,10 @@ unsigned fsgroup_cache_suspects(const struct fsgroup *g);
  * so saves the live state again. Then fsgroup_compare tells whether a difference stays. */
 int fsgroup_reread_fresh(struct fsgroup *g, unsigned which);
 /* After a step, restore or discard failed: whether the fs that failed (*fs) is a target whose
- * daemon died, hung or could not bring a state back (probing it from a worker, within the time
- * limit), or TF_NONE for an infrastructure failure. g->err keeps the failure's message. */
+ * daemon died, hung, could not bring a state back or have its tree read (probing it from a
+ * worker, within the time limit), or TF_NONE for an infrastructure failure. A failure that
+ * named no fs is a target's when a target's daemon is found dead or hung. g->err keeps the
+ * failure's message. */
 enum target_failure fsgroup_target_failure(struct fsgroup *g, int *fs);
 /* "daemon-died", "hang", "restore-unreachable", "unreadable", "unmount-failed": the class names. */
 const char *target_failure_name(enum target_failure k);

@@ -9,10 +9,10 @@
 #include "lib/signals.h"
 #include "lib/spawner.h"
 #include "backend/backend.h"
-#include "front/cli/clean.h"
-#include "front/cli/model.h"
-#include "front/cli/runopts.h"
-#include "front/cli/search_shape.h"
+#include "front/cli/runs/clean.h"
+#include "front/cli/runs/model.h"
+#include "front/cli/options/runopts.h"
+#include "front/cli/options/search_shape.h"
 #include "tree/tree.h"
 #include <errno.h>
 #include <getopt.h>

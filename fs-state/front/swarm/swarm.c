@@ -10,7 +10,7 @@
 #include "lib/helpers.h"
 #include "engine/vocab/exits.h"
 #include "lib/numbers.h"
-#include "front/cli/known.h"
+#include "front/cli/triage/known.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

@@ -6,11 +6,11 @@
 #include "lib/helpers.h"
 #include "engine/vocab/exits.h"
 #include "front/json/json_reader.h"
-#include "front/cli/summary_classes.h"
-#include "front/cli/model.h"
-#include "front/cli/runopts.h"
-#include "front/cli/search_shape.h"
-#include "front/cli/junit.h"
+#include "front/cli/classes/summary_classes.h"
+#include "front/cli/runs/model.h"
+#include "front/cli/options/runopts.h"
+#include "front/cli/options/search_shape.h"
+#include "front/cli/classes/junit.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,272 @@
+/* The front end's triage after a run: per discrepancy class, metis-replay shrinks its first example and writes a self-checking reproducer; classes.txt lists the classes. */
+#include "triage.h"
+#include "triage_io.h"
+#include "front/cli/classes/summary_classes.h"
+#include "classes_txt.h"
+#include "repro_check.h"
+#include "backend/backend.h"
+#include "lib/spawner.h"
+#include "lib/helpers.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EMIT_SECONDS 180        /* emit-c replays a short trace once */
+
+/* The trace's steps after its start record (those before it recreate a saved state): its
+ * operations, and a history's restore calls (replayer/TRACE.md). */
+static int count_ops(const char *trace)
+{
+    char line[256];
+    int n = 0, whole = 1;
+    FILE *f = fopen(trace, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        /* a call's line may be longer than line: count it once, at its start */
+        if (whole)
+            n += strncmp(line, "op ", 3) == 0 || strncmp(line, "call ", 5) == 0;
+        whole = strchr(line, '\n') != NULL;
+        if (strncmp(line, "start ", 6) == 0)
+            n = 0;
+    }
+    if (f)
+        fclose(f);
+    return n;
+}
+
+struct class_paths {
+    char replay[PATH_MAX], detail[PATH_MAX + 80], trace[PATH_MAX + 80], log[PATH_MAX + 80];
+    char repro[PATH_MAX + 80], cfg[PATH_MAX + 80], secs[32];
+};
+
+/* Shrinks the class's first example; on failure the unshrunk trace (the search path, or a
+ * target's history) stands in. */
+static void shrink_class(const struct triage *t, struct run_class *c, struct class_paths *p,
+                         double limit)
+{
+    char *shrink[] = { p->replay, "shrink", p->detail, "--config", p->cfg, "--fs", c->fs,
+                       "--seconds", p->secs, "-o", p->trace, NULL };
+    char *trace[] = { p->replay, "trace", p->detail, "--fs", c->fs, "-o", p->trace, NULL };
+    char said[300];
+    double t0 = now_seconds();
+    snprintf(p->secs, sizeof p->secs, "%.1f", limit);
+    int rc = triage_run_child(t, shrink, p->log, now_seconds() + limit + TRIAGE_GRACE_SECONDS);
+    c->shrink_s = now_seconds() - t0;
+    triage_last_line(p->log, "metis-replay: shrink: starts from ", c->start, sizeof c->start);
+    triage_last_line(p->log, "metis-replay: shrink: ", said, sizeof said);
+    char *to = strstr(said, ", written to ");
+    if (to)
+        *to = '\0';            /* the trace's path is in the summary already */
+    if (rc == 1 && access(p->trace, R_OK) == 0) {
+        snprintf(c->triage, sizeof c->triage, "shrunk %.280s", said);
+        return;
+    }
+    snprintf(c->start, sizeof c->start, "the initial state (the unshrunk trace)");
+    triage_last_line(p->log, NULL, said, sizeof said);
+    snprintf(c->triage, sizeof c->triage, "not shrunk (shrink exit %d: %.200s); the unshrunk "
+             "trace instead", rc, said);
+    unlink(p->trace);
+    if (*t->stop || triage_run_child(t, trace, p->log, now_seconds() + 60) != 0)
+        unlink(p->trace);
+}
+
+/* The class a reproducer stands for, beside it: metis-replay recheck finds it by its
+ * signature in a copied run, swarm or reproducer directory, or by its cause group's key for a
+ * known file's group record. */
+static void keep_signature(const char *repro_dir, const struct run_class *c)
+{
+    char text[sizeof c->signature + sizeof c->group + 2];
+    snprintf(text, sizeof text, "%s\n", c->signature);
+    triage_write_text(repro_dir, "signature", text);
+    snprintf(text, sizeof text, "%s\n", c->group);
+    triage_write_text(repro_dir, "group", text);
+}
+
+static void emit_class(const struct triage *t, struct run_class *c, struct class_paths *p)
+{
+    char *emit[] = { p->replay, "emit-c", p->trace, "--config", p->cfg, "--fs", c->fs, "-o",
+                     p->repro, NULL };
+    char said[300];
+    if (access(p->trace, R_OK) != 0 || *t->stop)
+        return;
+    snprintf(c->trace, sizeof c->trace, "class-%d.trace", c->id);
+    c->trace_ops = count_ops(p->trace);
+    if (triage_run_child(t, emit, p->log, now_seconds() + EMIT_SECONDS) == 0) {
+        snprintf(c->repro, sizeof c->repro, "class-%d-repro/run.sh", c->id);
+        keep_signature(p->repro, c);
+        return;
+    }
+    triage_last_line(p->log, NULL, said, sizeof said);
+    size_t n = strlen(c->triage);
+    snprintf(c->triage + n, sizeof c->triage - n, "; no reproducer (%.150s)", said);
+}
+
+static void triage_class(const struct triage *t, struct run_class *c, double limit)
+{
+    static struct class_paths p;
+    snprintf(p.replay, sizeof p.replay, "%s/metis-replay", t->bindir);
+    snprintf(p.detail, sizeof p.detail, "%s/%s", t->out, c->detail);
+    snprintf(p.trace, sizeof p.trace, "%s/class-%d.trace", t->out, c->id);
+    snprintf(p.log, sizeof p.log, "%s/class-%d.log", t->out, c->id);
+    snprintf(p.repro, sizeof p.repro, "%s/class-%d-repro", t->out, c->id);
+    snprintf(p.cfg, sizeof p.cfg, "%s/config.ini", t->out);
+    if (access(p.replay, X_OK) != 0) {
+        snprintf(c->triage, sizeof c->triage, "not shrunk: no %.250s", p.replay);
+        return;
+    }
+    FILE *lf = fopen(p.log, "w");   /* each class's log starts empty */
+    if (lf)
+        fclose(lf);
+    shrink_class(t, c, &p, limit);
+    emit_class(t, c, &p);
+}
+
+/* ---- what the triage made: summary.json keys and classes.txt ---- */
+
+static void add_keys(char **json, const struct run_class *c)
+{
+    char text[3200], triage[700], start[400], why[1500];
+    json_escape(c->triage, triage, sizeof triage);
+    json_escape(c->start, start, sizeof start);
+    json_escape(c->why, why, sizeof why);
+    snprintf(text, sizeof text, "\"trace\":\"%s\",\"trace_ops\":%.0f,\"repro\":\"%s\","
+             "\"triage\":\"%s\",\"trace_start\":\"%s\",\"shrink_s\":%.1f,"
+             "\"repro_exit_target\":%.0f,\"repro_exit_reference\":%.0f,\"repro_runs\":%.0f,"
+             "\"repro_bites\":%.0f,\"repro_why\":\"%s\",", c->trace, c->trace_ops, c->repro,
+             triage, start, c->shrink_s, c->exit_target, c->exit_ref, c->runs, c->bites, why);
+    char *n = classfile_insert(*json, c->id, text);
+    if (n) {
+        free(*json);
+        *json = n;
+    }
+}
+
+/* A target that died, hung or could not bring a state back is no difference of outcomes that
+ * a shorter trace shows: its detail file names the state and the operation instead. */
+static int is_target_failure(const struct run_class *c)
+{
+    return !strncmp(c->signature, "daemon-died ", 12) || !strncmp(c->signature, "hang ", 5) ||
+           !strncmp(c->signature, "restore-unreachable ", 20) ||
+           !strncmp(c->signature, "unreadable ", 11) ||
+           !strncmp(c->signature, "unmount-failed ", 15);
+}
+
+int triage_classes_found(const char *out)
+{
+    char path[PATH_MAX + 32];
+    struct run_class *v = NULL;
+    snprintf(path, sizeof path, "%s/summary.json", out);
+    char *json = read_text_file(path, 64 << 20);
+    int n = json ? classfile_parse(json, &v) : 0;
+    free(json);
+    free(v);
+    return n > 0 ? n : 0;
+}
+
+/* ---- where the shrink budget pays ---- */
+
+/* A class's unshrunk trace (metis-replay trace), its steps counted: how much replaying it once
+ * costs, before any budget goes to it. -1 when it cannot be written. */
+static long unshrunk_steps(const struct triage *t, const struct run_class *c)
+{
+    static struct class_paths p;
+    snprintf(p.replay, sizeof p.replay, "%s/metis-replay", t->bindir);
+    snprintf(p.detail, sizeof p.detail, "%s/%s", t->out, c->detail);
+    snprintf(p.trace, sizeof p.trace, "%s/class-%d.trace", t->out, c->id);
+    snprintf(p.log, sizeof p.log, "%s/class-%d.log", t->out, c->id);
+    char *trace[] = { p.replay, "trace", p.detail, "--fs", (char *)c->fs, "-o", p.trace, NULL };
+    if (*t->stop || triage_run_child(t, trace, p.log, now_seconds() + 30) != 0)
+        return -1;
+    return count_ops(p.trace);
+}
+
+struct shrink_plan {
+    int k;                      /* the class's index */
+    long steps;                 /* its unshrunk trace's steps (-1: unknown, planned last) */
+};
+
+static int by_steps(const void *a, const void *b)
+{
+    const struct shrink_plan *x = a, *y = b;
+    long sx = x->steps < 0 ? LONG_MAX : x->steps, sy = y->steps < 0 ? LONG_MAX : y->steps;
+    return sx != sy ? (sx > sy) - (sx < sy) : x->k - y->k;
+}
+
+/* The order the classes are shrunk in: the shortest unshrunk traces first, so that what they
+ * leave of their share goes on to the long ones, instead of a long one spending its share on
+ * a replay that cannot end and the rest getting none. A target failure needs no plan. */
+static struct shrink_plan *plan_shrinks(const struct triage *t, const struct run_class *v, int n)
+{
+    struct shrink_plan *plan = calloc((size_t)(n > 0 ? n : 1), sizeof *plan);
+    for (int k = 0; plan && k < n; k++) {
+        plan[k].k = k;
+        plan[k].steps = is_target_failure(&v[k]) ? 0 : unshrunk_steps(t, &v[k]);
+    }
+    if (plan)
+        qsort(plan, (size_t)n, sizeof *plan, by_steps);
+    return plan;
+}
+
+/* Each class's reproducer on the target and the reference. The first runs get as long as the
+ * shrinking had (at least EMIT_SECONDS), not per class: a run of many classes ends in bounded
+ * time, later classes marked "not run". Runs again of one that did not bite come out of what
+ * its class's share of shrink_seconds left unspent, and of what the shrinking left of it all
+ * (left), so that shrinking and runs again stay within shrink_seconds. */
+static void check_all(const struct triage *t, struct run_class *v, int n, const char *json,
+                      double left)
+{
+    double until = now_seconds() + (t->seconds > EMIT_SECONDS ? t->seconds : EMIT_SECONDS);
+    json_object *summary = rj_parse(json);
+    for (int k = 0; k < n; k++) {
+        double spare = t->seconds / n - v[k].shrink_s;
+        spare = spare < left ? spare : left;
+        repro_check(t, &v[k], until, spare > 0 ? spare : 0, summary);
+        left -= v[k].rerun_s;
+    }
+    json_object_put(summary);
+}
+
+int triage_run(const struct triage *t)
+{
+    char path[PATH_MAX + 32];
+    struct run_class *v;
+    snprintf(path, sizeof path, "%s/summary.json", t->out);
+    char *json = read_text_file(path, 64 << 20);
+    int n = classfile_parse(json, &v);
+    double end = now_seconds() + t->seconds;
+    struct shrink_plan *plan = t->seconds > 0 && n > 0 ? plan_shrinks(t, v, n) : NULL;
+    for (int j = 0; plan && j < n && !*t->stop; j++) {
+        int k = plan[j].k;
+        double limit = (end - now_seconds()) / (n - j);
+        if (is_target_failure(&v[k])) {
+            snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: the target failed (%s); "
+                     "its detail file names the state and the operation", v[k].detail);
+            continue;
+        }
+        if (limit < 1) {
+            snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: shrink_seconds (%g) was spent "
+                     "on the %d classes of shorter traces before it (its own has %ld steps; "
+                     "metis-replay shrink %s does it by hand)", t->seconds, j, plan[j].steps,
+                     v[k].detail);
+            continue;
+        }
+        fprintf(stderr, "metis: shrinking class %d (%s, %ld steps unshrunk) for at most %.0f s\n",
+                v[k].id, v[k].signature, plan[j].steps, limit);
+        triage_class(t, &v[k], limit);
+    }
+    free(plan);
+    if (t->seconds > 0)
+        check_all(t, v, n, json, end - now_seconds());
+    for (int k = 0; k < n && t->seconds > 0; k++)
+        add_keys(&json, &v[k]);
+    if (n > 0 && t->seconds > 0)
+        triage_write_text(t->out, "summary.json", json);
+    if (n > 0 || t->have_known)
+        classes_txt_write(t->out, v, n > 0 ? n : 0, json, t->have_known);
+    free(json);
+    free(v);
+    return *t->stop ? -1 : 0;
+}

@@ -1,0 +1,860 @@
+/* The shrink command: a backward slice and the last steps alone first, then ddmin over the steps (operations and a history's restore calls) and single removals, replaying from cached prefix states. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/classify/classes.h"
+#include "tree/delta.h"
+#include "cli.h"
+#include "replay/import.h"
+#include "lib/helpers.h"
+#include "replay/replay.h"
+#include "replay/session.h"
+
+/* The discrepancy a candidate must end in: the class of the trace's last one (classes.h). */
+struct target {
+    int fs;                     /* config index of the fs that disagrees */
+    int together;               /* a concurrent step no serial order explains (any calls) */
+    enum op_id op;
+    unsigned kinds;             /* DIFF_* of that fs */
+    enum tree_diff attr;         /* with DIFF_STATE: learnt from the first full replay */
+    int attr_known;
+    enum tree_diff fault_attr;   /* with a fault check's lost or partial state: the same */
+    int fault_attr_known;
+};
+
+/* The states of the last candidate replayed: sid[k] is the state after its first k ops, so a
+ * candidate sharing a prefix with it restores sid[prefix] instead of replaying from scratch. */
+struct shrinker {
+    struct session s;
+    struct trace *t;            /* its last concurrent step may lose calls (drop_calls) */
+    int tries;                  /* a concurrent step is tried this many times at most: it
+                                   reproduces when one try goes wrong */
+    struct metis_config cfg;
+    int map[METIS_MAX_FS];
+    struct target want;
+    size_t *ops;
+    uint64_t *sid;
+    unsigned char *hit;         /* hit[k]: op k of the cached candidate ended in the target */
+    struct tree_delta *delta;   /* delta[k], k >= 1: the target fs's known delta in state
+                                   sid[k] (the engine's, known_delta.h), so that a step is
+                                   judged as it was in the run */
+    struct tree_delta saved_delta;  /* ... in the saved state sid[0] starts from, if any */
+    size_t n;
+    uint64_t next_sid;
+    size_t tests, steps;
+    double deadline;            /* 0: no time limit */
+    struct trace_outcome init[METIS_MAX_FS];
+    const struct runlog *rl;    /* the run's exported states (none for a trace file) */
+    size_t first;               /* ops[0..first) made the saved state sid[0] (0: initial state) */
+    uint64_t base_seq;          /* the operation of the run that made it */
+    uint64_t base_sid;          /* and its sid in the run (its exported files) */
+    double t0;                  /* when the shrink began */
+    double step_s;              /* time spent in steps (not loading states) */
+    size_t suffix_tried;        /* the longest suffix tried alone (try_suffixes), 0: none */
+};
+
+/* State ids of imported states: far above the ones the shrinker saves itself (as repro). */
+#define IMPORT_SID_BASE (1ull << 40)
+
+enum { TEST_INFRA = -1, TEST_STOP = -2, TEST_TIMEUP = -3 };
+
+static void drop_cache_after(struct shrinker *sh, size_t keep)
+{
+    for (size_t k = keep; k < sh->n; k++) {
+        session_discard(&sh->s, sh->sid[k + 1]);
+        tree_delta_free(&sh->delta[k + 1]);
+    }
+    sh->n = keep;
+}
+
+/* The target fs's tree against the reference's now, held against known as the engine holds a
+ * step's trees against the state it came from: now gets the state's delta; returns the most
+ * telling difference known does not hold (TREE_DIFF_NONE: none, or the trees are alike). */
+static enum tree_diff judge_state(struct shrinker *sh, const struct tree_delta *known,
+                                  struct tree_delta *now)
+{
+    struct state_diff fresh = { .attr = TREE_DIFF_NONE };
+    tree_delta_free(now);
+    if (!(sh->s.differs[sh->want.fs] & DIFF_STATE))
+        return TREE_DIFF_NONE;
+    char *ref = classes_read_listing(&sh->s.g, 0);
+    char *other = ref ? classes_read_listing(&sh->s.g, sh->want.fs) : NULL;
+    if (other && tree_delta_compare(ref, other, known, now, &fresh) < 0)
+        fresh.attr = TREE_DIFF_NONE;
+    free(ref);
+    free(other);
+    return fresh.attr;
+}
+
+/* The delta of the state candidate operation j starts from: the saved state's, or the last
+ * operation's (the initial state has none: its trees are alike, or the run stopped there; a
+ * restore call reads nothing back, so the operation before it stands). */
+static const struct tree_delta *known_before(const struct shrinker *sh, size_t j)
+{
+    while (j > 0 && sh->t->ops[sh->ops[j - 1]].is_call)
+        j--;
+    if (j > 0)
+        return &sh->delta[j];
+    return sh->sid[0] ? &sh->saved_delta : NULL;
+}
+
+/* The most telling difference a remount check found is the class's attribute. */
+static int remount_attr_kept(struct shrinker *sh, struct target *w)
+{
+    enum tree_diff at = sh->s.g.out[w->fs].remount.d.attr;
+    if (!w->attr_known) {
+        w->attr = at;
+        w->attr_known = 1;
+    }
+    return at == w->attr;
+}
+
+/* Did the step just replayed (op, judged to add attr) end in the target discrepancy?
+ * A difference the state before held already is none, as in the run. */
+static int on_target(struct shrinker *sh, const struct trace_op *op, enum tree_diff at)
+{
+    struct target *w = &sh->want;
+    const struct op_args *a = &op->args;
+    if (w->together)
+        return op->tries && (sh->s.differs[w->fs] & DIFF_SERIAL);
+    if (at == TREE_DIFF_NONE)
+        sh->s.differs[w->fs] &= ~DIFF_STATE;
+    /* A remount check's finding is the checkpoint's, whichever operation it came after. */
+    if ((a->op != w->op && !(w->kinds & DIFF_REMOUNT)) || sh->s.differs[w->fs] != w->kinds)
+        return 0;
+    if (w->kinds & DIFF_REMOUNT)
+        return remount_attr_kept(sh, w);
+    if (w->kinds & (DIFF_FAULT_LOST | DIFF_FAULT_PARTIAL)) {
+        enum tree_diff fa = sh->s.g.out[w->fs].fault.diff.attr;
+        if (!w->fault_attr_known) {
+            w->fault_attr = fa;
+            w->fault_attr_known = 1;
+        }
+        if (fa != w->fault_attr)
+            return 0;
+    }
+    if (!(w->kinds & DIFF_STATE))
+        return 1;
+    if (!w->attr_known) {
+        w->attr = at;
+        w->attr_known = 1;
+    }
+    return at == w->attr;
+}
+
+/* Operation op, candidate step j, compared as the engine compared it (replay_step did): does
+ * it end in the wanted discrepancy? */
+static int judged_on_target(struct shrinker *sh, const struct trace_op *op, size_t j)
+{
+    return on_target(sh, op, judge_state(sh, known_before(sh, j), &sh->delta[j + 1]));
+}
+
+/* Length of the shortest prefix of cand[0..n) ending in the wanted discrepancy; 0 if none. */
+static long test(struct shrinker *sh, const size_t *cand, size_t n)
+{
+    size_t common = 0;
+    sh->tests++;
+    while (common < n && common < sh->n && sh->ops[common] == cand[common]) {
+        if (sh->hit[common])
+            return (long)common + 1;
+        common++;
+    }
+    drop_cache_after(sh, common);
+    uint64_t from = sh->sid[common];
+    for (size_t j = common; j < n; j++) {
+        if (session_interrupted())
+            return TEST_STOP;
+        if (sh->deadline > 0 && now_seconds() > sh->deadline)
+            return TEST_TIMEUP;
+        uint64_t to = sh->next_sid++;
+        const struct trace_op *op = &sh->t->ops[cand[j]];
+        double t = now_seconds();
+        sh->s.g.checkpoint_next = j + 1 == n;   /* a kept fs's remount check ends a candidate */
+        if (replay_step(&sh->s, sh->t, op, sh->tries, from, to) < 0)
+            return TEST_INFRA;
+        sh->step_s += now_seconds() - t;
+        sh->steps++;
+        from = SESSION_NO_STATE;
+        sh->ops[j] = cand[j];
+        sh->sid[j + 1] = to;
+        sh->hit[j] = !op->is_call && judged_on_target(sh, op, j);
+        sh->n = j + 1;
+        if (sh->hit[j])
+            return (long)j + 1;
+    }
+    return 0;
+}
+
+/* cand without [lo, hi) into out; returns its length. */
+static size_t without(const size_t *cand, size_t n, size_t lo, size_t hi, size_t *out)
+{
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (k < lo || k >= hi)
+            out[m++] = cand[k];
+    return m;
+}
+
+/* Tries one candidate; on success it becomes the current sequence. 1, 0 or a TEST_ code. */
+static int adopt(struct shrinker *sh, size_t *cur, size_t *n, const size_t *cand, size_t m)
+{
+    long r = test(sh, cand, m);
+    if (r <= 0)
+        return (int)r;
+    memmove(cur, cand, (size_t)r * sizeof *cur);
+    *n = (size_t)r;
+    return 1;
+}
+
+/* Zeller's ddmin: chunks alone, then complements, doubling the granularity when neither helps. */
+static int ddmin(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    size_t gran = 2;
+    while (*n >= 2) {
+        size_t chunk = (*n + gran - 1) / gran;
+        int reduced = 0;
+        for (size_t lo = 0; lo < *n && !reduced; lo += chunk) {
+            size_t hi = lo + chunk < *n ? lo + chunk : *n;
+            memcpy(scratch, cur + lo, (hi - lo) * sizeof *cur);
+            int r = adopt(sh, cur, n, scratch, hi - lo);
+            if (r < 0)
+                return r;
+            if (r)
+                reduced = 1, gran = 2;
+        }
+        for (size_t lo = 0; lo < *n && !reduced && gran > 2; lo += chunk) {
+            size_t hi = lo + chunk < *n ? lo + chunk : *n;
+            size_t m = without(cur, *n, lo, hi, scratch);
+            int r = adopt(sh, cur, n, scratch, m);
+            if (r < 0)
+                return r;
+            if (r)
+                reduced = 1, gran = gran - 1 > 2 ? gran - 1 : 2;
+        }
+        if (!reduced) {
+            if (gran >= *n)
+                break;
+            gran = 2 * gran < *n ? 2 * gran : *n;
+        }
+    }
+    return 0;
+}
+
+/* 1 when path a is b or a directory above it (component-wise); empty paths never are. */
+static int above_or_same(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    return n && !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/' || (n == 1 && a[0] == '/'));
+}
+
+/* The paths a slice follows (try_slice): at most SLICE_PATHS, names into the trace. */
+#define SLICE_PATHS 64
+struct slice_paths {
+    const char *p[SLICE_PATHS];
+    int n;
+};
+
+static void follow(struct slice_paths *w, const struct op_args *a)
+{
+    const char *mine[] = { a->path, a->path2 };
+    for (int i = 0; i < 2 && w->n < SLICE_PATHS; i++)
+        if (mine[i][0] == '/')
+            w->p[w->n++] = mine[i];
+}
+
+/* Whether operation a names a followed path, or one above or below it. */
+static int related(const struct op_args *a, const struct slice_paths *w)
+{
+    const char *mine[] = { a->path, a->path2 };
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < w->n; j++)
+            if (above_or_same(mine[i], w->p[j]) || above_or_same(w->p[j], mine[i]))
+                return 1;
+    return 0;
+}
+
+/* A backward slice: from the last operation back, every operation that names a path it or a
+ * later one of the slice names (or one above or below it), whose paths are then followed too:
+ * a guess at what the last one depends on, replayed before anything longer. 1 when it
+ * reproduces (cur, n: it), 0 when not, or a TEST_ code. */
+static int try_slice(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    const struct trace_op *last = &sh->t->ops[cur[*n - 1]];
+    struct slice_paths w = { .n = 0 };
+    size_t top = *n;
+    if (((sh->want.kinds & DIFF_STATE) && !sh->want.attr_known) || last->is_call)
+        return 0;
+    follow(&w, &last->args);
+    scratch[--top] = cur[*n - 1];
+    for (size_t k = *n - 1; k-- > 0;) {
+        const struct trace_op *op = &sh->t->ops[cur[k]];
+        if (op->is_call || !related(&op->args, &w))
+            continue;
+        follow(&w, &op->args);
+        scratch[--top] = cur[k];
+    }
+    size_t m = *n - top;
+    memmove(scratch, scratch + top, m * sizeof *scratch);
+    return m < *n ? adopt(sh, cur, n, scratch, m) : 0;
+}
+
+/* The last operations alone first, 1, 2, 4, ... of them, each from the state the candidates
+ * start from: most classes need only the few steps before their discrepancy, and a suffix that
+ * shows it costs about twice its own length in steps, where the whole trace (a long history on
+ * a slow daemon) may not even be replayed once in the time a class has. 1 when one reproduces
+ * (cur, n: its shortest prefix ending in the target), 0 when none shorter than half of it
+ * does, or a TEST_ code. */
+static int try_suffixes(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    /* A state class is signed by its attribute, which a suffix's first hit must not set. */
+    if ((sh->want.kinds & DIFF_STATE) && !sh->want.attr_known)
+        return 0;
+    for (size_t k = 1; 2 * k <= *n; k *= 2) {
+        memcpy(scratch, cur + *n - k, k * sizeof *cur);
+        sh->suffix_tried = k;
+        int r = adopt(sh, cur, n, scratch, k);
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
+/* Until no single operation can go: the result is 1-minimal. */
+static int remove_singles(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t k = *n; k-- > 0 && *n > 1;) {
+            size_t m = without(cur, *n, k, k + 1, scratch);
+            int r = adopt(sh, cur, n, scratch, m);
+            if (r < 0)
+                return r;
+            changed |= r;
+        }
+    }
+    return 0;
+}
+
+/* ---- the minimal trace, with the outcomes of one more replay ---- */
+
+static int read_config_lines(struct trace *out, const char *path)
+{
+    FILE *f = fopen(path, "re");
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    if (!f)
+        return -1;
+    while ((n = getline(&buf, &cap, f)) >= 0) {
+        while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+            buf[--n] = '\0';
+        trace_add_cfg_line(out, buf);
+    }
+    free(buf);
+    fclose(f);
+    return 0;
+}
+
+static void header_from_session(struct shrinker *sh, const char *override, struct trace *out)
+{
+    trace_init(out);
+    out->seed = sh->t->seed;
+    memcpy(out->hash, sh->t->hash, sizeof out->hash);
+    if (override) {
+        snprintf(out->config_path, sizeof out->config_path, "%s", override);
+        read_config_lines(out, override);
+    } else {
+        memcpy(out->config_path, sh->t->config_path, sizeof out->config_path);
+        for (int i = 0; i < sh->t->ncfg; i++)
+            trace_add_cfg_line(out, sh->t->cfg[i]);
+    }
+    out->nfs = sh->s.g.nfs;
+    for (int i = 0; i < sh->s.g.nfs; i++) {
+        const struct fs_config *c = &sh->s.cfg.fs[i];
+        struct trace_fs *f = &out->fs[i];
+        snprintf(f->name, sizeof f->name, "%s", c->name);
+        snprintf(f->type, sizeof f->type, "%s", fs_type_name(c->type));
+        snprintf(f->fstype, sizeof f->fstype, "%s", c->fstype[0] ? c->fstype : "-");
+        f->size = c->size;
+        out->init[i] = sh->init[i];
+    }
+}
+
+/* What the step replay_step just made left in s (its differs[] set as the step says). */
+static void record_outcomes(struct session *s, struct trace_op *op)
+{
+    for (int i = 0; i < s->g.nfs; i++) {
+        op->res[i] = s->out[i];
+        op->res[i].have = 1;
+        op->disc[i].have = s->differs[i] != 0;
+        op->disc[i].differs = s->differs[i];
+    }
+}
+
+/* The session fs that made a call of the input trace (its fs index in the written trace). */
+static int call_fs_of(const struct shrinker *sh, const struct trace_op *src)
+{
+    for (int i = 0; i < sh->s.g.nfs; i++)
+        if (sh->map[i] == src->call_fs)
+            return i;
+    return 0;
+}
+
+/* The search path's operations that made the saved state, with what the run recorded. */
+static int record_prefix(struct shrinker *sh, struct trace *out)
+{
+    for (size_t k = 0; k < sh->first; k++) {
+        const struct trace_op *src = &sh->t->ops[k];
+        if (src->is_call) {
+            if (!trace_add_call(out, src->seq, call_fs_of(sh, src), &src->call, src->call_res))
+                return -1;
+            continue;
+        }
+        struct trace_op *op = trace_add_copy(out, src);
+        if (!op)
+            return -1;
+        for (int i = 0; i < sh->s.g.nfs; i++)
+            if (sh->map[i] >= 0) {
+                op->res[i] = src->res[sh->map[i]];
+                op->disc[i] = src->disc[sh->map[i]];
+            }
+    }
+    out->start = sh->first;
+    for (int i = 0; sh->first && i < sh->s.g.nfs; i++) {
+        const char *file = runlog_export_file(sh->rl, sh->base_sid, sh->cfg.fs[i].name);
+        snprintf(out->start_state[i], sizeof out->start_state[i], "%s", file ? file : "");
+    }
+    return 0;
+}
+
+/* The shrunk sequence replayed once more, its outcomes recorded: 1 when it ended in the
+ * target (a concurrent step may go right this time), 0 when not, -1 on failure. */
+static int record_once(struct shrinker *sh, const size_t *cur, size_t n, struct trace *out)
+{
+    int hit = 0;
+    for (size_t k = 0; k < n; k++) {
+        const struct trace_op *src = &sh->t->ops[cur[k]];
+        sh->s.g.checkpoint_next = k + 1 == n;
+        if (replay_step(&sh->s, sh->t, src, sh->tries, k == 0 ? sh->sid[0] : SESSION_NO_STATE,
+                        SESSION_NO_STATE) < 0)
+            return -1;
+        if (src->is_call) {
+            int fs = call_fs_of(sh, src);
+            if (!trace_add_call(out, src->seq, fs, &src->call, sh->s.g.out[fs].res))
+                return -1;
+            continue;
+        }
+        struct trace_op *op = trace_add_copy(out, src);
+        if (!op)
+            return -1;
+        record_outcomes(&sh->s, op);
+        hit = on_target(sh, src, TREE_DIFF_NONE) || !sh->want.together;
+    }
+    return hit;
+}
+
+/* How often the shrunk trace is replayed to record a concurrent step going wrong. */
+#define RECORD_ATTEMPTS 10
+
+static int record(struct shrinker *sh, const size_t *cur, size_t n, const char *override,
+                  struct trace *out)
+{
+    for (int attempt = 1;; attempt++) {
+        header_from_session(sh, override, out);
+        if (record_prefix(sh, out) < 0)
+            return -1;
+        int hit = record_once(sh, cur, n, out);
+        if (hit != 0 || attempt == RECORD_ATTEMPTS)
+            return hit < 0 ? -1 : 0;
+        trace_free(out);
+        drop_cache_after(sh, 0);
+    }
+}
+
+/* ---- the command ---- */
+
+static int verify_full(struct shrinker *sh, size_t *cur, size_t *n, int tries)
+{
+    for (int k = 1; k <= tries; k++) {
+        drop_cache_after(sh, 0);
+        long r = test(sh, cur, *n);
+        if (r < 0)
+            return (int)r;
+        if (r > 0) {
+            *n = (size_t)r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int finish(struct shrinker *sh, int rc)
+{
+    if (rc == TEST_INFRA)
+        fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
+    if (rc == TEST_TIMEUP && sh->suffix_tried)
+        fprintf(stderr, "metis-replay: shrink: the time limit came before the discrepancy "
+                "reproduced (its last %zu operations alone did not show it, and the whole trace "
+                "of %zu was not replayed once)\n", sh->suffix_tried, sh->t->nops);
+    else if (rc == TEST_TIMEUP)
+        fprintf(stderr, "metis-replay: shrink: the time limit came before the whole trace was "
+                "replayed once\n");
+    session_stop(&sh->s);
+    return rc == TEST_STOP ? EXIT_INTERRUPTED : EXIT_INFRA;
+}
+
+static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct cli_opts *o,
+                        size_t from, double t0, int timeup)
+{
+    struct trace out;
+    char err[1400];
+    if (record(sh, cur, n, o->config, &out) < 0) {
+        trace_free(&out);
+        return finish(sh, TEST_INFRA);
+    }
+    int rc = trace_write(&out, stdout);
+    fflush(stdout);             /* before stderr's lines, when both go to one log */
+    if (rc == 0 && o->out)
+        rc = trace_write_file(&out, o->out, err, sizeof err);
+    if (sh->first)
+        fprintf(stderr, "metis-replay: shrink: starts from the saved state after operation %"
+                PRIu64 " (the trace's first %zu operations recreate it)\n", sh->base_seq,
+                sh->first);
+    else
+        fprintf(stderr, "metis-replay: shrink: starts from the initial state\n");
+    fprintf(stderr, "metis-replay: shrink: %zu -> %zu operations%s in %.3f s (%zu tests, %zu "
+            "steps)%s%s%s\n", from, n, sh->t->ncalls ? " and restore calls" : "",
+            now_seconds() - t0, sh->tests, sh->steps,
+            timeup ? ", stopped by the time limit (shortest so far, maybe not minimal)" : "",
+            o->out ? ", written to " : "", o->out ? o->out : "");
+    if (rc < 0)
+        fprintf(stderr, "metis-replay: %s\n", o->out ? err : "writing the trace failed");
+    trace_free(&out);
+    session_stop(&sh->s);
+    return rc < 0 ? EXIT_INFRA : EXIT_REPRODUCED;
+}
+
+/* ---- where the shrunk trace starts: the newest saved state whose suffix reproduces ---- */
+
+/* Every fs can load its exported state; a crash check's syncs are numbered by step from the
+ * initial state (emitc_crash.c), so such traces keep starting there. */
+static int all_importable(const struct shrinker *sh)
+{
+    const char *crash = sh->cfg.run.crash;
+    int ok = !crash[0] || !strcmp(crash, "off");
+    for (int i = 0; i < sh->cfg.nfs; i++)
+        ok &= import_supported(&sh->cfg.fs[i]);
+    return ok;
+}
+
+/* The trace index right after operation seq, or -1 if seq is not on the trace. */
+static long index_after(const struct trace *t, uint64_t seq)
+{
+    for (size_t k = 0; k < t->nops; k++)
+        if (t->ops[k].seq == seq && !t->ops[k].is_call)
+            return (long)k + 1;
+    return -1;
+}
+
+/* Makes exported state x the one candidates start from: 0, or 1 if it cannot be (not exported
+ * for every fs, or its import failed and the session was made afresh), or TEST_INFRA (-1,
+ * which is why "cannot" is not -1) when no session could be made. */
+static int load_saved(struct shrinker *sh, const struct runlog_export *x, size_t first)
+{
+    const char *files[METIS_MAX_FS] = { 0 };
+    for (int i = 0; i < sh->cfg.nfs; i++)
+        if (!(files[i] = runlog_export_file(sh->rl, x->sid, sh->cfg.fs[i].name)))
+            return 1;           /* not exported for every fs (a kept FUSE mount has no image) */
+    drop_cache_after(sh, 0);
+    if (session_import(&sh->s, files, IMPORT_SID_BASE + x->sid) < 0) {
+        fprintf(stderr, "metis-replay: shrink: cannot load the state after operation %" PRIu64
+                ": %s\n", x->seq, sh->s.err);
+        session_stop(&sh->s);
+        sh->sid[0] = 0;
+        return session_start(&sh->s, &sh->cfg) < 0 ? TEST_INFRA : 1;
+    }
+    sh->sid[0] = IMPORT_SID_BASE + x->sid;
+    sh->first = first;
+    sh->base_seq = x->seq;
+    sh->base_sid = x->sid;
+    session_compare(&sh->s, 1);
+    judge_state(sh, NULL, &sh->saved_delta);   /* a saved state below a known delta */
+    return 0;
+}
+
+/* Tries the run's exported states newest first (one try each): 1 when the rest of the path
+ * from one of them ends in the target (cur, n: that suffix), 0 when none does (the
+ * candidates then start from the initial state), or a TEST_ code. */
+static int start_from_saved(struct shrinker *sh, size_t *cur, size_t *n)
+{
+    const struct runlog *rl = sh->rl;
+    uint64_t last = sh->t->ops[sh->t->nops - 1].seq, prev = UINT64_MAX;
+    for (size_t e = rl && all_importable(sh) ? rl->nexports : 0; e-- > 0;) {
+        const struct runlog_export *x = &rl->exports[e];
+        long first = index_after(sh->t, x->seq);
+        if (x->seq >= last || first <= 0 || x->sid == prev)
+            continue;
+        prev = x->sid;
+        int r = load_saved(sh, x, (size_t)first);
+        if (r == TEST_INFRA)
+            return r;
+        if (r > 0)
+            continue;
+        *n = sh->t->nops - (size_t)first;
+        for (size_t k = 0; k < *n; k++)
+            cur[k] = (size_t)first + k;
+        if ((r = verify_full(sh, cur, n, 1)) == 1)
+            fprintf(stderr, "metis-replay: shrink: reproduced from the saved state after "
+                    "operation %" PRIu64 " + %zu operations in %.3f s\n", x->seq, *n,
+                    now_seconds() - sh->t0);
+        if (r != 0)
+            return r;
+    }
+    drop_cache_after(sh, 0);
+    sh->sid[0] = 0;
+    sh->first = 0;
+    return 0;
+}
+
+/* Steps a reduction of m operations takes, roughly: ddmin and the single removals replay
+ * about m (1 + log2 m) operations a round, and a few rounds adopt something. */
+static double reduction_steps(size_t m)
+{
+    double lg = 0;
+    for (size_t k = m; k > 1; k >>= 1)
+        lg += 1;
+    return (double)m * (1 + lg) * 4;
+}
+
+/* With the suffix shrunk from a saved state: the path before it too, from the initial state,
+ * when its reduction (reduction_steps at the pace the steps went so far) fits in the time
+ * left. Adopted only if that finishes, so the result needs no saved state; otherwise the
+ * suffix from the saved state stands. */
+static int shrink_prefix(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    size_t first = sh->first, m = first + *n;
+    double per_step = sh->steps ? sh->step_s / (double)sh->steps : 0;
+    double left = sh->deadline > 0 ? sh->deadline - now_seconds() : 1e30;
+    double need = per_step * reduction_steps(m);
+    if (first && need > left)
+        fprintf(stderr, "metis-replay: shrink: the path before the saved state was not shrunk "
+                "(reducing its %zu operations would take about %.1f s of the %.1f s left)\n",
+                m, need, left);
+    if (!first || need > left)
+        return 0;
+    size_t *cand = malloc((m + 1) * sizeof *cand);
+    if (!cand)
+        return 0;
+    for (size_t k = 0; k < first; k++)
+        cand[k] = k;
+    memcpy(cand + first, cur, *n * sizeof *cur);
+    uint64_t base = sh->sid[0];
+    drop_cache_after(sh, 0);
+    sh->sid[0] = 0;
+    int r = verify_full(sh, cand, &m, 1);
+    if (r == 1 && (r = ddmin(sh, cand, &m, scratch)) >= 0 &&
+        (r = remove_singles(sh, cand, &m, scratch)) >= 0) {
+        memcpy(cur, cand, m * sizeof *cur);
+        *n = m;
+        sh->first = 0;
+    } else {
+        drop_cache_after(sh, 0);
+        sh->sid[0] = base;
+        fprintf(stderr, "metis-replay: shrink: the path before the saved state was not shrunk "
+                "(%s)\n", r == TEST_TIMEUP ? "the time limit came first" :
+                r == 0 ? "it did not reproduce from the initial state" : "stopped");
+    }
+    free(cand);
+    return r == TEST_TIMEUP || r == 0 ? 0 : r < 0 ? r : 0;
+}
+
+/* Call c out of concurrent step op (its calls after it move up); the order is reset to the
+ * calls as drawn, since the step is replayed at once. */
+static void remove_call(struct trace_op *op, int c)
+{
+    memmove(&op->calls[c], &op->calls[c + 1], (size_t)(op->ncalls - c - 1) * sizeof *op->calls);
+    op->ncalls--;
+    op->args = op->calls[0];
+}
+
+/* "1,2,3": the calls one after another as drawn. */
+static void whole_order(struct trace_op *op)
+{
+    size_t used = 0;
+    for (int j = 0; j < op->ncalls && used < sizeof op->order; j++)
+        used += (size_t)snprintf(op->order + used, sizeof op->order - used, "%s%d", j ? "," : "",
+                                 j + 1);
+}
+
+/* The last concurrent step keeps only the calls it needs: each call goes when the step still
+ * goes wrong at least once in sh->tries tries without it (2 calls at least). 0 or a TEST_ code. */
+static int drop_calls(struct shrinker *sh, const size_t *cur, size_t n)
+{
+    struct trace_op *op = &sh->t->ops[cur[n - 1]];
+    struct op_args kept[TOGETHER_MAX];
+    char order[sizeof op->order];
+    if (!sh->want.together || !op->tries)
+        return 0;
+    for (int c = op->ncalls - 1; c >= 0 && op->ncalls > 2; c--) {
+        int k = op->ncalls;
+        memcpy(kept, op->calls, (size_t)k * sizeof *kept);
+        memcpy(order, op->order, sizeof order);
+        remove_call(op, c);
+        whole_order(op);
+        drop_cache_after(sh, n - 1);
+        long r = test(sh, cur, n);
+        if (r < 0)
+            return (int)r;
+        if (r == (long)n)
+            continue;
+        memcpy(op->calls, kept, (size_t)k * sizeof *kept);
+        op->ncalls = k;
+        op->args = kept[0];
+        memcpy(op->order, order, sizeof order);
+        drop_cache_after(sh, n - 1);
+    }
+    return 0;
+}
+
+static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t *cur,
+                          size_t *scratch, double t0)
+{
+    size_t total = sh->t->nops, n = total;
+    memcpy(sh->init, sh->s.out, sizeof sh->init);
+    sh->next_sid = 1;
+    int r = start_from_saved(sh, cur, &n);
+    if (r == 0) {
+        n = total;
+        for (size_t k = 0; k < total; k++)
+            cur[k] = k;
+        r = try_slice(sh, cur, &n, scratch);
+        if (r == 0)
+            r = try_suffixes(sh, cur, &n, scratch);
+    }
+    if (r == 0) {
+        n = total;
+        for (size_t k = 0; k < total; k++)
+            cur[k] = k;
+        r = verify_full(sh, cur, &n, o->tries);
+    }
+    if (r == 0) {
+        printf("shrink: nondeterministic: the discrepancy did not reproduce in %d tries\n",
+               o->tries);
+        session_stop(&sh->s);
+        return EXIT_NONDETERMINISTIC;
+    }
+    if (r < 0)
+        return finish(sh, r);
+    /* cur always reproduces: a time limit keeps the shortest trace found so far. */
+    if ((r = ddmin(sh, cur, &n, scratch)) >= 0)
+        r = remove_singles(sh, cur, &n, scratch);
+    if (r >= 0)
+        r = shrink_prefix(sh, cur, &n, scratch);
+    if (r >= 0)
+        r = drop_calls(sh, cur, n);
+    return r < 0 && r != TEST_TIMEUP ? finish(sh, r) : write_result(sh, cur, n, o, total, t0, r < 0);
+}
+
+static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
+{
+    size_t total = sh->t->nops;
+    size_t *cur = calloc(total + 1, sizeof *cur), *scratch = calloc(total + 1, sizeof *scratch);
+    sh->ops = calloc(total + 1, sizeof *sh->ops);
+    sh->sid = calloc(total + 2, sizeof *sh->sid);
+    sh->hit = calloc(total + 1, sizeof *sh->hit);
+    sh->delta = calloc(total + 2, sizeof *sh->delta);
+    int rc = EXIT_INFRA;
+    double t0 = sh->t0 = now_seconds();
+    sh->deadline = o->seconds > 0 ? t0 + o->seconds : 0;
+    if (!cur || !scratch || !sh->ops || !sh->sid || !sh->hit || !sh->delta) {
+        fprintf(stderr, "metis-replay: out of memory\n");
+    } else if (session_start(&sh->s, &sh->cfg) < 0) {
+        fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
+        session_stop(&sh->s);
+    } else {
+        rc = shrink_started(sh, o, cur, scratch, t0);
+    }
+    free(cur);
+    free(scratch);
+    free(sh->ops);
+    free(sh->sid);
+    free(sh->hit);
+    free(sh->delta);
+    tree_delta_free(&sh->saved_delta);
+    return rc;
+}
+
+/* The attribute a state class is signed by, as the run's detail file names it ("class N: OP
+ * on FS: state differs (mode of /d0: ..."), so that no shorter candidate can set it. */
+static void attr_from_detail(struct shrinker *sh, const char *detail)
+{
+    char line[2048], on[200], word[32];
+    FILE *f = fopen(detail, "r");
+    snprintf(on, sizeof on, " on %s: ", sh->cfg.fs[sh->want.fs].name);
+    while (f && !sh->want.attr_known && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, on), *open = p ? strstr(p, "state differs (") : NULL;
+        int k = open && sscanf(open + 15, "%31[a-z-] of ", word) == 1 ? tree_diff_by_name(word)
+                                                                         : -1;
+        if (!strncmp(line, "class ", 6) && k > 0) {
+            sh->want.attr = (enum tree_diff)k;
+            sh->want.attr_known = 1;
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+/* The class of the trace's last discrepancy on the fs --fs names (or the first that differs).
+ * 0 after printing why there is nothing to shrink. */
+static int set_target(struct shrinker *sh, const struct cli_opts *o)
+{
+    unsigned want[METIS_MAX_FS];
+    int fs = cli_fs(o, sh->t, &sh->cfg, sh->map);
+    if (fs < 0)
+        return 0;
+    replay_expected(sh->t, sh->map, sh->cfg.nfs, want);
+    /* The reference has no class of its own but its crash, fault or remount check's. */
+    int ref_ok = fs != 0 || (want[0] & DIFF_OWN_PROMISE);
+    long last = trace_last_op(sh->t);
+    if (!ref_ok || !want[fs] || last < 0) {
+        fprintf(stderr, "metis-replay: %s records no discrepancy of fs %s after an operation: "
+                "nothing to shrink\n", o->input, sh->cfg.fs[fs].name);
+        return 0;
+    }
+    const struct trace_op *last_op = &sh->t->ops[last];
+    sh->want = (struct target){ fs, (want[fs] & DIFF_SERIAL) != 0, last_op->args.op, want[fs],
+                                TREE_DIFF_NONE, 0, TREE_DIFF_NONE, 0 };
+    sh->tries = o->tries > last_op->tries ? o->tries : last_op->tries;
+    if (sh->want.kinds & DIFF_STATE)
+        attr_from_detail(sh, o->input);
+    return 1;
+}
+
+int cmd_shrink(int argc, char **argv)
+{
+    struct cli_opts o;
+    struct runlog rl;
+    static struct shrinker sh;
+    int parsed = cli_parse(argc, argv, "shrink", &o);
+    if (parsed != 0)
+        return parsed == CLI_HELP ? EXIT_MATCH : EXIT_BAD_INPUT;
+    if (cli_load(o.input, o.fs, &rl) < 0)
+        return EXIT_BAD_INPUT;
+    if (cli_check(&rl.trace, o.config, &sh.cfg, sh.map) < 0) {
+        runlog_free(&rl);
+        return EXIT_BAD_INPUT;
+    }
+    sh.t = &rl.trace;
+    sh.rl = &rl;
+    int rc;
+    if (!set_target(&sh, &o)) {
+        rc = EXIT_BAD_INPUT;
+    } else {
+        session_install_cleanup();
+        rc = shrink_loaded(&sh, &o);
+    }
+    runlog_free(&rl);
+    return rc;
+}
