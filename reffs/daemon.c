@@ -38,6 +38,7 @@ struct daemon {
     int zero_open;     /* -o noopen: the same for files */
     int nosnapshots;   /* -o nosnapshots: the snapshot ioctls are refused (ENOTTY) */
     uint64_t max_file; /* -o maxfilesize: EFBIG past it (0: RefFS's own limit) */
+    int stale_replies; /* reffs-mutant -o stale_attr_replies: a test hook (op_setattr) */
 };
 
 static struct daemon *dm(fuse_req_t req)
@@ -197,8 +198,14 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
         sa.valid |= REFFS_SET_CTIME;
         sa.ctime = attr->st_ctim;
     }
-    struct stat st;
+    struct stat st, before;
+    int stale = dm(req)->stale_replies && (sa.valid & REFFS_SET_MODE) &&
+                reffs_getattr(fs_of(req), ino, &before) == 0;
     int ret = reffs_setattr(fs_of(req), ino, &sa, &st);
+    /* The test hook: RefFS keeps the new mode, but the kernel caches the old one from the
+     * reply for the attribute timeout (a day), as from a daemon whose cache is stale. */
+    if (stale)
+        st.st_mode = before.st_mode;
     reply_stat(req, ret, &st);
 }
 
@@ -816,6 +823,7 @@ struct reffs_cli {
     char *maxfilesize;
     int noopen;
     int nosnapshots;
+    int stale_replies;
 };
 
 static const struct fuse_opt cli_spec[] = {
@@ -825,6 +833,7 @@ static const struct fuse_opt cli_spec[] = {
     { "noopen", offsetof(struct reffs_cli, noopen), 1 },
     { "maxfilesize=%s", offsetof(struct reffs_cli, maxfilesize), 0 },
     { "nosnapshots", offsetof(struct reffs_cli, nosnapshots), 1 },
+    { "stale_attr_replies", offsetof(struct reffs_cli, stale_replies), 1 },
     FUSE_OPT_END
 };
 
@@ -841,6 +850,8 @@ static void usage(void)
 #ifdef REFFS_MUTANT
            "    -o mutation=NAME       enable a planted bug (NAME+NAME...: several at once);\n"
            "                           mutation=list lists them\n"
+           "    -o stale_attr_replies  a chmod's reply carries the mode from before it (the\n"
+           "                           kernel's attribute cache goes stale; a test hook)\n"
 #endif
            "unmount with: fusermount3 -u MOUNTPOINT\n\n");
 }
@@ -985,6 +996,12 @@ static int run_cli(struct fuse_args *args, const struct reffs_cli *cli)
     uint64_t max_file = 0;
     if (cli_limits(cli, &lim) < 0)
         return 2;
+#ifndef REFFS_MUTANT
+    if (cli->stale_replies) {
+        fprintf(stderr, PROG ": option stale_attr_replies is only accepted by reffs-mutant\n");
+        return 2;
+    }
+#endif
     if (cli->maxfilesize && parse_size(cli->maxfilesize, 1, &max_file) < 0) {
         fprintf(stderr, PROG ": bad maxfilesize '%s' (want a positive number with optional "
                 "K/M/G)\n", cli->maxfilesize);
@@ -1011,7 +1028,8 @@ static int run_cli(struct fuse_args *args, const struct reffs_cli *cli)
     } else {
         struct daemon d = { .mountpoint = co.mountpoint, .mountpoint_len = strlen(co.mountpoint),
                             .debug = co.debug, .zero_open = cli->noopen,
-                            .nosnapshots = cli->nosnapshots, .max_file = max_file };
+                            .nosnapshots = cli->nosnapshots, .max_file = max_file,
+                            .stale_replies = cli->stale_replies };
         d.fs = reffs_create(&lim);
         if (!d.fs) {
             fprintf(stderr, PROG ": cannot create the file system: %s\n", strerror(errno));

@@ -54,7 +54,8 @@ static int rt_visit(void *ctx, const struct tree_entry *e)
 }
 
 /* Sorted by path: a space sorts before any byte a listed path keeps (blanks are escaped), so
- * whole lines sort as their paths do. */
+ * whole lines sort as their paths do. Read past a FUSE daemon's attribute cache, as the engine
+ * reads a difference again before it makes a class of it. */
 int rt_list(int rootfd, const char *exclude, struct rt_tree *t)
 {
     uint64_t fnv;
@@ -63,8 +64,10 @@ int rt_list(int rootfd, const char *exclude, struct rt_tree *t)
     struct rt_lister x = { .t = t, .l = { .o = &o, .h = &h } };
     struct tree_walk w = { .exclude = exclude, .visit = rt_visit, .ctx = &x };
     h.ctx = &fnv;
+    tree_walk_fresh_attrs(1);
     int rc = tree_walk(&w, rootfd);
     int saved = errno;
+    tree_walk_fresh_attrs(0);
     tree_walk_free(&w);
     tree_lister_free(&x.l);
     buf_free(&x.line);

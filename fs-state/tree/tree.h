@@ -94,6 +94,10 @@ struct tree_walk {
 };
 /* 0, or -1 with errno (the visitor's, or the failing call's). */
 int tree_walk(struct tree_walk *w, int rootfd);
+/* From now on, the walks of the calling thread stat past the kernel's attribute cache (on: 1)
+ * or through it (0, the default): a FUSE daemon's mount then shows what the daemon holds, not
+ * what an earlier reply of it said (the step core's cache recheck). */
+void tree_walk_fresh_attrs(int on);
 void tree_walk_free(struct tree_walk *w);
 
 /* The names in the plain directory path (not a mount's walk: /proc, /sys/block, a run

@@ -8,11 +8,52 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "tree.h"
 
 static int tree_walk_dir(struct tree_walk *w, int dfd, size_t plen, int is_root);
+
+/* Per thread, as each file system is read back by a worker of its own. */
+static _Thread_local int tree_fresh_attrs;
+
+void tree_walk_fresh_attrs(int on)
+{
+    tree_fresh_attrs = on;
+}
+
+static void tree_stat_of_statx(const struct statx *x, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_dev = makedev(x->stx_dev_major, x->stx_dev_minor);
+    st->st_ino = x->stx_ino;
+    st->st_mode = x->stx_mode;
+    st->st_nlink = x->stx_nlink;
+    st->st_uid = x->stx_uid;
+    st->st_gid = x->stx_gid;
+    st->st_rdev = makedev(x->stx_rdev_major, x->stx_rdev_minor);
+    st->st_size = (off_t)x->stx_size;
+    st->st_blksize = (blksize_t)x->stx_blksize;
+    st->st_blocks = (blkcnt_t)x->stx_blocks;
+    st->st_atim = (struct timespec){ x->stx_atime.tv_sec, x->stx_atime.tv_nsec };
+    st->st_mtim = (struct timespec){ x->stx_mtime.tv_sec, x->stx_mtime.tv_nsec };
+    st->st_ctim = (struct timespec){ x->stx_ctime.tv_sec, x->stx_ctime.tv_nsec };
+}
+
+/* fstatat, or past the attribute cache when asked: with AT_STATX_FORCE_SYNC the FUSE kernel
+ * module asks the daemon instead of answering from what an earlier reply said (a local file
+ * system ignores the flag). name "" with AT_EMPTY_PATH: dfd itself. */
+static int tree_stat(int dfd, const char *name, int flags, struct stat *st)
+{
+    struct statx x;
+    if (!tree_fresh_attrs)
+        return fstatat(dfd, name, st, flags);
+    if (statx(dfd, name, flags | AT_STATX_FORCE_SYNC, STATX_BASIC_STATS, &x))
+        return -1;
+    tree_stat_of_statx(&x, st);
+    return 0;
+}
 
 static int tree_is_dot(const char *nm)
 {
@@ -24,7 +65,7 @@ static int tree_excluded_dir(int dfd, const struct dirent64 *d)
 {
     struct stat st;
     return d->d_type == DT_DIR ||
-           (d->d_type == DT_UNKNOWN && fstatat(dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+           (d->d_type == DT_UNKNOWN && tree_stat(dfd, d->d_name, AT_SYMLINK_NOFOLLOW, &st) == 0 &&
             S_ISDIR(st.st_mode));
 }
 
@@ -118,7 +159,7 @@ static int tree_visit_open(struct tree_walk *w, int dfd, const char *name, int d
                                           : O_RDONLY | O_NONBLOCK | O_NOCTTY);
     if (e.fd < 0)
         return -1;
-    int rc = fstat(e.fd, &e.st) ? -1 : w->visit(w->ctx, &e);
+    int rc = tree_stat(e.fd, "", AT_EMPTY_PATH, &e.st) ? -1 : w->visit(w->ctx, &e);
     if (rc == 1 && S_ISREG(e.st.st_mode))
         return 0;               /* the visitor keeps the fd */
     if (rc == 0 && S_ISDIR(e.st.st_mode))
@@ -137,13 +178,13 @@ static int tree_visit(struct tree_walk *w, int dfd, const char *name, unsigned c
     char target[TREE_PATH_MAX];
     int statted = dtype == DT_UNKNOWN;  /* a file system that gives no type: stat once here */
     if (statted) {
-        if (fstatat(dfd, name, &e.st, AT_SYMLINK_NOFOLLOW))
+        if (tree_stat(dfd, name, AT_SYMLINK_NOFOLLOW, &e.st))
             return -1;
         dtype = S_ISREG(e.st.st_mode) ? DT_REG : S_ISDIR(e.st.st_mode) ? DT_DIR : DT_LNK;
     }
     if (dtype == DT_REG || dtype == DT_DIR)
         return tree_visit_open(w, dfd, name, dtype == DT_DIR, plen);
-    if (!statted && fstatat(dfd, name, &e.st, AT_SYMLINK_NOFOLLOW))
+    if (!statted && tree_stat(dfd, name, AT_SYMLINK_NOFOLLOW, &e.st))
         return -1;
     if (S_ISLNK(e.st.st_mode)) {
         ssize_t n = readlinkat(dfd, name, target, sizeof target);
@@ -159,7 +200,7 @@ static int tree_visit(struct tree_walk *w, int dfd, const char *name, unsigned c
 static int tree_visit_root(struct tree_walk *w, int dfd, long excluded_dirs)
 {
     struct tree_entry e = { .path = "/", .fd = dfd, .nlink_adj = excluded_dirs };
-    return fstat(dfd, &e.st) || w->visit(w->ctx, &e) < 0 ? -1 : 0;
+    return tree_stat(dfd, "", AT_EMPTY_PATH, &e.st) || w->visit(w->ctx, &e) < 0 ? -1 : 0;
 }
 
 /* Walks the names below dfd; w->path holds the directory's path (plen bytes, "" for the root). */

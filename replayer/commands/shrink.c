@@ -1,4 +1,4 @@
-/* The shrink command: ddmin over the steps (operations and a history's restore calls), then single removals, replaying from cached prefix states. */
+/* The shrink command: a backward slice and the last steps alone first, then ddmin over the steps (operations and a history's restore calls) and single removals, replaying from cached prefix states. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +52,7 @@ struct shrinker {
     uint64_t base_sid;          /* and its sid in the run (its exported files) */
     double t0;                  /* when the shrink began */
     double step_s;              /* time spent in steps (not loading states) */
+    size_t suffix_tried;        /* the longest suffix tried alone (try_suffixes), 0: none */
 };
 
 /* State ids of imported states: far above the ones the shrinker saves itself (as repro). */
@@ -241,6 +242,85 @@ static int ddmin(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
     return 0;
 }
 
+/* 1 when path a is b or a directory above it (component-wise); empty paths never are. */
+static int above_or_same(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    return n && !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/' || (n == 1 && a[0] == '/'));
+}
+
+/* The paths a slice follows (try_slice): at most SLICE_PATHS, names into the trace. */
+#define SLICE_PATHS 64
+struct slice_paths {
+    const char *p[SLICE_PATHS];
+    int n;
+};
+
+static void follow(struct slice_paths *w, const struct op_args *a)
+{
+    const char *mine[] = { a->path, a->path2 };
+    for (int i = 0; i < 2 && w->n < SLICE_PATHS; i++)
+        if (mine[i][0] == '/')
+            w->p[w->n++] = mine[i];
+}
+
+/* Whether operation a names a followed path, or one above or below it. */
+static int related(const struct op_args *a, const struct slice_paths *w)
+{
+    const char *mine[] = { a->path, a->path2 };
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < w->n; j++)
+            if (above_or_same(mine[i], w->p[j]) || above_or_same(w->p[j], mine[i]))
+                return 1;
+    return 0;
+}
+
+/* A backward slice: from the last operation back, every operation that names a path it or a
+ * later one of the slice names (or one above or below it), whose paths are then followed too:
+ * a guess at what the last one depends on, replayed before anything longer. 1 when it
+ * reproduces (cur, n: it), 0 when not, or a TEST_ code. */
+static int try_slice(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    const struct trace_op *last = &sh->t->ops[cur[*n - 1]];
+    struct slice_paths w = { .n = 0 };
+    size_t top = *n;
+    if (((sh->want.kinds & DIFF_STATE) && !sh->want.attr_known) || last->is_call)
+        return 0;
+    follow(&w, &last->args);
+    scratch[--top] = cur[*n - 1];
+    for (size_t k = *n - 1; k-- > 0;) {
+        const struct trace_op *op = &sh->t->ops[cur[k]];
+        if (op->is_call || !related(&op->args, &w))
+            continue;
+        follow(&w, &op->args);
+        scratch[--top] = cur[k];
+    }
+    size_t m = *n - top;
+    memmove(scratch, scratch + top, m * sizeof *scratch);
+    return m < *n ? adopt(sh, cur, n, scratch, m) : 0;
+}
+
+/* The last operations alone first, 1, 2, 4, ... of them, each from the state the candidates
+ * start from: most classes need only the few steps before their discrepancy, and a suffix that
+ * shows it costs about twice its own length in steps, where the whole trace (a long history on
+ * a slow daemon) may not even be replayed once in the time a class has. 1 when one reproduces
+ * (cur, n: its shortest prefix ending in the target), 0 when none shorter than half of it
+ * does, or a TEST_ code. */
+static int try_suffixes(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
+{
+    /* A state class is signed by its attribute, which a suffix's first hit must not set. */
+    if ((sh->want.kinds & DIFF_STATE) && !sh->want.attr_known)
+        return 0;
+    for (size_t k = 1; 2 * k <= *n; k *= 2) {
+        memcpy(scratch, cur + *n - k, k * sizeof *cur);
+        sh->suffix_tried = k;
+        int r = adopt(sh, cur, n, scratch, k);
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
 /* Until no single operation can go: the result is 1-minimal. */
 static int remove_singles(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
 {
@@ -414,7 +494,11 @@ static int finish(struct shrinker *sh, int rc)
 {
     if (rc == TEST_INFRA)
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
-    if (rc == TEST_TIMEUP)
+    if (rc == TEST_TIMEUP && sh->suffix_tried)
+        fprintf(stderr, "metis-replay: shrink: the time limit came before the discrepancy "
+                "reproduced (its last %zu operations alone did not show it, and the whole trace "
+                "of %zu was not replayed once)\n", sh->suffix_tried, sh->t->nops);
+    else if (rc == TEST_TIMEUP)
         fprintf(stderr, "metis-replay: shrink: the time limit came before the whole trace was "
                 "replayed once\n");
     session_stop(&sh->s);
@@ -645,6 +729,14 @@ static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t 
         n = total;
         for (size_t k = 0; k < total; k++)
             cur[k] = k;
+        r = try_slice(sh, cur, &n, scratch);
+        if (r == 0)
+            r = try_suffixes(sh, cur, &n, scratch);
+    }
+    if (r == 0) {
+        n = total;
+        for (size_t k = 0; k < total; k++)
+            cur[k] = k;
         r = verify_full(sh, cur, &n, o->tries);
     }
     if (r == 0) {
@@ -694,6 +786,26 @@ static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
     return rc;
 }
 
+/* The attribute a state class is signed by, as the run's detail file names it ("class N: OP
+ * on FS: state differs (mode of /d0: ..."), so that no shorter candidate can set it. */
+static void attr_from_detail(struct shrinker *sh, const char *detail)
+{
+    char line[2048], on[200], word[32];
+    FILE *f = fopen(detail, "r");
+    snprintf(on, sizeof on, " on %s: ", sh->cfg.fs[sh->want.fs].name);
+    while (f && !sh->want.attr_known && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, on), *open = p ? strstr(p, "state differs (") : NULL;
+        int k = open && sscanf(open + 15, "%31[a-z-] of ", word) == 1 ? tree_diff_by_name(word)
+                                                                         : -1;
+        if (!strncmp(line, "class ", 6) && k > 0) {
+            sh->want.attr = (enum tree_diff)k;
+            sh->want.attr_known = 1;
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
 /* The class of the trace's last discrepancy on the fs --fs names (or the first that differs).
  * 0 after printing why there is nothing to shrink. */
 static int set_target(struct shrinker *sh, const struct cli_opts *o)
@@ -715,6 +827,8 @@ static int set_target(struct shrinker *sh, const struct cli_opts *o)
     sh->want = (struct target){ fs, (want[fs] & DIFF_SERIAL) != 0, last_op->args.op, want[fs],
                                 TREE_DIFF_NONE, 0, TREE_DIFF_NONE, 0 };
     sh->tries = o->tries > last_op->tries ? o->tries : last_op->tries;
+    if (sh->want.kinds & DIFF_STATE)
+        attr_from_detail(sh, o->input);
     return 1;
 }
 

@@ -284,6 +284,11 @@ int session_import(struct session *s, const char *const files[METIS_MAX_FS], uin
 int session_compare(struct session *s, int initial)
 {
     int n = fsgroup_compare(&s->g, initial);
+    /* As the engine does (cache_recheck.h): a difference must stay past the attribute cache.
+     * A read that fails leaves the first comparison standing; the next step meets the cause. */
+    unsigned which = fsgroup_cache_suspects(&s->g);
+    if (which && fsgroup_reread_fresh(&s->g, which) == 0)
+        n = fsgroup_compare(&s->g, initial);
     for (int i = 0; i < s->g.nfs; i++)
         s->differs[i] = s->g.out[i].differs;
     return n;

@@ -59,7 +59,8 @@ int session_order_on_reference(struct session *s, const struct together_set *set
  * message when a backend cannot import (then the caller replays from the start). */
 int session_import(struct session *s, const char *const files[METIS_MAX_FS], uint64_t sid);
 void session_discard(struct session *s, uint64_t sid);
-/* Compares every fs with fs 0 (fsgroup_compare, as the engine does); fills differs[], returns how many differ.
+/* Compares every fs with fs 0 (fsgroup_compare, as the engine does, a state difference read
+ * again past a daemon's attribute cache); fills differs[], returns how many differ.
  * initial: the initial state (no result to compare). */
 int session_compare(struct session *s, int initial);
 void session_stop(struct session *s);

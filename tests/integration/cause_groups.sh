@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
-# One cause, one group: bindfs (path-based libfuse, no use_ino) against tmpfs with hard links
-# and writes, whose stale attributes show as several classes (link, unlink, write_file,
-# truncate, ...) with the one hard-link hint. They come out as one group,
-# "hard-links-path-based-fuse bindfs", in summary.json, the summary line, classes.txt,
+# One cause, one group: a RefFS mutant that flips other-execute in every new entry's mode,
+# which shows as several classes (create_file and mkdir: "state mode") of the one known
+# delta's difference. They come out as one group,
+# "delta:mode-bits-0001 mut", in summary.json, the summary line, classes.txt,
 # report.html (as Chromium renders it) and the JUnit file; `metis known add --groups` records the
 # group once, and a known file with that one group record marks every class of it known.
 . "$(dirname "$0")/../lib/common.sh"
-need_tools bindfs python3 chromium xmllint
+need_tools python3 chromium xmllint
 B=$METIS_BIN
 [ -x "$B/metis" ] || skip "$B/metis is not built"
+[ -x "$B/reffs-mutant" ] || skip "$B/reffs-mutant is not built"
 [ -w /dev/fuse ] || skip "no /dev/fuse"
-CFG=$METIS_ROOT/tests/fixtures/bindfs-hardlink-alias.ini
-KEY="hard-links-path-based-fuse bindfs"
+CFG=$METIS_ROOT/tests/fixtures/mutant-new-mode.ini
+KEY="delta:mode-bits-0001 mut"
+export METIS_REFFS_BIN=$METIS_ROOT/tests/mutations/reffs-pick.sh
 
-run() {  # NAME ARGS...: the fixture for 8 s into $T/NAME, exit 1 wanted
+run() {  # NAME ARGS...: the fixture for 8 s into $T/NAME, exit $WANT (1) wanted
     local name=$1; shift
     FAIL_LOG=$T/$name.out
     timeout -k 5 200 "$B/metis" run "$CFG" --seconds 8 --out "$T/$name" --junit "$T/$name.xml" "$@" \
         >"$T/$name.out" 2>&1
     local rc=$?
-    [ $rc = 1 ] || fail "$name: metis run exited $rc, want 1"
+    [ $rc = "${WANT:-1}" ] || fail "$name: metis run exited $rc, want ${WANT:-1}"
     assert_no_leftovers "$(run_id_of "$T/$name.out")"
 }
 members() {  # RUN: the ids of the group's classes in summary.json, checked against "groups"
@@ -41,11 +43,11 @@ PY
 run r1
 ids=$(members "$T/r1") || fail "r1: summary.json's groups"
 n=$(echo $ids | wc -w)
-[ "$n" -ge 2 ] || fail "r1: $n class(es) in the hard-link group, want several"
+[ "$n" -ge 2 ] || fail "r1: $n class(es) in the mode group, want several"
 grep -q "classes=[0-9]* groups=[0-9]*\$" "$T/r1.out" || fail "r1: the summary line does not count groups"
 c=$T/r1/classes.txt
-grep -q "^[0-9]* classes in [0-9]* groups " "$c" || fail "classes.txt does not say how many groups"
-g=$(sed -n "s/^\(g[0-9]*\) $KEY: $n classes (\([0-9 ]*\)), [0-9]* hits: hard links of a path-based FUSE daemon.*/\1/p" "$c")
+grep -q "^[0-9]* classes in [0-9]* groups\? " "$c" || fail "classes.txt does not say how many groups"
+g=$(sed -n "s/^\(g[0-9]*\) $KEY: $n classes (\([0-9 ]*\)), [0-9]* hits: a known delta's difference (mode bits 0001).*/\1/p" "$c")
 [ -n "$g" ] || fail "classes.txt has no line for the group"
 # its rows follow each other in the table, each naming the group
 rows=$(sed -n '2,/^$/p' "$c" | grep -n " $g  *\(bites\|DOES NOT BITE\|not run\|no reproducer\)" | cut -d: -f1)
@@ -80,21 +82,21 @@ mine = [g for g, cells in p.groups.items() if cells.get("mono key") == key]
 assert len(mine) == 1, p.groups
 gid = "g" + mine[0].split("-")[1]
 assert len(p.groups[mine[0]]["members"].split()) == n, p.groups[mine[0]]
-assert "hard links" in p.groups[mine[0]]["cause"], p.groups[mine[0]]
+assert "known delta" in p.groups[mine[0]]["cause"], p.groups[mine[0]]
 at = [i for i, g in enumerate(p.rows) if g == gid]
 assert len(at) == n and at[-1] - at[0] == n - 1, (p.rows, gid)
-assert "groups" in p.count and str(len(p.groups)) in p.count, p.count
+assert "group" in p.count and str(len(p.groups)) in p.count, p.count
 print(p.count.strip(), "|", gid, "rows", at)
 PY
 
 # JUnit: valid, and the group's classes share a class name (a test view lists them together).
 xmllint --noout --schema tests/junit.xsd "$T/r1.xml" 2>"$T/xmllint.err" ||
     { cat "$T/xmllint.err"; fail "r1.xml does not validate against tests/junit.xsd"; }
-[ "$(grep -c "classname=\"metis.bindfs-hardlink-alias.group.$KEY\"" "$T/r1.xml")" = "$n" ] ||
+[ "$(grep -c "classname=\"metis.mutant-new-mode.group.$KEY\"" "$T/r1.xml")" = "$n" ] ||
     fail "JUnit: the group's classes do not share their class name"
 
 # 2. metis known add --groups: one record for the group, a class record for the others.
-"$B/metis" known add "$T/r1" --groups --note "libfuse 2 aliasing" --to "$T/all.known" >"$T/add.out" ||
+"$B/metis" known add "$T/r1" --groups --note "planted mode flip" --to "$T/all.known" >"$T/add.out" ||
     fail "known add --groups failed"
 [ "$(grep -c "^group: $KEY\$" "$T/all.known")" = 1 ] || fail "known add --groups did not record the group once"
 python3 - "$T/r1/summary.json" "$T/all.known" "$KEY" <<'PY' || fail "known add --groups: a class of the group has a record of its own"
@@ -106,29 +108,30 @@ assert sorted(records) == sorted(c["signature"] for c in s["classes"] if c["grou
 PY
 
 # 3. A known file of the group record alone: every class of the group is known, the others new.
-printf '# one verdict for one cause\ngroup: %s\nnote: libfuse 2 aliasing\n' "$KEY" >"$T/group.known"
+printf '# one verdict for one cause\ngroup: %s\nnote: planted mode flip\n' "$KEY" >"$T/group.known"
 export REPRO_TMP=$T/repro-tmp
 mkdir -p "$REPRO_TMP"
 sed 's/^shrink_seconds = 0$/shrink_seconds = 12/' "$CFG" >"$T/triaged.ini"   # reproducers too
-CFG=$T/triaged.ini run r2 --known "$T/group.known"
+# every class is of the group, so every class is known: exit 0
+CFG=$T/triaged.ini WANT=0 run r2 --known "$T/group.known"
 python3 - "$T/r2/summary.json" "$KEY" <<'PY' || fail "r2: the group record does not mark its classes known"
 import json, sys
 s, key = json.load(open(sys.argv[1])), sys.argv[2]
 mine = [c for c in s["classes"] if c["group"] == key]
 assert len(mine) >= 2, [c["signature"] for c in s["classes"]]
-assert all(c["known"] and c["note"] == "libfuse 2 aliasing" for c in mine), mine
+assert all(c["known"] and c["note"] == "planted mode flip" for c in mine), mine
 assert all(not c["known"] for c in s["classes"] if c["group"] != key)
 assert s["known_classes"] == len(mine) and s["known_not_seen"] == [], s["known_classes"]
 print(len(mine), "known by one record")
 PY
 k=$(python3 -c 'import json,sys; print(sum(c["known"] for c in json.load(open(sys.argv[1]))["classes"]))' "$T/r2/summary.json")
 grep -q "^g[0-9]* $KEY: .* \[known\]\$" "$T/r2/classes.txt" || fail "r2: classes.txt does not mark the group known"
-[ "$(grep -c '\[known: libfuse 2 aliasing\]$' "$T/r2/classes.txt")" = "$k" ] || fail "r2: classes.txt does not mark each class"
-[ "$(grep -c '<skipped message="libfuse 2 aliasing"/>' "$T/r2.xml")" = "$k" ] || fail "r2: JUnit does not skip the group's classes"
+[ "$(grep -c '\[known: planted mode flip\]$' "$T/r2/classes.txt")" = "$k" ] || fail "r2: classes.txt does not mark each class"
+[ "$(grep -c '<skipped message="planted mode flip"/>' "$T/r2.xml")" = "$k" ] || fail "r2: JUnit does not skip the group's classes"
 grep -q "known=$k not_seen=0\$" "$T/r2.out" || fail "r2: the summary line does not count them known"
 # metis-replay recheck of the group record runs the reproducer of each class of the group.
 "$B/metis-replay" recheck "$T/group.known" "$T/r2" --timeout 60 >"$T/recheck.out" 2>&1
-[ "$(grep -c '^\(fixed\|still fails\|cannot run\): .*bindfs state ' "$T/recheck.out")" = "$k" ] ||
+[ "$(grep -c '^\(fixed\|still fails\|cannot run\): .*mut state ' "$T/recheck.out")" = "$k" ] ||
     { cat "$T/recheck.out"; fail "recheck of the group record did not run each class's reproducer"; }
 [ -z "$(ls -A "$REPRO_TMP")" ] || fail "reproducer files left behind"
 echo "ok: $n classes in the group ($ids); one group record marks $k known"

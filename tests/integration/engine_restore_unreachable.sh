@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A target whose saved state cannot be brought back is a finding, not the end of the run:
-# bindfs (path-based, its hard links' link counts stale) misses a logical restore, and its
-# replay, remounted onto a backing directory that keeps the old data, misses too. That gives a
+# bindfs that ignores chmod (--chmod-ignore) misses a logical restore whose chmod was to bring a
+# mode back (a stale link count no longer does: it is read again past the attribute cache), and
+# its replay, remounted onto a backing directory that keeps the old data, misses too. That gives a
 # `restore-unreachable` class naming the state and the first differing entry, then a new search
 # (exit 1, never 3; the run ended with exit 3 before).
 . "$(dirname "$0")/../lib/common.sh"
@@ -21,7 +22,7 @@ size = 4M
 
 [fs bind]
 type = fuse
-mount_cmd = mkdir -p $T/back/s\$METIS_SEARCH && bindfs $T/back/s\$METIS_SEARCH {mnt}
+mount_cmd = mkdir -p $T/back/s\$METIS_SEARCH && bindfs --chmod-ignore $T/back/s\$METIS_SEARCH {mnt}
 restore = logical
 INI
 "$METIS_BIN/metis" run "$T/unreachable.ini" --seconds 12 --out "$T/run" 2>"$T/err"

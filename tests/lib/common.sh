@@ -237,6 +237,18 @@ if len(sys.argv) > 5:
 PY
 }
 
+# run_want NAME CONFIG RC [ARGS...]: `metis run CONFIG ARGS...` into $T/NAME (output in
+# $T/NAME.out, FAIL_LOG) must exit RC and leave nothing of its run behind.
+run_want() {
+  local name=$1 cfg=$2 want=$3
+  shift 3
+  FAIL_LOG=$T/$name.out
+  timeout -k 5 200 "$METIS_BIN/metis" run "$cfg" "$@" --out "$T/$name" >"$T/$name.out" 2>&1
+  local rc=$?
+  [ $rc = "$want" ] || fail "$name: metis run exited $rc, want $want"
+  assert_no_leftovers "$(run_id_of "$T/$name.out")"
+}
+
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 
 # planted_lost_found CONFIG FS SEED [CLASSES]: `metis run CONFIG --seed SEED` (a config with

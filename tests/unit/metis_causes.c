@@ -36,19 +36,18 @@ static const char *stale_nlink_cause(enum op_id op, char *id, size_t len)
     return hints_cause(&c, id, len);
 }
 
-Test(causes, hard_links_of_a_path_based_daemon_are_one_cause_whatever_the_operation)
+/* A stale attribute on a daemon that caches them is measured by the engine (a read past the
+ * cache, engine/run/cache_recheck.c), never guessed from the operation: no hint names it. */
+Test(causes, a_possibly_stale_attribute_is_no_cause)
 {
     char id[96];
     setup_fuse("bindfs {dir} {mnt}");
     static const enum op_id ops[] = { OP_link, OP_unlink, OP_write_file, OP_truncate,
                                       OP_rename, OP_open_unlink };
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
-        cr_assert_not_null(stale_nlink_cause(ops[k], id, sizeof id), "%s", op_name(ops[k]));
-        cr_expect_str_eq(id, "hard-links-path-based-fuse");
+        cr_expect_null(stale_nlink_cause(ops[k], id, sizeof id), "%s", op_name(ops[k]));
+        cr_expect_str_eq(id, "");
     }
-    setup_fuse("bindfs -o use_ino {dir} {mnt}");    /* the premise checked: no use_ino */
-    cr_expect_null(stale_nlink_cause(OP_link, id, sizeof id));
-    cr_expect_str_eq(id, "");
 }
 
 /* The cause id and lacks word of fs 1 answering op (flags) with errno e where the reference

@@ -131,6 +131,8 @@ struct backend {
     int mount_recorded;         /* set by the crash check (crash_states = flushes or stream): a
                                    kernel fs's begin mounts it from its faulty device, whose
                                    block log is the stream its crash states are made from */
+    int reads_daemon_tree;      /* set by the backend: its read-back has the daemon hand its
+                                   tree over (a dump), so no kernel cache stands between them */
     int record_history;         /* set by the engine: a backend whose restores leave more in the
                                    fs than its saved state (one without snapshots) records what
                                    they did in history, for a replay of its real history */

@@ -316,6 +316,7 @@ static int choose_readback(struct backend *b, struct fpriv *p)
     if (dumpback_init(&p->dump, b, p->ctlfd, "the daemon") < 0)
         return -1;
     p->by_dump = dumpback_probe(&p->dump);
+    b->reads_daemon_tree = p->by_dump;
     if (!p->by_dump && strcmp(want, "dump") == 0)
         return bk_err(b, "setup", "readback = dump, but the fs does not answer REFFS_IOC_DUMP");
     return 0;

@@ -112,6 +112,7 @@ static int open_ctl(struct backend *b, struct rpriv *p)
 }
 
 static void r_teardown(struct backend *b);
+static int uses_dump(const struct backend *b);
 
 static int r_setup(struct backend *b)
 {
@@ -123,6 +124,7 @@ static int r_setup(struct backend *b)
     if (bk_make_mnt(b) == 0 && start_daemon(b, p) == 0 && open_ctl(b, p) == 0 &&
         dumpback_init(&p->dump, b, p->ctlfd, "RefFS") == 0) {
         p->set_up = 1;
+        b->reads_daemon_tree = uses_dump(b);
         return 0;
     }
     return bk_setup_failed(b, r_teardown);

@@ -141,6 +141,20 @@ static int reaches(const struct ft_tree *got, const struct ft_tree *want)
            ft_same_links(got, want);
 }
 
+/* A mount that misses want may only look so through the kernel's attribute cache of a FUSE
+ * daemon (another name of a linked file keeps its old size or link count for attr_timeout):
+ * it is recorded once more past the cache. 1 when it reaches want, 0 not, -1 (b->err). */
+static int reaches_past_cache(struct lrestore *lr, struct backend *b, int rootfd,
+                              const struct ft_tree *want, const char *step)
+{
+    if (reaches(lr->last, want))
+        return 1;
+    tree_walk_fresh_attrs(1);
+    int rc = record(lr, b, rootfd, want, step);
+    tree_walk_fresh_attrs(0);
+    return rc < 0 ? -1 : reaches(lr->last, want);
+}
+
 /* 1 if entry i of t is a regular file with another name in t. */
 static int linked_file(const struct ft_tree *t, size_t i)
 {
@@ -195,12 +209,15 @@ static int try_logical(struct lrestore *lr, struct backend *b, int fd, struct ft
     lr->last_valid = 0;         /* changed, whatever came of it */
     if (rc == 0)
         drop_link_caches(fd, want);    /* the data went through one name of each group */
-    if (rc < 0 || record(lr, b, fd, want, "restore") < 0) {
+    int got = rc < 0 ? -1 : record(lr, b, fd, want, "restore");
+    if (got == 0)
+        got = reaches_past_cache(lr, b, fd, want, "restore");
+    if (got < 0) {
         if (rc == 0)
             snprintf(msg, msglen, "%.600s", b->err);
         return -1;
     }
-    if (!reaches(lr->last, want)) {
+    if (!got) {
         ft_first_difference(&lr->st, want, "the saved state has", lr->last, "the fs has", msg,
                             msglen);
         return -1;
@@ -225,7 +242,13 @@ static int replayed(struct lrestore *lr, struct backend *b, uint64_t id, struct 
     lr->last_valid = 0;
     if (record_mount(lr, b, "restore: after replay") < 0)
         return -1;
-    if (reaches(lr->last, want)) {
+    int fd = open(b->mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int got = fd < 0 ? 0 : reaches_past_cache(lr, b, fd, want, "restore: after replay");
+    if (fd >= 0)
+        close(fd);
+    if (got < 0)
+        return -1;
+    if (got) {
         now_holds(lr, want);
         return 0;
     }

@@ -19,7 +19,7 @@ struct cause_path {
  * started; else the class is a group of its own, keyed by its signature. fs: the name of the
  * fs that differs. p may be NULL (a target that failed: no path to speak of). */
 void causes_assign(struct dclass *c, const char *fs, const struct cause_path *p);
-/* The group key of a cause id and an fs: "hard-links-path-based-fuse bindfs". */
+/* The group key of a cause id and an fs: "lacks:fallocate:punch_hole fuse2fs". */
 void causes_key(const char *cause_id, const char *fs, char *out, size_t len);
 /* "delta:mode-bits-0022" for the delta item "mode<TAB>bits 0022": one word, as ids are. */
 void causes_delta_id(const char *item, char *out, size_t len);

@@ -123,39 +123,6 @@ static const char *tmpfs_root_mode(const struct hint_case *c)
            "mode=0755.";
 }
 
-/* A path-based FUSE daemon (libfuse's high-level API without use_ino) gives every path a node
- * of its own, and the kernel caches attributes per node for attr_timeout (1 s by default): the
- * other name of a hard-linked file keeps its old size or link count, and so may a name right
- * after a link, rename or write changed the inode behind it. */
-static int attr_cache_op(const struct hint_case *c)
-{
-    static const enum op_id ops[] = { OP_link, OP_rename, OP_unlink, OP_write_file, OP_truncate,
-                                      OP_fallocate_file, OP_copy_range, OP_open_unlink };
-    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-        if (op_is(c, ops[k]))
-            return 1;
-    return 0;
-}
-
-static const char *fuse_attr_cache(const struct hint_case *c)
-{
-    const struct fs_config *f = &c->cfg->fs[c->fs];
-    if (f->type != FS_FUSE || strstr(f->mount_cmd, "use_ino") || !c->d ||
-        !(c->kinds & DIFF_STATE))
-        return NULL;
-    enum tree_diff at = c->d->attr;
-    int alias = at == TREE_DIFF_NLINK || strcmp(c->d->entry, c->a ? c->a->path : "") != 0;
-    if (!(at == TREE_DIFF_NLINK || at == TREE_DIFF_SIZE || at == TREE_DIFF_MODE ||
-          at == TREE_DIFF_OWNER) || !attr_cache_op(c) || !alias)
-        return NULL;
-    return "Possibly FUSE attribute caching: a path-based FUSE daemon (libfuse's high-level API "
-           "without -o use_ino) gives each name of a hard-linked file a node of its own, and the "
-           "kernel caches each node's attributes for attr_timeout (1 s by default), so another "
-           "name can show a stale size or link count right after a link, rename or write. "
-           "Mount it with -o use_ino (if the daemon supports it) or -o attr_timeout=0 to tell "
-           "this apart from a defect.";
-}
-
 /* A refusal that says "not here": EOPNOTSUPP or ENOSYS of any operation with a lacks word,
  * EPERM of one (what FAT-like daemons answer for chown, link, symlink, mknod), EINVAL of a
  * variant's word only (a flag or mode it does not know: fallocate's mode, rename's flag,
@@ -215,9 +182,6 @@ static const struct hint_rule rules[] = {
     { "posix-errno-choice", "an errno POSIX lets a file system choose", posix_errno_choice },
     { "tmpfs-root-mode", "tmpfs's root mode 1777", tmpfs_root_mode },
     { "lacks", "a refused feature the file system may lack by design", lacks_declaration },
-    { "hard-links-path-based-fuse",
-      "hard links of a path-based FUSE daemon: each name its own node, with stale cached "
-      "attributes", fuse_attr_cache },
 };
 
 #define NRULES (sizeof rules / sizeof rules[0])

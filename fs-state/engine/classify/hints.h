@@ -22,8 +22,8 @@ struct hint_case {
 int hints_find(const struct hint_case *c, char *out, size_t len);
 
 /* The probable cause the first matching rule names: its short id into id (stable from run to
- * run: "hard-links-path-based-fuse"; a refusal's is its family's, "lacks:fallocate", whatever
- * its flag) and its title as the result; NULL (id "") when no rule matches. */
+ * run: "tmpfs-root-mode"; a refusal's is its family's, "lacks:fallocate", whatever its flag)
+ * and its title as the result; NULL (id "") when no rule matches. */
 const char *hints_cause(const struct hint_case *c, char *id, size_t len);
 
 /* The lacks word that would declare what the fs refused (EOPNOTSUPP, ENOSYS, EPERM, or EINVAL

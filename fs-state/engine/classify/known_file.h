@@ -11,7 +11,7 @@
  *   note: setgid dropped on subdirs     <- optional, free text (later note: lines append)
  *   link: https://bugs.example/123      <- optional
  *
- *   group: hard-links-path-based-fuse bindfs   <- a cause group, exactly as classes.txt shows
+ *   group: lacks:fallocate:punch_hole fuse2fs  <- a cause group, exactly as classes.txt shows
  *   note: libfuse 2 aliasing                      it: covers every class of that group
  *
  * Signatures and group keys are compared exactly: a Metis whose signatures read differently

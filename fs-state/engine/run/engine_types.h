@@ -52,6 +52,7 @@ struct engine {
     int have_known;
     int step_unknown;            /* the last discrepancy's classes not in the known file */
     struct together_counts together;   /* the concurrent steps ([run] together) */
+    struct cache_stale stale[METIS_MAX_FS];   /* cache staleness per fs (cache_recheck.h) */
 };
 
 /* Whether class k of e's table is in the known file, by its own record or its group's (inline: run_outputs.c and engine.c both

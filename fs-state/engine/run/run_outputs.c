@@ -1,6 +1,7 @@
 /* Run report implementation: what a user reads during and after a run. */
 #include "engine/run/run_outputs.h"
 #include "engine/run/bounded_report.h"
+#include "engine/run/cache_recheck.h"
 #include "lib/helpers.h"
 #include "engine/step/step.h"
 #include "engine/classify/causes.h"
@@ -212,6 +213,7 @@ static void write_summary_json(struct engine *e, enum metis_exit st, const char 
     coverage_write_json(&e->in, f);
     fputs(",", f);
     together_write_json(&e->together, f);
+    cache_stale_write_json(e, f);
     if (e->search.bounded.on)
         bounded_write_json(e, f);
     fputs("}\n", f);
@@ -253,6 +255,7 @@ void report_write(struct engine *e, enum metis_exit st, const char *reason)
         return;                 /* the run goes on: its last search prints the totals */
     if (e->ops)
         reach_print_unreached(&e->reach, e->cfg.op_weight, stderr);
+    cache_stale_print(e, stderr);
     fprintf(stderr, "ops=%llu states=%.0f matched=%.0f restores=%llu discrepancies=%llu "
             "ops_per_s=%.1f searches=%d last_complete=%s", (unsigned long long)e->ops,
             states_counted(e), e->matched, (unsigned long long)e->restores,

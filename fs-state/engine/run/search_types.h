@@ -32,6 +32,14 @@ struct bounded_progress {
     char bounds[512];            /* the pool and partitions (transitions_bounds) */
 };
 
+/* One fs's state differences that went away when read again past the kernel's attribute
+ * cache (cache_recheck.h): counted, never classes. */
+struct cache_stale {
+    uint64_t count;
+    uint64_t first_op;           /* the operation of the first one */
+    char first[200];             /* "mode of /d0/f1 after chmod" */
+};
+
 /* The totals of the searches so far, added into the next one's report. */
 struct search_carry {
     uint64_t magic;
@@ -43,6 +51,7 @@ struct search_carry {
     struct reach reach;
     struct coverage cov;
     struct together_counts together;
+    struct cache_stale stale[METIS_MAX_FS];
     double t[METIS_MAX_FS][4];   /* each fs's prepare, operation, abstract, finish seconds */
     int fail_streak;             /* the search ended on a target failure: how many in a row */
     char fail_signature[160];    /* ... of this class, with no operation done in between */

@@ -181,6 +181,18 @@ static void add_words(void *dst, const void *src, size_t bytes)
         d[i] += s[i];
 }
 
+/* The run's first example is the earlier search's; this one's operations count after its. */
+static void fold_stale(struct cache_stale *now, const struct cache_stale *before, uint64_t ops)
+{
+    if (!before->count) {
+        now->first_op += now->count ? ops : 0;
+        return;
+    }
+    uint64_t n = now->count;
+    *now = *before;
+    now->count += n;
+}
+
 void search_fold(struct engine *e)
 {
     const struct search_carry *p = &e->search.prior;
@@ -201,6 +213,8 @@ void search_fold(struct engine *e)
         e->reach.nfs = p->reach.nfs;
     add_words(&e->in.cov, &p->cov, sizeof e->in.cov);
     add_words(&e->together, &p->together, sizeof e->together);
+    for (int i = 0; i < METIS_MAX_FS; i++)
+        fold_stale(&e->stale[i], &p->stale[i], p->ops);
     for (int i = 0; i < e->g.nfs; i++) {
         struct fs_outcome *o = &e->g.out[i];
         o->t_prepare += p->t[i][0];
@@ -228,6 +242,7 @@ int search_save(const struct engine *e)
     c.reach = e->reach;
     c.cov = e->in.cov;
     c.together = e->together;
+    memcpy(c.stale, e->stale, sizeof c.stale);
     for (int i = 0; i < e->g.nfs; i++) {
         const struct fs_outcome *o = &e->g.out[i];
         c.t[i][0] = o->t_prepare, c.t[i][1] = o->t_op;

@@ -2,6 +2,7 @@
 #include "engine/search/driver.h"
 #include "engine/run/engine.h"
 #include "engine/run/known_delta.h"
+#include "engine/run/cache_recheck.h"
 #include "engine/run/searches.h"
 #include "engine/records/log.h"
 #include "engine/search/dive.h"
@@ -433,7 +434,7 @@ static int report_if_differs(const struct op_args *a)
     if (!fsgroup_compare(&E.g, a == NULL))
         return 0;
     int leaf = a ? known_delta_judge(&E) : 1;
-    if (leaf < 0)
+    if (leaf < 0 || cache_recheck(&E, a, &leaf) < 0)
         step_failed(a, E.cur_sid, E.ops);
     leaf |= remount_differed();
     if (!count_differing())

@@ -914,6 +914,71 @@ int fsgroup_compare(struct fsgroup *g, int initial)
     return n;
 }
 
+/* ---- the kernel's attribute cache ---- */
+
+int fsgroup_caches_attrs(const struct fsgroup *g, int i)
+{
+    enum fs_type t = g->cfg->fs[i].type;
+    return (t == FS_FUSE || t == FS_REFFS) && !g->be[i]->reads_daemon_tree;
+}
+
+unsigned fsgroup_cache_suspects(const struct fsgroup *g)
+{
+    unsigned which = 0;
+    for (int i = 1; i < g->nfs; i++)
+        if ((g->out[i].differs & DIFF_STATE) && fsgroup_caches_attrs(g, i))
+            which |= 1u << i;
+    if (which && fsgroup_caches_attrs(g, 0))
+        which |= 1u;
+    return which;
+}
+
+struct fresh_job {
+    struct fsgroup *g;
+    unsigned which;
+};
+
+/* A tree the fresh read-back changed was saved as the kernel's cache showed it: a logical
+ * restore would later aim at that stale tree, so the live state is saved again. */
+static int reread_fresh_one(int i, void *ctx)
+{
+    struct fresh_job *j = ctx;
+    struct fsgroup *g = j->g;
+    struct backend *b = g->be[i];
+    struct fs_outcome *o = &g->out[i];
+    unsigned char before[TREE_MAX_DIGEST];
+    int blen = o->dlen;
+    size_t len;
+    if (!(j->which >> i & 1))
+        return 0;
+    memcpy(before, o->digest, sizeof before);
+    if (b->ops->begin(b) < 0)
+        return -1;
+    free(o->listing);
+    o->listing = NULL;
+    FILE *listing = open_memstream(&o->listing, &len);   /* the engine judges it next */
+    tree_walk_fresh_attrs(1);
+    o->dlen = backend_read_back(b, &g->abs[i], o->digest, listing, i == 0 ? &g->tree : NULL);
+    tree_walk_fresh_attrs(0);
+    if (listing && (fclose(listing) != 0 || o->dlen < 0)) {
+        free(o->listing);
+        o->listing = NULL;
+    }
+    o->unreadable = o->dlen < 0 && !b->own_failure;
+    if (o->dlen < 0 || b->ops->end(b) < 0)
+        return -1;
+    int changed = blen != o->dlen || memcmp(before, o->digest, (size_t)o->dlen) != 0;
+    if (changed && g->live != STEP_NO_STATE && !lazy_fs(g, i))
+        return b->ops->save(b, g->live);
+    return 0;
+}
+
+int fsgroup_reread_fresh(struct fsgroup *g, unsigned which)
+{
+    struct fresh_job j = { g, which };
+    return fsgroup_run(g, reread_fresh_one, &j, "reading back past the attribute cache");
+}
+
 /* ---- a target that failed a step ---- */
 
 /* The file systems whose failures are findings: a daemon Metis runs, serving a target. A kernel

@@ -159,6 +159,17 @@ int fsgroup_passes_done(struct fsgroup *g, uint64_t parent, uint64_t to, const c
 /* Compares every fs's outcome with the reference's (initial, or a step refused as unsupported:
  * states only); sets out[].differs and returns how many differ. */
 int fsgroup_compare(struct fsgroup *g, int initial);
+/* fs i is a daemon's mount read back through the kernel's attribute cache (a walk, not the
+ * daemon's own dump): a stat may show what an earlier reply of the daemon said, kept for its
+ * attr_timeout, instead of what the daemon holds now. */
+int fsgroup_caches_attrs(const struct fsgroup *g, int i);
+/* After fsgroup_compare: the fs (bit i) whose state difference a stale cache may have made,
+ * with the reference (bit 0) when it is read through such a cache too; 0 when none. */
+unsigned fsgroup_cache_suspects(const struct fsgroup *g);
+/* Reads the fs in which (bit i for fs i) back again past the kernel's attribute cache (the
+ * walk's tree_walk_fresh_attrs), into out[] with each listing kept; a fs whose tree changed
+ * so saves the live state again. Then fsgroup_compare tells whether a difference stays. */
+int fsgroup_reread_fresh(struct fsgroup *g, unsigned which);
 /* After a step, restore or discard failed: whether the fs that failed (*fs) is a target whose
  * daemon died, hung, could not bring a state back or have its tree read (probing it from a
  * worker, within the time limit), or TF_NONE for an infrastructure failure. A failure that

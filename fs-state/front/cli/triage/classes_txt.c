@@ -135,7 +135,7 @@ static void class_table(FILE *f, const struct listing *l)
     fputc('\n', f);
 }
 
-/* "g1 hard-links-path-based-fuse bindfs: 9 classes (1 2 4 ...), 1234 hits: TITLE [known]". */
+/* "g1 lacks:fallocate fuse2fs: 9 classes (1 2 4 ...), 1234 hits: TITLE [known]". */
 static void group_line(FILE *f, const struct listing *l, int head)
 {
     const struct run_class *h = &l->v[head];

@@ -15,16 +15,6 @@ static void add(struct reasons *r, const char *text)
                                     r->used ? "; " : "", text);
 }
 
-/* The kernel's attribute cache of a path-based daemon decides what stat shows, by time. */
-static void attr_cache(struct reasons *r, const struct run_class *c)
-{
-    if (strncmp(c->group, "hard-links-path-based-fuse ", 27) && !strstr(c->hint, "attribute caching"))
-        return;
-    add(r, "attribute-cache timing: the kernel caches each name's attributes of this path-based "
-           "FUSE daemon for attr_timeout (1 s by default), so what stat shows depends on how fast "
-           "the steps follow each other, which a reproducer does not match");
-}
-
 /* A daemon that lives across steps (a FUSE fs without a remount per step) may hold state that
  * a fresh daemon, as the reproducer starts, does not. */
 static void daemon_lifetime(struct reasons *r, const char *fs, json_object *b)
@@ -70,7 +60,6 @@ void repro_why(const struct run_class *c, json_object *summary, const char *ref,
     struct reasons r = { out, len, 0 };
     json_object *backends = rj_get(summary, "backends");
     out[0] = '\0';
-    attr_cache(&r, c);
     daemon_lifetime(&r, c->fs, rj_get(backends, c->fs));
     unlogged_restores(&r, c->fs, rj_get(backends, c->fs));
     if (c->exit_ref != 0 && ref[0])

@@ -166,6 +166,50 @@ int triage_classes_found(const char *out)
     return n > 0 ? n : 0;
 }
 
+/* ---- where the shrink budget pays ---- */
+
+/* A class's unshrunk trace (metis-replay trace), its steps counted: how much replaying it once
+ * costs, before any budget goes to it. -1 when it cannot be written. */
+static long unshrunk_steps(const struct triage *t, const struct run_class *c)
+{
+    static struct class_paths p;
+    snprintf(p.replay, sizeof p.replay, "%s/metis-replay", t->bindir);
+    snprintf(p.detail, sizeof p.detail, "%s/%s", t->out, c->detail);
+    snprintf(p.trace, sizeof p.trace, "%s/class-%d.trace", t->out, c->id);
+    snprintf(p.log, sizeof p.log, "%s/class-%d.log", t->out, c->id);
+    char *trace[] = { p.replay, "trace", p.detail, "--fs", (char *)c->fs, "-o", p.trace, NULL };
+    if (*t->stop || triage_run_child(t, trace, p.log, now_seconds() + 30) != 0)
+        return -1;
+    return count_ops(p.trace);
+}
+
+struct shrink_plan {
+    int k;                      /* the class's index */
+    long steps;                 /* its unshrunk trace's steps (-1: unknown, planned last) */
+};
+
+static int by_steps(const void *a, const void *b)
+{
+    const struct shrink_plan *x = a, *y = b;
+    long sx = x->steps < 0 ? LONG_MAX : x->steps, sy = y->steps < 0 ? LONG_MAX : y->steps;
+    return sx != sy ? (sx > sy) - (sx < sy) : x->k - y->k;
+}
+
+/* The order the classes are shrunk in: the shortest unshrunk traces first, so that what they
+ * leave of their share goes on to the long ones, instead of a long one spending its share on
+ * a replay that cannot end and the rest getting none. A target failure needs no plan. */
+static struct shrink_plan *plan_shrinks(const struct triage *t, const struct run_class *v, int n)
+{
+    struct shrink_plan *plan = calloc((size_t)(n > 0 ? n : 1), sizeof *plan);
+    for (int k = 0; plan && k < n; k++) {
+        plan[k].k = k;
+        plan[k].steps = is_target_failure(&v[k]) ? 0 : unshrunk_steps(t, &v[k]);
+    }
+    if (plan)
+        qsort(plan, (size_t)n, sizeof *plan, by_steps);
+    return plan;
+}
+
 /* Each class's reproducer on the target and the reference. The first runs get as long as the
  * shrinking had (at least EMIT_SECONDS), not per class: a run of many classes ends in bounded
  * time, later classes marked "not run". Runs again of one that did not bite come out of what
@@ -193,8 +237,10 @@ int triage_run(const struct triage *t)
     char *json = read_text_file(path, 64 << 20);
     int n = classfile_parse(json, &v);
     double end = now_seconds() + t->seconds;
-    for (int k = 0; k < n && t->seconds > 0 && !*t->stop; k++) {
-        double limit = (end - now_seconds()) / (n - k);
+    struct shrink_plan *plan = t->seconds > 0 && n > 0 ? plan_shrinks(t, v, n) : NULL;
+    for (int j = 0; plan && j < n && !*t->stop; j++) {
+        int k = plan[j].k;
+        double limit = (end - now_seconds()) / (n - j);
         if (!strncmp(v[k].signature, "setup ", 6)) {
             snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: set-up adapted to it before "
                      "any operation, so no trace shows it; its detail file (%s) says what set-up "
@@ -207,14 +253,17 @@ int triage_run(const struct triage *t)
             continue;
         }
         if (limit < 1) {
-            snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: shrink_seconds (%g) used up "
-                     "(metis-replay shrink %s)", t->seconds, v[k].detail);
+            snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: shrink_seconds (%g) was spent "
+                     "on the %d classes of shorter traces before it (its own has %ld steps; "
+                     "metis-replay shrink %s does it by hand)", t->seconds, j, plan[j].steps,
+                     v[k].detail);
             continue;
         }
-        fprintf(stderr, "metis: shrinking class %d (%s) for at most %.0f s\n", v[k].id,
-                v[k].signature, limit);
+        fprintf(stderr, "metis: shrinking class %d (%s, %ld steps unshrunk) for at most %.0f s\n",
+                v[k].id, v[k].signature, plan[j].steps, limit);
         triage_class(t, &v[k], limit);
     }
+    free(plan);
     if (t->seconds > 0)
         check_all(t, v, n, json, end - now_seconds());
     for (int k = 0; k < n && t->seconds > 0; k++)

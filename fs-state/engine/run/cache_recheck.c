@@ -1,0 +1,85 @@
+/* A daemon's attribute cache told apart from a defect: a state difference is read again past the kernel's cache before it may be a class, and one that goes away is counted as cache staleness. */
+#include "engine/run/cache_recheck.h"
+#include "engine/run/engine_types.h"
+#include "engine/run/known_delta.h"
+#include "engine/records/log.h"
+#include "lib/helpers.h"
+#include <stdio.h>
+#include <string.h>
+
+/* The option that turns the cache off, on libfuse's daemons (fuse(8)). */
+#define CACHE_OFF_OPTION "-o attr_timeout=0"
+
+static void describe(const struct engine *e, int i, const struct op_args *a, char *out,
+                     size_t len)
+{
+    const struct fs_outcome *o = &e->g.out[i];
+    if (o->have_fresh && o->fresh.attr != TREE_DIFF_NONE)
+        snprintf(out, len, "%s of %s after %s", tree_diff_name(o->fresh.attr), o->fresh.entry,
+                 a ? op_name(a->op) : "set-up");
+    else
+        snprintf(out, len, "the state after %s", a ? op_name(a->op) : "set-up");
+}
+
+static void count_stale(struct engine *e, int i, const char *what)
+{
+    struct cache_stale *s = &e->stale[i];
+    if (!s->count++) {
+        s->first_op = e->ops;
+        snprintf(s->first, sizeof s->first, "%s", what);
+    }
+    log_line("stale %llu fs=%s what=%s", (unsigned long long)e->ops, e->cfg.fs[i].name, what);
+}
+
+int cache_recheck(struct engine *e, const struct op_args *a, int *leaf)
+{
+    char what[METIS_MAX_FS][200];
+    unsigned which = fsgroup_cache_suspects(&e->g);
+    if (!which)
+        return 0;
+    for (int i = 1; i < e->g.nfs; i++)
+        if (which >> i & 1)
+            describe(e, i, a, what[i], sizeof what[i]);
+    if (fsgroup_reread_fresh(&e->g, which) < 0)
+        return -1;
+    fsgroup_compare(&e->g, a == NULL);
+    for (int i = 1; i < e->g.nfs; i++)
+        if ((which >> i & 1) && !(e->g.out[i].differs & DIFF_STATE))
+            count_stale(e, i, what[i]);
+    if (!a)
+        return 0;
+    known_delta_drop(&e->path[e->depth - 1], e->g.nfs);   /* judged again from the new trees */
+    *leaf = known_delta_judge(e);
+    return *leaf < 0 ? -1 : 0;
+}
+
+void cache_stale_write_json(const struct engine *e, FILE *f)
+{
+    char what[420];
+    int n = 0;
+    fputs(",\"cache_stale\":[", f);
+    for (int i = 1; i < e->g.nfs; i++) {
+        const struct cache_stale *s = &e->stale[i];
+        if (!s->count)
+            continue;
+        json_escape(s->first, what, sizeof what);
+        fprintf(f, "%s{\"fs\":\"%s\",\"differences\":%llu,\"first_op\":%llu,\"first\":\"%s\","
+                "\"option\":\"%s\"}", n++ ? "," : "", e->cfg.fs[i].name,
+                (unsigned long long)s->count, (unsigned long long)s->first_op, what,
+                CACHE_OFF_OPTION);
+    }
+    fputs("]", f);
+}
+
+void cache_stale_print(const struct engine *e, FILE *f)
+{
+    for (int i = 1; i < e->g.nfs; i++) {
+        const struct cache_stale *s = &e->stale[i];
+        if (s->count)
+            fprintf(f, "metis: cache staleness on %s: %llu state difference%s went away when "
+                    "read again past the kernel's attribute cache (first: %s, operation %llu): "
+                    "not classes; mount it with %s to compare without the cache\n",
+                    e->cfg.fs[i].name, (unsigned long long)s->count, s->count == 1 ? "" : "s",
+                    s->first, (unsigned long long)s->first_op, CACHE_OFF_OPTION);
+    }
+}
