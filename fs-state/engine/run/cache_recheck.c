@@ -1,14 +1,11 @@
 /* A daemon's attribute cache told apart from a defect: a state difference is read again past the kernel's cache before it may be a class, and one that goes away is counted as cache staleness. */
 #include "engine/run/cache_recheck.h"
-#include "engine/run/engine_types.h"
+#include "engine/runstate/engine_types.h"
 #include "engine/run/known_delta.h"
 #include "engine/records/log.h"
 #include "lib/helpers.h"
 #include <stdio.h>
 #include <string.h>
-
-/* The option that turns the cache off, on libfuse's daemons (fuse(8)). */
-#define CACHE_OFF_OPTION "-o attr_timeout=0"
 
 static void describe(const struct engine *e, int i, const struct op_args *a, char *out,
                      size_t len)
@@ -51,35 +48,4 @@ int cache_recheck(struct engine *e, const struct op_args *a, int *leaf)
     known_delta_drop(&e->path[e->depth - 1], e->g.nfs);   /* judged again from the new trees */
     *leaf = known_delta_judge(e);
     return *leaf < 0 ? -1 : 0;
-}
-
-void cache_stale_write_json(const struct engine *e, FILE *f)
-{
-    char what[420];
-    int n = 0;
-    fputs(",\"cache_stale\":[", f);
-    for (int i = 1; i < e->g.nfs; i++) {
-        const struct cache_stale *s = &e->stale[i];
-        if (!s->count)
-            continue;
-        json_escape(s->first, what, sizeof what);
-        fprintf(f, "%s{\"fs\":\"%s\",\"differences\":%llu,\"first_op\":%llu,\"first\":\"%s\","
-                "\"option\":\"%s\"}", n++ ? "," : "", e->cfg.fs[i].name,
-                (unsigned long long)s->count, (unsigned long long)s->first_op, what,
-                CACHE_OFF_OPTION);
-    }
-    fputs("]", f);
-}
-
-void cache_stale_print(const struct engine *e, FILE *f)
-{
-    for (int i = 1; i < e->g.nfs; i++) {
-        const struct cache_stale *s = &e->stale[i];
-        if (s->count)
-            fprintf(f, "metis: cache staleness on %s: %llu state difference%s went away when "
-                    "read again past the kernel's attribute cache (first: %s, operation %llu): "
-                    "not classes; mount it with %s to compare without the cache\n",
-                    e->cfg.fs[i].name, (unsigned long long)s->count, s->count == 1 ? "" : "s",
-                    s->first, (unsigned long long)s->first_op, CACHE_OFF_OPTION);
-    }
 }

@@ -13,8 +13,5 @@ struct op_args;
  * A fs whose state difference went away counts one cache staleness (e->stale) instead of a
  * class. *leaf gets the new judgement. 0, or -1 with e->g.err. */
 int cache_recheck(struct engine *e, const struct op_args *a, int *leaf);
-/* summary.json's "cache_stale" member (with its leading comma) and the end of run's lines. */
-void cache_stale_write_json(const struct engine *e, FILE *f);
-void cache_stale_print(const struct engine *e, FILE *f);
 
 #endif

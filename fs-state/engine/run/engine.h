@@ -3,7 +3,7 @@
 #define METIS_ENGINE_H
 
 #include <stdint.h>
-#include "engine/run/engine_types.h"
+#include "engine/runstate/engine_types.h"
 #include "engine/vocab/exits.h"   /* how a run ends: enum metis_exit */
 
 /* Error convention: 0 or -1 with e->err (engine_init) or e->g.err (the steps); nothing below

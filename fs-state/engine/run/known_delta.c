@@ -1,6 +1,6 @@
 /* The known delta along the search path: a step's trees held against its parent state's attribute differences (tree/delta.c), kept on the path entry of the state it made. */
 #include "engine/run/known_delta.h"
-#include "engine/run/engine_types.h"
+#include "engine/runstate/engine_types.h"
 #include "engine/records/log.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Several searches in one run: derived seeds, the totals one search hands the next, the restart rule and the early-end warning. */
 #include "engine/run/searches.h"
-#include "engine/run/engine_types.h"
+#include "engine/runstate/engine_types.h"
 #include "lib/helpers.h"
 #include <errno.h>
 #include <inttypes.h>

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "engine/run/search_types.h"
+#include "engine/runstate/search_types.h"
 
 struct engine;
 

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include "engine/ops/transitions.h"
-#include "engine/run/engine_types.h"
+#include "engine/runstate/engine_types.h"
 #include "engine/search/state_set.h"
 
 /* Every distinct state's digests, raw: what a swarm of VTs splitting one space unites. */

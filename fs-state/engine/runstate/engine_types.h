@@ -10,7 +10,7 @@
 #include "engine/ops/ops.h"
 #include "engine/records/reach.h"
 #include "engine/records/sampler.h"
-#include "engine/run/search_types.h"
+#include "engine/runstate/search_types.h"
 #include "engine/step/step.h"
 #include "engine/concurrent/together_counts.h"
 #include "engine/input/view.h"

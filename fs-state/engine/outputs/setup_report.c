@@ -1,5 +1,5 @@
 /* What set-up adapted to on a target (a root attribute kept or refused, directory links not counted): a class of its own each, logged, counted and described before the first operation. */
-#include "engine/run/setup_report.h"
+#include "engine/outputs/setup_report.h"
 #include "engine/classify/causes.h"
 #include "engine/classify/setup_class.h"
 #include "engine/records/log.h"

@@ -1,5 +1,5 @@
 /* A bounded search's verdict: every state within the depth checked and none differing, or how far it got. */
-#include "engine/run/bounded_report.h"
+#include "engine/outputs/bounded_report.h"
 #include "lib/helpers.h"
 #include <inttypes.h>
 

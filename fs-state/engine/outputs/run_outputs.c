@@ -1,7 +1,7 @@
 /* Run report implementation: what a user reads during and after a run. */
-#include "engine/run/run_outputs.h"
-#include "engine/run/bounded_report.h"
-#include "engine/run/cache_recheck.h"
+#include "engine/outputs/run_outputs.h"
+#include "engine/outputs/bounded_report.h"
+#include "engine/outputs/cache_stale.h"
 #include "lib/helpers.h"
 #include "engine/step/step.h"
 #include "engine/classify/causes.h"

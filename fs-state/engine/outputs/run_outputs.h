@@ -2,7 +2,7 @@
 #ifndef METIS_REPORT_H
 #define METIS_REPORT_H
 
-#include "engine/run/engine_types.h"
+#include "engine/runstate/engine_types.h"
 #include "engine/vocab/exits.h"
 
 void report_write(struct engine *e, enum metis_exit st, const char *reason);

@@ -2,7 +2,7 @@
 #ifndef METIS_SETUP_REPORT_H
 #define METIS_SETUP_REPORT_H
 
-#include "engine/run/engine_types.h"
+#include "engine/runstate/engine_types.h"
 
 /* Each note of the last set-up (e->g.setup) as a hit of its class at operation 0: logged
  * (`setup 0 fs=X attr=A reference=V value=W`, then its `class` record), counted as a

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include "engine/run/engine_types.h"
+#include "engine/runstate/engine_types.h"
 
 /* 1 when every state within the run's depth was checked (or none lies deeper). */
 int bounded_complete(const struct bounded_progress *p);
