@@ -41,6 +41,11 @@ static struct kkpriv *kk(struct backend *b)
         if (!p)
             return NULL;
         kdev_init(&p->dev);
+        /* A checkpoint is an unmount and a mount, which wait on the loop device; with direct
+         * I/O it passes them to the image file itself rather than through its page cache
+         * (6 interleaved 20-s runs beside other load: ops/s +16% on ext4-vs-xfs and +19% on
+         * ext4-vs-btrfs, medians; README "Performance"). */
+        p->dev.direct_io = 1;
         b->priv = p;
     }
     return b->priv;
