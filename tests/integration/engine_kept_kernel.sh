@@ -68,6 +68,11 @@ for name in ("ext2", "ext4"):
     assert b["restore"] == "logical", b
     assert b["kept"]["remount_checks"] > 10, b
     assert b["verified"] == b["logical_restores"] > 100, b
+    # where the checkpoints' time went: its four parts, which make up (nearly) all of it
+    parts = b["kept"]["checkpoint_parts_s"]
+    assert sorted(parts) == ["image", "mount", "unmount", "walk"], parts
+    assert all(v > 0 for v in parts.values()), parts
+    assert 0.9 * b["kept"]["checkpoint_s"] <= sum(parts.values()) <= b["kept"]["checkpoint_s"] + 0.01, b
 EOF
 
 # ---- what the mode cannot do: one line, exit 2 ----

@@ -107,26 +107,42 @@ void kept_begin(struct kept *k)
     imgstore_file_changed(k->im->store);    /* a mounted fs may write its image at any time */
 }
 
+const char *const kept_checkpoint_parts[KEPT_CK_PARTS] = { "unmount", "image", "mount", "walk" };
+
+/* Adds the time since *t to the checkpoint's part and moves *t on: where a checkpoint's time
+ * goes is what decides how to make it cheaper (summary.json, README "Performance"). */
+static void ck_part(struct kept *k, int part, double *t)
+{
+    double now = now_seconds();
+    k->n.checkpoint_parts_s[part] += now - *t;
+    *t = now;
+}
+
 /* A checkpoint: the image the fs leaves when unmounted is kept, and the tree read again on a
  * fresh mount must be the live one, else what the fs wrote is not what it showed (or the
  * kernel showed stale caches). */
 static int remount_check(struct kept *k, struct backend *b, enum kept_check *check, char *diff,
                          size_t difflen)
 {
+    double t = now_seconds();
     k->n.remount_checks++;
     if ((k->ops->before_unmount && k->ops->before_unmount(b) < 0) ||
         k->ops->unmount(b, "read-back: checkpoint") < 0 ||
         (k->ops->unmounted && k->ops->unmounted(b) < 0))
         return -1;
+    ck_part(k, KEPT_CK_UNMOUNT, &t);
     if (bimage_save(b, k->im, CHECKPOINT_KEY) < 0) {
         b->own_failure = 1;     /* the image store's, not the file system's */
         return -1;
     }
     k->checkpoint_pending = 1;
+    ck_part(k, KEPT_CK_IMAGE, &t);
     if (k->ops->mount(b, "read-back: checkpoint") < 0 || bk_open_root(b) < 0)
         return -1;
     imgstore_file_changed(k->im->store);
+    ck_part(k, KEPT_CK_MOUNT, &t);
     int same = lr_recheck(k->lr, b, diff, difflen);
+    ck_part(k, KEPT_CK_WALK, &t);
     if (same < 0)
         return -1;
     *check = same ? KEPT_SAME : KEPT_DIFFERS;

@@ -33,7 +33,12 @@ struct kept_counts {
                                    the saved ones, replayed instead */
     uint64_t replays;           /* mounts of a checkpoint's image with the operations since */
     double checkpoint_s;        /* seconds the checkpoints took: unmount, image, mount, walk */
+    double checkpoint_parts_s[4];   /* ... split into those four (kept_checkpoint_parts) */
 };
+
+/* The parts of a checkpoint's time, in kept_counts's checkpoint_parts_s order. */
+enum { KEPT_CK_UNMOUNT, KEPT_CK_IMAGE, KEPT_CK_MOUNT, KEPT_CK_WALK, KEPT_CK_PARTS };
+extern const char *const kept_checkpoint_parts[KEPT_CK_PARTS];
 
 /* For b, image-backed by im (its store), mounted and unmounted by ops: keeps the image as it is
  * now (before the first mount) as the start of replays from the initial state. NULL with

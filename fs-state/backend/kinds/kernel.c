@@ -133,7 +133,9 @@ int kdev_prepare(struct backend *b, struct kdev *p)
     if (parse_mount_opts(b, p) < 0 || bk_make_mnt(b) < 0 || bimage_create(b, &p->im, size) < 0 ||
         bimage_mkfs(b, c->fstype, size) < 0)
         return -1;
-    p->loopnr = bk_loop_attach(p->im.fd, b->image);
+    p->loopnr = p->direct_io ? bk_loop_attach_direct(p->im.fd, b->image) : -1;
+    if (p->loopnr < 0)      /* also where the image's fs cannot do direct I/O */
+        p->loopnr = bk_loop_attach(p->im.fd, b->image);
     if (p->loopnr < 0)
         return bk_err(b, "setup", "cannot attach %s to a loop device: %s", b->image,
                       strerror(errno));

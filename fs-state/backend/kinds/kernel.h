@@ -11,6 +11,8 @@ struct kdev {
     struct faultdev *fault;     /* the faulty device over the image, once asked for */
     unsigned long mflags;       /* mount_opts as mount(2) flags ... */
     char mdata[256];            /* ... and the fs's own options */
+    int direct_io;              /* set before kdev_prepare: the loop device reads and writes
+                                   the image with direct I/O (kernel_kept.c says why) */
 };
 
 /* Nothing made yet: no image, no loop device. */
