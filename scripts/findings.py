@@ -223,18 +223,50 @@ CAUSES_HEADING = "## Causes"
 CLASSES_HEADING = "## Classes per target"
 
 
+# Hand-written sections FINDINGS.md ends with, relative to the profiles' folder, in order:
+# findings outside the campaign's runs (fault steps on kernel and image-backed FUSE file
+# systems; the feature-matrix campaign, whose file stays beside its configs), then Metis's own
+# false positives and their fixes. Each starts with its '## ' heading.
+HAND_SECTIONS = ("kernel-faults.md", "../matrix/CAMPAIGN.md", "metis-fixes.md")
+
+
+def hand_sections(here):
+    """The texts of the hand-written sections that exist, in HAND_SECTIONS order."""
+    paths = [os.path.join(here, name) for name in HAND_SECTIONS]
+    return [read_file(p).rstrip("\n") for p in paths if os.path.exists(p)]
+
+
+def put_section(text, section):
+    """text with section in place of the one under the same heading (its own '## ' headings
+    skipped), or, if none, put before the concurrent steps or the Metis false positives."""
+    lines, new = text.rstrip("\n").split("\n"), section.split("\n")
+    own = sum(1 for l in new if l.startswith("## "))
+    start = next((k for k, l in enumerate(lines) if l == new[0]), None)
+    if start is None:
+        at = next((k for k, l in enumerate(lines) if l.startswith(TOGETHER_HEADING)
+                   or l.startswith("## Metis false positives")), len(lines))
+        return "\n".join(lines[:at] + new + [""] + lines[at:]) + "\n"
+    heads = [k for k in range(start, len(lines)) if lines[k].startswith("## ")]
+    end = heads[own] if len(heads) > own else len(lines)
+    return "\n".join(lines[:start] + new + [""] + lines[end:]) + "\n"
+
+
 def main_causes(argv):
     """findings.py --causes FINDINGS.md PROFILE_DIR: rewrites only FINDINGS.md's cause table
-    (from its heading to the classes' heading) from PROFILE_DIR/causes.md, then checks its bug
-    rows; the classes below stay those of the campaign's runs, which need not be on this host."""
+    (from its heading to the classes' heading) from PROFILE_DIR/causes.md and its hand-written
+    sections (HAND_SECTIONS), then checks the table's bug rows; the classes stay those of the
+    campaign's runs, which need not be on this host."""
     dest, here = argv[0], argv[1]
     table = os.path.join(here, "causes.md")
     text = read_file(dest)
     start, end = text.find(CAUSES_HEADING), text.find(CLASSES_HEADING)
     if start < 0 or end < start:
         sys.exit("findings.py: %s has no '%s' section before '%s'" % (dest, CAUSES_HEADING, CLASSES_HEADING))
+    text = text[:start] + read_file(table) + "\n\n" + text[end:] + "\n"
+    for section in hand_sections(here):
+        text = put_section(text, section)
     with open(dest, "w") as f:
-        f.write(text[:start] + read_file(table) + "\n\n" + text[end:] + "\n")
+        f.write(text)
     bad = cause_check.check(os.path.dirname(os.path.dirname(os.path.abspath(here))), table)[0]
     for line in bad:
         print("findings: " + line, file=sys.stderr)
@@ -279,9 +311,8 @@ def main():
     # Hand-written sections beside the profiles: findings outside the campaign's runs (fault
     # steps on kernel and image-backed FUSE file systems), then Metis's own false positives and their fixes.
     tail = []
-    for extra in ("kernel-faults.md", "metis-fixes.md"):
-        if os.path.exists(os.path.join(here, extra)):
-            tail += ["", read_file(os.path.join(here, extra))]
+    for section in hand_sections(here):
+        tail += ["", section]
     table = ["Classes, not causes: one cause can show as many classes (the cause table above).", "",
              "| target | version | reference | operations | ops/s | classes | verdicts of the classes |",
              "|---|---|---|---|---|---|---|"] + [overview_row(out_dir, p) for p in profiles] + [""]
