@@ -51,10 +51,11 @@ run_one() {
 }
 
 running=()
-# stop_runs: SIGTERM to the runs still going (each Metis unmounts and removes what it made).
+# stop_runs: SIGTERM to the runs still going (timeout passes it to its Metis, which unmounts and
+# removes what it made), then wait for them.
 stop_runs() {
   local p
-  for p in "${running[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  for p in "${running[@]}"; do pkill -TERM -P "$p" 2>/dev/null; done
   wait
 }
 on_exit stop_runs

@@ -39,6 +39,8 @@ def short_and_bites(c):
 def why_not(c):
     """One short reason a class does not count as shrunk and biting."""
     triage = str(c.get("triage", ""))
+    if not triage:
+        return "no triage (the run ended before it)"
     if not triage.startswith("shrunk"):
         text = re.sub(r"^not shrunk[:( ]*", "", triage)
         text = re.sub(r"\d+(\.\d+)?", "N", text)
