@@ -44,10 +44,15 @@ def why_not(c):
     if not triage.startswith("shrunk"):
         text = re.sub(r"^not shrunk[:( ]*", "", triage)
         text = re.sub(r"\d+(\.\d+)?", "N", text)
-        return "not shrunk: " + text[:90]
+        return "not shrunk: " + text[:110]
     if c.get("trace_ops", 0) > SHORT:
         return f"shrunk to more than {SHORT} operations"
-    return "reproducer does not bite" + (f" ({c['repro_why'][:60]})" if c.get("repro_why") else "")
+    target, ref = c.get("repro_exit_target", -1), c.get("repro_exit_reference", -1)
+    if target == -1:
+        return "shrunk, reproducer not run"
+    if c.get("repro_why"):
+        return f"reproducer does not bite ({c['repro_why'][:60]})"
+    return f"reproducer does not bite (exit {target} on the target, {ref} on the reference)"
 
 
 def last_error(out, name):
