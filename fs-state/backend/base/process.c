@@ -181,18 +181,39 @@ static int pid_listed(const pid_t *pids, int n, pid_t pid)
     return 0;
 }
 
-int bk_kill_fuse_daemons(bk_arg_match_fn match, const void *ctx)
+/* 1 (the search ends) when the /proc entry name is another process given a matching argument. */
+static int first_matching(void *ctx, const char *name)
 {
-    struct daemon_search d = { match, ctx, 0 };
+    struct daemon_search *d = ctx;
+    if (!given_matching_arg(d, name))
+        return 0;
+    d->found = atoi(name);
+    return 1;
+}
+
+/* SIGKILLs each process the /proc search finds, found again until it is gone (not our child:
+ * nothing to wait on); 1 s at most. How many it killed. */
+static int kill_found(struct daemon_search *d, int (*found)(void *, const char *))
+{
     pid_t killed[64];
     int n = 0;
-    /* Found again until it is gone (not our child: nothing to wait on); 1 s at most. */
-    for (int tries = 0; tries < 200 && tree_dir_names("/proc", serves_matching_mount, &d) > 0;
-         tries++) {
-        kill(d.found, SIGKILL);
-        if (n < 64 && !pid_listed(killed, n, d.found))
-            killed[n++] = d.found;
+    for (int tries = 0; tries < 200 && tree_dir_names("/proc", found, d) > 0; tries++) {
+        kill(d->found, SIGKILL);
+        if (n < 64 && !pid_listed(killed, n, d->found))
+            killed[n++] = d->found;
         bk_sleep(0.005);
     }
     return n;
+}
+
+int bk_kill_fuse_daemons(bk_arg_match_fn match, const void *ctx)
+{
+    struct daemon_search d = { match, ctx, 0 };
+    return kill_found(&d, serves_matching_mount);
+}
+
+int bk_kill_given(bk_arg_match_fn match, const void *ctx)
+{
+    struct daemon_search d = { match, ctx, 0 };
+    return kill_found(&d, first_matching);
 }

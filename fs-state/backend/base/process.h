@@ -37,5 +37,8 @@ typedef int (*bk_arg_match_fn)(const char *arg, const void *ctx);
 int bk_kill_fuse_daemons(bk_arg_match_fn match, const void *ctx);
 /* 1 while another process (a FUSE daemon or not yet one) was given an argument match accepts. */
 int bk_process_given(bk_arg_match_fn match, const void *ctx);
+/* SIGKILLs every other process given an argument match accepts, FUSE daemon or not, again until
+ * none is found (1 s at most); how many it killed. */
+int bk_kill_given(bk_arg_match_fn match, const void *ctx);
 
 #endif

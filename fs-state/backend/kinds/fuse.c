@@ -212,6 +212,28 @@ static int wait_image_closed(struct backend *b, struct fpriv *p, double timeout)
     return 0;
 }
 
+/* A daemon given mnt, a path of this run and fs alone, as an argument serves that mount. */
+static int arg_is(const char *arg, const void *mnt)
+{
+    return strcmp(arg, mnt) == 0;
+}
+
+/* A daemon that daemonized and serves no image (a {dir}-backed one) is waited for by its
+ * arguments: one that runs on after its unmount, as archivemount was seen to (spinning at 17%
+ * of a core for an hour, one per remount), is killed after the step's time limit. */
+static int wait_daemon_gone(struct backend *b, double timeout)
+{
+    double end = now_seconds() + timeout;
+    while (bk_process_given(arg_is, b->mnt)) {
+        if (now_seconds() > end) {
+            bk_kill_given(arg_is, b->mnt);
+            return -1;
+        }
+        usleep(1000);
+    }
+    return 0;
+}
+
 /* 1 when an unmount command's output says the mount was busy: fusermount3's "Device or
  * resource busy", umount's "target is busy" (both measured), whatever else says busy. */
 static int said_busy(const char *out)
@@ -272,6 +294,10 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
     } else if (p->has_image && wait_image_closed(b, p, timeout) < 0) {
         b->unmount_failed = 1;
         return bk_err(b, step, "the fs daemon still has %s open after the unmount", b->image);
+    } else if (!p->has_image && wait_daemon_gone(b, timeout) < 0) {
+        b->unmount_failed = 1;
+        return bk_err(b, step, "the fs daemon was still running %g s after the unmount "
+                      "(killed)", timeout);
     }
     p->faulty = 0;
     return 0;
@@ -691,11 +717,6 @@ static void fu_teardown(struct backend *b)
     bk_remove_mnt(b);
 }
 
-/* A daemon given mnt, a path of this run and fs alone, as an argument serves that mount. */
-static int arg_is(const char *arg, const void *mnt)
-{
-    return strcmp(arg, mnt) == 0;
-}
 
 /* A daemon that daemonized is not the mount command Metis started (p->pid 0): it is found by
  * its mount point and /dev/fuse. Killing it ends its FUSE connection, so calls blocked on the
