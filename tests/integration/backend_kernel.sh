@@ -8,9 +8,11 @@ build_driver
 
 drive "ext4 256 KiB round trip + 1000 timed steps" --type kernel --fstype ext4 --bench 1000 roundtrip
 ms=$(sed -n 's/.*begin+op+end+save median \([0-9.]*\) ms.*/\1/p' "$T/out")
-# a generous bound, as the machine is shared: an idle one gives about 1 ms, one at a load
-# average of 12 on 2 cores 1.7 ms
-awk -v m="${ms:-999}" 'BEGIN { exit !(m < 10) }' || fail "ext4 step median ${ms:-?} ms is not under 10 ms"
+# Speed is make bench's to judge (its guard holds CPU time per operation): an idle machine
+# gives about 1 ms, one at a load average of 12 on 2 cores 1.7 ms, and one where other runs'
+# leftover daemons spun (load 11, 2026-12-07) 40 ms. This bound only catches a step that waits
+# on something it should not (a sleep, a time-out), whatever the load.
+awk -v m="${ms:-9999}" 'BEGIN { exit !(m < 500) }' || fail "ext4 step median ${ms:-?} ms is not under 500 ms"
 drive "ext2 round trip" --type kernel --fstype ext2 --bench 200 roundtrip
 drive "ext3 (journal) round trip" --type kernel --fstype ext3 roundtrip
 mkdir -p "$T/work"
