@@ -6,6 +6,8 @@
 # within its budget. The same run without checkpoints (remount_every = 0) has only the initial
 # state to start from: its history is timed from there, and with two thirds of that time as the
 # budget a shrink of it runs out of time, while the shrink of the checkpointed run bites.
+# alone: its budget is two thirds of a replay timed just before it; a neighbour test that starts
+# between the two moves it by more than that.
 . "$(dirname "$0")/../lib/common.sh"
 need_tools bindfs strace mountpoint fusermount3 python3 bc
 B=$METIS_BIN

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Shrinking from saved states on a slow, image-backed FUSE target: fuse2fs (1.47.0's known xattr
 # defects: removexattr of an absent name returns 0, setxattr ignores XATTR_CREATE and
-# XATTR_REPLACE) against ext4. For the two classes with the longest search paths, a replay of its search path from the empty fs is timed; with
-# two thirds of that time as the budget, shrink (from the run's exported states) still gives a trace of
-# at most 3 operations that starts from a saved state, while the same shrink of the same path
-# from the empty fs (a trace file has no exported states) runs out of time with a third of it
-# (not two thirds: on a loaded machine one replay's time varies by more than 1.5x). Both times
-# are printed. The reproducer of a trace that starts from a saved state recreates it and bites.
+# XATTR_REPLACE) against ext4. For the two classes with the longest search paths, a replay of its
+# search path from the empty fs is timed; with two thirds of that time as the budget, shrink (from
+# the run's exported states) still gives a trace of at most 3 operations that starts from a saved
+# state. Both times are printed. The reproducer of a trace that starts from a saved state
+# recreates it and bites. (A shrink of the same path from the empty fs is not compared: since the
+# shrinker tries the shortest traces and the backward slice first, it finds these one- and
+# two-operation defects from the empty fs in a few seconds too, so which of the two meets a
+# budget says nothing about saved states.)
+# alone: its budget is two thirds of a replay timed just before it; a neighbour test that starts
+# between the two moves it by more than that.
 . "$(dirname "$0")/../lib/common.sh"
 need_tools fuse2fs mkfs.ext4 python3 bc cc
 B=$METIS_BIN
@@ -55,13 +59,8 @@ while read -r op detail; do
         fail "$op: the trace has no start record or no saved state files"
     n=$(sed -n '/^start /,$p' "$T/$k.trace" | grep -c '^op ')
     [ "$n" -ge 1 ] && [ "$n" -le 3 ] || fail "$op: $n operations after the saved state, want 1..3"
-    "$B/metis-replay" shrink "$T/$k.full" --config "$T/run/config.ini" --fs fuse2fs \
-        --seconds "$(echo "scale=2; $empty / 3" | bc)" -o "$T/$k.empty" >/dev/null 2>"$T/$k.shrink-empty"
-    rc=$?
-    [ $rc = 3 ] && grep -q "time limit came before the whole trace was replayed once" "$T/$k.shrink-empty" ||
-        { cat "$T/$k.shrink-empty"; fail "$op: a shrink from the empty fs met the budget (exit $rc): the test proves nothing"; }
     echo "$op ($detail): search path $path operations; replay from the empty fs ${empty} s; budget ${budget} s;" \
-         "shrunk from a saved state to $n operation(s) in ${saved} s; from the empty fs: out of time"
+         "shrunk from a saved state to $n operation(s) in ${saved} s"
     last=$k
 done <"$T/picked"
 # The reproducer of a trace that starts from a saved state recreates it, then bites.

@@ -199,17 +199,24 @@ static int f_mount(struct backend *b, struct fpriv *p, const char *step)
     return 0;
 }
 
-/* The image the daemon was given; the faulty device's daemon holds b->image for good. */
-static int wait_image_closed(struct backend *b, struct fpriv *p, double timeout)
+/* Polls every millisecond while present(b, p) holds; -1 when it still holds after timeout. */
+static int wait_gone(int (*present)(struct backend *, struct fpriv *), struct backend *b,
+                     struct fpriv *p, double timeout)
 {
     double end = now_seconds() + timeout;
-    const char *img = p->faulty ? faultdev_file(p->fault) : b->image;
-    while (bk_file_in_use_except(img, faultdev_pid(p->fault))) {
+    while (present(b, p)) {
         if (now_seconds() > end)
             return -1;
         usleep(1000);
     }
     return 0;
+}
+
+/* The image the daemon was given; the faulty device's daemon holds b->image for good. */
+static int image_open(struct backend *b, struct fpriv *p)
+{
+    const char *img = p->faulty ? faultdev_file(p->fault) : b->image;
+    return bk_file_in_use_except(img, faultdev_pid(p->fault));
 }
 
 /* A daemon given mnt, a path of this run and fs alone, as an argument serves that mount. */
@@ -218,20 +225,21 @@ static int arg_is(const char *arg, const void *mnt)
     return strcmp(arg, mnt) == 0;
 }
 
+static int daemon_running(struct backend *b, struct fpriv *p)
+{
+    (void)p;
+    return bk_process_given(arg_is, b->mnt);
+}
+
 /* A daemon that daemonized and serves no image (a {dir}-backed one) is waited for by its
  * arguments: one that runs on after its unmount, as archivemount was seen to (spinning at 17%
  * of a core for an hour, one per remount), is killed after the step's time limit. */
-static int wait_daemon_gone(struct backend *b, double timeout)
+static int wait_daemon_gone(struct backend *b, struct fpriv *p, double timeout)
 {
-    double end = now_seconds() + timeout;
-    while (bk_process_given(arg_is, b->mnt)) {
-        if (now_seconds() > end) {
-            bk_kill_given(arg_is, b->mnt);
-            return -1;
-        }
-        usleep(1000);
-    }
-    return 0;
+    if (wait_gone(daemon_running, b, p, timeout) == 0)
+        return 0;
+    bk_kill_given(arg_is, b->mnt);
+    return -1;
 }
 
 /* 1 when an unmount command's output says the mount was busy: fusermount3's "Device or
@@ -291,10 +299,10 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
             return bk_err(b, step, "the fs daemon did not exit after the unmount");
         }
         p->pid = 0;
-    } else if (p->has_image && wait_image_closed(b, p, timeout) < 0) {
+    } else if (p->has_image && wait_gone(image_open, b, p, timeout) < 0) {
         b->unmount_failed = 1;
         return bk_err(b, step, "the fs daemon still has %s open after the unmount", b->image);
-    } else if (!p->has_image && wait_daemon_gone(b, timeout) < 0) {
+    } else if (!p->has_image && wait_daemon_gone(b, p, timeout) < 0) {
         b->unmount_failed = 1;
         return bk_err(b, step, "the fs daemon was still running %g s after the unmount "
                       "(killed)", timeout);

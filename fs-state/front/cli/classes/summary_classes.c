@@ -113,19 +113,22 @@ void classfile_declared_lacks(const char *json, const char *fs, char *out, size_
     json_object_put(root);
 }
 
+char *classfile_splice(const char *json, size_t at, const char *text)
+{
+    size_t tl = strlen(text);
+    char *s = malloc(strlen(json) + tl + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, json, at);
+    memcpy(s + at, text, tl);
+    strcpy(s + at + tl, json + at);
+    return s;
+}
+
 char *classfile_insert(const char *json, int id, const char *text)
 {
     char key[48];
     snprintf(key, sizeof key, "{\"class\":%d,", id);
     const char *at = json ? strstr(json, key) : NULL;
-    if (!at)
-        return NULL;
-    size_t head = (size_t)(at - json) + strlen(key), tl = strlen(text);
-    char *s = malloc(strlen(json) + tl + 1);
-    if (!s)
-        return NULL;
-    memcpy(s, json, head);
-    memcpy(s + head, text, tl);
-    strcpy(s + head + tl, json + head);
-    return s;
+    return at ? classfile_splice(json, (size_t)(at - json) + strlen(key), text) : NULL;
 }

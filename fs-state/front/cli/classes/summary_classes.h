@@ -40,5 +40,8 @@ void classfile_declared_lacks(const char *json, const char *fs, char *out, size_
 /* Adds text after the first field of class id's object ({"class":ID,...); returns a new
  * string, or NULL when the class is not there or out of memory. */
 char *classfile_insert(const char *json, int id, const char *text);
+/* json with text put in at byte offset at (a summary grows by fields spliced into its text, so
+ * that the rest of it stays byte for byte as written); a new string, or NULL. */
+char *classfile_splice(const char *json, size_t at, const char *text);
 
 #endif

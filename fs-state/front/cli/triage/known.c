@@ -45,16 +45,7 @@ void known_json_split(FILE *f, const char *path, const struct known_list *k, con
 static char *insert_top(const char *json, const char *text)
 {
     const char *at = strchr(json, '{');
-    if (!at)
-        return NULL;
-    size_t head = (size_t)(at - json) + 1, tl = strlen(text);
-    char *s = malloc(strlen(json) + tl + 1);
-    if (!s)
-        return NULL;
-    memcpy(s, json, head);
-    memcpy(s + head, text, tl);
-    strcpy(s + head + tl, json + head);
-    return s;
+    return at ? classfile_splice(json, (size_t)(at - json) + 1, text) : NULL;
 }
 
 /* "known":BOOL,"note":..,"link":.., in class c's object. */
