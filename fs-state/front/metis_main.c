@@ -18,7 +18,7 @@
 #include "lib/signals.h"
 #include "lib/spawner.h"
 #include "front/swarm/swarm.h"
-#include "front/swarm/swarm_report.h"
+#include "front/swarm/results/swarm_report.h"
 #include "front/cli/triage/triage.h"
 #include "front/cli/triage/known.h"
 #include "front/cli/classes/junit.h"

@@ -1,4 +1,4 @@
-/* Fuzz harness of the swarm's hosts-file parser (front/swarm/hosts.c): a refusal is one line on stderr. */
+/* Fuzz harness of the swarm's hosts-file parser (front/swarm/launch/hosts.c): a refusal is one line on stderr. */
 #include "fuzz_common.h"
 #include "front/swarm/swarm.h"
 

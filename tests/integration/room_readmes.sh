@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Every room of the folders laid out in rooms (the engine, the backend, the command line, report.html, the replayer) has a README that says what it owns and may use and names each of its sources (a source and its header by either name), and the layout maps name every room.
+# Every room of the folders laid out in rooms (the engine, the backend, the command line, report.html, the swarm, the replayer) has a README that says what it owns and may use and names each of its sources (a source and its header by either name), and the layout maps name every room.
 . "$(dirname "$0")/../lib/common.sh"
 
 # The folders laid out in rooms; each has a README.md whose table names its rooms.
-tops="fs-state/engine fs-state/backend fs-state/front/cli fs-state/front/report replayer"
+tops="fs-state/engine fs-state/backend fs-state/front/cli fs-state/front/report fs-state/front/swarm replayer"
 # The map that names a top's rooms: fs-state/README.md's tree for fs-state, the top README's
 # Layout row for the replayer.
 in_map() {

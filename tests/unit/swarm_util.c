@@ -9,7 +9,7 @@
 #include "front/cli/options/runopts.h"
 #include "front/json/json_reader.h"
 #include "front/swarm/swarm.h"
-#include "front/swarm/swarm_util.h"
+#include "front/swarm/shared/swarm_util.h"
 #include "lib/helpers.h"
 
 static struct swarm swu_swarm;

@@ -3,8 +3,8 @@
 #define METIS_SWARM_H
 
 /* The fuzz harnesses of the hosts file and of the classes merge reach them through this header. */
-#include "hosts.h"
-#include "swarm_classes.h"
+#include "front/swarm/launch/hosts.h"
+#include "front/swarm/results/swarm_classes.h"
 
 /* `metis swarm ...`: argv[0] is "swarm". Returns the exit status. */
 int swarm_main(int argc, char **argv);

@@ -3,7 +3,7 @@
 #define METIS_SWARM_HOSTS_H
 
 #include <stdio.h>
-#include "swarm_types.h"
+#include "front/swarm/shared/swarm_types.h"
 
 int swarm_hosts_load(struct swarm *s, const char *path);
 void swarm_tools_for(struct swarm *s);

@@ -3,7 +3,7 @@
 #define METIS_SWARM_RUN_H
 
 #include <signal.h>
-#include "swarm_types.h"
+#include "front/swarm/shared/swarm_types.h"
 
 int swarm_run_vts(struct swarm *s);
 void swarm_collect(struct swarm *s);

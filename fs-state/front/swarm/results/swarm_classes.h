@@ -3,7 +3,7 @@
 #define METIS_SWARM_CLASSES_H
 
 #include <stdio.h>
-#include "swarm_types.h"
+#include "front/swarm/shared/swarm_types.h"
 
 struct run_class;
 void swarm_classes_reset(void);

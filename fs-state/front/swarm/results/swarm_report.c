@@ -2,7 +2,7 @@
 #include "swarm_report.h"
 #include "swarm_classes.h"
 #include "swarm_bounded.h"
-#include "swarm_util.h"
+#include "front/swarm/shared/swarm_util.h"
 #include "engine/config/config.h"
 #include "lib/helpers.h"
 #include "engine/vocab/exits.h"

@@ -3,7 +3,7 @@
 #define METIS_SWARM_BOUNDED_H
 
 #include <stdio.h>
-#include "swarm_types.h"
+#include "front/swarm/shared/swarm_types.h"
 
 /* 1 when the swarm's config is search = bounded: its VTs split the first two transitions. */
 int swarm_is_bounded(const struct swarm *s);

@@ -1,7 +1,7 @@
 /* Worker side of the swarm: the VT wrapper (--vt-job) and the per-host finishing job (--finish). */
 #include "job.h"
-#include "swarm_types.h"
-#include "swarm_util.h"
+#include "front/swarm/shared/swarm_types.h"
+#include "front/swarm/shared/swarm_util.h"
 #include "lib/helpers.h"
 #include "lib/numbers.h"
 #include "engine/vocab/exits.h"

@@ -2,7 +2,7 @@
 #ifndef METIS_SWARM_REPORT_H
 #define METIS_SWARM_REPORT_H
 
-#include "swarm_types.h"
+#include "front/swarm/shared/swarm_types.h"
 
 int swarm_report(struct swarm *s);
 /* Called with the output directory once the summary is written; bin/metis sets it (report.html). */

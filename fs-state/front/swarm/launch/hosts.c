@@ -1,6 +1,6 @@
 /* Swarm hosts: the sshloginfile, and a probe of each host for metis, its tools and room. */
 #include "hosts.h"
-#include "swarm_util.h"
+#include "front/swarm/shared/swarm_util.h"
 #include "engine/config/config.h"
 #include "lib/spawner.h"
 #include <ctype.h>

@@ -1,7 +1,7 @@
 /* Primary side of the swarm: VTs through GNU parallel, interrupts, and collecting every host. */
 #include "run.h"
-#include "swarm_bounded.h"
-#include "swarm_util.h"
+#include "front/swarm/results/swarm_bounded.h"
+#include "front/swarm/shared/swarm_util.h"
 #include "lib/spawner.h"
 #include "lib/signals.h"
 #include <errno.h>
