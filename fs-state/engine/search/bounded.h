@@ -6,6 +6,7 @@
 #include "engine/ops/transitions.h"
 #include "engine/runstate/engine_types.h"
 #include "engine/search/state_set.h"
+#include "tree/canon.h"
 
 /* Every distinct state's digests, raw: what a swarm of VTs splitting one space unites. */
 #define BOUNDED_STATES_FILE "bounded-states.bin"
@@ -17,6 +18,9 @@ struct bounded {
     long first;                  /* the path's transition at depth 1 */
     long stride;                 /* pan's steps per operation: 1, or 3 for a grouped table */
     struct bounded_progress *p;  /* the engine's (e->search.bounded), carried between searches */
+    int symmetric;               /* [run] symmetry = names */
+    struct tree_canon_kinds kinds;   /* the pool's file names, its directory names */
+    const char *hash;            /* [run] hash */
 };
 
 /* The transition table and this search's depth: one deeper than the last completed one.
@@ -30,6 +34,10 @@ int bounded_cut(struct bounded *b, long t, long depth);
  * is one the search met. -1: no memory. */
 int bounded_note(struct bounded *b, const unsigned char *abs, long depth);
 int bounded_note_initial(struct bounded *b, const unsigned char *abs);
+/* [run] symmetry = names: the key SPIN matches fs i's state on, written to out (the digest's
+ * length), from the listing its read-back kept: the canonical digest of its tree up to renaming
+ * pool names of one kind (tree/canon.h). -1 with errno. */
+int bounded_canon_key(const struct bounded *b, const char *listing, unsigned char *out);
 /* SPIN explored everything within this search's depth: what it checked, as the run's progress. */
 void bounded_search_done(struct bounded *b, uint64_t ops);
 /* The states met, in BOUNDED_STATES_FILE under dir (a swarm unites its VTs'). -1: errno. */

@@ -397,10 +397,24 @@ static void track_view(void)
 
 /* A leaf keeps the digests SPIN tracks for the state the step started from: SPIN then finds
  * the new state already stored and backtracks, so nothing below it is explored. */
+/* What SPIN matches fs i's state on: its digest, or with [run] symmetry = names the digest
+ * of its tree up to renaming pool names of one kind. The comparison between the file systems
+ * is the step's, over the real trees; only the key that merges states is canonical. */
+static void track_key(int i)
+{
+    unsigned char *key = metis_abs + (size_t)i * E.g.dlen;
+    if (!bounded_on || !bounded.symmetric) {
+        memcpy(key, E.g.out[i].digest, (size_t)E.g.dlen);
+        return;
+    }
+    if (!E.g.out[i].listing || bounded_canon_key(&bounded, E.g.out[i].listing, key) != E.g.dlen)
+        infra_failure("symmetry = names: no canonical key for a file system's tree");
+}
+
 static void track_state(uint64_t sid, int leaf)
 {
     for (int i = 0; i < E.g.nfs && !leaf; i++)
-        memcpy(metis_abs + (size_t)i * E.g.dlen, E.g.out[i].digest, (size_t)E.g.dlen);
+        track_key(i);
     if (!leaf)
         metis_round = revisits_round(&revisits, metis_abs, (size_t)E.g.nfs * (size_t)E.g.dlen);
     metis_sid = sid;
@@ -464,7 +478,7 @@ static void push_path(uint64_t to)
 /* One operation on every fs: what a branch of the model stands for. Returns 1 for a leaf. */
 static int single_step(const struct fault_spec *fault, uint64_t from, uint64_t to, long depth)
 {
-    E.g.keep_listings = known_delta_below(&E);
+    E.g.keep_listings = known_delta_below(&E) || (bounded_on && bounded.symmetric);
     int stepped = fsgroup_step(&E.g, &E.args, fault, from, to);
     engine_log_history(&E, E.ops);
     if (stepped < 0)
@@ -602,6 +616,7 @@ static void start_bounded(void)
         fprintf(stderr, "metis: %s\n", E.err);
         exit(METIS_EXIT_BAD_INPUT);
     }
+    E.g.keep_listings = bounded_on && bounded.symmetric;   /* the initial state's key */
 }
 
 void metis_start(void)
