@@ -1,18 +1,19 @@
 /* The canonical digest of a listing: each entry hashed bottom up from its line without the path, its name's kind and its children's digests in sorted order, so that renamings of interchangeable names give one digest. */
 #include <errno.h>
 #include <openssl/evp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "canon.h"
-#include "digest.h"
+#include "tree.h"
 #include "lib/buf.h"
 
 struct node {
     const char *path, *rest;        /* the line split at its first blank, NUL-terminated */
     int depth, parent;              /* parent -1: the root, or an entry whose parent is missing */
     size_t first_child, nchild;     /* into the child order */
-    unsigned char d[TREE_MAX_DIGEST];
+    unsigned char d[EVP_MAX_MD_SIZE];
 };
 
 struct canon {
@@ -21,6 +22,7 @@ struct canon {
     int *by_path, *by_depth, *children;
     const struct tree_canon_kinds *k;
     const EVP_MD *md;
+    EVP_MD_CTX *ctx;
     unsigned dlen;
     struct buf text;                /* one node's hashed text */
 };
@@ -51,18 +53,20 @@ static int split_lines(struct canon *c, char *text)
     return 0;
 }
 
-static const struct node *sort_nodes;
-
-static int cmp_path(const void *a, const void *b)
+/* The sorts' context is the canon (qsort_r): read-backs of several file systems make their
+ * keys at once, each in its own thread. */
+static int cmp_path(const void *a, const void *b, void *ctx)
 {
-    return strcmp(sort_nodes[*(const int *)a].path, sort_nodes[*(const int *)b].path);
+    const struct node *v = ((const struct canon *)ctx)->v;
+    return strcmp(v[*(const int *)a].path, v[*(const int *)b].path);
 }
 
 /* Deepest first, so that an entry's children are done before it; then by parent, so that
  * each directory's children lie together. */
-static int cmp_depth(const void *a, const void *b)
+static int cmp_depth(const void *a, const void *b, void *ctx)
 {
-    const struct node *x = &sort_nodes[*(const int *)a], *y = &sort_nodes[*(const int *)b];
+    const struct node *v = ((const struct canon *)ctx)->v;
+    const struct node *x = &v[*(const int *)a], *y = &v[*(const int *)b];
     if (x->depth != y->depth)
         return y->depth - x->depth;
     return (x->parent > y->parent) - (x->parent < y->parent);
@@ -102,13 +106,12 @@ static int link_nodes(struct canon *c)
     c->children = malloc((c->n + 1) * sizeof *c->children);
     if (!c->by_path || !c->by_depth || !c->children)
         return errno = ENOMEM, -1;
-    sort_nodes = c->v;
     for (size_t i = 0; i < c->n; i++)
         c->by_path[i] = c->by_depth[i] = (int)i;
-    qsort(c->by_path, c->n, sizeof *c->by_path, cmp_path);
+    qsort_r(c->by_path, c->n, sizeof *c->by_path, cmp_path, c);
     for (size_t i = 0; i < c->n; i++)
         c->v[i].parent = find_parent(c, c->v[i].path);
-    qsort(c->by_depth, c->n, sizeof *c->by_depth, cmp_depth);
+    qsort_r(c->by_depth, c->n, sizeof *c->by_depth, cmp_depth, c);
     return 0;
 }
 
@@ -123,11 +126,10 @@ static const char *label_of(const struct canon *c, const char *path)
     return path[0] == '/' && !path[1] ? "\001/" : name;
 }
 
-static size_t sort_dlen;
-
-static int cmp_digest(const void *a, const void *b)
+static int cmp_digest(const void *a, const void *b, void *ctx)
 {
-    return memcmp(sort_nodes[*(const int *)a].d, sort_nodes[*(const int *)b].d, sort_dlen);
+    const struct canon *c = ctx;
+    return memcmp(c->v[*(const int *)a].d, c->v[*(const int *)b].d, c->dlen);
 }
 
 /* Hashes label, rest and the children's digests (sorted) into out. */
@@ -141,7 +143,29 @@ static int hash_node(struct canon *c, const char *label, const char *rest, const
         if (buf_add(&c->text, c->v[kids[i]].d, c->dlen))
             return -1;
     unsigned n = 0;
-    return EVP_Digest(c->text.p, c->text.len, out, &n, c->md, NULL) ? 0 : (errno = EIO, -1);
+    return EVP_DigestInit_ex(c->ctx, c->md, NULL) &&
+           EVP_DigestUpdate(c->ctx, c->text.p, c->text.len) &&
+           EVP_DigestFinal_ex(c->ctx, out, &n) ? 0 : (errno = EIO, -1);
+}
+
+/* The hash fetched once per thread and name: an implicit fetch on every node (EVP_Digest with
+ * a looked-up name) cost more than the hashing. */
+static int take_md(struct canon *c, const char *hash)
+{
+    static __thread struct { char name[64]; EVP_MD *md; EVP_MD_CTX *ctx; } kept;
+    const char *name = hash && *hash ? hash : "md5";
+    if (!kept.ctx && !(kept.ctx = EVP_MD_CTX_new()))
+        return errno = ENOMEM, -1;
+    if (!kept.md || strcmp(kept.name, name) != 0) {
+        EVP_MD_free(kept.md);
+        kept.md = strlen(name) < sizeof kept.name ? EVP_MD_fetch(NULL, name, NULL) : NULL;
+        if (!kept.md)
+            return errno = EINVAL, -1;
+        snprintf(kept.name, sizeof kept.name, "%s", name);
+    }
+    c->md = kept.md;
+    c->ctx = kept.ctx;
+    return 0;
 }
 
 /* The children of parent p among the nodes done so far, sorted by digest, at kids. */
@@ -151,9 +175,7 @@ static size_t gather(struct canon *c, int p, int *kids)
     for (size_t i = 0; i < c->n; i++)
         if (c->v[i].parent == p && (p >= 0 || c->v[i].depth > 0 || strcmp(c->v[i].path, "/")))
             kids[n++] = (int)i;
-    sort_nodes = c->v;
-    sort_dlen = c->dlen;
-    qsort(kids, n, sizeof *kids, cmp_digest);
+    qsort_r(kids, n, sizeof *kids, cmp_digest, c);
     return n;
 }
 
@@ -183,11 +205,12 @@ int tree_canon_digest(const char *listing, const char *hash, const struct tree_c
                       unsigned char *out)
 {
     struct canon c = { .k = k };
-    c.md = EVP_get_digestbyname(hash && *hash ? hash : "md5");
+    if (take_md(&c, hash))
+        return -1;
     char *text = strdup(listing ? listing : "");
     int rc = -1;
-    if (!c.md || !text) {
-        errno = c.md ? ENOMEM : EINVAL;
+    if (!text) {
+        errno = ENOMEM;
     } else if (split_lines(&c, text) == 0 && link_nodes(&c) == 0) {
         c.dlen = (unsigned)EVP_MD_get_size(c.md);
         rc = hash_all(&c, out) ? -1 : (int)c.dlen;

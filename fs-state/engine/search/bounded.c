@@ -58,11 +58,6 @@ static int take_kinds(struct bounded *b, const struct name_pool *pool)
     return 0;
 }
 
-int bounded_canon_key(const struct bounded *b, const char *listing, unsigned char *out)
-{
-    return tree_canon_digest(listing, b->hash, &b->kinds, out);
-}
-
 int bounded_init(struct bounded *b, struct engine *e)
 {
     memset(b, 0, sizeof *b);

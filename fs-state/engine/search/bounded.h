@@ -34,10 +34,6 @@ int bounded_cut(struct bounded *b, long t, long depth);
  * is one the search met. -1: no memory. */
 int bounded_note(struct bounded *b, const unsigned char *abs, long depth);
 int bounded_note_initial(struct bounded *b, const unsigned char *abs);
-/* [run] symmetry = names: the key SPIN matches fs i's state on, written to out (the digest's
- * length), from the listing its read-back kept: the canonical digest of its tree up to renaming
- * pool names of one kind (tree/canon.h). -1 with errno. */
-int bounded_canon_key(const struct bounded *b, const char *listing, unsigned char *out);
 /* SPIN explored everything within this search's depth: what it checked, as the run's progress. */
 void bounded_search_done(struct bounded *b, uint64_t ops);
 /* The states met, in BOUNDED_STATES_FILE under dir (a swarm unites its VTs'). -1: errno. */

@@ -407,8 +407,9 @@ static void track_key(int i)
         memcpy(key, E.g.out[i].digest, (size_t)E.g.dlen);
         return;
     }
-    if (!E.g.out[i].listing || bounded_canon_key(&bounded, E.g.out[i].listing, key) != E.g.dlen)
+    if (E.g.out[i].canon_len != E.g.dlen)
         infra_failure("symmetry = names: no canonical key for a file system's tree");
+    memcpy(key, E.g.out[i].canon, (size_t)E.g.dlen);
 }
 
 static void track_state(uint64_t sid, int leaf)
@@ -478,7 +479,7 @@ static void push_path(uint64_t to)
 /* One operation on every fs: what a branch of the model stands for. Returns 1 for a leaf. */
 static int single_step(const struct fault_spec *fault, uint64_t from, uint64_t to, long depth)
 {
-    E.g.keep_listings = known_delta_below(&E) || (bounded_on && bounded.symmetric);
+    E.g.keep_listings = known_delta_below(&E);
     int stepped = fsgroup_step(&E.g, &E.args, fault, from, to);
     engine_log_history(&E, E.ops);
     if (stepped < 0)
@@ -616,7 +617,8 @@ static void start_bounded(void)
         fprintf(stderr, "metis: %s\n", E.err);
         exit(METIS_EXIT_BAD_INPUT);
     }
-    E.g.keep_listings = bounded_on && bounded.symmetric;   /* the initial state's key */
+    if (bounded_on && bounded.symmetric)
+        E.g.canon = &bounded.kinds;   /* from the initial state's read-back on */
 }
 
 void metis_start(void)
