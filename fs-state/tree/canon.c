@@ -12,7 +12,6 @@
 struct node {
     const char *path, *rest;        /* the line split at its first blank, NUL-terminated */
     int depth, parent;              /* parent -1: the root, or an entry whose parent is missing */
-    size_t first_child, nchild;     /* into the child order */
     unsigned char d[EVP_MAX_MD_SIZE];
 };
 
@@ -20,6 +19,8 @@ struct canon {
     struct node *v;
     size_t n;
     int *by_path, *by_depth, *children;
+    int *grouped;                   /* the nodes but the root, by parent (-1 first) */
+    size_t *start;                  /* parent p's children: grouped[start[p + 1] .. start[p + 2]) */
     const struct tree_canon_kinds *k;
     const EVP_MD *md;
     EVP_MD_CTX *ctx;
@@ -98,6 +99,34 @@ static int find_parent(struct canon *c, const char *path)
     return -1;
 }
 
+static int is_root(const struct node *v)
+{
+    return strcmp(v->path, "/") == 0;
+}
+
+/* Each node's children side by side (a counting sort on the parent). */
+static int group_by_parent(struct canon *c)
+{
+    c->grouped = malloc((c->n + 1) * sizeof *c->grouped);
+    c->start = calloc(c->n + 3, sizeof *c->start);
+    size_t *next = calloc(c->n + 3, sizeof *next);
+    if (!c->grouped || !c->start || !next) {
+        free(next);
+        return errno = ENOMEM, -1;
+    }
+    for (size_t i = 0; i < c->n; i++)
+        if (!is_root(&c->v[i]))
+            c->start[c->v[i].parent + 2]++;
+    for (size_t b = 1; b < c->n + 3; b++)
+        c->start[b] += c->start[b - 1];
+    memcpy(next, c->start, (c->n + 3) * sizeof *next);
+    for (size_t i = 0; i < c->n; i++)
+        if (!is_root(&c->v[i]))
+            c->grouped[next[c->v[i].parent + 1]++] = (int)i;
+    free(next);
+    return 0;
+}
+
 /* Parents, then the child order: every directory's children side by side. */
 static int link_nodes(struct canon *c)
 {
@@ -112,7 +141,7 @@ static int link_nodes(struct canon *c)
     for (size_t i = 0; i < c->n; i++)
         c->v[i].parent = find_parent(c, c->v[i].path);
     qsort_r(c->by_depth, c->n, sizeof *c->by_depth, cmp_depth, c);
-    return 0;
+    return group_by_parent(c);
 }
 
 static const char *label_of(const struct canon *c, const char *path)
@@ -171,10 +200,8 @@ static int take_md(struct canon *c, const char *hash)
 /* The children of parent p among the nodes done so far, sorted by digest, at kids. */
 static size_t gather(struct canon *c, int p, int *kids)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < c->n; i++)
-        if (c->v[i].parent == p && (p >= 0 || c->v[i].depth > 0 || strcmp(c->v[i].path, "/")))
-            kids[n++] = (int)i;
+    size_t n = c->start[p + 2] - c->start[p + 1];
+    memcpy(kids, c->grouped + c->start[p + 1], n * sizeof *kids);
     qsort_r(kids, n, sizeof *kids, cmp_digest, c);
     return n;
 }
@@ -185,7 +212,7 @@ static int hash_all(struct canon *c, unsigned char *out)
     int root = -1;
     for (size_t j = 0; j < c->n; j++) {
         struct node *v = &c->v[c->by_depth[j]];
-        if (strcmp(v->path, "/") == 0) {
+        if (is_root(v)) {
             root = c->by_depth[j];
             continue;
         }
@@ -219,6 +246,8 @@ int tree_canon_digest(const char *listing, const char *hash, const struct tree_c
     free(c.by_path);
     free(c.by_depth);
     free(c.children);
+    free(c.grouped);
+    free(c.start);
     buf_free(&c.text);
     free(text);
     return rc;
