@@ -58,6 +58,10 @@ static __thread struct {
     struct cached_line *cache;
     size_t ncache;
     char cache_opts[96];        /* the options the cached lines were made with */
+    const struct tree_canon_kinds *canon_kinds;     /* tree_digest_canon */
+    struct buf canon_text;
+    unsigned char canon[TREE_MAX_DIGEST];
+    int canon_len;
 } S;
 
 /* ---------- the OpenSSL hash ---------- */
@@ -391,6 +395,35 @@ static int cmp_entry(const void *a, const void *b, void *arena)
     return strcmp((char *)arena + x->path_off, (char *)arena + y->path_off);
 }
 
+void tree_digest_canon(const struct tree_canon_kinds *kinds)
+{
+    S.canon_kinds = kinds;
+}
+
+int tree_digest_canon_last(unsigned char *out)
+{
+    if (S.canon_len > 0)
+        memcpy(out, S.canon, (size_t)S.canon_len);
+    return S.canon_len;
+}
+
+/* The sorted lines as a listing's text, digested up to renaming (tree_digest_canon). */
+static int make_canon(void)
+{
+    S.canon_text.len = 0;
+    for (size_t i = 0; i < S.nents; i++) {
+        const struct entry *e = &S.ents[i];
+        if (buf_add(&S.canon_text, S.arena.p + e->line_off, e->line_len) ||
+            buf_add(&S.canon_text, S.arena.p + e->tail_off, e->tail_len) ||
+            buf_add(&S.canon_text, "\n", 1))
+            return -1;
+    }
+    if (buf_add(&S.canon_text, "", 1))
+        return -1;
+    S.canon_len = tree_canon_digest(S.canon_text.p, S.lister.o->hash, S.canon_kinds, S.canon);
+    return S.canon_len < 0 ? -1 : 0;
+}
+
 int tree_digest_begin(const struct tree_opts *o)
 {
     return init_state(o) || cache_check_opts(o) ? -1 : 0;
@@ -415,6 +448,9 @@ int tree_digest_end(unsigned char *out, FILE *listing, struct tree_index *index)
     unsigned int n = 0;
     if (!EVP_DigestFinal_ex(S.ctx, out, &n))
         return errno = EIO, -1;
+    S.canon_len = -1;
+    if (S.canon_kinds && make_canon() < 0)
+        return -1;
     return (int)n;
 }
 

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "canon.h"
 #include "tree.h"
 
 #define TREE_MAX_DIGEST 64
@@ -52,6 +53,13 @@ int tree_digest_add_raw(const struct tree_entry *e, const void *raw, size_t raw_
  * entry's contents are not hashed again. */
 int tree_digest_entry_line(const struct tree_entry *e, char **line);
 int tree_digest_add_line(const char *path, const char *line, size_t len);
+
+/* From now on the calling thread's digests also make the canonical digest of their lines
+ * under kinds (tree/canon.h), which tree_digest_canon_last then gives (its length, or -1 when
+ * the last digest made none); NULL: no more. No listing is needed for it: a listing asked of
+ * RefFS costs a walk of its mount besides its dump. */
+void tree_digest_canon(const struct tree_canon_kinds *kinds);
+int tree_digest_canon_last(unsigned char *out);
 
 /* The listing a digest writes, as text: list(ctx, listing) digests a tree with the listing
  * going to a memory stream, and returns < 0 on failure. The text (malloc'd), or NULL. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A swarm of a bounded config splits one space: 2 VTs over SSH each search their share of the first two transitions, and the states they verified together are exactly the single run's (tests/fixtures/bounded-small.ini, depth 5), which the swarm's summary states.
+# A swarm of a bounded config splits one space: 2 VTs over SSH each search their share of the first two transitions, and the states they verified together are exactly the single run's (tests/fixtures/bounded-small.ini, depth 5), which the swarm's summary states; with [run] symmetry = names the union is the count up to renaming (tests/fixtures/bounded-symmetry.ini).
 . "$(dirname "$0")/../lib/swarm.sh"
 swarm_require
 swarm_hosts_start "$SW/ssh" 1 || fail "could not start the SSH test host"
@@ -40,4 +40,14 @@ print('VT shares: %d and %d states, union %d = the single run\'s %d' %
       (len(shares[0]), len(shares[1]), len(shares[0] | shares[1]), len(single)))
 PY
 assert_clean "$SW/out"
+# With [run] symmetry = names the VTs' keys are canonical and their union is the count up to
+# renaming, which the swarm's verdict says.
+sed 's/^search = bounded$/search = bounded\nsymmetry = names/' \
+  "$METIS_ROOT/tests/fixtures/bounded-symmetry.ini" > "$SW/sym.ini"
+want_sym=$(python3 "$METIS_ROOT/tests/lib/bounded_enum.py" 4 2 symmetry) || fail "the enumerator failed"
+swarm run "$SW/sym.ini" --hosts "$SW/hosts" --vts 2 --swarm-seed 8 --out "$SW/sym"
+[ "$rc" = 0 ] || fail "symmetry swarm exit $rc, expected 0"
+grep -q "^metis swarm: verified together: $want_sym states up to renaming pool names of one kind (the union of 2 VTs' shares), " \
+  "$SW/run.out" || fail "the symmetry swarm's verdict is not $want_sym states up to renaming"
+assert_clean "$SW/sym"
 echo PASS

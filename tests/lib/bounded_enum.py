@@ -1,13 +1,22 @@
 #!/usr/bin/env python3
 # The states of tests/fixtures/bounded-small.ini within a depth, counted without Metis: the six POSIX calls simulated on a dict tree, as root.
-"""Usage: bounded_enum.py DEPTH: prints how many distinct trees lie within DEPTH operations of
-the empty root. Shares no code with the engine: a file's bytes are labels, the same label for
-the same write at the same place (a write's data depends on its arguments alone), 0 for what
-no write put down (a hole reads as zeros and the abstract state does not tell them apart)."""
+"""Usage: bounded_enum.py DEPTH [FILES [symmetry]]: prints how many distinct trees lie within
+DEPTH operations of the empty root, with FILES file names per directory (1: bounded-small.ini,
+2: bounded-symmetry.ini). Shares no code with the engine: a file's bytes are labels, the same
+label for the same write at the same place (a write's data depends on its arguments alone), 0
+for what no write put down (a hole reads as zeros and the abstract state does not tell them
+apart). With "symmetry" ([run] symmetry = names) a write's label names its path's shape
+("/d/f"), not its path, and trees are counted up to renaming file names among themselves in
+each directory: each tree's least form over every such renaming, tried one by one (the engine
+hashes canonically instead)."""
+import itertools
 import sys
 
-FILES = ['/f0', '/d0/f0']
+NFILES = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+SYMMETRY = len(sys.argv) > 3 and sys.argv[3] == 'symmetry'
+FILE_NAMES = ['f%d' % i for i in range(NFILES)]
 DIRS = ['/d0']
+FILES = [d + '/' + f for d in [''] + DIRS for f in FILE_NAMES]
 SIZES = [0, 4]
 OFFSETS = [0, 4]
 
@@ -40,7 +49,7 @@ def write(tree, p, off, size):
         return None
     data = list(tree[p][1]) + [0] * max(0, off + size - len(tree[p][1]))
     for j in range(size):
-        data[off + j] = (p, off, size, j)
+        data[off + j] = (shape(p) if SYMMETRY else p, off, size, j)
     return changed(tree, p, ('f', tuple(data)))
 
 
@@ -82,15 +91,39 @@ def successors(tree):
         yield mkdir(tree, p)
 
 
+def shape(path):
+    return '/'.join(c[:1] for c in path.split('/'))
+
+
+def renamings():
+    """Every renaming of file names within each directory ('' is the root): a dict per
+    directory from each file name to its new name."""
+    perms = list(itertools.permutations(FILE_NAMES))
+    for choice in itertools.product(perms, repeat=1 + len(DIRS)):
+        yield {d: dict(zip(FILE_NAMES, c)) for d, c in zip([''] + DIRS, choice)}
+
+
+def renamed(path, r):
+    parent, name = path.rsplit('/', 1)
+    return parent + '/' + r[parent].get(name, name) if parent in r else path
+
+
+def canonical(state):
+    if not SYMMETRY:
+        return state
+    forms = (sorted((renamed(p, r), e) for p, e in state) for r in renamings())
+    return frozenset(min(forms, key=repr))
+
+
 def count(depth):
-    seen = {frozenset()}
+    seen = {canonical(frozenset())}
     layer = [frozenset()]
     for _ in range(depth):
         nxt = []
         for state in layer:
             for s in successors(dict(state)):
-                if s is not None and s not in seen:
-                    seen.add(s)
+                if s is not None and canonical(s) not in seen:
+                    seen.add(canonical(s))
                     nxt.append(s)
         layer = nxt
     return len(seen)

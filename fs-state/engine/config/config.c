@@ -263,6 +263,10 @@ static void run_checks(struct parse_state *st, const char *name, const char *val
         st->cfg->run.search_line = st->line;
     if (strcmp(name, "together") == 0)
         st->cfg->run.together_line = st->line;
+    if (strcmp(name, "symmetry") == 0 && strcmp(value, "off") && strcmp(value, "names"))
+        fail(st, st->line, "symmetry: '%s' is not off or names", value);
+    if (strcmp(name, "symmetry") == 0)
+        st->cfg->run.symmetry_line = st->line;
 }
 
 int search_kind_parse(const char *s)
@@ -1387,9 +1391,32 @@ static const char *bounded_conflict(const struct metis_config *cfg)
     return NULL;
 }
 
+/* What symmetry = names cannot rename: a symlink's target names pool paths, and a crash
+ * check reads the trees back into its own listings, not the ones the canonical key is made of. */
+static const char *symmetry_conflict(const struct metis_config *cfg)
+{
+    if (search_kind_parse(cfg->run.search) != SEARCH_BOUNDED)
+        return "needs search = bounded";
+    if (cfg->op_weight[OP_symlink] > 0)
+        return "refused with [ops] symlink > 0 (a symlink's target names pool paths, which "
+               "the reduction does not rename)";
+    if (crash_mode_parse(cfg->run.crash) > CRASH_OFF)
+        return "refused with a crash check";
+    return NULL;
+}
+
+static void finish_symmetry(struct parse_state *st)
+{
+    const struct metis_config *cfg = st->cfg;
+    const char *why = strcmp(cfg->run.symmetry, "names") == 0 ? symmetry_conflict(cfg) : NULL;
+    if (why)
+        fail(st, cfg->run.symmetry_line, "symmetry = names: %s", why);
+}
+
 static void finish_bounded(struct parse_state *st)
 {
     const struct metis_config *cfg = st->cfg;
+    finish_symmetry(st);
     if (search_kind_parse(cfg->run.search) != SEARCH_BOUNDED)
         return;
     const char *why = bounded_conflict(cfg);

@@ -149,6 +149,7 @@ static const struct config_key run_keys[] = {
     RUNK(equalize_limit, CK_SIZE, NO_RANGE, "1G"),
     RUNK(max_memory, CK_SIZE, NO_RANGE, "0"),
     RUNK(search, CK_STR, NO_RANGE, "dfs"),
+    RUNK(symmetry, CK_STR, NO_RANGE, "off"),
     RUNK(walk_max, CK_LONG, RANGE(1, 1e8), "3000"),
     RUNK(dive, CK_LONG, RANGE(0, 1e8), "0"),
     RUNK(revisits, CK_INT, RANGE(0, 1000), "0"),

@@ -155,6 +155,9 @@ struct run_config {
                                    or "bounded" (every transition from every state within
                                    max_depth operations) */
     int search_line;            /* line of the search key (0 = not given), for messages */
+    char symmetry[16];          /* search = bounded: "off", or "names" (states matched up to
+                                   renaming pool names of one kind, engine/search/symmetry.h) */
+    int symmetry_line;          /* line of the symmetry key (0 = not given), for messages */
     long walk_max;              /* search = random: a walk's operations are at most this many */
     long dive;                  /* search = dfs: a dive's operations at most (0: no dives) */
     int revisits;               /* search = dfs: times a state reached again is expanded again */

@@ -111,7 +111,20 @@ uint64_t transitions_data_seed(const struct op_args *a)
     return h;
 }
 
-static int seed_data(struct transitions *tt)
+/* path with each name cut to its kind, the pool's first letter ("/d0/f1" to "/d/f"). */
+static void shape_of(char *path)
+{
+    char *to = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' || p == path || p[-1] == '/')
+            *to++ = *p;
+    *to = '\0';
+}
+
+/* With [run] symmetry = names a write's data must not tell one pool name of a kind from
+ * another, or the renamed state would not be the state the renamed write makes: its seed is
+ * made from its paths' shapes. */
+static int seed_data(struct transitions *tt, int symmetric)
 {
     struct op_args *a = malloc(sizeof *a);   /* two paths of PATH_MAX: not on the stack */
     if (!a)
@@ -119,6 +132,10 @@ static int seed_data(struct transitions *tt)
     for (size_t i = 0; i < tt->n; i++)
         if (op_desc_of(tt->t[i].op)->fields & OPF_SEED) {
             expand(&tt->t[i], a);
+            if (symmetric) {
+                shape_of(a->path);
+                shape_of(a->path2);
+            }
             tt->t[i].data_seed = transitions_data_seed(a);
         }
     free(a);
@@ -572,7 +589,7 @@ int transitions_build(const struct input *in, struct transitions *tt)
         if (in->cfg->op_weight[op] > 0)
             gens[op](&g);
     free_lists(&g.l);
-    if (g.failed || seed_data(tt) < 0) {
+    if (g.failed || seed_data(tt, strcmp(in->cfg->run.symmetry, "names") == 0) < 0) {
         transitions_free(tt);
         return -1;
     }

@@ -21,8 +21,9 @@ static void depth_text(const struct bounded_progress *p, char *buf, size_t len)
 
 static void not_complete(const struct bounded_progress *p, char *buf, size_t len)
 {
-    snprintf(buf, len, "not complete: depth %ld of %ld completed, %" PRIu64 " states, %" PRIu64
-             " on the frontier", p->done, p->limit, p->states, p->frontier);
+    snprintf(buf, len, "not complete: depth %ld of %ld completed, %" PRIu64 " states%s, %" PRIu64
+             " on the frontier", p->done, p->limit, p->states,
+             p->symmetric ? " up to renaming pool names of one kind" : "", p->frontier);
 }
 
 /* A swarm VT checked the states below its share of the first two transitions only. */
@@ -52,8 +53,9 @@ void bounded_verdict(const struct engine *e, char *buf, size_t len)
         return;
     }
     depth_text(p, depth, sizeof depth);
-    snprintf(buf, len, "verified: %" PRIu64 " states, %" PRIu64 " transitions, %s, %s%s: no "
-             "discrepancy", p->states, p->ops, depth, p->bounds, share);
+    snprintf(buf, len, "verified: %" PRIu64 " states%s, %" PRIu64 " transitions, %s, %s%s: no "
+             "discrepancy", p->states, p->symmetric ? " up to renaming pool names of one kind" : "",
+             p->ops, depth, p->bounds, share);
 }
 
 void bounded_write_json(const struct engine *e, FILE *f)
@@ -66,9 +68,9 @@ void bounded_write_json(const struct engine *e, FILE *f)
     fprintf(f, ",\"complete\":%s,\"bounded\":{\"verdict\":\"%s\",\"verified\":%s,"
             "\"depth_limit\":%ld,\"depth_completed\":%ld,\"states\":%" PRIu64 ",\"frontier\":%"
             PRIu64 ",\"transitions\":%" PRIu64 ",\"per_state\":%" PRIu64 ",\"closed\":%s,"
-            "\"share\":%d,\"shares\":%d,\"bounds\":\"%s\"}",
+            "\"share\":%d,\"shares\":%d,\"bounds\":\"%s\",\"symmetry\":\"%s\"}",
             bounded_complete(p) ? "true" : "false", escaped,
             bounded_complete(p) && !e->discrepancies ? "true" : "false", p->limit, p->done,
             p->states, p->frontier, p->ops, p->per_state, p->closed ? "true" : "false", p->share, p->shares ? p->shares : 1,
-            bounds);
+            bounds, p->symmetric ? "names" : "off");
 }

@@ -30,6 +30,7 @@ struct bounded_progress {
     int share, shares;           /* a swarm VT's share of the pairs of first and second
                                     transitions (search/bounded.c; shares 1: all of them) */
     char bounds[512];            /* the pool and partitions (transitions_bounds) */
+    int symmetric;               /* [run] symmetry = names: states counted up to renaming */
 };
 
 /* One fs's state differences that went away when read again past the kernel's attribute

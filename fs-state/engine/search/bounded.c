@@ -37,6 +37,27 @@ static void take_progress(struct bounded *b, struct engine *e)
     transitions_bounds(&e->in, b->p->bounds, sizeof b->p->bounds);
 }
 
+/* Each pool path's last name, files as kind 0 and directories as kind 1: in a pool every
+ * directory holds the same names, so the transition table offers the same operations on each
+ * name of one kind in one directory (README, "Bounded verification", symmetry). */
+static int take_kinds(struct bounded *b, const struct name_pool *pool)
+{
+    char **paths[2] = { pool->files, pool->dirs };
+    int n[2] = { pool->nfiles, pool->ndirs };
+    for (int k = 0; k < 2; k++) {
+        const char **names = malloc(((size_t)n[k] + 1) * sizeof *names);
+        if (!names)
+            return -1;
+        for (int i = 0; i < n[k]; i++) {
+            const char *slash = strrchr(paths[k][i], '/');
+            names[i] = slash ? slash + 1 : paths[k][i];
+        }
+        b->kinds.names[k] = names;
+        b->kinds.n[k] = n[k];
+    }
+    return 0;
+}
+
 int bounded_init(struct bounded *b, struct engine *e)
 {
     memset(b, 0, sizeof *b);
@@ -48,7 +69,12 @@ int bounded_init(struct bounded *b, struct engine *e)
     if (state_set_init(&b->seen, (size_t)e->g.dlen * (size_t)e->g.nfs) < 0)
         return init_fail(e, "out of memory for the states met");
     b->stride = transitions_grouped(&b->tt) ? 3 : 1;
+    b->symmetric = strcmp(e->cfg.run.symmetry, "names") == 0;
+    b->hash = e->cfg.run.hash;
+    if (b->symmetric && take_kinds(b, &e->in.pool) < 0)
+        return init_fail(e, "out of memory for the pool's names");
     take_progress(b, e);
+    b->p->symmetric = b->symmetric;
     if (take_share(b->p) < 0)
         return init_fail(e, "METIS_SPLIT is not I/N with I below N");
     return 0;

@@ -6,6 +6,7 @@
 #include "engine/ops/transitions.h"
 #include "engine/runstate/engine_types.h"
 #include "engine/search/state_set.h"
+#include "tree/canon.h"
 
 /* Every distinct state's digests, raw: what a swarm of VTs splitting one space unites. */
 #define BOUNDED_STATES_FILE "bounded-states.bin"
@@ -17,6 +18,9 @@ struct bounded {
     long first;                  /* the path's transition at depth 1 */
     long stride;                 /* pan's steps per operation: 1, or 3 for a grouped table */
     struct bounded_progress *p;  /* the engine's (e->search.bounded), carried between searches */
+    int symmetric;               /* [run] symmetry = names */
+    struct tree_canon_kinds kinds;   /* the pool's file names, its directory names */
+    const char *hash;            /* [run] hash */
 };
 
 /* The transition table and this search's depth: one deeper than the last completed one.

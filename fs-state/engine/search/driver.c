@@ -397,10 +397,25 @@ static void track_view(void)
 
 /* A leaf keeps the digests SPIN tracks for the state the step started from: SPIN then finds
  * the new state already stored and backtracks, so nothing below it is explored. */
+/* What SPIN matches fs i's state on: its digest, or with [run] symmetry = names the digest
+ * of its tree up to renaming pool names of one kind. The comparison between the file systems
+ * is the step's, over the real trees; only the key that merges states is canonical. */
+static void track_key(int i)
+{
+    unsigned char *key = metis_abs + (size_t)i * E.g.dlen;
+    if (!bounded_on || !bounded.symmetric) {
+        memcpy(key, E.g.out[i].digest, (size_t)E.g.dlen);
+        return;
+    }
+    if (E.g.out[i].canon_len != E.g.dlen)
+        infra_failure("symmetry = names: no canonical key for a file system's tree");
+    memcpy(key, E.g.out[i].canon, (size_t)E.g.dlen);
+}
+
 static void track_state(uint64_t sid, int leaf)
 {
     for (int i = 0; i < E.g.nfs && !leaf; i++)
-        memcpy(metis_abs + (size_t)i * E.g.dlen, E.g.out[i].digest, (size_t)E.g.dlen);
+        track_key(i);
     if (!leaf)
         metis_round = revisits_round(&revisits, metis_abs, (size_t)E.g.nfs * (size_t)E.g.dlen);
     metis_sid = sid;
@@ -602,6 +617,8 @@ static void start_bounded(void)
         fprintf(stderr, "metis: %s\n", E.err);
         exit(METIS_EXIT_BAD_INPUT);
     }
+    if (bounded_on && bounded.symmetric)
+        E.g.canon = &bounded.kinds;   /* from the initial state's read-back on */
 }
 
 void metis_start(void)

@@ -453,6 +453,18 @@ struct step_job {
     int fault_blen[METIS_MAX_FS];  /* ... and its length (-1: unknown) */
 };
 
+/* fs i's read-back into out[i] (digest, and canon when the group asks for it). */
+static int read_back(struct fsgroup *g, int i, FILE *listing)
+{
+    struct fs_outcome *o = &g->out[i];
+    tree_digest_canon(g->canon);
+    o->dlen = backend_read_back(g->be[i], &g->abs[i], o->digest, listing,
+                                i == 0 ? &g->tree : NULL);
+    o->canon_len = g->canon && o->dlen >= 0 ? tree_digest_canon_last(o->canon) : -1;
+    tree_digest_canon(NULL);
+    return o->dlen;
+}
+
 int fsgroup_read_state(struct fsgroup *g, int i)
 {
     struct backend *b = g->be[i];
@@ -467,7 +479,7 @@ int fsgroup_read_state(struct fsgroup *g, int i)
     o->listing = NULL;
     if (!listing && g->keep_listings)
         listing = kept = open_memstream(&o->listing, &kept_len);
-    o->dlen = backend_read_back(b, &g->abs[i], o->digest, listing, i == 0 ? &g->tree : NULL);
+    read_back(g, i, listing);
     if (kept && (fclose(kept) != 0 || o->dlen < 0)) {
         free(o->listing);
         o->listing = NULL;
@@ -958,7 +970,7 @@ static int reread_fresh_one(int i, void *ctx)
     o->listing = NULL;
     FILE *listing = open_memstream(&o->listing, &len);   /* the engine judges it next */
     tree_walk_fresh_attrs(1);
-    o->dlen = backend_read_back(b, &g->abs[i], o->digest, listing, i == 0 ? &g->tree : NULL);
+    read_back(g, i, listing);
     tree_walk_fresh_attrs(0);
     if (listing && (fclose(listing) != 0 || o->dlen < 0)) {
         free(o->listing);

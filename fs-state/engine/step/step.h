@@ -25,6 +25,8 @@ struct fs_outcome {
                                     `unsupported` refused it (res is that refusal) */
     unsigned char digest[TREE_MAX_DIGEST];
     int dlen;
+    unsigned char canon[TREE_MAX_DIGEST];   /* with the group's canon: the digest up to renaming */
+    int canon_len;
     int unreadable;              /* the last read-back of this fs failed (a target's finding) */
     unsigned differs;            /* DIFF_* against the reference, after fsgroup_compare */
     int have_fresh;              /* the engine held the trees against the known delta already:
@@ -82,6 +84,9 @@ struct fsgroup {
                                     below a known delta every step's trees are held against it,
                                     and reading them a second time cost a mount on a remounted
                                     fs and dropped a kept fs's checkpoint */
+    const struct tree_canon_kinds *canon;   /* non-NULL: each read-back also makes out[].canon,
+                                               the digest up to renaming these names (the key
+                                               of a bounded search with symmetry = names) */
     unsigned no_snapshots;       /* bit i: fs i restores by calls or a replay, not a snapshot */
     struct step_history *hist;   /* each state's parent and operation, when needs_history */
     struct crash_check *crash[METIS_MAX_FS];    /* NULL where no crash check applies */

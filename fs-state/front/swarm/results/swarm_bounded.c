@@ -121,7 +121,7 @@ static int verified(const struct together *t)
            t->states_known;
 }
 
-static void verdict_of(const struct together *t, char *buf, size_t len)
+static void verdict_of(const struct together *t, const char *symmetry, char *buf, size_t len)
 {
     if (t->discrepancies)
         snprintf(buf, len, "not verified: %d of %d VTs found a discrepancy class", t->discrepancies,
@@ -135,16 +135,17 @@ static void verdict_of(const struct together *t, char *buf, size_t len)
         snprintf(buf, len, "not complete: a VT's states (%s) could not be read",
                  BOUNDED_STATES_FILE);
     else
-        snprintf(buf, len, "verified together: %" PRIu64 " states (the union of %d VTs' shares), "
-                 "%" PRIu64 " transitions, depth <= %ld, %s: no discrepancy", t->states, t->vts,
-                 t->transitions, t->limit, t->bounds);
+        snprintf(buf, len, "verified together: %" PRIu64 " states%s (the union of %d VTs' "
+                 "shares), %" PRIu64 " transitions, depth <= %ld, %s: no discrepancy", t->states,
+                 strcmp(symmetry, "names") == 0 ? " up to renaming pool names of one kind" : "",
+                 t->vts, t->transitions, t->limit, t->bounds);
 }
 
 void swarm_bounded_verdict(const struct swarm *s, char *buf, size_t len)
 {
     struct together t;
     unite(s, &t);
-    verdict_of(&t, buf, len);
+    verdict_of(&t, s->cfg->run.symmetry, buf, len);
 }
 
 void swarm_bounded_json(const struct swarm *s, FILE *f)
@@ -154,7 +155,7 @@ void swarm_bounded_json(const struct swarm *s, FILE *f)
     if (!swarm_is_bounded(s))
         return;
     unite(s, &t);
-    verdict_of(&t, verdict, sizeof verdict);
+    verdict_of(&t, s->cfg->run.symmetry, verdict, sizeof verdict);
     json_escape(verdict, escaped, sizeof escaped);
     fprintf(f, ",\"complete\":%s,\"bounded\":{\"verdict\":\"%s\",\"verified\":%s,\"states\":%"
             PRIu64 ",\"transitions\":%" PRIu64 ",\"depth_limit\":%ld,\"vts_complete\":%d}",
