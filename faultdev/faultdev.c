@@ -577,8 +577,8 @@ static int states_command(int argc, char *argv[])
     uint64_t max = UINT64_MAX;
     int reorder = !strcmp(argv[3], "stream");
     if ((!reorder && strcmp(argv[3], "flushes")) || (argc == 5 && (parse_u64(argv[4], &max) < 0 || !max)))
-        return fprintf(stderr, "metis-faultdev: --states LOG flushes|stream [MAX]: MAX is a "
-                       "count from 1\n"), 2;
+        return fprintf(stderr, "metis-faultdev: --states: expected LOG flushes|stream [MAX], "
+                       "MAX a count from 1\n"), 2;
     return list_states(argv[2], reorder, max > SIZE_MAX ? SIZE_MAX : (size_t)max, 1);
 }
 
