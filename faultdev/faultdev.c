@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "faultdev_proto.h"
+#include "faultdev_states.h"
 
 #ifndef METIS_VERSION
 #define METIS_VERSION "standalone"
@@ -37,12 +38,19 @@ struct counters {
     int loss_unreported;        /* a lost write the next fsync must report (armed or not) */
 };
 
+/* The test hooks' lies about flushes: record on lie (a flush does not cover the writes before
+ * it), record on early (a flush does not order: the write after it is durable before it). */
+enum lie { LIE_NONE, LIE_LATE, LIE_EARLY };
+
 /* The block log (record on): what was written, discarded and flushed, in the order served. */
 struct blocklog {
-    int on, lie;
+    int on;
+    enum lie lie;
     char *p;
     size_t len, cap;
     size_t since_flush;         /* where the records since the last flush start (lie) */
+    size_t stretch;             /* where the records before the last flush start (early) */
+    int after_flush;            /* no write logged since the last flush (early) */
 };
 
 struct device {
@@ -134,27 +142,39 @@ static void log_add(struct blocklog *l, uint32_t kind, uint32_t len, uint64_t of
         l->on = 0;
         return;
     }
-    if (kind == FAULTDEV_REC_FLUSH && l->lie) {
+    if (kind == FAULTDEV_REC_FLUSH && l->lie == LIE_LATE) {
         if (log_lie(l, &r) < 0)
             l->on = 0;
         return;
     }
-    if (kind == FAULTDEV_REC_FLUSH)
+    size_t at = l->len;
+    if (kind == FAULTDEV_REC_FLUSH) {
+        l->stretch = l->since_flush;
         l->since_flush = l->len + sizeof r;
-    memcpy(l->p + l->len, &r, sizeof r);
+        l->after_flush = 1;
+    } else if (kind == FAULTDEV_REC_WRITE && l->lie == LIE_EARLY && l->after_flush) {
+        /* The early lie: the write goes ahead of the stretch the last flush ended. */
+        at = l->stretch;
+        memmove(l->p + at + n, l->p + at, l->len - at);
+        l->since_flush += n;
+    }
+    if (kind == FAULTDEV_REC_WRITE)
+        l->after_flush = 0;
+    memcpy(l->p + at, &r, sizeof r);
     if (data)
-        memcpy(l->p + l->len + sizeof r, data, len);
+        memcpy(l->p + at + sizeof r, data, len);
     l->len += n;
 }
 
-/* record on [lie] | record off | record mark N */
+/* record on [lie|early] | record off | record mark N */
 static int record_command(struct blocklog *l, const char *args)
 {
     uint64_t n;
-    if (strcmp(args, "on") == 0 || strcmp(args, "on lie") == 0) {
+    if (strcmp(args, "on") == 0 || strcmp(args, "on lie") == 0 || strcmp(args, "on early") == 0) {
         l->on = 1;
-        l->lie = args[2] != '\0';
-        l->len = l->since_flush = 0;
+        l->lie = !args[2] ? LIE_NONE : !strcmp(args + 3, "lie") ? LIE_LATE : LIE_EARLY;
+        l->len = l->since_flush = l->stretch = 0;
+        l->after_flush = 0;
         return 0;
     }
     if (strcmp(args, "off") == 0)
@@ -447,7 +467,7 @@ static const struct fuse_lowlevel_ops faultdev_ops = {
     .fallocate = op_fallocate,
 };
 
-/* ---- offline: the persistence points of a saved block log, and a state built from it ---- */
+/* ---- offline: the crash states of a saved block log, and a state built from it ---- */
 
 struct saved_log {
     char *p;
@@ -492,35 +512,74 @@ static int next_rec(const struct saved_log *l, size_t *pos, struct faultdev_rec 
     return 1;
 }
 
-/* One line per persistence point, "END SYNCED": the state of the records before END (the base,
- * each flush after which a write landed, the end), and 1 when a "mark 2" comes before the flush
- * after them (the caller's syncs had returned). */
-static int list_flushes(const char *path)
+/* The kinds of the log's records, and where the marks 1 and 2 are (the caller's syncs began,
+ * and returned; SIZE_MAX when absent); NULL out of memory. */
+static unsigned *log_kinds(const struct saved_log *l, size_t *n, size_t *mark1, size_t *mark2)
 {
-    struct saved_log l;
     struct faultdev_rec r;
     const char *data;
-    size_t pos = 0, k = 0, state = 0;
-    int landed = 0, synced = 0, pending = 1;    /* the base waits for the first flush */
+    size_t pos = 0, cap = 64;
+    unsigned *kind = malloc(cap * sizeof *kind);
+    *n = 0;
+    *mark1 = *mark2 = SIZE_MAX;
+    while (kind && next_rec(l, &pos, &r, &data)) {
+        if (*n == cap) {
+            unsigned *k = realloc(kind, (cap *= 2) * sizeof *k);
+            if (!k)
+                return free(kind), NULL;
+            kind = k;
+        }
+        if (r.kind == FAULTDEV_REC_MARK && r.len == 1 && *mark1 == SIZE_MAX)
+            *mark1 = *n;
+        if (r.kind == FAULTDEV_REC_MARK && r.len == 2 && *mark2 == SIZE_MAX)
+            *mark2 = *n;
+        kind[(*n)++] = r.kind;
+    }
+    return kind;
+}
+
+/* The log's crash states (faultdev_states.c, as Metis enumerates them), the first max of them:
+ * with full, one line "KIND END SKIP SYNCING SYNCED" each (SKIP -1 for none; SYNCING and
+ * SYNCED 1 when the mark 1 or 2 comes before the record the power cut came before), else
+ * "END SYNCED" (--flushes). */
+static int list_states(const char *path, int reorder, size_t max, int full)
+{
+    struct saved_log l;
+    size_t n, mark1, mark2;
     if (load_log(path, &l) < 0)
         return 1;
-    for (; next_rec(&l, &pos, &r, &data); k++) {
-        synced |= r.kind == FAULTDEV_REC_MARK && r.len == 2;
-        landed |= r.kind == FAULTDEV_REC_WRITE || r.kind == FAULTDEV_REC_DISCARD;
-        if (r.kind != FAULTDEV_REC_FLUSH)
-            continue;
-        if (pending)            /* the state waiting is judged at this flush, the cut's place */
-            printf("%zu %d\n", state, synced);
-        pending = landed;       /* a flush nothing landed before makes no state of its own */
-        state = k;
-        landed = 0;
-    }
-    if (pending)
-        printf("%zu %d\n", state, synced);
-    if (landed)
-        printf("%zu %d\n", k, synced);
+    unsigned *kind = log_kinds(&l, &n, &mark1, &mark2);
+    size_t all = kind ? crash_states_of(kind, n, reorder, NULL, 0) : 0;
+    struct crash_state *st = kind ? calloc(all < max ? all : max, sizeof *st) : NULL;
     free(l.p);
+    if (!st) {
+        free(kind);
+        return fprintf(stderr, "metis-faultdev: %s: out of memory\n", path), 1;
+    }
+    size_t shown = all < max ? all : max;
+    crash_states_of(kind, n, reorder, st, shown);
+    for (size_t k = 0; k < shown; k++) {
+        int syncing = mark1 < st[k].crash_at, synced = mark2 < st[k].crash_at;
+        if (full)
+            printf("%s %zu %ld %d %d\n", crash_state_kind_name(st[k].kind), st[k].end,
+                   st[k].skip, syncing, synced);
+        else
+            printf("%zu %d\n", st[k].end, synced);
+    }
+    free(st);
+    free(kind);
     return 0;
+}
+
+/* --states LOG flushes|stream [MAX] */
+static int states_command(int argc, char *argv[])
+{
+    uint64_t max = UINT64_MAX;
+    int reorder = !strcmp(argv[3], "stream");
+    if ((!reorder && strcmp(argv[3], "flushes")) || (argc == 5 && (parse_u64(argv[4], &max) < 0 || !max)))
+        return fprintf(stderr, "metis-faultdev: --states: expected LOG flushes|stream [MAX], "
+                       "MAX a count from 1\n"), 2;
+    return list_states(argv[2], reorder, max > SIZE_MAX ? SIZE_MAX : (size_t)max, 1);
 }
 
 /* A copy of the file from into a new file to; the open copy, or -1. */
@@ -580,6 +639,7 @@ static int usage(void)
                "  echo disarm > MOUNTPOINT/%s; cat MOUNTPOINT/%s\n"
                "Stays in the foreground until unmounted.\n"
                "  metis-faultdev --flushes LOG   # the persistence points of a saved block log\n"
+               "  metis-faultdev --states LOG flushes|stream [MAX]   # its crash states, as Metis's\n"
                "  metis-faultdev --state LOG BASE OUT END [SKIP]   # OUT: BASE and the log's writes\n",
             FAULTDEV_IMAGE_NAME, FAULTDEV_CTL_NAME, FAULTDEV_CTL_NAME, FAULTDEV_CTL_NAME,
             FAULTDEV_CTL_NAME);
@@ -614,7 +674,9 @@ int main(int argc, char *argv[])
     if (argc == 2 && !strcmp(argv[1], "--version"))
         return printf("metis-faultdev %s\n", METIS_VERSION) < 0;
     if (argc == 3 && !strcmp(argv[1], "--flushes"))
-        return list_flushes(argv[2]);
+        return list_states(argv[2], 0, SIZE_MAX, 0);
+    if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--states"))
+        return states_command(argc, argv);
     if ((argc == 6 || argc == 7) && !strcmp(argv[1], "--state"))
         return build_state(argv[2], argv[3], argv[4], argv[5], argc == 7 ? argv[6] : NULL);
     if (argc != 3 || argv[1][0] == '-') {

@@ -18,14 +18,16 @@
  *   disarm
  *       Requests pass again; the counters stay as they were until the next arm, and a lost write
  *       not told yet is told at the next fsync.
- *   record on [lie]
+ *   record on [lie | early]
  *       Empties the block log and starts it: from now on every write of the image (its offset and
  *       data), every discard and every flush (an fsync of the image: how a loop device passes on
  *       a flush, and a FUA write, which it emulates as a write and a flush) is appended to it,
  *       in the order the daemon serves them. lie (a test hook): a device that lies about its
  *       flushes; the writes since the flush before are still made to the image, but the log
  *       puts them after the flush (marks stay), as if they had become durable only at the next
- *       one.
+ *       one. early (a test hook): a device whose flush does not order the writes after it:
+ *       the first write after each flush is logged ahead of the writes since the flush
+ *       before (before both flushes), as if it had become durable before them.
  *   record mark N
  *       Appends a mark with the number N: where in the log a caller's call returned.
  *   record off

@@ -1,5 +1,5 @@
 # The faulty device: bin/metis-faultdev, a FUSE daemon serving one image whose reads and writes fail on command.
-$(BIN)/metis-faultdev: $(BUILD)/faultdev/faultdev.o
+$(BIN)/metis-faultdev: $(BUILD)/faultdev/faultdev.o $(BUILD)/faultdev/faultdev_states.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -37,8 +37,16 @@ $(BUILD)/replayer/emitstep/emitc_calls.o: CFLAGS += -I$(BUILD)/replayer
 
 # emit-c writes the faulty device's source beside a reproducer whose last step is a fault step,
 # for run.sh to build where Metis is not installed: faultdev/'s text as C string lines.
-FAULTDEV_TEXT := faultdev/faultdev_proto.h faultdev/faultdev.c
+FAULTDEV_TEXT := faultdev/faultdev_proto.h faultdev/faultdev_states.h faultdev/faultdev_states.c faultdev/faultdev.c
 $(BUILD)/replayer/faultdev_text.h: $(FAULTDEV_TEXT)
 	$(as_c_text)
 $(BUILD)/replayer/emitstep/emitc_fault.o: $(BUILD)/replayer/faultdev_text.h
 $(BUILD)/replayer/emitstep/emitc_fault.o: CFLAGS += -I$(BUILD)/replayer
+
+# A reproducer of crash states from a recorded stream holds them to the engine's own oracle.
+CRASH_ORACLE_TEXT := fs-state/engine/crash/crash_listing.h fs-state/engine/crash/crash_oracle.h \
+                     fs-state/engine/crash/crash_listing.c fs-state/engine/crash/crash_oracle.c
+$(BUILD)/replayer/crash_oracle_text.h: $(CRASH_ORACLE_TEXT)
+	$(as_c_text)
+$(BUILD)/replayer/emitstep/emitc_stream.o: $(BUILD)/replayer/crash_oracle_text.h
+$(BUILD)/replayer/emitstep/emitc_stream.o: CFLAGS += -I$(BUILD)/replayer

@@ -145,6 +145,7 @@ static const char program_main[] =
     "    const char *what = argc > 2 ? argv[2] : \"all\";\n"
     "    int all = !strcmp(what, \"all\"), differs = 0;\n"
     "    verbose = getenv(\"REPRO_VERBOSE\") != NULL;\n"
+    "    if (argc == 7 && !strcmp(argv[1], \"oracle\"))\n        return crash_oracle_cmd(argv + 2);\n"
     "    int one_step = !strcmp(what, \"step\") || !strcmp(what, \"sync\") || !strcmp(what, \"fault\");\n"
     "    if (argc < 2 || argc > 4 || (one_step && argc != 4)) {\n"
     "        fprintf(stderr, \"usage: %s MOUNT_POINT [all | pre | step K | sync K | fault K | together | tree | list]\\n\", argv[0]);\n"
@@ -433,6 +434,7 @@ static int write_program(const struct emit *e, const char *path, char *err, size
     emitc_crash_sync(f, e->t, e->cfg, &e->cfg->fs[e->fut]);
     emitc_fault_call(f, e);
     fputs(program_list, f);
+    emitc_stream_oracle(f, e);
     fputs(program_main, f);
     free(pre);
     return fclose(f) == 0 ? 0 : (snprintf(err, errlen, "%s: write failed", path), -1);

@@ -49,7 +49,7 @@ tail -n1 "$T/shrink.err"
 grep -q "crash=[a-z]*$" "$T/min.trace" || fail "the shrunk trace lost the crash discrepancy"
 [ "$(grep -c '^op ' "$T/min.trace")" -le "$seq" ] || fail "the shrunk trace is longer than the run"
 
-# ---- the C reproducer: records the last step on its own faulty device and checks each flush ----
+# ---- the C reproducer: records the last step on its own faulty device and checks the states ----
 "$R" emit-c "$T/min.trace" -o "$T/emit" > /dev/null || fail "emit-c failed"
 grep -q "record on lie" "$T/emit/run.sh" || fail "the reproducer does not make its device lie as Metis's did"
 repro_tmp=$(mktemp -d /dev/shm/crash-stream.XXXXXX)
@@ -58,7 +58,7 @@ repro_loops() { losetup -n -l -O NAME,BACK-FILE | awk -v d="$repro_tmp/" 'index(
 REPRO_TMP=$repro_tmp "$T/emit/run.sh" > "$T/emit.out" 2>&1; rc=$?
 tail -n 4 "$T/emit.out"
 [ $rc = 1 ] || fail "the emitted reproducer: exit $rc, want 1"
-grep -q "^repro: crash state [0-9]* .* is not what the sync promised" "$T/emit.out" ||
+grep -q "^repro: crash state [0-9]* (flush: .* is not what a power cut may leave" "$T/emit.out" ||
   fail "the reproducer does not name the crash state"
 wait_for 10 eval '[ -z "$(repro_loops)" ]'
 [ -z "$(repro_loops)" ] || fail "the reproducer left loop devices: $(repro_loops)"
@@ -68,7 +68,7 @@ sed 's/^cfg crash_test_lie = 1$/cfg crash_test_lie = 0/' "$T/min.trace" > "$T/ho
 "$R" emit-c "$T/honest.trace" -o "$T/emit-honest" > /dev/null || fail "emit-c (honest) failed"
 REPRO_TMP=$repro_tmp "$T/emit-honest/run.sh" > "$T/emit-honest.out" 2>&1; rc=$?
 [ $rc = 0 ] || { cat "$T/emit-honest.out"; fail "the honest reproducer: exit $rc, want 0"; }
-grep -q "^repro: [1-9][0-9]* crash states checked" "$T/emit-honest.out" || fail "the honest reproducer checked no state"
+grep -q "^repro: \([1-9][0-9]*\) of \1 crash states checked" "$T/emit-honest.out" || fail "the honest reproducer did not check every state"
 
 # ---- the honest device on the same steps: nothing ----
 run honest 0 --ops 30 --seed 1

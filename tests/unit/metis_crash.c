@@ -134,6 +134,8 @@ Test(metis_crash, stream_states_configs)
     mcr_refused("[run]\ncrash = fsync\ncrash_test_lie = 1\n" EXT4_4M, 3,
                 "crash_test_lie: the recording device lies only under a crash check with "
                 "crash_states = flushes or stream");
+    mcr_refused("[run]\ncrash = fsync\ncrash_states = stream\ncrash_test_lie = 3\n" EXT4_4M, 4,
+                "crash_test_lie: 3 is out of range (0..2)");
     mcr_refused("[run]\ncrash_states = all\n" EXT4_4M, 2,
                 "crash_states: 'all' is not copy, flushes or stream");
     mcr_refused("[run]\ncrash = fsync\ncrash_states = flushes\n[fs e2]\ntype = kernel\n"

@@ -9,13 +9,17 @@
 #define F FAULTDEV_REC_FLUSH
 #define M FAULTDEV_REC_MARK
 
+static unsigned kind_room[16];
+
 /* A stream of the given kinds (writes of 1 byte at their index). */
 static struct stream stream_of(const uint32_t *kinds, size_t n, struct stream_rec *room)
 {
     static const unsigned char byte = 1;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         room[i] = (struct stream_rec){ kinds[i], kinds[i] == M ? 2 : 1, i, kinds[i] == W ? &byte : NULL };
-    return (struct stream){ room, n };
+        kind_room[i] = kinds[i];
+    }
+    return (struct stream){ room, kind_room, n };
 }
 
 static struct stream_rec room[16];

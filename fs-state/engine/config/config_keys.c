@@ -141,7 +141,7 @@ static const struct config_key run_keys[] = {
     RUNK(crash_test_skip, CK_STR, NO_RANGE, ""),
     RUNK(crash_states, CK_STR, NO_RANGE, "copy"),
     RUNK(crash_states_max, CK_LONG, RANGE(1, 1e6), "64"),
-    RUNK(crash_test_lie, CK_BOOL, NO_RANGE, "0"),
+    RUNK(crash_test_lie, CK_INT, RANGE(0, 2), "0"),
     RUNK(remount_test_lose, CK_SIZE, NO_RANGE, "0"),
     RUNK(faults, CK_DOUBLE, RANGE(0, 1), "0"),
     RUNK(fault_kinds, CK_STR, NO_RANGE, "eio_write,eio_read,lost_write"),

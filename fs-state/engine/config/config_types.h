@@ -144,7 +144,7 @@ struct run_config {
     char crash_states[16];      /* the crash states: copy (one per step), flushes or stream
                                    (from the recorded block stream; crash_modes.h) */
     long crash_states_max;      /* crash states checked per step and fs at most */
-    int crash_test_lie;         /* test hook: the recording device lies about its flushes */
+    int crash_test_lie;         /* test hook: the recording device lies about its flushes (1: late, 2: early) */
     uint64_t remount_test_lose; /* test hook: a write_file of at least this many bytes never
                                    reaches the device of a kernel fs kept mounted (0: off) */
     double faults;              /* share of steps that are fault steps (fault_kinds.h); 0 = off */

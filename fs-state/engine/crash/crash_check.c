@@ -147,7 +147,7 @@ int crash_start(struct crash_check *c)
 {
     if (!c || c->states == CRASH_STATES_COPY)
         return 0;
-    if (crash_image_base(c->img) < 0 || faultdev_record(c->dev, c->lie ? "on lie" : "on") < 0)
+    if (crash_image_base(c->img) < 0 || faultdev_record(c->dev, crash_lie_record(c->lie)) < 0)
         return -1;
     c->recording = 1;
     return 0;
@@ -158,14 +158,6 @@ static int mark(struct crash_check *c, int which)
     char text[32];
     snprintf(text, sizeof text, "mark %d", which);
     return c->recording ? faultdev_record(c->dev, text) : 0;
-}
-
-/* Operations whose bytes may reach the device in any order before a sync: a crash in flight
- * can leave a file's size and contents between before and after. */
-static int is_data_op(const struct op_args *a)
-{
-    return a->op == OP_write_file || a->op == OP_truncate || a->op == OP_fallocate_file ||
-           a->op == OP_copy_range || a->op == OP_create_file || a->op == OP_open_unlink;
 }
 
 /* ---- the sync ---- */
@@ -301,7 +293,7 @@ int crash_capture(struct crash_check *c, int rootfd, const struct op_args *a,
     r->checked = 1;
     c->nprom = 0;
     c->pending = 0;
-    c->data_op = is_data_op(a);
+    c->data_op = crash_data_op(op_name(a->op));
     if (mark(c, MARK_SYNCING) < 0)
         return -1;
     if (c->mode == CRASH_FSYNC && sync_touched(c, rootfd, a, skip || whole) < 0)

@@ -1,4 +1,4 @@
-/* The crash states of a recorded block stream: the faulty device's log parsed, each persistence point's state, and with reordering each not-yet-flushed write dropped and each prefix. */
+/* The crash states of a recorded block stream: the faulty device's log parsed, its states enumerated (faultdev_states.c, shared with bin/metis-faultdev) and built on the copy. */
 #include "engine/crash/crash_states.h"
 #include "backend/crash_image.h"
 #include "faultdev_proto.h"
@@ -12,11 +12,15 @@ static int append(struct stream *s, size_t *cap, const struct stream_rec *r)
     if (s->n == *cap) {
         size_t c = *cap ? 2 * *cap : 256;
         struct stream_rec *p = realloc(s->rec, c * sizeof *p);
-        if (!p)
+        if (p)
+            s->rec = p;
+        unsigned *k = p ? realloc(s->kind, c * sizeof *k) : NULL;
+        if (!k)
             return errno = ENOMEM, -1;
-        s->rec = p;
+        s->kind = k;
         *cap = c;
     }
+    s->kind[s->n] = r->kind;
     s->rec[s->n++] = *r;
     return 0;
 }
@@ -46,7 +50,9 @@ int stream_parse(const char *buf, size_t len, struct stream *s)
 void stream_free(struct stream *s)
 {
     free(s->rec);
+    free(s->kind);
     s->rec = NULL;
+    s->kind = NULL;
     s->n = 0;
 }
 
@@ -63,78 +69,9 @@ int stream_marked_before(const struct stream *s, size_t at, uint32_t mark)
     return 0;
 }
 
-const char *crash_state_kind_name(enum crash_state_kind k)
-{
-    static const char *names[] = { "base", "flush", "end", "drop", "prefix" };
-    return k <= STATE_PREFIX ? names[k] : "?";
-}
-
-/* The first flush at or after index i, or s->n. */
-static size_t next_flush(const struct stream *s, size_t i)
-{
-    while (i < s->n && s->rec[i].kind != FAULTDEV_REC_FLUSH)
-        i++;
-    return i;
-}
-
-/* Counts a state and writes it while there is room. */
-static void emit(struct crash_state *out, size_t max, size_t *n, enum crash_state_kind kind,
-                 size_t end, size_t crash_at, long skip)
-{
-    if (*n < max)
-        out[*n] = (struct crash_state){ kind, end, crash_at, skip };
-    (*n)++;
-}
-
-/* The base, each flush's state and the end's. A flush that nothing landed before since the
- * last state is left out: its state is that one's, judged there with as many calls returned. */
-static void persistence_points(const struct stream *s, struct crash_state *out, size_t max,
-                               size_t *n)
-{
-    int landed = 0;
-    emit(out, max, n, STATE_BASE, 0, next_flush(s, 0), -1);
-    for (size_t i = 0; i < s->n; i++) {
-        if (stream_lands(&s->rec[i]))
-            landed = 1;
-        else if (s->rec[i].kind == FAULTDEV_REC_FLUSH && landed) {
-            emit(out, max, n, STATE_FLUSH, i, next_flush(s, i + 1), -1);
-            landed = 0;
-        }
-    }
-    if (landed)
-        emit(out, max, n, STATE_END, s->n, s->n, -1);
-}
-
-/* The stretch of records [from, to) between two flushes: each write dropped, each prefix. */
-static void reorderings(const struct stream *s, size_t from, size_t to, struct crash_state *out,
-                        size_t max, size_t *n)
-{
-    size_t m = 0, k = 0;
-    for (size_t i = from; i < to; i++)
-        m += (size_t)stream_lands(&s->rec[i]);
-    if (m < 2)
-        return;
-    for (size_t i = from; i < to; i++)
-        if (stream_lands(&s->rec[i]))
-            emit(out, max, n, STATE_DROP, to, to, (long)i);
-    /* Prefixes of 1 to m - 2 writes: the state ends before the write after them. */
-    for (size_t i = from; i < to; i++)
-        if (stream_lands(&s->rec[i]) && ++k >= 2 && k <= m - 1)
-            emit(out, max, n, STATE_PREFIX, i, to, -1);
-}
-
 size_t stream_states(const struct stream *s, int reorder, struct crash_state *out, size_t max)
 {
-    size_t n = 0;
-    persistence_points(s, out, max, &n);
-    if (!reorder)
-        return n;
-    for (size_t from = 0; from < s->n;) {
-        size_t to = next_flush(s, from);
-        reorderings(s, from, to, out, max, &n);
-        from = to + 1;
-    }
-    return n;
+    return crash_states_of(s->kind, s->n, reorder, out, max);
 }
 
 void stream_build(const struct stream *s, const struct crash_state *st, struct crash_image *img)

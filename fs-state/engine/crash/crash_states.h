@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "faultdev_states.h"
+
 /* One record of the stream (faultdev_proto.h's struct faultdev_rec, its data pointed to). */
 struct stream_rec {
     uint32_t kind;              /* FAULTDEV_REC_WRITE, _DISCARD, _FLUSH, _MARK */
@@ -15,6 +17,7 @@ struct stream_rec {
 
 struct stream {
     struct stream_rec *rec;
+    unsigned *kind;             /* rec[i].kind, for the enumeration (faultdev_states.h) */
     size_t n;
 };
 
@@ -27,33 +30,8 @@ int stream_lands(const struct stream_rec *r);
 /* 1 when a mark with number mark is among the records before index at. */
 int stream_marked_before(const struct stream *s, size_t at, uint32_t mark);
 
-enum crash_state_kind {
-    STATE_BASE,                 /* nothing of the step: the image it started from */
-    STATE_FLUSH,                /* everything up to a flush (a persistence point) */
-    STATE_END,                  /* everything, when writes follow the last flush */
-    STATE_DROP,                 /* up to a flush, one write since the flush before it dropped */
-    STATE_PREFIX,               /* up to a flush, and only the first writes since the one before */
-};
-
-/* A state: the writes and discards among the records before end, but skip (-1: none);
- * crash_at is the record the power cut came before: a call whose mark is before it returned. */
-struct crash_state {
-    enum crash_state_kind kind;
-    size_t end, crash_at;
-    long skip;
-};
-
-/* "base", "flush", "end", "drop", "prefix". */
-const char *crash_state_kind_name(enum crash_state_kind k);
-
-/*
- * The states of s, in this order: the base; the state at every flush after which something
- * landed since the state before; the end state when writes follow the last flush. With
- * reorder, then, for each stretch of at least two writes between two flushes (or after the
- * last one), each single write of it dropped and each proper prefix of it (but the one
- * without its last write, which the drop of that write is). At most max states are written to
- * out; the return is how many there are in all.
- */
+/* The states of s (faultdev_states.h's crash_states_of, which bin/metis-faultdev --states
+ * shares): at most max written to out; the return is how many there are in all. */
 size_t stream_states(const struct stream *s, int reorder, struct crash_state *out, size_t max);
 
 struct crash_image;

@@ -79,3 +79,18 @@ int crash_format_journals(const char *fstype, uint64_t size)
         return size >= CRASH_EXT4_JOURNAL_MIN;
     return 1;
 }
+
+const char *crash_lie_record(int lie)
+{
+    return lie == 1 ? "on lie" : lie == 2 ? "on early" : "on";
+}
+
+int crash_data_op(const char *op)
+{
+    static const char *const data_ops[] = { "write_file", "truncate", "fallocate_file",
+                                            "copy_range", "create_file", "open_unlink" };
+    for (size_t k = 0; k < sizeof data_ops / sizeof *data_ops; k++)
+        if (strcmp(op, data_ops[k]) == 0)
+            return 1;
+    return 0;
+}

@@ -27,6 +27,16 @@ enum crash_states {
 int crash_states_parse(const char *s);
 const char *crash_states_name(enum crash_states s);
 
+/* The recording device's "record on" command for the test hook crash_test_lie: "on" (0, an
+ * honest device), "on lie" (1: a flush does not cover the writes since the one before), "on
+ * early" (2: a flush does not order, the write after it is logged ahead of the ones before). */
+const char *crash_lie_record(int lie);
+
+/* 1 for an operation (by name) whose bytes may reach the device in any order before a sync:
+ * a crash in flight can leave its file's size and contents between before and after, so the
+ * oracle holds its changed entries only to a type (crash_oracle.h). */
+int crash_data_op(const char *op);
+
 /* Kinds of crash discrepancy (the step's DIFF_CRASH* bits are built from these). */
 enum {
     CRASH_LOST = 1,     /* the recovered copy differs in what the sync promised */
