@@ -72,8 +72,9 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/run-default.sh
 
+# What the checks run is built on every core first; the checks themselves run one after another.
 check: targets-deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(shell nproc) all $(UNIT_BIN) fuzz-replay-build
 	@$(MAKE) --no-print-directory check-symbols check-cycles check-includes unit fuzz-replay integration
 
 install: all

@@ -47,13 +47,15 @@ $(FUZZ_FZ)/bin/fuzz_%: $(FUZZ_FZ)/tests/fuzz/fuzz_%.o $(FUZZ_FZ)/tests/fuzz/fuzz
 $(FUZZ_RP)/bin/seed_reffs: $(FUZZ_RP)/tests/fuzz/seed_reffs.o $(FUZZ_RP)/libreffs.a
 	$(CC) $(FUZZ_SAN) -o $@ $^ $(FUZZ_LINK)
 
-.PHONY: fuzz fuzz-replay fuzz-seeds
+.PHONY: fuzz fuzz-replay fuzz-replay-build fuzz-seeds
 .PRECIOUS: $(FUZZ_RP)/%.o $(FUZZ_FZ)/%.o
 
 # Every corpus file through its harness once (part of make check): a crash, a sanitizer report
 # or a refusal that is not one line fails it.
-fuzz-replay: $(FUZZ_HARNESSES:%=$(FUZZ_RP)/bin/replay_%)
+fuzz-replay: fuzz-replay-build
 	@tests/fuzz/replay.sh $(FUZZ_RP)/bin $(FUZZ_HARNESSES)
+
+fuzz-replay-build: $(FUZZ_HARNESSES:%=$(FUZZ_RP)/bin/replay_%)
 
 fuzz:
 	@scripts/deps.sh --fuzz
