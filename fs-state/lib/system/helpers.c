@@ -1,6 +1,6 @@
 /* Small file, text and clock helpers every part of Metis may use. */
 #include "helpers.h"
-#include "buf.h"
+#include "lib/text/buf.h"
 #include <time.h>
 #include <errno.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 /* Child processes: started with posix_spawn, waited for with time limits, their output captured. */
 #include "spawner.h"
-#include "helpers.h"
+#include "lib/system/helpers.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

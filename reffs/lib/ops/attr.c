@@ -1,6 +1,6 @@
 /* Attributes: getattr, setattr (chmod, chown, truncate, utimens), access. */
 #include <unistd.h>
-#include "internal.h"
+#include "lib/core/internal.h"
 
 int reffs_getattr(struct reffs *fs, reffs_ino ino, struct stat *out)
 {

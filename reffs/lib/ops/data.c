@@ -1,6 +1,6 @@
 /* File data: sparse 4 KiB blocks shared copy-on-write; read, write, truncate, fsync. */
 #include <fcntl.h>
-#include "internal.h"
+#include "lib/core/internal.h"
 
 /* First position in the map whose block number is >= idx. */
 size_t ext_lower(const struct rextmap *m, uint64_t idx)

@@ -1,5 +1,5 @@
 /* Name-space operations: lookup, create (mknod/mkdir/symlink/link), unlink, rmdir, readlink, readdir. */
-#include "internal.h"
+#include "lib/core/internal.h"
 
 /* The directory an operation works in: -ENOENT if missing, -ENOTDIR if not a directory. */
 static int get_dir(struct reffs *fs, reffs_ino ino, struct rinode **out)

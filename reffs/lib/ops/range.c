@@ -1,6 +1,6 @@
 /* Byte ranges of file data: fallocate in every mode ext4 has, and copy_file_range. */
 #include <fcntl.h>
-#include "internal.h"
+#include "lib/core/internal.h"
 
 /* Linux's ABI values, for headers that predate some modes. */
 #ifndef FALLOC_FL_KEEP_SIZE

@@ -1,6 +1,6 @@
 /* rename(2) with RENAME_NOREPLACE and RENAME_EXCHANGE, in the order Linux checks things. */
 #include <stdio.h>
-#include "internal.h"
+#include "lib/core/internal.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)

@@ -1,6 +1,6 @@
 /* Extended attributes: set/get/list/remove in the user., trusted. and security. namespaces. */
 #include <sys/xattr.h>
-#include "internal.h"
+#include "lib/core/internal.h"
 
 static const char *const xattr_prefixes[] = { "user.", "trusted.", "security." };
 

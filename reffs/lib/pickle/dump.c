@@ -1,5 +1,5 @@
 /* Tree dump: the live tree serialized for a reader that digests it without walking the mount. */
-#include "internal.h"
+#include "lib/core/internal.h"
 #include "pickle_io.h"
 
 /* Byte order and buffer as in pickles (pickle_io.h). */

@@ -2,7 +2,7 @@
 #include <openssl/evp.h>
 #include <unistd.h>
 #include <zstd.h>
-#include "internal.h"
+#include "lib/core/internal.h"
 #include "pickle.h"
 #include "pickle_io.h"
 

@@ -1,6 +1,6 @@
 /* Little-endian encoding and bounds-checked decoding for the pickle body. */
 #include <string.h>
-#include "internal.h"
+#include "lib/core/internal.h"
 #include "pickle_io.h"
 
 void pb_bytes(struct pbuf *b, const void *src, size_t n)

@@ -1,7 +1,7 @@
 /* Loading pickles: every byte checked into a temporary pool before the live pool is touched. */
 #include <unistd.h>
 #include <zstd.h>
-#include "internal.h"
+#include "lib/core/internal.h"
 #include "pickle.h"
 #include "pickle_io.h"
 

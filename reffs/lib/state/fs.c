@@ -1,6 +1,6 @@
 /* RefFS life cycle (create/destroy, statfs) and the stat records it hands out. */
 #include <stdio.h>
-#include "internal.h"
+#include "lib/core/internal.h"
 
 void fill_stat(const struct rinode *ip, struct stat *st)
 {

@@ -1,5 +1,5 @@
 /* Snapshots: whole states sharing inodes and blocks copy-on-write; save, restore, discard, stats. */
-#include "internal.h"
+#include "lib/core/internal.h"
 
 void state_clone(const struct rstate *src, struct rstate *dst)
 {

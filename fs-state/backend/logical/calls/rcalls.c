@@ -1,6 +1,6 @@
 /* Restore calls run confined below a mount's root: the one implementation a logical restore, a replay and every reproducer (which get this file as text) run. */
-#include "backend/logical/rcalls.h"
-#include "lib/beneath.h"
+#include "backend/logical/calls/rcalls.h"
+#include "lib/system/beneath.h"
 
 #include <errno.h>
 #include <fcntl.h>

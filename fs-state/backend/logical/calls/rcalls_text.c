@@ -1,7 +1,7 @@
 /* Restore calls as text: the canonical writer and its strict inverse, for the run log's and traces' call records. */
-#include "backend/logical/rcalls_text.h"
-#include "lib/errnos.h"
-#include "lib/numbers.h"
+#include "backend/logical/calls/rcalls_text.h"
+#include "lib/text/errnos.h"
+#include "lib/text/numbers.h"
 
 #include <inttypes.h>
 #include <stdio.h>

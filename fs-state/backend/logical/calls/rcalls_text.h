@@ -3,8 +3,8 @@
 #define METIS_RCALLS_TEXT_H
 
 #include <stddef.h>
-#include "lib/buf.h"
-#include "backend/logical/rcalls.h"
+#include "lib/text/buf.h"
+#include "backend/logical/calls/rcalls.h"
 
 /* The name of a kind ("write"), NULL out of range. */
 const char *rcall_kind_name(enum rcall_kind k);

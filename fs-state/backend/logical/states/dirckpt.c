@@ -1,7 +1,7 @@
 /* Checkpoints of a {dir}-backed FUSE fs: its backing directories kept every remount_every steps it runs, put back for a replay, exported and imported. */
-#include "backend/logical/dirckpt.h"
+#include "backend/logical/states/dirckpt.h"
 #include "backend/base/common.h"
-#include "backend/logical/treedir.h"
+#include "backend/logical/trees/treedir.h"
 
 #include <errno.h>
 #include <fcntl.h>

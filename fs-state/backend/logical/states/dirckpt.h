@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "backend/base/backend_types.h"
-#include "backend/logical/logical_states.h"
+#include "backend/logical/states/logical_states.h"
 
 /*
  * Such a fs keeps its state in directories on a run-owned tmpfs (scratch.h): with its daemon

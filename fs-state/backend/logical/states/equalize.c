@@ -2,7 +2,7 @@
  * the same point on each: fillers in a root directory that the abstraction leaves out.
  * Functions on one fs return 0 or -1 with errno (EFBIG, ENOSPC and E2BIG tell how far a fill
  * got); those over backends 0 or -1 with the message in the failing b->err. */
-#include "backend/logical/equalize.h"
+#include "backend/logical/states/equalize.h"
 #include "tree/digest.h"
 #include "tree/tree.h"
 #include "backend/base/backend_types.h"

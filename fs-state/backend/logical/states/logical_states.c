@@ -1,11 +1,11 @@
 /* Logical restore for a backend without snapshots: saved states are recorded trees; a restore applies their difference and checks the result's digest. */
-#include "backend/logical/logical_states.h"
+#include "backend/logical/states/logical_states.h"
 #include "backend/base/common.h"
 #include "backend/base/testhook.h"
-#include "backend/logical/equalize.h"
-#include "backend/logical/fstree.h"
-#include "backend/logical/logical_apply.h"
-#include "backend/logical/treedir.h"
+#include "backend/logical/states/equalize.h"
+#include "backend/logical/trees/fstree.h"
+#include "backend/logical/trees/logical_apply.h"
+#include "backend/logical/trees/treedir.h"
 
 #include <errno.h>
 #include <fcntl.h>

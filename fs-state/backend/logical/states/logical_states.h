@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "backend/base/backend_types.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 
 struct lrestore;
 

@@ -1,6 +1,6 @@
 /* Recorded trees: records the walk of a mount (tree/walk.c) into shared, immutable entries and deduplicated data blocks, and digests them as tree/digest.c does a walk. */
-#include "backend/logical/fstree.h"
-#include "lib/buf.h"
+#include "backend/logical/trees/fstree.h"
+#include "lib/text/buf.h"
 #include "backend/base/common.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* Logical restore: the difference of two recorded trees applied to a mount, so a restore costs what changed, not the search depth. */
-#include "backend/logical/logical_apply.h"
-#include "backend/logical/rcalls_text.h"
+#include "backend/logical/trees/logical_apply.h"
+#include "backend/logical/calls/rcalls_text.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
 #define METIS_LOGICAL_H
 
 #include <stddef.h>
-#include "backend/logical/fstree.h"
-#include "lib/buf.h"
+#include "backend/logical/trees/fstree.h"
+#include "lib/text/buf.h"
 
 /* Calls made by one logical_apply, for the summary. */
 struct lg_counts {

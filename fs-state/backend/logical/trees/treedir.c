@@ -1,8 +1,8 @@
 /* Recorded trees written out as a directory and read back in: the saved states of file systems that have no image (a tmpfs, a FUSE fs's backing directories). */
 #define _XOPEN_SOURCE 700       /* nftw */
-#include "backend/logical/treedir.h"
+#include "backend/logical/trees/treedir.h"
 #include "backend/base/common.h"
-#include "backend/logical/logical_apply.h"
+#include "backend/logical/trees/logical_apply.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "backend/logical/fstree.h"
+#include "backend/logical/trees/fstree.h"
 
 /*
  * A directory is the one form such a state takes outside Metis: every entry with its type,
