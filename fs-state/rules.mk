@@ -2,7 +2,7 @@
 # libmetis.a: the engine (engine/), the tree model (tree/), the backends (backend/) and the
 # leaf helpers they share (lib/); pan needs nothing else, and its kit holds one header:
 # driver.h, the entry points pan calls.
-METIS_SRC  := $(wildcard fs-state/lib/*.c fs-state/tree/*.c fs-state/backend/*.c fs-state/backend/*/*.c fs-state/engine/*/*.c) faultdev/faultdev_states.c
+METIS_SRC  := $(wildcard fs-state/lib/*/*.c fs-state/tree/*.c fs-state/backend/*.c fs-state/backend/*/*.c fs-state/backend/*/*/*.c fs-state/engine/*/*.c) faultdev/faultdev_states.c
 METIS_OBJ  := $(METIS_SRC:%.c=$(BUILD)/%.o)
 LIBMETIS   := $(LIBDIR)/libmetis.a
 

@@ -102,7 +102,7 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
     d->zero_opendir = (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) != 0;
     /* Files need OPEN and RELEASE, as RefFS charges an unlinked file's space while it is
      * open, unless -o noopen trades that for two round trips less per open (the kernel's
-     * lookup still keeps the file readable: lib/inode.c, held_by_kernel). */
+     * lookup still keeps the file readable: lib/core/inode.c, held_by_kernel). */
     if (!(conn->capable & FUSE_CAP_NO_OPEN_SUPPORT))
         d->zero_open = 0;
     if (d->zero_open) {

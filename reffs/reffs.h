@@ -159,7 +159,7 @@ int reffs_load(struct reffs *fs, int fd, int restore, const struct reffs_inval *
 #define REFFS_DUMP_PATH_MAX 4096
 int reffs_dump(struct reffs *fs, void **buf, size_t *len);
 
-/* Planted mutations (see reffs/lib/mutation.h): the i-th mutation's name, and in *rule (if
+/* Planted mutations (see reffs/lib/core/mutation.h): the i-th mutation's name, and in *rule (if
  * rule is non-NULL) the rule it breaks; NULL past the end. reffs_create fails with errno
  * EINVAL for an unknown limits->mutation, and with ENOTSUP for a known one in a library
  * built without -DREFFS_MUTANT. Names match case-insensitively, with or without "MUT_";

@@ -1,5 +1,5 @@
 # RefFS: the library (reffs/lib), the FUSE daemon, reffsctl, and the mutant build.
-REFFS_LIB_SRC  := $(wildcard reffs/lib/*.c)
+REFFS_LIB_SRC  := $(wildcard reffs/lib/*/*.c)
 REFFS_LIB_OBJ  := $(REFFS_LIB_SRC:%.c=$(BUILD)/%.o)
 REFFS_MUT_OBJ  := $(REFFS_LIB_SRC:%.c=$(BUILD)/mutant/%.o)
 LIBREFFS       := $(BUILD)/libreffs.a
@@ -8,7 +8,7 @@ LIBREFFS_MUT   := $(BUILD)/libreffs-mutant.a
 OBJCOPY        ?= objcopy
 
 # Each archive holds one relocatable object: only within it can the hidden internal symbols
-# (see lib/internal.h) be made local, so a program linking RefFS sees nothing but reffs_ names.
+# (see lib/core/internal.h) be made local, so a program linking RefFS sees nothing but reffs_ names.
 define reffs_archive
 	@mkdir -p $(dir $@)
 	$(LD) -r -o $(basename $@).o $^

@@ -13,13 +13,13 @@ endif
 
 # emit-c copies the tree walk, listing and comparison into every program it writes: the tree
 # model's vocabulary and ranking of differences (tree/tree.h, tree/diff.h, tree/diff.c), the one
-# walk and listing line (lib/buf, tree/walk.c, tree/line.c) and the reproducer's use of them
+# walk and listing line (lib/text/buf, tree/walk.c, tree/line.c) and the reproducer's use of them
 # (tree/reprotree.h/.c). Their text, as C string lines, is generated here so that the copy can never
 # drift; declarations come before their first use, and their includes of each other go.
 as_c_text = @mkdir -p $(dir $@) && cat $^ | grep -v '^\#include "' | \
   sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' > $@
-REPRO_TREE_TEXT := fs-state/lib/buf.h fs-state/tree/tree.h fs-state/tree/diff.h \
-                   fs-state/tree/reprotree.h fs-state/lib/buf.c fs-state/tree/walk.c \
+REPRO_TREE_TEXT := fs-state/lib/text/buf.h fs-state/tree/tree.h fs-state/tree/diff.h \
+                   fs-state/tree/reprotree.h fs-state/lib/text/buf.c fs-state/tree/walk.c \
                    fs-state/tree/line.c fs-state/tree/diff.c fs-state/tree/reprotree.c
 $(BUILD)/replayer/reprotree_text.h: $(REPRO_TREE_TEXT)
 	$(as_c_text)
@@ -27,9 +27,9 @@ $(BUILD)/replayer/emit/emitc.o: $(BUILD)/replayer/reprotree_text.h
 $(BUILD)/replayer/emit/emitc.o: CFLAGS += -I$(BUILD)/replayer
 
 # A history's restore calls run in the reproducer with the code the engine runs them with
-# (backend/logical/rcalls.c, and lib/beneath.c for its confinement), copied the same way.
-REPRO_CALLS_TEXT := fs-state/lib/beneath.h fs-state/backend/logical/rcalls.h fs-state/lib/beneath.c \
-                    fs-state/backend/logical/rcalls.c
+# (backend/logical/calls/rcalls.c, and lib/system/beneath.c for its confinement), copied the same way.
+REPRO_CALLS_TEXT := fs-state/lib/system/beneath.h fs-state/backend/logical/calls/rcalls.h fs-state/lib/system/beneath.c \
+                    fs-state/backend/logical/calls/rcalls.c
 $(BUILD)/replayer/rcalls_code.h: $(REPRO_CALLS_TEXT)
 	$(as_c_text)
 $(BUILD)/replayer/emitstep/emitc_calls.o: $(BUILD)/replayer/rcalls_code.h

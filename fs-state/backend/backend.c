@@ -3,7 +3,7 @@
 #include "backend/base/common.h"
 #include "tree/tree.h"
 #include "engine/vocab/fsinfo.h"
-#include "lib/fusectl.h"
+#include "lib/system/fusectl.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -2,7 +2,7 @@
 #include "backend/crash_image.h"
 #include "backend/device/image_check.h"
 #include "backend/base/common.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include "engine/vocab/fsinfo.h"
 #include "tree/tree.h"
 

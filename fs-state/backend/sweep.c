@@ -3,7 +3,7 @@
 #include "backend/base/backend_types.h"
 #include "backend/base/common.h"
 #include "backend/base/runlock.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include "tree/tree.h"
 #include <errno.h>
 #include <limits.h>

@@ -7,7 +7,7 @@
 
 #include "canon.h"
 #include "tree.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 
 struct node {
     const char *path, *rest;        /* the line split at its first blank, NUL-terminated */

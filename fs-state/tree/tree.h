@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 
 /* Attributes a comparison or a digest leaves out ([fs] ignore in a config). */
 enum {

@@ -1,9 +1,9 @@
 /* metis-replay recheck: every known class's self-checking reproducer run against the target as installed today: still fails, fixed, or cannot run. */
 #include "cli.h"
 #include "engine/classify/known_file.h"
-#include "lib/helpers.h"
-#include "lib/signals.h"
-#include "lib/spawner.h"
+#include "lib/system/helpers.h"
+#include "lib/system/signals.h"
+#include "lib/system/spawner.h"
 #include "tree/tree.h"
 #include <errno.h>
 #include <fcntl.h>

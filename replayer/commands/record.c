@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "lib/numbers.h"
-#include "lib/helpers.h"
+#include "lib/text/numbers.h"
+#include "lib/system/helpers.h"
 #include "engine/run/engine.h"
 #include "engine/input/input.h"
 #include "replay/replay.h"

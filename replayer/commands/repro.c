@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "lib/buf.h"
-#include "lib/helpers.h"
+#include "lib/text/buf.h"
+#include "lib/system/helpers.h"
 #include "replay/import.h"
 #include "replay/replay.h"
 #include "replay/session.h"

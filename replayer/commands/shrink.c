@@ -8,7 +8,7 @@
 #include "tree/delta.h"
 #include "cli.h"
 #include "replay/import.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include "replay/replay.h"
 #include "replay/session.h"
 

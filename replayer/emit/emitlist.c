@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/logical/equalize.h"
+#include "backend/logical/states/equalize.h"
 #include "replay/session.h"
 
 const char *emit_filler_dir(void)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "engine/concurrent/serial.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include "replay/session.h"
 
 static int same_tree(const struct rt_tree *a, const struct rt_tree *b)

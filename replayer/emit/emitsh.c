@@ -3,7 +3,7 @@
 #include "emitstep/emitc_crash.h"
 #include "emitstep/emitc_fault.h"
 #include "emitstep/emitc_stream.h"
-#include "lib/placeholders.h"
+#include "lib/text/placeholders.h"
 
 #include <errno.h>
 #include <inttypes.h>

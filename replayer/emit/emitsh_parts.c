@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "lib/placeholders.h"
+#include "lib/text/placeholders.h"
 
 /* Single-quoted for sh. */
 void emitsh_quote(FILE *f, const char *s)

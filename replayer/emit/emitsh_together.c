@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "lib/placeholders.h"
+#include "lib/text/placeholders.h"
 
 /* tries: REPRO_TRIES, or the trace's tries (at least 20: a race may hide in most of them). */
 void emitsh_together_head(FILE *f, const struct emit *e)

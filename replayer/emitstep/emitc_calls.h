@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include "trace/trace.h"
 
-/* The program's support of calls (once, when the trace has any): backend/logical/rcalls.c and
- * lib/beneath.c as text, the mount's root for them, and the line a call step prints. */
+/* The program's support of calls (once, when the trace has any): backend/logical/calls/rcalls.c and
+ * lib/system/beneath.c as text, the mount's root for them, and the line a call step prints. */
 void emitc_calls_support(FILE *f);
 /* Call op as C statements that set the program's `long r` (errno kept from the call). */
 void emitc_call(FILE *f, const struct trace_op *op);

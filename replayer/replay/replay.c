@@ -1,8 +1,8 @@
 /* Replay of trace operations: every result, errno and abstract state against the trace and against fs 0. */
 #include "replay.h"
-#include "backend/logical/rcalls_text.h"
-#include "lib/buf.h"
-#include "lib/helpers.h"
+#include "backend/logical/calls/rcalls_text.h"
+#include "lib/text/buf.h"
+#include "lib/system/helpers.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -13,7 +13,7 @@
 #include "engine/concurrent/concurrent.h"
 #include "engine/config/fault_config.h"
 #include "backend/base/runlock.h"
-#include "lib/signals.h"
+#include "lib/system/signals.h"
 
 static char run_id[64];
 static volatile sig_atomic_t stop_signal;

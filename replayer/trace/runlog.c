@@ -1,7 +1,7 @@
 /* Run-log reader: follows from= and save sid= back from the discrepancy to state 0 and projects that path (or a target's history since its last fresh mount) to a trace. */
 #include "runlog.h"
-#include "lib/buf.h"
-#include "lib/numbers.h"
+#include "lib/text/buf.h"
+#include "lib/text/numbers.h"
 
 #include <errno.h>
 #include <inttypes.h>

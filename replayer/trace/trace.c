@@ -1,10 +1,10 @@
 /* Trace text form: the strict parser (file:line errors, hostile input refused) and the canonical writer. */
 #include "trace.h"
-#include "backend/logical/rcalls_text.h"
+#include "backend/logical/calls/rcalls_text.h"
 #include "engine/vocab/crash_modes.h"
-#include "lib/buf.h"
-#include "lib/numbers.h"
-#include "lib/helpers.h"
+#include "lib/text/buf.h"
+#include "lib/text/numbers.h"
+#include "lib/system/helpers.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include "engine/config/config.h"
 #include "engine/ops/ops.h"
 #include "engine/vocab/differs.h"
-#include "backend/logical/rcalls.h"
+#include "backend/logical/calls/rcalls.h"
 #include "engine/vocab/fault_kinds.h"
 #include "engine/ops/together.h"
 

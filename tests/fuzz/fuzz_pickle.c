@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-/* The pickle layout of reffs/README.md (reffs/lib/pickle.h is RefFS's own). */
+/* The pickle layout of reffs/README.md (reffs/lib/pickle/pickle.h is RefFS's own). */
 #define MAGIC "REFFSPK1"
 #define FIXED_LEN 40
 #define SUM_LEN 32

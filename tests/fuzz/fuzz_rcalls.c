@@ -1,6 +1,6 @@
-/* Fuzz harness of the restore calls' text (backend/logical/rcalls_text.c): a call rcall_parse accepts is the very text rcall_format writes of it, and that text parses to the same call. */
+/* Fuzz harness of the restore calls' text (backend/logical/calls/rcalls_text.c): a call rcall_parse accepts is the very text rcall_format writes of it, and that text parses to the same call. */
 #include "fuzz_common.h"
-#include "backend/logical/rcalls_text.h"
+#include "backend/logical/calls/rcalls_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,12 +3,13 @@
 . "$(dirname "$0")/../lib/common.sh"
 
 # The folders laid out in rooms; each has a README.md whose table names its rooms.
-tops="fs-state/engine fs-state/backend fs-state/front/cli fs-state/front/report fs-state/front/swarm replayer"
+tops="fs-state/lib fs-state/engine fs-state/backend fs-state/backend/logical fs-state/front/cli fs-state/front/report fs-state/front/swarm replayer reffs/lib"
 # The map that names a top's rooms: fs-state/README.md's tree for fs-state, the top README's
-# Layout row for the replayer.
+# Layout row for the replayer, reffs/README.md's module table for RefFS's library.
 in_map() {
   case $1 in
     replayer) grep '^| `replayer/` |' README.md | grep -qF "\`$2/\`" ;;
+    reffs/lib) grep -qF "| \`lib/$2/\` |" reffs/README.md ;;
     *) grep -qE "^ +$2/ " fs-state/README.md ;;
   esac
 }

@@ -21,7 +21,7 @@ on_exit cleanup
 build_driver() {
   cc -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
      -Ifs-state -Ireffs -Ifaultdev -o "$DRV" tests/lib/backend_driver.c \
-     fs-state/backend/*.c fs-state/backend/*/*.c fs-state/tree/*.c fs-state/lib/*.c fs-state/engine/vocab/fsinfo.c \
+     fs-state/backend/*.c fs-state/backend/*/*.c fs-state/backend/*/*/*.c fs-state/tree/*.c fs-state/lib/*/*.c fs-state/engine/vocab/fsinfo.c \
      -lcrypto -lpthread 2>"$T/cc.log" ||
     { cat "$T/cc.log"; fail "cannot build the backend driver"; }
 }

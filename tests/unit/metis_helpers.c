@@ -9,10 +9,10 @@
 
 #include "front/cli/classes/summary_classes.h"
 #include "engine/vocab/exits.h"
-#include "lib/numbers.h"
+#include "lib/text/numbers.h"
 #include "front/json/json_reader.h"
-#include "lib/spawner.h"
-#include "lib/helpers.h"
+#include "lib/system/spawner.h"
+#include "lib/system/helpers.h"
 
 Test(numbers, decimal_takes_digits_only)
 {

@@ -1,4 +1,4 @@
-/* Unit tests of recorded trees and logical restore (fs-state/backend/fstree.c, logical_apply.c) on a plain directory, and the replay of its journal of calls. */
+/* Unit tests of recorded trees and logical restore (fs-state/backend/logical/trees/fstree.c, logical_apply.c) on a plain directory, and the replay of its journal of calls. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 #include "tree/digest.h"
-#include "backend/logical/fstree.h"
-#include "backend/logical/logical_apply.h"
-#include "backend/logical/rcalls_text.h"
+#include "backend/logical/trees/fstree.h"
+#include "backend/logical/trees/logical_apply.h"
+#include "backend/logical/calls/rcalls_text.h"
 
 static char lg_dir[64];
 static int lg_fd = -1;

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "engine/config/config.h"
-#include "lib/placeholders.h"
+#include "lib/text/placeholders.h"
 
 static int scan(const char *tmpl, struct ph_dirs *d, char *err)
 {

@@ -1,4 +1,4 @@
-/* Unit tests of restore calls (fs-state/backend/logical/rcalls.c, rcalls_text.c): the text form's round trip and refusals, and calls kept below the root they run on. */
+/* Unit tests of restore calls (fs-state/backend/logical/calls/rcalls.c, rcalls_text.c): the text form's round trip and refusals, and calls kept below the root they run on. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "backend/logical/rcalls_text.h"
+#include "backend/logical/calls/rcalls_text.h"
 
 static uint64_t rc_state = 0x5eed;
 

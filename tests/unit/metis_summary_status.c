@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "front/cli/runs/summary_status.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 
 static char dir[] = "/tmp/metis-unit-summary.XXXXXX";
 

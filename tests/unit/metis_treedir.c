@@ -1,4 +1,4 @@
-/* Unit tests of recorded trees written out as a directory and read back (fs-state/backend/treedir.c): what a {dir}-backed fs's checkpoint and a tmpfs's export must keep. */
+/* Unit tests of recorded trees written out as a directory and read back (fs-state/backend/logical/trees/treedir.c): what a {dir}-backed fs's checkpoint and a tmpfs's export must keep. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#include "backend/logical/fstree.h"
-#include "backend/logical/treedir.h"
+#include "backend/logical/trees/fstree.h"
+#include "backend/logical/trees/treedir.h"
 
 static char td_dir[64];
 static int td_src = -1;

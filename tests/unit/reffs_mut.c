@@ -1,6 +1,6 @@
 /* Unit tests of the RefFS mutation table and reffs_create's checks of limits->mutation. */
 #include "reffs_testutil.h"
-#include "lib/mutation.h"
+#include "lib/core/mutation.h"
 
 Test(reffs_mut, list_has_names_and_rules)
 {

@@ -1,7 +1,7 @@
 /* Unit tests of the full mutation list: unique names with rules, lookup by every spelling, refused by the plain library. */
 #include <strings.h>
 #include "reffs_testutil.h"
-#include "lib/mutation.h"
+#include "lib/core/mutation.h"
 
 static int mutlist_count(void)
 {

@@ -10,7 +10,7 @@
 #include "front/json/json_reader.h"
 #include "front/swarm/swarm.h"
 #include "front/swarm/shared/swarm_util.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 
 static struct swarm swu_swarm;
 

@@ -7,8 +7,8 @@
 #include "tree/digest.h"
 #include "tree/classify.h"
 #include "engine/config/config.h"
-#include "lib/buf.h"
-#include "lib/spawner.h"   /* run_cmd */
+#include "lib/text/buf.h"
+#include "lib/system/spawner.h"   /* run_cmd */
 
 /*
  * Life of a backend during a run:

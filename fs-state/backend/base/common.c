@@ -1,4 +1,4 @@
-/* Helpers every backend type shares: error text, mount points and mount waits, the root fd, {mnt} substitution (lib/placeholders.h). */
+/* Helpers every backend type shares: error text, mount points and mount waits, the root fd, {mnt} substitution (lib/text/placeholders.h). */
 #include "backend/base/backend_types.h"
 #include "backend/base/common.h"
 #include <errno.h>

@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "backend/base/backend_types.h"
-#include "lib/spawner.h"
-#include "lib/helpers.h"
-#include "lib/placeholders.h"
+#include "lib/system/spawner.h"
+#include "lib/system/helpers.h"
+#include "lib/text/placeholders.h"
 #include "backend/base/loopdev.h"
 #include "backend/base/process.h"
 
@@ -59,7 +59,7 @@ int bk_unmount(const char *path, double timeout);
  * be exiting; on a loaded machine either was seen to take longer than 0.2 s. */
 #define BK_BUSY_SECONDS 3.0
 
-/* Replaces {mnt}, {img} and {bin} in tmpl (lib/placeholders.h). -1 if the result does not fit. */
+/* Replaces {mnt}, {img} and {bin} in tmpl (lib/text/placeholders.h). -1 if the result does not fit. */
 int bk_subst(const struct backend *b, const char *tmpl, char *out, size_t outlen);
 /* The same, asking more(ctx, name) first (fuse.c's {dir} and {dir:NAME}). */
 int bk_subst_with(const struct backend *b, const char *tmpl, ph_lookup_fn more, void *ctx,

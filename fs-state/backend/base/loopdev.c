@@ -1,7 +1,7 @@
 /* Loop devices for image-backed backends: attach an image to a free device, detach, sweep a run's. */
 #include "backend/base/loopdev.h"
 #include "backend/base/process.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include "tree/tree.h"
 #include <errno.h>
 #include <fcntl.h>

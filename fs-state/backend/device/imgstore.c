@@ -1,6 +1,6 @@
 /* Image store: device images as chunked arrays of refcounted, content-deduplicated blocks. */
 #include "backend/device/imgstore.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 
 #include <errno.h>
 #include <fcntl.h>

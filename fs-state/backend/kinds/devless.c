@@ -1,7 +1,7 @@
 /* Kernel file systems without a device: tmpfs mounted with mount(2), overlay over run-owned layers on a scratch tmpfs; saved and restored logically. */
 #include "backend/base/backend_types.h"
 #include "backend/base/common.h"
-#include "backend/logical/logical_states.h"
+#include "backend/logical/states/logical_states.h"
 #include "backend/base/scratch.h"
 #include "engine/vocab/fsinfo.h"
 

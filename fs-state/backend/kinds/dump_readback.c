@@ -1,6 +1,6 @@
 /* Read-back by dump: the daemon hands its whole tree over in one ioctl instead of a walk's round trip per entry and xattr; a walk still checks it now and then. */
 #include "backend/kinds/dump_readback.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include "backend/base/common.h"
 #include "backend/kinds/reffs_dump.h"
 #include "reffs_ioctl.h"

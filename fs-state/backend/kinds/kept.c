@@ -3,7 +3,7 @@
 #include "backend/base/common.h"
 #include "backend/device/image.h"
 #include "backend/device/imgstore.h"
-#include "backend/logical/logical_states.h"
+#include "backend/logical/states/logical_states.h"
 
 #include <errno.h>
 #include <stdlib.h>

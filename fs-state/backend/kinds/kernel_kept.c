@@ -4,7 +4,7 @@
 #include "backend/device/image.h"
 #include "backend/kinds/kept.h"
 #include "backend/kinds/kernel.h"
-#include "backend/logical/logical_states.h"
+#include "backend/logical/states/logical_states.h"
 #include "backend/device/lost_write.h"
 #include "tree/classify.h"
 

@@ -1,6 +1,6 @@
 /* RefFS tree dumps: parses reffs_dump's format (reffs/reffs.h) and feeds each entry to the tree model's digest. */
 #include "backend/kinds/reffs_dump.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include "reffs.h"
 
 #include <endian.h>

@@ -1,6 +1,6 @@
 /* Cause groups of a run's classes: each class's group key from its hint rule's cause or the known delta it belongs to, and the groups for summary.json. */
 #include "engine/classify/causes.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <string.h>
 
 void causes_key(const char *cause_id, const char *fs, char *out, size_t len)

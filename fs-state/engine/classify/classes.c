@@ -1,9 +1,9 @@
 /* Discrepancy classes: signs each disagreement of a step, counts hits per signature, writes the classes of a run. */
 #include "engine/classify/classes.h"
-#include "lib/buf.h"
-#include "lib/errnos.h"
+#include "lib/text/buf.h"
+#include "lib/text/errnos.h"
 #include "engine/classify/hints.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <stdlib.h>
 #include <string.h>
 

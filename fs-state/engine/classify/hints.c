@@ -2,7 +2,7 @@
 #include "engine/classify/hints.h"
 #include "engine/vocab/differs.h"
 #include "engine/vocab/features.h"
-#include "lib/errnos.h"
+#include "lib/text/errnos.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

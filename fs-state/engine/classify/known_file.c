@@ -1,6 +1,6 @@
 /* The known-classes file read and appended (format in known_file.h); libc only, shared by pan, bin/metis and metis-replay. */
 #include "engine/classify/known_file.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* The class of what set-up adapted to on a target (setup_notes.h): signed by the fs, the root's attribute and what the fs did, its hint the lacks word that declares it. */
 #include "engine/classify/setup_class.h"
-#include "lib/errnos.h"
+#include "lib/text/errnos.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* The serial-order check: the orders of a concurrent step's calls (whole, then with early resolutions) run on the reference, and an outcome matched against them. */
 #include "engine/concurrent/serial.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -22,11 +22,11 @@
 #include "engine/config/crash_config.h"
 #include "engine/vocab/fault_kinds.h"
 #include "engine/config/fault_config.h"
-#include "lib/errnos.h"
-#include "lib/numbers.h"
-#include "lib/placeholders.h"
+#include "lib/text/errnos.h"
+#include "lib/text/numbers.h"
+#include "lib/text/placeholders.h"
 #include "engine/vocab/opnames.h"
-#include "lib/spawner.h"
+#include "lib/system/spawner.h"
 #include "engine/config/config_keys.h"
 
 /* ----------------------------------------------------------- parse state */
@@ -980,7 +980,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 
 static const char *const type_nouns[] = { "a kernel", "a reffs", "a fuse" };
 
-/* mount_cmd's and unmount_cmd's placeholders (lib/placeholders.h): known, {dir:NAME} with a
+/* mount_cmd's and unmount_cmd's placeholders (lib/text/placeholders.h): known, {dir:NAME} with a
  * good NAME, and not {img} with {dir} (a fs keeps its data in an image or in directories). */
 /* populate_dir names one of the directories the mount command is given. */
 static void check_populate_dir(struct parse_state *st, const struct fs_config *fs,

@@ -3,7 +3,7 @@
 #define METIS_CONFIG_LINES_H
 
 #include <stdio.h>
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 
 struct config_lines {
     FILE *f;

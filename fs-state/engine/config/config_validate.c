@@ -8,8 +8,8 @@
 #include <unistd.h>
 #include "engine/config/config.h"
 #include "engine/config/config_keys.h"
-#include "lib/spawner.h"
-#include "lib/fusectl.h"
+#include "lib/system/spawner.h"
+#include "lib/system/fusectl.h"
 
 /* Looks for an executable in PATH and the sbin directories root's PATH usually has. */
 static bool find_program(const char *prog)

@@ -4,7 +4,7 @@
 #include "engine/vocab/crash_modes.h"
 #include "engine/fault/fault_data.h"
 #include "backend/device/image_check.h"
-#include "lib/errnos.h"
+#include "lib/text/errnos.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 #include "engine/fault/fault_data.h"
 #include "engine/vocab/fault_kinds.h"
 #include "tree/classify.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 
 #include "engine/input/input.h"
 #include "engine/vocab/opnames.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 
 /* ---------- xoshiro256** seeded through splitmix64 ---------- */
 

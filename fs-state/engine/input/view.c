@@ -1,6 +1,6 @@
 /* Tree views: the reference's entries per search-path state, with paths interned so that a deep search path stays small. */
 #include "engine/input/view.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>

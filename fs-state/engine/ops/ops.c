@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "engine/input/choose.h"
-#include "lib/beneath.h"
-#include "lib/buf.h"
+#include "lib/system/beneath.h"
+#include "lib/text/buf.h"
 #include "engine/config/config.h"
 #include "engine/input/input.h"
 #include "engine/ops/ops.h"
@@ -29,7 +29,7 @@ static const char *const field_key[NFIELDS] = {
 
 #define UID_KEEP ((uint32_t)-1)
 
-/* ---------- confinement helpers (lib/beneath.h) ---------- */
+/* ---------- confinement helpers (lib/system/beneath.h) ---------- */
 
 /* The target of a path, following a final symlink, as an O_PATH fd confined below rootfd. */
 static int open_target(int rootfd, const char *path)

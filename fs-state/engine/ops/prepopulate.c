@@ -1,6 +1,6 @@
 /* Builds and runs the prepopulation plan of prepopulate.h. */
 #include "engine/ops/prepopulate.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* A bounded search's verdict: every state within the depth checked and none differing, or how far it got. */
 #include "engine/outputs/bounded_report.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <inttypes.h>
 
 int bounded_complete(const struct bounded_progress *p)

@@ -1,7 +1,7 @@
 /* The run's cache staleness as a user reads it: summary.json's "cache_stale" and the end of run's line per file system. */
 #include "engine/outputs/cache_stale.h"
 #include "engine/runstate/engine_types.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 
 /* The option that turns the cache off, on libfuse's daemons (fuse(8)). */
 #define CACHE_OFF_OPTION "-o attr_timeout=0"

@@ -2,7 +2,7 @@
 #include "engine/outputs/run_outputs.h"
 #include "engine/outputs/bounded_report.h"
 #include "engine/outputs/cache_stale.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include "engine/step/step.h"
 #include "engine/classify/causes.h"
 #include "engine/vocab/features.h"

@@ -1,6 +1,6 @@
 /* Reach table implementation: counting outcomes per file system and variant, and writing reach.txt and its JSON form. */
 #include "engine/records/reach.h"
-#include "lib/errnos.h"
+#include "lib/text/errnos.h"
 #include "engine/vocab/opnames.h"
 #include <errno.h>
 #include <string.h>

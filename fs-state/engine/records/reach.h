@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "lib/errnos.h"
+#include "lib/text/errnos.h"
 #include "engine/ops/ops.h"
 
 #define REACH_MAX_ERRNO ERRNO_MAX

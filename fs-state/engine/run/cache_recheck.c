@@ -3,7 +3,7 @@
 #include "engine/runstate/engine_types.h"
 #include "engine/run/known_delta.h"
 #include "engine/records/log.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -3,14 +3,14 @@
 #include "engine/run/known_delta.h"
 #include "engine/run/searches.h"
 #include "engine/outputs/setup_report.h"
-#include "lib/numbers.h"
-#include "lib/buf.h"
+#include "lib/text/numbers.h"
+#include "lib/text/buf.h"
 #include "engine/classify/causes.h"
 #include "engine/step/fsset.h"
 #include "engine/records/log.h"
 #include "engine/ops/opflags.h"
 #include "engine/outputs/run_outputs.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include "engine/input/vary.h"
 #include <errno.h>
 #include <stdio.h>

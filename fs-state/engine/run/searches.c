@@ -1,7 +1,7 @@
 /* Several searches in one run: derived seeds, the totals one search hands the next, the restart rule and the early-end warning. */
 #include "engine/run/searches.h"
 #include "engine/runstate/engine_types.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
 #include "engine/run/together_run.h"
 #include "engine/run/engine.h"
 #include "engine/run/searches.h"
-#include "lib/errnos.h"
-#include "lib/helpers.h"
+#include "lib/text/errnos.h"
+#include "lib/system/helpers.h"
 #include "engine/records/log.h"
 
 #include <stdio.h>

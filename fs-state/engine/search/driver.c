@@ -12,8 +12,8 @@
 #include "engine/fault/fault_plan.h"
 #include "engine/run/together_run.h"
 #include "backend/base/runlock.h"
-#include "lib/signals.h"
-#include "lib/helpers.h"
+#include "lib/system/signals.h"
+#include "lib/system/helpers.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Worker pool of fsset.h: a generation counter under one mutex hands each step's job to every worker. */
 #include "engine/step/fsset.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>

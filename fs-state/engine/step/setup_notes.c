@@ -1,6 +1,6 @@
 /* What set-up adapted to on a target, as notes for classes: root attributes kept or refused (equalize_root), and a root link count below 2, taken as dir_nlink declared. */
 #include "engine/step/setup_notes.h"
-#include "backend/logical/equalize.h"
+#include "backend/logical/states/equalize.h"
 #include "engine/config/config.h"
 #include "tree/tree.h"
 #include <stdio.h>

@@ -1,14 +1,14 @@
 /* The step core: what the engine and the replayer both do to run, restore, read back and compare one operation. */
 #include "engine/step/step.h"
-#include "backend/logical/rcalls_text.h"
-#include "lib/buf.h"
-#include "lib/errnos.h"
+#include "backend/logical/calls/rcalls_text.h"
+#include "lib/text/buf.h"
+#include "lib/text/errnos.h"
 #include "engine/step/fsset.h"
 #include "engine/input/input.h"
 #include "engine/ops/prepopulate.h"
 #include "engine/ops/together.h"
-#include "lib/fusectl.h"
-#include "lib/helpers.h"
+#include "lib/system/fusectl.h"
+#include "lib/system/helpers.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -6,8 +6,8 @@
 #include "tree/digest.h"
 #include "tree/classify.h"
 #include "backend/backend.h"
-#include "backend/logical/equalize.h"
-#include "backend/logical/rcalls.h"
+#include "backend/logical/states/equalize.h"
+#include "backend/logical/calls/rcalls.h"
 #include "engine/config/config.h"
 #include "engine/crash/crash_check.h"
 #include "engine/vocab/differs.h"
@@ -128,7 +128,7 @@ int fsgroup_initial(struct fsgroup *g);
  * it (fault_check.h) and out[].fault says what that showed; the step itself runs as without. */
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_spec *fault,
                  uint64_t from, uint64_t to);
-/* A restore call of a traced history (backend/logical/rcalls.h) on every fs, as a step without a
+/* A restore call of a traced history (backend/logical/calls/rcalls.h) on every fs, as a step without a
  * read-back: restore(from) unless STEP_NO_STATE, the call, save(to) unless STEP_NO_STATE;
  * out[].res gets its outcome, out[].digest stays the last read-back's. A backend that
  * restores by replay repeats it on the way to a state after it. */

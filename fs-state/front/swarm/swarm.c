@@ -7,9 +7,9 @@
 #include "front/swarm/results/swarm_report.h"
 #include "front/swarm/shared/swarm_util.h"
 #include "engine/config/config.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include "engine/vocab/exits.h"
-#include "lib/numbers.h"
+#include "lib/text/numbers.h"
 #include "front/cli/triage/known.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -3,7 +3,7 @@
 #include "summary_classes.h"
 #include "class_groups.h"
 #include "front/json/json_reader.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Reads the "classes" array of a run's summary.json (front/json/json_reader.h, json-c) and adds keys to one class in its text. */
 #include "summary_classes.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include "front/json/json_reader.h"
 #include <stdio.h>
 #include <stdlib.h>

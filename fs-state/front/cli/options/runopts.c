@@ -5,7 +5,7 @@
 #include "engine/vocab/crash_modes.h"
 #include "engine/input/input.h"
 #include "engine/run/searches.h"
-#include "lib/numbers.h"
+#include "lib/text/numbers.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Marks a run's summary.json interrupted when the stop signal came between two of its searches. */
 #include "summary_status.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

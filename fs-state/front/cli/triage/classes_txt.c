@@ -3,7 +3,7 @@
 #include "front/cli/classes/class_groups.h"
 #include "triage_io.h"
 #include "engine/vocab/features.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include <stdint.h>
 #include <limits.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include "front/cli/classes/class_groups.h"
 #include "triage_io.h"
 #include "engine/vocab/exits.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>

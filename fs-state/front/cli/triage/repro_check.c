@@ -2,7 +2,7 @@
 #include "repro_check.h"
 #include "triage_io.h"
 #include "repro_why.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>

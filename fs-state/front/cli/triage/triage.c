@@ -5,8 +5,8 @@
 #include "classes_txt.h"
 #include "repro_check.h"
 #include "backend/backend.h"
-#include "lib/spawner.h"
-#include "lib/helpers.h"
+#include "lib/system/spawner.h"
+#include "lib/system/helpers.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,8 +1,8 @@
 /* The triage's plumbing: a replay or reproducer run under the triage's limits, a file's last line, a text file written whole. */
 #include "triage_io.h"
 #include "backend/backend.h"
-#include "lib/spawner.h"
-#include "lib/helpers.h"
+#include "lib/system/spawner.h"
+#include "lib/system/helpers.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

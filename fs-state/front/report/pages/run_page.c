@@ -5,7 +5,7 @@
 #include "front/report/html/html.h"
 #include "front/report/runfiles/series.h"
 #include "front/report/html/svg.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* A discrepancy-N.txt read back for report.html (format written by fs-state/engine/run/engine.c). */
 #include "disc.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include "tree/diff.h"
 #include <stdio.h>
 #include <stdlib.h>

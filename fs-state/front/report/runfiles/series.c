@@ -1,6 +1,6 @@
 /* The series report.html plots: samples.csv read back, rates derived, and the log.txt fallback. */
 #include "series.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 #include "hosts.h"
 #include "front/swarm/shared/swarm_util.h"
 #include "engine/config/config.h"
-#include "lib/spawner.h"
+#include "lib/system/spawner.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

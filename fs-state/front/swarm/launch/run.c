@@ -2,8 +2,8 @@
 #include "run.h"
 #include "front/swarm/results/swarm_bounded.h"
 #include "front/swarm/shared/swarm_util.h"
-#include "lib/spawner.h"
-#include "lib/signals.h"
+#include "lib/system/spawner.h"
+#include "lib/system/signals.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

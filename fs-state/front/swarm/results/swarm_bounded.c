@@ -3,7 +3,7 @@
 #include "engine/config/config.h"
 #include "engine/search/bounded.h"
 #include "front/json/json_reader.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

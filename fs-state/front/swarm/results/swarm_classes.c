@@ -1,11 +1,11 @@
 /* The swarm's discrepancy classes: every VT's classes (its summary.json) merged by signature, with their hits and the VTs that hit them. */
 #include "swarm_classes.h"
-#include "lib/buf.h"
+#include "lib/text/buf.h"
 #include "front/cli/classes/summary_classes.h"
 #include "front/cli/triage/known.h"
 #include "front/cli/classes/class_groups.h"
 #include "front/cli/options/search_shape.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include "swarm_bounded.h"
 #include "front/swarm/shared/swarm_util.h"
 #include "engine/config/config.h"
-#include "lib/helpers.h"
+#include "lib/system/helpers.h"
 #include "engine/vocab/exits.h"
 #include "front/json/json_reader.h"
 #include "front/cli/classes/summary_classes.h"

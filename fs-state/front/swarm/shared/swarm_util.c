@@ -1,6 +1,6 @@
 /* Small helpers of the swarm: spawning with redirections (spawner.h), files, shell quoting. */
 #include "swarm_util.h"
-#include "lib/spawner.h"
+#include "lib/system/spawner.h"
 #include <errno.h>
 #include <ftw.h>
 #include <stdint.h>
