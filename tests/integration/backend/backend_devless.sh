@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Kernel file systems without a device through the backend API: tmpfs and overlay round trips (logical restore, the replay fallback, a replay that misses), overlay's copy-up from a populated lower layer and its fresh initial state, the sweep of both after a crash.
 set -u
-. "$(dirname "$0")/../lib/backend_driver.sh"
+. "$(dirname "$0")/../../lib/backend_driver.sh"
 [ "$(id -u)" -eq 0 ] || { echo "needs root (mount)"; exit 77; }
 build_driver
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # FUSE backend: fuse2fs on an image (remounted each step, image snapshots) and reffs without an image (snapshot ioctls, logical restore, replay).
 set -u
-. "$(dirname "$0")/../lib/backend_driver.sh"
+. "$(dirname "$0")/../../lib/backend_driver.sh"
 BIN=$METIS_BIN
 export METIS_BIN=$BIN   # what {bin} stands for
 [ -e /dev/fuse ] || { echo "no /dev/fuse"; exit 77; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Kernel backend on real loop devices: save/restore round trips (ext2/ext4/xfs/btrfs), speed, failures, sweep.
 set -u
-. "$(dirname "$0")/../lib/backend_driver.sh"
+. "$(dirname "$0")/../../lib/backend_driver.sh"
 [ "$(id -u)" -eq 0 ] || { echo "needs root (loop devices, mount)"; exit 77; }
 [ -e /dev/loop-control ] || { echo "no /dev/loop-control"; exit 77; }
 build_driver

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # RefFS backend: bin/reffs started and mounted, states saved/restored/pickled by ioctl, no leftovers.
 set -u
-. "$(dirname "$0")/../lib/backend_driver.sh"
+. "$(dirname "$0")/../../lib/backend_driver.sh"
 BIN=$METIS_BIN
 [ -x "$BIN/reffs" ] || { echo "no $BIN/reffs (build it first)"; exit 77; }
 [ -e /dev/fuse ] || { echo "no /dev/fuse"; exit 77; }

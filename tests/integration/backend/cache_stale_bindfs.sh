@@ -5,7 +5,7 @@
 # it, the difference goes away, so the run counts cache staleness (one line naming
 # -o attr_timeout=0, summary.json's cache_stale) and makes no class of a stale size or link
 # count, and no logical restore misses over one (each used to fall back to a replay).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools bindfs python3
 B=$METIS_BIN
 [ -x "$B/metis" ] || skip "$B/metis is not built"

@@ -3,7 +3,7 @@
 # mutant whose chmod replies carry the old mode (reffs-mutant -o stale_attr_replies; the
 # kernel caches it for a day) gives the one-line cache note and no class; the same daemon that
 # also drops the sticky bit a chmod gives (mutation=CHMOD_DROP_STICKY) still gives its class.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools python3
 [ -x "$METIS_BIN/reffs-mutant" ] || skip "$METIS_BIN/reffs-mutant is not built"
 [ -w /dev/fuse ] || skip "no /dev/fuse"

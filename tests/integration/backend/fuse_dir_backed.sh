@@ -3,7 +3,7 @@
 # directory is a run-owned tmpfs of the fs's size (free space equalizes), empty for every mount
 # that starts afresh (setup, each replay), and gone after the run, a SIGINT or a killed engine;
 # a discrepancy it shows replays, shrinks and gets a reproducer that exits 1 on bindfs.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools bindfs fusermount3
 FAIL_LOG=$T/err
 

@@ -4,7 +4,7 @@
 # backtracking with no discrepancy beyond fuse2fs's known classes, triage starts its classes
 # from the images of checkpoints, and an incoherence planted between what the daemon shows and
 # what its image holds is caught by the checkpoints' remount check.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools fuse2fs debugfs mkfs.ext4
 [ "$(id -u)" -eq 0 ] || skip "needs root (loop devices)"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # populate_dir: a {dir}-backed FUSE target finds the prepopulated entries in its lower directory before every empty mount, starts equal to its reference, and returns to its initial state by a fresh mount; a populate_dir that names no {dir:NAME} is refused.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root (mounts)"
 need_tools bindfs
 write_cfg() {   # $1: populate_dir's value

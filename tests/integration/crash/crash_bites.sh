@@ -3,7 +3,7 @@
 # fsync reports a crash discrepancy within a few hundred operations (report, log, saved copy),
 # and trace + run, repro, shrink and the emit-c reproducer show it again; keep_going goes on
 # past it; without the hook fsync, syncfs and any find nothing; nothing is left behind.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (loop devices, mounts)"; exit 77; }
 for t in mkfs.ext4 e2fsck losetup cc; do
   command -v "$t" >/dev/null || { echo "skip: $t missing"; exit 77; }

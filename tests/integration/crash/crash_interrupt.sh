@@ -2,7 +2,7 @@
 # SIGINT during crash-checked runs (crash = any, with its recovery mounts and checker, and crash
 # = fsync) stops them with status 130 and removes the crash copies, their loop devices and mount
 # points with everything else; so does the front end's sweep when the engine is killed outright.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (loop devices, mounts)"; exit 77; }
 command -v e2fsck >/dev/null || { echo "skip: e2fsck missing"; exit 77; }
 

@@ -2,7 +2,7 @@
 # crash = fsync on formats without a journal (ext4 of 256 KiB, ext2): a new FIFO, socket or
 # symlink, whose directory's fsync does not write its inode there, gets a syncfs instead, so
 # 2,000 operations with mknod and symlink drawn often find nothing (issue 23's false crash-mount).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts)"
 need_tools mkfs.ext4 mkfs.ext2 e2fsck losetup
 OPS=${CRASH_NOJOURNAL_OPS:-2000}

@@ -7,7 +7,7 @@
 # in its order, fails in one between two flushes too, and with an honest device checks them
 # all and exits 0.
 # The oracle pasted into the reproducer bites on hand-made listings; nothing is left behind.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts)"
 need_tools mkfs.ext4 e2fsck losetup fusermount3
 [ -e /dev/fuse ] || skip "no /dev/fuse"

@@ -4,7 +4,7 @@
 # each flush never becomes durable) is caught as a crash discrepancy, which metis-replay run
 # shows again, shrink keeps and the emit-c reproducer shows on a device of its own; the honest device on the same seed's steps finds nothing, with
 # every state of every step checked; nothing is left behind.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (loop devices, mounts)"; exit 77; }
 for t in mkfs.ext4 e2fsck losetup fusermount3; do
   command -v "$t" >/dev/null || { echo "skip: $t missing"; exit 77; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A swarm of two local VTs with crash = fsync and the test hook: each VT checks crash states,
 # the swarm reports the crash discrepancy they find, and no VT leaves a copy, loop device or mount.
-. "$(dirname "$0")/../lib/swarm.sh"
+. "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 command -v mkfs.ext4 >/dev/null || { echo "skip: mkfs.ext4 missing"; exit 77; }
 printf '2/:\n' > "$SW/hosts"

@@ -3,7 +3,7 @@
 # restore by replay, a checkpoint) has died as far as the run goes: a `daemon-died` class
 # naming the mount that failed, every fs set up afresh, exit 1. It was exit 3, Metis's own
 # failure. The mount command fails on its second start only (a counter file of the test's).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 cat >"$T/remount.ini" <<INI
 [run]
 seed = 3

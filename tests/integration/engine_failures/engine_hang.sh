@@ -2,7 +2,7 @@
 # A target whose daemon stops answering (SIGSTOP) mid-run is a finding: after its own op_timeout
 # (2 s; the reference keeps the default 10) a `hang` class, the daemon killed and its mount
 # torn down, a new search, exit 1 (not 3).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 secs=${HANG_SECONDS:-16}
 cat >"$T/hang.ini" <<'INI'
 [run]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A mount that fails is an infrastructure failure (exit 3) naming the fs and the step, never a
 # discrepancy, and it leaves no mount, loop device or /dev/shm file behind.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 cat >"$T/badmount.ini" <<'INI'
 [run]
 ops = 50

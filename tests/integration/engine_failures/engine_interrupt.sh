@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SIGINT during a run: the engine stops, writes its summary and log, and removes everything.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 "$METIS_BIN/metis" run configs/ext2-vs-ext4.ini --seconds 60 --out "$T/run" 2>"$T/err" &
 pid=$!
 # until the search is under way, however long its set-up takes on this machine

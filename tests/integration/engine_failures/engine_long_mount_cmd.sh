@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A mount command longer than one INI line (300 characters) runs when its value goes on over
 # indented lines; the same command on one line is refused, naming the key and how to continue.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 pad=$(printf 'p%.0s' $(seq 1 120))
 cat > "$T/long.ini" <<INI
 [run]

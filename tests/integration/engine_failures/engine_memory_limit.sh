@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A run whose resident memory passes [run] max_memory ends as at its time limit: one warning, summary.json's reason, its exit status, nothing left mounted.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts)"
 cfg=$T/mem.ini
 sed -e 's/^seconds = .*/seconds = 60/' -e 's/^\[run\]$/[run]\nmax_memory = 8M/' configs/ref-vs-ext4.ini >"$cfg"

@@ -2,7 +2,7 @@
 # RefFS alone runs its steps on pan's own thread (no worker): a watchdog keeps its time limit.
 # Its daemon stopped (SIGSTOP) mid-run, the run ends within the limit as an infrastructure
 # failure (exit 3, "timed out after 2 s"), the daemon killed and nothing left mounted.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 cat >"$T/alone.ini" <<'INI'
 [run]
 seed = 2

@@ -5,7 +5,7 @@
 # its replay, remounted onto a backing directory that keeps the old data, misses too. That gives a
 # `restore-unreachable` class naming the state and the first differing entry, then a new search
 # (exit 1, never 3; the run ended with exit 3 before).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 command -v bindfs >/dev/null || skip "bindfs is not installed (make deps)"
 mkdir -p "$T/back"
 # One backing directory per search (pan runs the mount command with METIS_SEARCH set): within

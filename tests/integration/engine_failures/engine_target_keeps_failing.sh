@@ -2,7 +2,7 @@
 # The streak rule: a target that dies again each time it is set up afresh, before any operation
 # is done, does not make a run spin through searches: the third `daemon-died` in a row ends the
 # run with exit 1 (not 3), long before its time budget.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 # The mount command kills its own daemon as soon as the mount is there.
 cat >"$T/dies.ini" <<'INI'
 [run]

@@ -3,7 +3,7 @@
 # tests/fixtures/two-defects.ini's first planted class) ends the run with exit 3, and the
 # classes found so far are triaged all the same: classes.txt, shrunk traces, report.html and
 # JUnit (the class as a test case beside the run's error).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ -w /dev/fuse ] || skip "no /dev/fuse"
 need_tools xmllint
 FAIL_LOG=$T/err

@@ -2,7 +2,7 @@
 # A FUSE target's unmount_cmd: one that fails once because the mount is busy is run again (as a
 # kernel unmount retries EBUSY) and the run goes on to exit 0; one that always fails, busy or
 # not, is the target's own class (unmount-failed), exit 1, not Metis's failure (exit 3).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools fusermount3
 [ -w /dev/fuse ] || skip "no /dev/fuse"
 FAIL_LOG=$T/err

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The search goes on below a difference in attributes alone: a RefFS mutant that gives every new entry another mode and also counts a link twice is reported for both in one keep-going run (the link needs a created file, and before the known delta every path to it was cut at the creation); the link class shrinks to a short trace of its own class.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
 cat >"$T/two.ini" <<'INI'
 [run]

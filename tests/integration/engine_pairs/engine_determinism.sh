@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The same seed and config give the same operations and arguments; another seed does not.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 for r in a b; do
   "$METIS_BIN/metis" run configs/smoke.ini --ops 500 --seed 7 --out "$T/$r" 2>/dev/null || fail "run $r failed"
 done

@@ -5,7 +5,7 @@
 # an overlay run changes entries of the lower layer (copy-up); nothing is left, even after
 # SIGINT; a class found on them is shrunk and reproduced; a crash check or remount on them is
 # refused.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 
 # summary.json: no discrepancy, and fs NAME restored logically (verified, no replay needed).
 check_logical() {  # RUN_DIR NAME [MIN_OPS, 1000]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ext2 against ext4 for 20,000 operations: the false-positive eliminations hold (no discrepancy).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 "$METIS_BIN/metis" run configs/ext2-vs-ext4.ini --ops 20000 --seconds 0 --out "$T/run" 2>"$T/err"
 rc=$?
 cat "$T/err"

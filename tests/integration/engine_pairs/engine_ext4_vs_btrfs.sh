@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ext4 against btrfs (the shipped config, 400 operations): free space equalized to the byte, though btrfs counts a fill only when it commits, and no discrepancy.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 command -v mkfs.btrfs >/dev/null || { echo "mkfs.btrfs is not installed"; exit 77; }
 kernel_has_fs btrfs || skip "the kernel has no btrfs, and modprobe could not load it"
 "$METIS_BIN/metis" run configs/ext4-vs-btrfs.ini --ops 400 --seconds 0 --out "$T/run" 2>"$T/err"

@@ -3,7 +3,7 @@
 # gets the difference spread over several filler files; one that reports far more free space
 # than equalize_limit makes a RefFS reference grow to its room, and is left unfilled with a
 # warning beside a reference that cannot grow (tmpfs). summary.json says what was filled and left.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 MiB=1048576
 write_cfg() {   # $1 = the fuse side's RefFS options, $2 = the reference's type lines
   cat <<INI

@@ -2,7 +2,7 @@
 # A FUSE driver of ext4 (fuse2fs on an image, fstype = ext4) against the kernel's ext4: the
 # format's default exclusion (lost+found) applies to both, so the initial states agree; with the
 # exclusion turned off on the FUSE side they must not (the check sees the difference).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 command -v fuse2fs >/dev/null || { echo "fuse2fs not installed (Debian package fuse2fs)"; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "needs root (loop devices)"; exit 77; }
 write_cfg() {   # $1 = an extra line for the FUSE side

@@ -2,7 +2,7 @@
 # type = fuse without an image or the snapshot ioctls: every restore is logical (the difference
 # between recorded trees), verified by its digest, with no fallback to replay and no discrepancy.
 # (The fallback and its failure are driven in backend_fuse.sh.)
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 "$METIS_BIN/metis" run tests/fixtures/fuse-logical.ini --out "$T/run" 2>"$T/err"
 rc=$?
 cat "$T/err"

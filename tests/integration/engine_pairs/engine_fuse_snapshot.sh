@@ -2,7 +2,7 @@
 # type = fuse whose daemon answers the snapshot ioctls (RefFS through mount_cmd): every restore is
 # the daemon's RESTORE, none is a replay, it is read back by its dump, and it agrees with the
 # reference throughout; a daemon whose dump and kernel view differ stops the run.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 "$METIS_BIN/metis" run tests/fixtures/fuse-snapshot.ini --out "$T/run" 2>"$T/err"
 rc=$?
 cat "$T/err"

@@ -3,7 +3,7 @@
 # device, a checkpoint's remount check reports a class of its own (remount ext4 state content),
 # triage shrinks it to a short trace that reproduces (exit 1); without the hook a kept pair runs
 # clean with its remount checks; what the mode cannot do is refused in one line; nothing is left.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts)"
 need_tools mkfs.ext4 mkfs.ext2 losetup
 R=$METIS_BIN/metis-replay

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A run whose first search SPIN completes within a few operations (2 dirs x 2 files, depth 2, nothing prepopulated) warns with the cause and goes on with derived seeds for its whole --seconds.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 secs=${SEARCHES_SECONDS:-30}
 # existing = 0: every path from the pool, as before issue 10, so that every draw from the
 # empty initial state names a path below a directory that does not exist yet (on seed 1).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bad configs and options are refused with one file:line message line and exit 2, leaving nothing behind (no output directory, mount, loop device or /dev/shm file).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 expect_refusal() {  # NAME EXPECTED-MESSAGE-REGEX ARGS...
   local name=$1 want=$2; shift 2
   # In an empty directory of its own (a default output directory would go there), in the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A target whose FUSE daemon is killed mid-run is a finding, not the end of the run: a
 # `daemon-died` class, every fs set up afresh, a new search, exit 1 (not 3), nothing left over.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 secs=${DAEMON_DIED_SECONDS:-16}
 run_and_find_daemon tgt tests/fixtures/fuse-daemon-dies.ini --seconds "$secs"
 # Mid-run: once the search is under way, however long the set-up took on this machine.

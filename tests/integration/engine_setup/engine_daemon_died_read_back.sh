@@ -3,7 +3,7 @@
 # within a restore) is a `daemon-died` class and the run goes on: exit 1, never 3 (exit 3 is
 # for Metis's own failures). The death comes from the test hook METIS_TEST_KILL_DAEMON, so it
 # falls inside the read-back every time, whatever the machine's speed.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 # died_at STEP N WHERE: the daemon killed at its Nth read named STEP; the class's entry names WHERE.
 died_at() {
   local step=$1 n=$2 where=$3 out="$T/run-${1%%:*}"

@@ -2,7 +2,7 @@
 # A target that cannot hold the free-space filler (here a file already stands where the filler
 # directory goes) is left unequal with a warning naming the errno, and the run goes on, also
 # when its restores replay; before, set-up ended the run with exit 3.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 for restore in logical replay; do
   cat > "$T/$restore.ini" <<INI
 [run]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # [fs] lacks: fuse2fs (libfuse 2: no ZERO_RANGE, no renameat2 flags) against kernel ext4 gives fallocate and rename classes whose hints name the declaration; with `lacks = fallocate:zero_range,...` none of them, reach.txt shows the variants never drawn, `metis check` prints the declarations, a bad word is refused (exit 2, one line), and metis-replay refuses a trace step the config lacks.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 command -v fuse2fs >/dev/null || skip "fuse2fs not installed (Debian package fuse2fs)"
 command -v bindfs >/dev/null || skip "bindfs not installed (Debian package bindfs)"
 PATH=$PATH:/sbin:/usr/sbin command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4"

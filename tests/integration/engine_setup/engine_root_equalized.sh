@@ -2,7 +2,7 @@
 # A target whose root comes up with another mode and owner than the reference's gets the
 # reference's at set-up (said on stderr, root_equalized in summary.json), also after each fresh
 # mount when restores replay; the run then starts from equal trees and finds nothing.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 
 # mode restore: the fixture's own (logical), then a copy that remounts and replays
 run_root_case() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set-up that checks itself: a target whose root keeps mode 0700 and answers a chmod of it with success (a planted RefFS mutant, as cryfs does) is read back after the set-up's chmod; the run says the root was kept, gives the reference the target's root instead of claiming it set it, makes that a class of its own (set-up, operation 0, not shrunk) and goes on: its 300 operations find nothing else. A reproducer emit-c makes of a trace of that pair starts the reference from the same root, so it runs clean on the reference (it started it from 0755 and reported the root as the defect).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
 cat >"$T/root.ini" <<'INI'
 [run]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A root chown that fails ENOSYS (a planted RefFS mutant whose root starts owned by 1:1 and refuses every chown): under lacks = owners set-up never sets the root's owner and the run runs clean; without it, set-up names lacks = owners, gives the reference the target's owner, makes that a class of its own and goes on.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
 reffs_pair_ini ch MUT_ROOT_CHOWN_ENOSYS "lacks = owners" >"$T/lacks.ini"
 run_mutant "$T/lacks.ini" 1 --ops 200

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A target whose root reports link count 0 (a planted RefFS mutant: the FUSE convention of a file system that does not count directory links) runs past operation 0: set-up names lacks = dir_nlink, takes it as declared, makes it a class of its own, and the run's 300 operations find nothing else. With a second planted defect (rmdir of a non-empty directory succeeds) beside it, that class is shrunk and its reproducer bites, since the replay and the reproducer take dir_nlink as set-up did.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
 reffs_pair_ini nl MUT_ROOT_NLINK_0 >"$T/nl.ini"
 run_mutant "$T/nl.ini" 1 --ops 300

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `unsupported`: ext2 refusing fallocate modes ext4 has is no discrepancy once listed (ext4 skips them, reach.txt shows both), nor for a FUSE fs that restores by replaying, and one without the list.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 for m in mkfs.ext2 mkfs.ext4; do
   PATH=$PATH:/sbin:/usr/sbin command -v $m >/dev/null || { echo "skip: no $m"; exit 77; }
 done

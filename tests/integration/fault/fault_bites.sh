@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fault check bites: with fault_test_silent = write_file the faulty device drops one write of each write_file step where no flush tells the fs, and every seed of 5 reports fault-lost within 60 s; its trace replays (run, repro), shrinks to at most 5 operations, and the emit-c reproducer (which builds and arms the faulty device itself) exits 1. Without the hook, fault steps that fail writes or reads find nothing.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, FUSE and kernel mounts)"
 need_tools e2fsck mkfs.ext4 losetup cc pkg-config
 [ -e /dev/fuse ] || skip "no /dev/fuse"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The faulty device: bin/metis-faultdev under a direct-I/O loop device fails a write at once, fails reads, loses a write (told at the next flush, or never with silent), on a range or once; fault steps run on every kernel fstype the project ships; nothing is left behind, after SIGINT or SIGKILL either.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, FUSE and kernel mounts)"
 need_tools losetup findmnt dd mkfs.ext4
 [ -e /dev/fuse ] || skip "no /dev/fuse"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fault steps on image-backed FUSE targets: fuse2fs given the faulty device's file as its image reports the planted lost write (fault_test_silent) as fault-lost (or fault-mount, the loss having taken metadata with it) for 3 seeds, repro re-arms it, the reproducer of its shrunk trace exits 1, a kept fs (remount = 0) is refused in one line, ntfs-3g and exfat-fuse run fault steps, and nothing is left behind, after SIGKILL of the engine either.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (FUSE mounts, loop devices)"
 need_tools fuse2fs mkfs.ext4 e2fsck
 [ -e /dev/fuse ] || skip "no /dev/fuse"

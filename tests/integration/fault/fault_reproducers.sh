@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every shipped trace of a fault-step bug (tests/faults/CONFIG/SLUG/trace, found with configs/CONFIG.ini): the reproducer emit-c makes of it exits 1 (the fault check fails), has at most 10 operations, and leaves no mount, loop device or work directory.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root (mounts, loop devices)"
 need_tools cc
 [ -e /dev/fuse ] || skip "no /dev/fuse"

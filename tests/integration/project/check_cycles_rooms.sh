@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/check-cycles.py finds two rooms (a source with its header) that need each other only through a header, and two folders that do (under every --folders top), and passes the same tree once the shared type has a header of its own.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 command -v cc >/dev/null && command -v nm >/dev/null || skip "needs cc and nm"
 
 # A tree of two folders: low/a.c (its header includes high/b.h for a type) and high/b.c,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --help/-h of every program and subcommand prints its usage and exits 0; --version prints the Makefile's VERSION; bad options stay a one-line error.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 M=$METIS_BIN/metis R=$METIS_BIN/metis-replay
 version=$(sed -n 's/^VERSION *:= *\([^ ]*\) *$/\1/p' Makefile)
 [ -n "$version" ] || fail "no VERSION := in the Makefile"

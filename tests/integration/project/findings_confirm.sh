@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every cause FINDINGS.md files as a bug or withdraws still confirms outside Metis: each tests/findings/*/run.sh on the targets installed here, races at a shorter length, its measured rates printed.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root (mounts)"
 need_tools cc
 rounds=${FINDINGS_ROUNDS:-1000}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # configs/README.md and man/metis.ini.5 document the keys of config_keys.c's key table (`metis config-keys`): every key, its default, its range where they state one, its bits.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 command -v python3 >/dev/null || { echo "skip: python3 missing"; exit 77; }
 "$METIS_BIN/metis" config-keys > "$T/keys.tsv" || fail "metis config-keys failed"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every manual page renders without a groff warning, reads with man -l, has a NAME line for whatis, names every option its program's --help prints, and is installed.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 for tool in groff man lexgrog; do
   command -v $tool >/dev/null || { echo "skip: $tool missing (scripts/deps.sh installs groff-base, man-db)"; exit 77; }
 done

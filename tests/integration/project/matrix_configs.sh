@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every feature-matrix config (configs/matrix/*.ini) names its features and why in its header, is in configs/matrix/README.md's table, mounts and runs a few operations clean; an option the kernel refuses fails the run in one line.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts)"
 need_tools mkfs.ext4 mkfs.xfs mkfs.btrfs losetup
 for fs in ext4 xfs btrfs; do kernel_has_fs $fs || skip "kernel has no $fs"; done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every rule of RefFS's errno and semantics tables names a planted mutation or says why none can be caught; every mutation is named.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 mutant=$METIS_BIN/reffs-mutant
 [ -x "$mutant" ] || fail "$mutant is missing"
 "$mutant" -o mutation=list >"$T/list" || fail "reffs-mutant -o mutation=list failed"

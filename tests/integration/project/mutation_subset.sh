@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make check's mutation check: 13 RefFS mutations of every kind must be caught by Metis, and plain RefFS must pass the same runs.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 command -v parallel >/dev/null || { echo "GNU parallel is not installed"; exit 77; }
 [ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
 subset=(

@@ -4,7 +4,7 @@
 # "1 new (mkdir bad state mode), 1 known, 1 fixed", exits 1 and keeps the new class's reproducer;
 # after `metis known add` of night 1, night 2 exits 0 with 0 new. Each night's dated directory
 # holds the swarm's report, a JUnit file that validates and the recheck list.
-. "$(dirname "$0")/../lib/swarm.sh"
+. "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 [ -x "$METIS_BIN/reffs-mutant" ] || skip "no $METIS_BIN/reffs-mutant"
 need_tools cc xmllint

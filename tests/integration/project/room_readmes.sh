@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Every room of the folders laid out in rooms (the engine, the backend, the command line, report.html, the swarm, the replayer) has a README that says what it owns and may use and names each of its sources (a source and its header by either name), and the layout maps name every room.
-. "$(dirname "$0")/../lib/common.sh"
+# Every room of the folders laid out in rooms (the engine, the backend, the command line, report.html, the swarm, the replayer, the integration tests) has a README that says what it owns and may use and names each of its sources and tests (a source and its header by either name), and the layout maps name every room; no integration test stands outside a room or shares its NAME.
+. "$(dirname "$0")/../../lib/common.sh"
 
 # The folders laid out in rooms; each has a README.md whose table names its rooms.
-tops="fs-state/engine fs-state/backend fs-state/front/cli fs-state/front/report fs-state/front/swarm replayer"
+tops="fs-state/engine fs-state/backend fs-state/front/cli fs-state/front/report fs-state/front/swarm replayer
+      tests/integration"
 # The map that names a top's rooms: fs-state/README.md's tree for fs-state, the top README's
-# Layout row for the replayer.
+# Layout row for the replayer; the integration tests' own README is their map (checked below).
 in_map() {
   case $1 in
+    tests/integration) return 0 ;;
     replayer) grep '^| `replayer/` |' README.md | grep -qF "\`$2/\`" ;;
     *) grep -qE "^ +$2/ " fs-state/README.md ;;
   esac
@@ -21,7 +23,7 @@ for room in $rooms; do
   readme=$room/README.md
   [ -f "$readme" ] || fail "$room has no README.md"
   grep -q '^## May use' "$readme" || fail "$readme does not say what the room may use (## May use)"
-  for src in "$room"/*.c "$room"/*.h; do
+  for src in "$room"/*.c "$room"/*.h "$room"/*.sh; do
     [ -e "$src" ] || continue
     base=$(basename "$src")
     grep -qF -e "$base" -e "${base%.*}.c" -e "${base%.*}.h" "$readme" || fail "$readme does not name $base"
@@ -41,4 +43,11 @@ for top in $tops; do
   n=$(find "$top" -maxdepth 1 -type f -name '*.[ch]' | wc -l)
   [ "$n" -le 8 ] || fail "$top holds $n sources beside its rooms: move them into rooms"
 done
+# run-integration.sh runs tests/integration/*/*.sh: a test beside the rooms would never run, and
+# a test is named by its NAME alone (logs, verdicts, skip-allowed.txt).
+for t in tests/integration/*.sh; do
+  [ -e "$t" ] && fail "$t stands outside a room of tests/integration: move it into one"
+done
+dups=$(for t in tests/integration/*/*.sh; do basename "$t"; done | sort | uniq -d)
+[ -z "$dups" ] || fail "tests/integration: test names in more than one room: $dups"
 exit 0

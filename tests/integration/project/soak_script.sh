@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/soak.sh: chunks recorded in a ledger until the wanted operations, a second call resumes (runs nothing more once reached), the table, and bad settings refused.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 cd "$METIS_ROOT" || fail "no project root"
 export SOAK_DIR=$T/soak SOAK_CHUNK_S=3 SOAK_OPS=5000 SOAK_JOBS=2
 scripts/soak.sh configs/reffs-only.ini configs/smoke.ini >"$T/out" 2>&1

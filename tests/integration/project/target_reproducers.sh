@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every shipped trace of a target bug (tests/targets/PROFILE/SLUG/trace): the reproducer emit-c makes of it with today's profile exits 1 on the target and 0 on the profile's reference; a trace whose target is not installed is a skip named PROFILE/SLUG.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root (mounts)"
 need_tools cc
 ran=0 skipped=()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Integration test: the file exerciser passes on RefFS with punch and zero-range required, and fails on RefFS mutants that break them.
-. "$(dirname "$0")/../lib/reffs-mount.sh" fsx
+. "$(dirname "$0")/../../lib/reffs-mount.sh" fsx
 FSX=${METIS_FSX:-}
 [ -x "$FSX" ] || skip "the exerciser is not built (make build/tests/fsx/fsx)"
 [ -x "$BIN/reffs-mutant" ] || skip "reffs-mutant not built"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration test: every file operation through a real RefFS mount, checked against expectations and against tmpfs.
 set -eu
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 BIN=$METIS_BIN
 [ -x "$BIN/reffs" ] || skip "$BIN/reffs not built"
 [ -e /dev/fuse ] || skip "/dev/fuse missing"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration test: bad command lines of reffs, reffs-mutant and reffsctl give exit 2 and one line, and leave nothing mounted.
 set -eu
-. "$(dirname "$0")/../lib/reffs-mount.sh" opt
+. "$(dirname "$0")/../../lib/reffs-mount.sh" opt
 
 # expect_usage_error CMD...: exit 2, exactly one line on stderr, nothing mounted.
 expect_usage_error() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration test: RefFS pickles survive an unmount into a fresh mount; hundreds of damaged pickles are refused and change nothing.
 set -eu
-. "$(dirname "$0")/../lib/reffs-mount.sh" pk
+. "$(dirname "$0")/../../lib/reffs-mount.sh" pk
 # expect_fail MESSAGE CMD...: exit 1 and exactly MESSAGE on stderr.
 expect_fail() {
   local want=$1; shift

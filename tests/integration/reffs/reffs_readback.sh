@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # RefFS read back by dump: the dump and the walk of the mount agree on every state of a run,
 # and a RefFS whose kernel view differs from its own tree stops the run with a clear message.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 
 "$METIS_BIN/metis" run tests/fixtures/readback-check.ini --ops 1500 --out "$T/ok" 2>"$T/ok.err"
 rc=$?

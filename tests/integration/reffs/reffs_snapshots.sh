@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration test: RefFS snapshots through a mount with long cache timeouts: save, change everything, restore, compare.
 set -eu
-. "$(dirname "$0")/../lib/reffs-mount.sh" snap
+. "$(dirname "$0")/../../lib/reffs-mount.sh" snap
 
 "$BIN/reffs" "$MNT"
 mountpoint -q "$MNT" || fail "reffs did not mount"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration test: parallel writers, readers, renamers and snapshot restores on one RefFS mount; the daemon survives and the tree stays consistent.
 set -eu
-. "$(dirname "$0")/../lib/reffs-mount.sh" mt
+. "$(dirname "$0")/../../lib/reffs-mount.sh" mt
 
 "$BIN/reffs" "$MNT"
 mountpoint -q "$MNT" || fail "reffs did not mount"

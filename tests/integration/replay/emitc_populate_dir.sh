@@ -2,7 +2,7 @@
 # emit-c of a {dir}-backed FUSE target with populate_dir: run.sh makes the initial state in that
 # directory before the daemon starts, as Metis does, so a defect of the target's copy-up shows
 # (fuse-overlayfs 1.10 brings a removed lower directory back when an opaque one is renamed away).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools fuse-overlayfs fusermount3
 FAIL_LOG=$T/err
 profile=$METIS_ROOT/configs/targets/fuse-overlayfs.ini

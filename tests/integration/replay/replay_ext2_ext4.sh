@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Replays match their record: a 2,000-operation trace recorded on ext2 against ext4 replays with
 # every result, errno and abstract state equal, and so does the search path of an engine run.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 B=$METIS_BIN
 ROOT=$METIS_ROOT
 for b in metis metis-replay reffs; do

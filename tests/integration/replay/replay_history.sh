@@ -5,7 +5,7 @@
 # holds them, a replay without them does not reproduce, shrink keeps a few steps (calls among
 # them), and the trace's replay, the triage's reproducer and emit-c's exit 1 on the target, 0 on
 # the reference.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 B=$METIS_BIN R=$METIS_BIN/metis-replay
 for b in metis metis-replay reffs reffs-mutant; do [ -x "$B/$b" ] || skip "$B/$b is not built"; done
 [ -w /dev/fuse ] || skip "no /dev/fuse"

@@ -2,7 +2,7 @@
 # metis-replay run on hostile traces: fixed worst cases and 500 randomly damaged ones are refused
 # with file:line and exit 2 (or replayed if still valid), never crash or hang, and a refused one
 # starts no file system (the reffs binary and mkfs are wrapped to leave a mark when run).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 B=$METIS_BIN
 for b in metis-replay reffs; do
     [ -x "$B/$b" ] || { echo "skip: $B/$b is not built"; exit 77; }

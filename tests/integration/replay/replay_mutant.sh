@@ -2,7 +2,7 @@
 # The replayer end to end on the deliberately defective RefFS (MUT_RMDIR_NONEMPTY): the run stops
 # at a discrepancy, repro reproduces it from a saved state, shrink brings it to the known minimal
 # 3 operations (mkdir, create inside, rmdir), and the emit-c program built from it shows the defect.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 B=$METIS_BIN
 for b in metis metis-replay reffs reffs-mutant; do
     [ -x "$B/$b" ] || { echo "skip: $B/$b is not built"; exit 77; }

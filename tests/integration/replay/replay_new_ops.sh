@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The replayer reproduces a discrepancy in each operation of issue 15 (fallocate's zero, collapse, insert and punch modes, copy_range, mknod, open_unlink, utimes): run and shrink show it at that operation, and the emit-c program shows it for every one but utimes, whose program compares no times and must exit 0.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 B=$METIS_BIN
 for b in metis-replay reffs reffs-mutant; do
     [ -x "$B/$b" ] || { echo "skip: $B/$b is not built"; exit 77; }

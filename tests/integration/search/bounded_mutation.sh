@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # search = bounded finds a planted RefFS defect (MUT_RMDIR_NONEMPTY: rmdir removes a directory that holds a file, three operations deep) on every seed, the seed changing only the order; its verdict says not verified; a run kept going past the defect can reuse its --out (search-N/ with saved states from the run before).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
 sed 's/^\[fs other\]$/[fs mut]\nreffs_opts = mutation=MUT_RMDIR_NONEMPTY/' \
   tests/fixtures/bounded-small.ini >"$T/mut.ini"

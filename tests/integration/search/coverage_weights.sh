@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Drawn input partitions and choices follow the configured weights (uniform and skewed) within 4 binomial standard deviations, and every weighted partition and item is drawn.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 ops=${COVERAGE_OPS:-8000}
 # Writes get most branches so that write_size has well over a thousand draws. ext4 is left
 # out: coverage counts the inputs drawn, which do not depend on the file systems compared.

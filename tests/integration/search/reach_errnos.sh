@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Over fixed seeds every operation succeeds, and returns every errno that RefFS's errno table (reffs/README.md) lists for the calls it makes, except the (operation, errno) pairs this pool cannot produce, each excused with its reason; a call of the table that the test does not map to operations fails it.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 seeds=(1 2 3 4)
 ops=${REACH_OPS:-2500}
 # ref-vs-ext4 with a pool two levels deep, so that parents can be missing or files (ENOENT,

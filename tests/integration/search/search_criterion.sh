@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # search_criterion.py tells searches apart: a search ten times stronger than another meets the 5-seed criterion in nearly every simulated table, one of the same strength almost never, and that one made stronger passes more often.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 py=$METIS_ROOT/tests/mutations/search_criterion.py
 # 12 rows; per row 30 searches of 1,000 operations. base: a report every 2nd search at
 # 100 .. 900; strong: every search, at a tenth of base's; peer: base's samples in another

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Each search of a run tries the operations in an order of its own (SPIN's -RS derived per search; with the run's one seed every search began with the same operations, state after state), and the same seed gives the same orders again.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 cat >"$T/s.ini" <<'INI'
 [fs ref]
 type = reffs

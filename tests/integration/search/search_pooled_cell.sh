@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make check's part of the pooled search table: a cell's first search reports at the same operation as the 5-run table's run of that seed (a kept-going run is the same run up to its first report), every later search gives a sample of its own, and the table has the row and its verdict.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 command -v parallel >/dev/null || fail "GNU parallel is not installed (make deps)"
 [ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
 m=MUT_TRUNC_STALE_TAIL

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make check's part of the search table: three mutations that only the new search reaches (a readdir resumed at a cookie, a fill variant that strands one long search, utimes in an mtime search) are each reported by configs/general.ini on every seed, and the random walk runs beside it.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 command -v parallel >/dev/null || fail "GNU parallel is not installed (make deps)"
 [ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
 muts=(MUT_READDIR_RESUME_SKIP MUT_WRITE_BOUNDARY_BYTE MUT_UTIMES_IGNORED)

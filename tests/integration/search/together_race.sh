@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Concurrent steps find a planted race (MUT_RACE_INODE_LIMIT) in each of 5 seeds well within 60 s, where a sequential run of the same length does not; its class is shrunk to a few steps, and the reproducer issues the calls at once and exits 1 on the mutant, 0 on plain RefFS.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 B=$METIS_BIN
 for b in metis metis-replay reffs reffs-mutant; do
     [ -x "$B/$b" ] || fail "$B/$b is not built"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bad command lines and hosts files of metis swarm: one stderr line naming the problem, nothing on stdout, exit 2, nothing started (no swarm id, output directory or staging directory).
-. "$(dirname "$0")/../lib/swarm.sh"
+. "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 CFG=$METIS_ROOT/configs/smoke.ini
 printf '1/:\n' > "$SW/good"

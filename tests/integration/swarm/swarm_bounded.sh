@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A swarm of a bounded config splits one space: 2 VTs over SSH each search their share of the first two transitions, and the states they verified together are exactly the single run's (tests/fixtures/bounded-small.ini, depth 5), which the swarm's summary states; with [run] symmetry = names the union is the count up to renaming (tests/fixtures/bounded-symmetry.ini).
-. "$(dirname "$0")/../lib/swarm.sh"
+. "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 swarm_hosts_start "$SW/ssh" 1 || fail "could not start the SSH test host"
 printf '2/h1\n' > "$SW/hosts"

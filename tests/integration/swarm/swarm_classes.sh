@@ -2,7 +2,7 @@
 # A keep-going swarm of 2 VTs (one per SSH test host) on a file system with two planted defects:
 # the report merges each discrepancy class of both VTs into one row, with both VTs as hits, and
 # names the VT that found it first and that VT's search shape.
-. "$(dirname "$0")/../lib/swarm.sh"
+. "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 [ -x "$METIS_BIN/reffs-mutant" ] || { echo "no $METIS_BIN/reffs-mutant"; exit 77; }
 command -v cc >/dev/null || { echo "no C compiler for the reproducers"; exit 77; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Swarm faults: a crashed and a timed-out VT are reported and clean; --stop-on-discrepancy stops.
-. "$(dirname "$0")/../lib/swarm.sh"
+. "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 printf '2/:\n' > "$SW/hosts"
 CFG=$METIS_ROOT/configs/smoke.ini

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SIGINT to a swarm's primary stops and cleans every local and remote VT within seconds.
-. "$(dirname "$0")/../lib/swarm.sh"
+. "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 swarm_hosts_start "$SW/ssh" 1 || fail "could not start the SSH test host"
 printf '1/:\n2/h1\n' > "$SW/hosts"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A swarm VT re-run alone with its recorded command makes the same first 1,000 operations.
-. "$(dirname "$0")/../lib/swarm.sh"
+. "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 swarm_hosts_start "$SW/ssh" 1 || fail "could not start the SSH test host"
 printf '2/h1\n' > "$SW/hosts"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Swarm over two SSH test hosts: 4 VTs come back distinct, totals add up, nothing is left.
-. "$(dirname "$0")/../lib/swarm.sh"
+. "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 swarm_hosts_start "$SW/ssh" 2 || fail "could not start the SSH test hosts"
 printf '# two test hosts, 2 VTs each\n2/h1\n2/h2\n' > "$SW/hosts"

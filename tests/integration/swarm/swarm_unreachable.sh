@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A swarm with an unreachable host runs on the other one and reports the unreachable host.
-. "$(dirname "$0")/../lib/swarm.sh"
+. "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 swarm_hosts_start "$SW/ssh" 1 || fail "could not start the SSH test host"
 swarm_hosts_dead_alias "$SW/ssh" gone || fail "no free port for the dead host"

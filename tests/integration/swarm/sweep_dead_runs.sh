@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A run killed outright (SIGKILL to its whole process group, as a CI timeout or the OOM killer does) leaves its RefFS mount and daemon, its ext4 loop device and its /dev/shm files; the next metis run sweeps them at its start and says so, while a third run that still goes keeps all of its own and ends with exit 0. metis clean sweeps a lockless directory of a dead pid, not one of a live pid.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts)"
 need_tools setsid losetup findmnt
 

@@ -5,7 +5,7 @@
 # "delta:mode-bits-0001 mut", in summary.json, the summary line, classes.txt,
 # report.html (as Chromium renders it) and the JUnit file; `metis known add --groups` records the
 # group once, and a known file with that one group record marks every class of it known.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools python3 chromium xmllint
 B=$METIS_BIN
 [ -x "$B/metis" ] || skip "$B/metis is not built"

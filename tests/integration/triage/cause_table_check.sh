@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/findings.py (make campaign's last step) fails when a bug row of the cause table lacks its confirmation, cause location or search record, names the row's line, leaves withdrawn rows alone, and passes the project's own configs/targets/causes.md.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools python3
 
 # A project tree of one profile that was not installed (no class problems), a cause table of

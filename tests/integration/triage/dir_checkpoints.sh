@@ -8,7 +8,7 @@
 # budget a shrink of it runs out of time, while the shrink of the checkpointed run bites.
 # alone: its budget is two thirds of a replay timed just before it; a neighbour test that starts
 # between the two moves it by more than that.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools bindfs strace mountpoint fusermount3 python3 bc
 B=$METIS_BIN
 for b in metis metis-replay; do [ -x "$B/$b" ] || skip "$B/$b is not built"; done

@@ -6,7 +6,7 @@
 # --strict-known keeps exit 1); metis-replay recheck (both fixed on plain RefFS, both still
 # failing on the mutant); the JUnit files validate against tests/junit.xsd with the expected
 # failures and skips, and an infrastructure failure is the error of the test case "run".
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 B=$METIS_BIN
 for b in metis metis-replay reffs reffs-mutant; do [ -x "$B/$b" ] || skip "$B/$b is not built"; done
 [ -w /dev/fuse ] || skip "no /dev/fuse"

@@ -3,7 +3,7 @@
 # defects: with one of its classes known the merged classes split 1 new and 1 known (exit 1),
 # as each VT's own summary does; with both known it exits 0; the JUnit file has one suite per
 # VT, validates against tests/junit.xsd and has one failure and one skip per VT.
-. "$(dirname "$0")/../lib/swarm.sh"
+. "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 [ -x "$METIS_BIN/reffs-mutant" ] || skip "no $METIS_BIN/reffs-mutant"
 need_tools cc xmllint

@@ -4,7 +4,7 @@
 # group per operation family, whatever the reference answered (setxattr's 0, EEXIST, ENODATA
 # were a group each), and classes.txt's first page ends with the lacks = line that declares
 # every refusal seen: a second run with that line pasted in finds nothing.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools bindfs python3
 [ -w /dev/fuse ] || skip "no /dev/fuse"
 config() {   # $1 = the lacks line of bindfs (or nothing)

@@ -3,7 +3,7 @@
 # length, where its trace starts and its reproducer's verdict (run once after the triage: exit
 # 1 on the fs under test, 0 on the reference); flags are decoded by name in the detail file, the
 # report and the reproducer's comments, while log.txt keeps the numbers.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools chromium python3 cc
 B=$METIS_BIN
 for b in metis metis-replay reffs reffs-mutant; do [ -x "$B/$b" ] || skip "$B/$b is not built"; done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # report.html of runs and swarms renders offline in headless Chromium with plots and the diff.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 command -v chromium >/dev/null || { echo "chromium is missing (scripts/deps.sh installs it)"; exit 77; }
 SHOTS=${REPORT_SHOTS:-/tmp/metis-report-shots}
 mkdir -p "$SHOTS"

@@ -3,7 +3,7 @@
 # gives exactly two classes, each shrunk to at most 6 operations with a reproducer that exits 1
 # on it and 0 on plain RefFS; a state-differing step is a leaf; a data-only defect's reproducer
 # names the file and "content".
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 B=$METIS_BIN
 for b in metis metis-replay reffs reffs-mutant; do
     [ -x "$B/$b" ] || { echo "skip: $B/$b is not built"; exit 77; }

@@ -6,7 +6,7 @@
 # each reproducer again up to 5 times within its class's share of shrink_seconds: "never" says
 # `DOES NOT BITE 0/N` and "sometimes" `bites k/N` (N > 1) in classes.txt, summary.json and
 # report.html, each with a reason (the daemon kept across steps by restore = logical).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools cc python3
 B=$METIS_BIN
 for b in metis metis-replay reffs reffs-mutant; do [ -x "$B/$b" ] || skip "$B/$b is not built"; done

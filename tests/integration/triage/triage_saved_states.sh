@@ -11,7 +11,7 @@
 # budget says nothing about saved states.)
 # alone: its budget is two thirds of a replay timed just before it; a neighbour test that starts
 # between the two moves it by more than that.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 need_tools fuse2fs mkfs.ext4 python3 bc cc
 B=$METIS_BIN
 for b in metis metis-replay; do [ -x "$B/$b" ] || skip "$B/$b is not built"; done
