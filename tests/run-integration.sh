@@ -7,14 +7,14 @@
 . "$(dirname "$0")/lib/common.sh"
 . tests/lib/skips.sh
 export METIS_BIN METIS_ROOT
-tests/prepare-host.sh || { echo "integration: host preparation failed"; exit 1; }
-mkdir -p build/test-logs
-pass=0 fail=0 skip=0 parts=0 failed=()
 tests=("$@"); [ ${#tests[@]} -eq 0 ] && tests=(tests/integration/*/*.sh)
 # A test's log, verdict and skips are named by its NAME alone (skip-allowed.txt too), so two
 # rooms may not hold the same NAME.
 dups=$(for t in "${tests[@]}"; do basename "$t" .sh; done | sort | uniq -d)
 [ -z "$dups" ] || { echo "integration: test names held twice:" $dups; exit 1; }
+tests/prepare-host.sh || { echo "integration: host preparation failed"; exit 1; }
+mkdir -p build/test-logs
+pass=0 fail=0 skip=0 parts=0 failed=()
 jobs=${INTEGRATION_JOBS:-2}
 started=$(date +%s)
 
