@@ -5,9 +5,9 @@ pkgs=(build-essential pkg-config spin fuse3 libfuse3-dev libcriterion-dev libini
       libzstd-dev libssl-dev uthash-dev e2fsprogs xfsprogs btrfs-progs f2fs-tools
       parallel bc python3 fuse2fs openssh-server openssh-client rsync util-linux kmod iproute2
       groff-base man-db libjson-c-dev chromium)
-pkgs+=(bindfs)   # tests/integration/fuse_dir_backed.sh: a target over a {dir}, engine_lacks.sh: one without fallocate
-pkgs+=(procps)   # pgrep, ps: engine_hang.sh, engine_daemon_died.sh; bindfs also engine_restore_unreachable.sh
-pkgs+=(strace)   # tests/integration/dir_checkpoints.sh: a slow {dir}-backed daemon (bindfs whose file calls strace delays)
+pkgs+=(bindfs)   # tests/integration/backend/fuse_dir_backed.sh: a target over a {dir}, engine_setup/engine_lacks.sh: one without fallocate
+pkgs+=(procps)   # pgrep, ps: engine_failures/engine_hang.sh, engine_setup/engine_daemon_died.sh; bindfs also engine_failures/engine_restore_unreachable.sh
+pkgs+=(strace)   # tests/integration/triage/dir_checkpoints.sh: a slow {dir}-backed daemon (bindfs whose file calls strace delays)
 pkgs+=(libxml2-utils)   # xmllint: tests validate --junit output against tests/junit.xsd
 # --targets: also the FUSE file systems of the target profiles (configs/targets/), for make
 # campaign and make check (whose tests replay every shipped trace of a target bug on its target).

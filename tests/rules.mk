@@ -1,4 +1,4 @@
-# Tests: one Criterion binary of every tests/unit/*.c, and the tests/integration/*.sh scripts.
+# Tests: one Criterion binary of every tests/unit/*.c, and the tests/integration/ROOM/*.sh scripts.
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(BUILD)/tests/unit-tests
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the integration tests (tests/integration/*.sh, or those named), each with a time limit, and names every skip.
+# Runs the integration tests (tests/integration/ROOM/*.sh, or those named), each with a time limit, and names every skip.
 # INTEGRATION_JOBS (default 2) tests run at once: each test judges only what it made (its own run
 # ids, devices and mounts), as it must beside nightly swarms on a shared host. A test whose
 # header has a line `# alone: REASON` (it times something against a budget) runs after the
@@ -7,10 +7,14 @@
 . "$(dirname "$0")/lib/common.sh"
 . tests/lib/skips.sh
 export METIS_BIN METIS_ROOT
+tests=("$@"); [ ${#tests[@]} -eq 0 ] && tests=(tests/integration/*/*.sh)
+# A test's log, verdict and skips are named by its NAME alone (skip-allowed.txt too), so two
+# rooms may not hold the same NAME.
+dups=$(for t in "${tests[@]}"; do basename "$t" .sh; done | sort | uniq -d)
+[ -z "$dups" ] || { echo "integration: test names held twice:" $dups; exit 1; }
 tests/prepare-host.sh || { echo "integration: host preparation failed"; exit 1; }
 mkdir -p build/test-logs
 pass=0 fail=0 skip=0 parts=0 failed=()
-tests=("$@"); [ ${#tests[@]} -eq 0 ] && tests=(tests/integration/*.sh)
 jobs=${INTEGRATION_JOBS:-2}
 started=$(date +%s)
 

@@ -13,7 +13,7 @@ of make check.
   --busy N           busy CPU loops (default 2)
   --other-seconds S  the other run's --seconds; it is started again when it ends (default 600)
   --target TARGET    the make target (default check; e.g. integration, with
-                     IT="tests/integration/a.sh tests/integration/b.sh" to run a subset)
+                     IT="tests/integration/ROOM/a.sh tests/integration/ROOM/b.sh" to run a subset)
   --out DIR          where each round's output and the other run's go (default build/shared-host)
 MAKE_ARG: passed to make as is (WERROR=1, SANITIZE=1, IT=...; after --, options such as -k,
 which goes on past a failing part of check to run the rest).

@@ -474,7 +474,7 @@ int main(int argc, char **argv)
         return known_main(argc - 1, argv + 1);
     if (!strcmp(argv[1], "clean"))
         return clean_main(argc - 1, argv + 1);
-    /* Hidden: config_keys.c's key table, for tests/integration/man_config_keys.sh. */
+    /* Hidden: config_keys.c's key table, for tests/integration/project/man_config_keys.sh. */
     if (!strcmp(argv[1], "config-keys"))
         return config_keys_print(stdout), 0;
     swarm_report_written = write_report_html;

@@ -204,7 +204,7 @@ enum config_kind {
 };
 
 /* One key of the file, written once in config_keys.c's key table: the parser, config_defaults,
- * `metis config-keys` and tests/integration/man_config_keys.sh (which holds configs/README.md
+ * `metis config-keys` and tests/integration/project/man_config_keys.sh (which holds configs/README.md
  * and man/metis.ini.5 to it) all read it from there. */
 struct config_key {
     const char *section;        /* "run", "fs", "pool", "ops", "sizes", "bits" or "vary" */

@@ -604,7 +604,7 @@ void transitions_free(struct transitions *tt)
 }
 
 /* METIS_TEST_GROUPED=1 groups any table: a small one's count then shows the grouped model
- * exact (tests/integration/bounded_exact.sh). */
+ * exact (tests/integration/search/bounded_exact.sh). */
 int transitions_grouped(const struct transitions *tt)
 {
     const char *test = getenv("METIS_TEST_GROUPED");

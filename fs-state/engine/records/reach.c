@@ -7,7 +7,7 @@
 
 /* The errnos RefFS's errno table (reffs/README.md) gives the calls each operation makes,
  * the lookup of its path included. One never returned marks a rule no run has exercised;
- * which of them a pool can produce at all is tests/integration/reach_errnos.sh's business. */
+ * which of them a pool can produce at all is tests/integration/search/reach_errnos.sh's business. */
 #define LOOKUP ENOENT, ENOTDIR, ENAMETOOLONG
 #define REACH_create_file    LOOKUP, EEXIST, EPERM, EINVAL, ENOSPC
 #define REACH_write_file     LOOKUP, EISDIR, EINVAL, ENOSPC, EFBIG

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# ext2 against ext4 for 20,000 operations: the false-positive eliminations hold (no discrepancy).
+. "$(dirname "$0")/../../lib/common.sh"
+"$METIS_BIN/metis" run configs/ext2-vs-ext4.ini --ops 20000 --seconds 0 --out "$T/run" 2>"$T/err"
+rc=$?
+cat "$T/err"
+[ $rc -eq 0 ] || fail "exit status $rc"
+[ "$(json_field "$T/run/summary.json" ops)" -eq 20000 ] || fail "did not run 20000 operations"
+[ "$(json_field "$T/run/summary.json" discrepancies)" -eq 0 ] || fail "discrepancies"
+[ "$(json_field "$T/run/summary.json" restores)" -gt 0 ] || fail "the search never backtracked"
+assert_no_leftovers "$(run_id_of "$T/err")"
