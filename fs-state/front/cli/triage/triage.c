@@ -235,12 +235,15 @@ static int left_in_pass(const struct shrink_plan *plan, int j, int n)
 }
 
 /* Class plan[j]'s share of what is left (left seconds): an equal share among the rest of its
- * pass, but at least SHRINK_FLOOR while that much is left, so that a run of more groups than
- * budget shrinks its first groups instead of giving every one too little. */
+ * pass, but at least SHRINK_FLOOR or what is left: a run of more classes than seconds shrinks
+ * its first classes (most are done in well under a second, and give the rest back) instead of
+ * skipping every one whose equal share is below a second. */
 static double share_of(const struct shrink_plan *plan, int j, int n, double left)
 {
     double share = left / left_in_pass(plan, j, n);
-    return share >= SHRINK_FLOOR || left < SHRINK_FLOOR ? share : SHRINK_FLOOR;
+    if (share >= SHRINK_FLOOR)
+        return share;
+    return left < SHRINK_FLOOR ? left : SHRINK_FLOOR;
 }
 
 /* The line of a class the budget did not reach: the pass it was in and what came first. */
