@@ -1,4 +1,4 @@
-# The table of tests/bench/first_runs.sh: one row per first run (exit, where it stopped, operations, classes, groups, how many classes were shrunk to a short reproducer that bites), then per run why classes were left unshrunk and its first page's groups.
+# The table of tests/bench/first_runs.sh: one row per first run (exit, where it stopped, operations, classes, groups, how many groups and classes have a short reproducer that bites), then per run why classes were left unshrunk and its first page's groups.
 # usage: table.py OUT_DIR NAME...   (OUT_DIR/NAME/summary.json, OUT_DIR/NAME.rc, OUT_DIR/NAME.out)
 import json
 import os
@@ -76,34 +76,37 @@ def row(out, name):
     rc = read(os.path.join(out, name + ".rc"), "-").strip()
     s = summary(out, name)
     if s is None:
-        return [name, rc, stopped(s, rc, out, name), "-", "-", "-", "-", "-"], [], []
+        return [name, rc, stopped(s, rc, out, name), "-", "-", "-", "-", "-", "-"], [], []
     classes = s.get("classes", [])
     good = sum(1 for c in classes if short_and_bites(c))
+    all_groups = {c.get("group", c.get("signature")) for c in classes}
+    good_groups = {c.get("group", c.get("signature")) for c in classes if short_and_bites(c)}
     whys = Counter(why_not(c) for c in classes if not short_and_bites(c))
     groups = [(g.get("group", "?"), len(g.get("classes", []))) for g in s.get("groups", [])]
     cells = [name, rc, stopped(s, int(rc) if rc.isdigit() else rc, out, name), str(s.get("ops", 0)),
              str(s.get("searches", "-")), str(len(classes)), str(s.get("discrepancy_groups", len(groups))),
-             f"{good}/{len(classes)}"]
+             f"{len(good_groups)}/{len(all_groups)}", f"{good}/{len(classes)}"]
     return cells, whys, groups
 
 
 def main():
     out, names = sys.argv[1], sys.argv[2:]
     head = ["target", "exit", "stopped", "ops", "searches", "classes", "groups",
-            f"shrunk <= {SHORT} ops, bites"]
+            f"groups with a biting <= {SHORT}-op reproducer", f"shrunk <= {SHORT} ops, bites"]
     rows = [row(out, n) for n in names]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for cells, _, _ in rows:
         print("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
-    total = [0, 0]
+    total = [0, 0, 0, 0]
     for cells, _, _ in rows:
-        if "/" in cells[-1]:
-            a, b = cells[-1].split("/")
-            total[0] += int(a)
-            total[1] += int(b)
+        for at, cell in ((0, cells[-1]), (2, cells[-2])):
+            if "/" in cell:
+                a, b = cell.split("/")
+                total[at] += int(a)
+                total[at + 1] += int(b)
     print(f"\nall: {total[0]} of {total[1]} classes shrunk to at most {SHORT} operations "
-          "with a reproducer that bites")
+          f"with a reproducer that bites; {total[2]} of {total[3]} groups have one")
     for (cells, whys, groups) in rows:
         if not whys and not groups:
             continue

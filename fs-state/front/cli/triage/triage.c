@@ -3,6 +3,7 @@
 #include "triage_io.h"
 #include "front/cli/classes/summary_classes.h"
 #include "classes_txt.h"
+#include "front/cli/classes/class_groups.h"
 #include "repro_check.h"
 #include "backend/backend.h"
 #include "lib/system/spawner.h"
@@ -183,31 +184,88 @@ static long unshrunk_steps(const struct triage *t, const struct run_class *c)
     return count_ops(p.trace);
 }
 
+#define PLAN_SHARE 4          /* planning measures traces for at most 1/4 of the budget */
+#define SHRINK_FLOOR 3.0        /* a share below it shrinks too little: the first ones get it */
+
 struct shrink_plan {
     int k;                      /* the class's index */
+    int pass;                   /* 1: its group's first class; 2: a later one of its group */
     long steps;                 /* its unshrunk trace's steps (-1: unknown, planned last) */
 };
 
-static int by_steps(const void *a, const void *b)
+static int by_pass_and_steps(const void *a, const void *b)
 {
     const struct shrink_plan *x = a, *y = b;
     long sx = x->steps < 0 ? LONG_MAX : x->steps, sy = y->steps < 0 ? LONG_MAX : y->steps;
+    if (x->pass != y->pass)
+        return x->pass - y->pass;
     return sx != sy ? (sx > sy) - (sx < sy) : x->k - y->k;
 }
 
-/* The order the classes are shrunk in: the shortest unshrunk traces first, so that what they
- * leave of their share goes on to the long ones, instead of a long one spending its share on
- * a replay that cannot end and the rest getting none. A target failure needs no plan. */
+/* The order the classes are shrunk in: first one class of each cause group (its first found),
+ * so that every group gets a shrunk trace before any gets a second, then the rest. Within a
+ * pass, the shortest unshrunk traces first, so that what they leave of their share goes on to
+ * the long ones, instead of a long one spending its share on a replay that cannot end and the
+ * rest getting none. Measuring a trace replays it, so it stops at a quarter of the budget: a
+ * run of a hundred classes on a slow daemon spent all of it measuring; the classes left
+ * unmeasured go last in their pass, in the order found (later found, longer). A target
+ * failure needs no plan. */
 static struct shrink_plan *plan_shrinks(const struct triage *t, const struct run_class *v, int n)
 {
     struct shrink_plan *plan = calloc((size_t)(n > 0 ? n : 1), sizeof *plan);
+    double until = now_seconds() + t->seconds / PLAN_SHARE;
     for (int k = 0; plan && k < n; k++) {
         plan[k].k = k;
-        plan[k].steps = is_target_failure(&v[k]) ? 0 : unshrunk_steps(t, &v[k]);
+        plan[k].pass = class_group_head(v, k) == k ? 1 : 2;
+        plan[k].steps = is_target_failure(&v[k]) ? 0
+                        : now_seconds() < until ? unshrunk_steps(t, &v[k]) : -1;
     }
     if (plan)
-        qsort(plan, (size_t)n, sizeof *plan, by_steps);
+        qsort(plan, (size_t)n, sizeof *plan, by_pass_and_steps);
     return plan;
+}
+
+/* How many of plan[j..n-1] are in plan[j]'s pass: the classes its share is counted among. */
+static int left_in_pass(const struct shrink_plan *plan, int j, int n)
+{
+    int m = 0;
+    for (int i = j; i < n; i++)
+        m += plan[i].pass == plan[j].pass;
+    return m;
+}
+
+/* Class plan[j]'s share of what is left (left seconds): an equal share among the rest of its
+ * pass, but at least SHRINK_FLOOR or what is left: a run of more classes than seconds shrinks
+ * its first classes (most are done in well under a second, and give the rest back) instead of
+ * skipping every one whose equal share is below a second. */
+static double share_of(const struct shrink_plan *plan, int j, int n, double left)
+{
+    double share = left / left_in_pass(plan, j, n);
+    if (share >= SHRINK_FLOOR)
+        return share;
+    return left < SHRINK_FLOOR ? left : SHRINK_FLOOR;
+}
+
+/* The line of a class the budget did not reach: the pass it was in and what came first. */
+static void say_no_budget(const struct triage *t, struct run_class *c,
+                          const struct shrink_plan *plan, int j)
+{
+    int firsts = 0;
+    for (int i = 0; i < j; i++)
+        firsts += plan[i].pass == 1;
+    char steps[48] = "not measured";
+    if (plan[j].steps >= 0)
+        snprintf(steps, sizeof steps, "%ld steps", plan[j].steps);
+    if (plan[j].pass == 1)
+        snprintf(c->triage, sizeof c->triage, "not shrunk: shrink_seconds (%g) was spent on the "
+                 "first classes of %d groups of shorter traces before its group's (pass 1, one "
+                 "class per group; its own trace: %s; metis-replay shrink %s does it by hand)",
+                 t->seconds, j, steps, c->detail);
+    else
+        snprintf(c->triage, sizeof c->triage, "not shrunk: shrink_seconds (%g) was spent on one "
+                 "class of each of the %d groups first, then on %d more classes of shorter traces "
+                 "before it (pass 2; its own trace: %s; metis-replay shrink %s does it by hand)",
+                 t->seconds, firsts, j - firsts, steps, c->detail);
 }
 
 /* Each class's reproducer on the target and the reference. The first runs get as long as the
@@ -240,7 +298,7 @@ int triage_run(const struct triage *t)
     struct shrink_plan *plan = t->seconds > 0 && n > 0 ? plan_shrinks(t, v, n) : NULL;
     for (int j = 0; plan && j < n && !*t->stop; j++) {
         int k = plan[j].k;
-        double limit = (end - now_seconds()) / (n - j);
+        double limit = share_of(plan, j, n, end - now_seconds());
         if (!strncmp(v[k].signature, "setup ", 6)) {
             snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: set-up adapted to it before "
                      "any operation, so no trace shows it; its detail file (%s) says what set-up "
@@ -253,14 +311,11 @@ int triage_run(const struct triage *t)
             continue;
         }
         if (limit < 1) {
-            snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: shrink_seconds (%g) was spent "
-                     "on the %d classes of shorter traces before it (its own has %ld steps; "
-                     "metis-replay shrink %s does it by hand)", t->seconds, j, plan[j].steps,
-                     v[k].detail);
+            say_no_budget(t, &v[k], plan, j);
             continue;
         }
-        fprintf(stderr, "metis: shrinking class %d (%s, %ld steps unshrunk) for at most %.0f s\n",
-                v[k].id, v[k].signature, plan[j].steps, limit);
+        fprintf(stderr, "metis: shrinking class %d (%s, pass %d, %ld steps unshrunk) for at most "
+                "%.0f s\n", v[k].id, v[k].signature, plan[j].pass, plan[j].steps, limit);
         triage_class(t, &v[k], limit);
     }
     free(plan);
