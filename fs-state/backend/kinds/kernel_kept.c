@@ -44,8 +44,8 @@ static struct kkpriv *kk(struct backend *b)
         /* A checkpoint is an unmount and a mount, which wait on the loop device; with direct
          * I/O it passes them to the image file itself rather than through its page cache
          * (6 interleaved 20-s runs beside other load: ops/s +16% on ext4-vs-xfs and +19% on
-         * ext4-vs-btrfs, medians; a later 3-round repeat at lower load did not show it, and
-         * btrfs was slower with it: README "Performance" has both). */
+         * ext4-vs-btrfs, medians; two later 3-round repeats, one alone, showed no difference
+         * either way: README "Performance" has all three). */
         p->dev.direct_io = 1;
         b->priv = p;
     }
