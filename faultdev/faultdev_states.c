@@ -8,8 +8,7 @@ const char *crash_state_kind_name(enum crash_state_kind k)
     return k <= STATE_PREFIX ? names[k] : "?";
 }
 
-/* A write or a discard: a record a crash state holds or not. */
-static int lands(unsigned kind)
+int crash_record_lands(unsigned kind)
 {
     return kind == FAULTDEV_REC_WRITE || kind == FAULTDEV_REC_DISCARD;
 }
@@ -43,7 +42,7 @@ static void persistence_points(const unsigned *kind, size_t nrec, struct crash_s
     int landed = 0;
     emit(out, max, n, STATE_BASE, 0, next_flush(kind, nrec, 0), -1);
     for (size_t i = 0; i < nrec; i++) {
-        if (lands(kind[i]))
+        if (crash_record_lands(kind[i]))
             landed = 1;
         else if (kind[i] == FAULTDEV_REC_FLUSH && landed) {
             emit(out, max, n, STATE_FLUSH, i, next_flush(kind, nrec, i + 1), -1);
@@ -60,15 +59,15 @@ static void reorderings(const unsigned *kind, size_t from, size_t to, struct cra
 {
     size_t m = 0, k = 0;
     for (size_t i = from; i < to; i++)
-        m += (size_t)lands(kind[i]);
+        m += (size_t)crash_record_lands(kind[i]);
     if (m < 2)
         return;
     for (size_t i = from; i < to; i++)
-        if (lands(kind[i]))
+        if (crash_record_lands(kind[i]))
             emit(out, max, n, STATE_DROP, to, to, (long)i);
     /* Prefixes of 1 to m - 2 writes: the state ends before the write after them. */
     for (size_t i = from; i < to; i++)
-        if (lands(kind[i]) && ++k >= 2 && k <= m - 1)
+        if (crash_record_lands(kind[i]) && ++k >= 2 && k <= m - 1)
             emit(out, max, n, STATE_PREFIX, i, to, -1);
 }
 

@@ -20,6 +20,9 @@ struct crash_state {
     long skip;
 };
 
+/* 1 for a write or a discard: a record a crash state holds or leaves out. */
+int crash_record_lands(unsigned kind);
+
 /* "base", "flush", "end", "drop", "prefix". */
 const char *crash_state_kind_name(enum crash_state_kind k);
 

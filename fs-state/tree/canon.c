@@ -177,26 +177,6 @@ static int hash_node(struct canon *c, const char *label, const char *rest, const
            EVP_DigestFinal_ex(c->ctx, out, &n) ? 0 : (errno = EIO, -1);
 }
 
-/* The hash fetched once per thread and name: an implicit fetch on every node (EVP_Digest with
- * a looked-up name) cost more than the hashing. */
-static int take_md(struct canon *c, const char *hash)
-{
-    static __thread struct { char name[64]; EVP_MD *md; EVP_MD_CTX *ctx; } kept;
-    const char *name = hash && *hash ? hash : "md5";
-    if (!kept.ctx && !(kept.ctx = EVP_MD_CTX_new()))
-        return errno = ENOMEM, -1;
-    if (!kept.md || strcmp(kept.name, name) != 0) {
-        EVP_MD_free(kept.md);
-        kept.md = strlen(name) < sizeof kept.name ? EVP_MD_fetch(NULL, name, NULL) : NULL;
-        if (!kept.md)
-            return errno = EINVAL, -1;
-        snprintf(kept.name, sizeof kept.name, "%s", name);
-    }
-    c->md = kept.md;
-    c->ctx = kept.ctx;
-    return 0;
-}
-
 /* The children of parent p among the nodes done so far, sorted by digest, at kids. */
 static size_t gather(struct canon *c, int p, int *kids)
 {
@@ -228,12 +208,10 @@ static int hash_all(struct canon *c, unsigned char *out)
     return hash_node(c, "\001/", root >= 0 ? c->v[root].rest : "", c->children, nk, out);
 }
 
-int tree_canon_digest(const char *listing, const char *hash, const struct tree_canon_kinds *k,
-                      unsigned char *out)
+int tree_canon_digest(const char *listing, const EVP_MD *md, EVP_MD_CTX *ctx,
+                      const struct tree_canon_kinds *k, unsigned char *out)
 {
-    struct canon c = { .k = k };
-    if (take_md(&c, hash))
-        return -1;
+    struct canon c = { .k = k, .md = md, .ctx = ctx };
     char *text = strdup(listing ? listing : "");
     int rc = -1;
     if (!text) {

@@ -420,7 +420,8 @@ static int make_canon(void)
     }
     if (buf_add(&S.canon_text, "", 1))
         return -1;
-    S.canon_len = tree_canon_digest(S.canon_text.p, S.lister.o->hash, S.canon_kinds, S.canon);
+    /* the listing's digest is final by now: its hash and context serve again */
+    S.canon_len = tree_canon_digest(S.canon_text.p, S.line_hash.md, S.ctx, S.canon_kinds, S.canon);
     return S.canon_len < 0 ? -1 : 0;
 }
 

@@ -269,6 +269,11 @@ static void run_checks(struct parse_state *st, const char *name, const char *val
         st->cfg->run.symmetry_line = st->line;
 }
 
+int run_symmetry_names(const struct run_config *r)
+{
+    return strcmp(r->symmetry, "names") == 0;
+}
+
 int search_kind_parse(const char *s)
 {
     return !strcmp(s, "dfs") ? SEARCH_DFS : !strcmp(s, "random") ? SEARCH_RANDOM :
@@ -1408,7 +1413,7 @@ static const char *symmetry_conflict(const struct metis_config *cfg)
 static void finish_symmetry(struct parse_state *st)
 {
     const struct metis_config *cfg = st->cfg;
-    const char *why = strcmp(cfg->run.symmetry, "names") == 0 ? symmetry_conflict(cfg) : NULL;
+    const char *why = run_symmetry_names(&cfg->run) ? symmetry_conflict(cfg) : NULL;
     if (why)
         fail(st, cfg->run.symmetry_line, "symmetry = names: %s", why);
 }

@@ -9,6 +9,10 @@
 
 /* The kind a [run] search value names, or -1. */
 int search_kind_parse(const char *s);
+/* 1 with [run] symmetry = names: a bounded search matches states up to renaming pool names. */
+int run_symmetry_names(const struct run_config *r);
+/* What a bounded verdict says of its states with it. */
+#define SYMMETRY_STATES " up to renaming pool names of one kind"
 
 /* Fills cfg with defaults, then the file. On error returns -1 with "file:line: message" in err. */
 int config_load(const char *path, struct metis_config *cfg, char *err, size_t errlen);

@@ -156,7 +156,7 @@ struct run_config {
                                    max_depth operations) */
     int search_line;            /* line of the search key (0 = not given), for messages */
     char symmetry[16];          /* search = bounded: "off", or "names" (states matched up to
-                                   renaming pool names of one kind, engine/search/symmetry.h) */
+                                   renaming pool names of one kind, tree/canon.h) */
     int symmetry_line;          /* line of the symmetry key (0 = not given), for messages */
     long walk_max;              /* search = random: a walk's operations are at most this many */
     long dive;                  /* search = dfs: a dive's operations at most (0: no dives) */

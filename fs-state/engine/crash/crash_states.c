@@ -58,7 +58,7 @@ void stream_free(struct stream *s)
 
 int stream_lands(const struct stream_rec *r)
 {
-    return r->kind == FAULTDEV_REC_WRITE || r->kind == FAULTDEV_REC_DISCARD;
+    return crash_record_lands(r->kind);
 }
 
 int stream_marked_before(const struct stream *s, size_t at, uint32_t mark)

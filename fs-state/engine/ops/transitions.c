@@ -589,7 +589,7 @@ int transitions_build(const struct input *in, struct transitions *tt)
         if (in->cfg->op_weight[op] > 0)
             gens[op](&g);
     free_lists(&g.l);
-    if (g.failed || seed_data(tt, strcmp(in->cfg->run.symmetry, "names") == 0) < 0) {
+    if (g.failed || seed_data(tt, run_symmetry_names(&in->cfg->run)) < 0) {
         transitions_free(tt);
         return -1;
     }

@@ -23,7 +23,7 @@ static void not_complete(const struct bounded_progress *p, char *buf, size_t len
 {
     snprintf(buf, len, "not complete: depth %ld of %ld completed, %" PRIu64 " states%s, %" PRIu64
              " on the frontier", p->done, p->limit, p->states,
-             p->symmetric ? " up to renaming pool names of one kind" : "", p->frontier);
+             p->symmetric ? SYMMETRY_STATES : "", p->frontier);
 }
 
 /* A swarm VT checked the states below its share of the first two transitions only. */
@@ -54,7 +54,7 @@ void bounded_verdict(const struct engine *e, char *buf, size_t len)
     }
     depth_text(p, depth, sizeof depth);
     snprintf(buf, len, "verified: %" PRIu64 " states%s, %" PRIu64 " transitions, %s, %s%s: no "
-             "discrepancy", p->states, p->symmetric ? " up to renaming pool names of one kind" : "",
+             "discrepancy", p->states, p->symmetric ? SYMMETRY_STATES : "",
              p->ops, depth, p->bounds, share);
 }
 

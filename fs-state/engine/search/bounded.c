@@ -69,12 +69,10 @@ int bounded_init(struct bounded *b, struct engine *e)
     if (state_set_init(&b->seen, (size_t)e->g.dlen * (size_t)e->g.nfs) < 0)
         return init_fail(e, "out of memory for the states met");
     b->stride = transitions_grouped(&b->tt) ? 3 : 1;
-    b->symmetric = strcmp(e->cfg.run.symmetry, "names") == 0;
-    b->hash = e->cfg.run.hash;
-    if (b->symmetric && take_kinds(b, &e->in.pool) < 0)
-        return init_fail(e, "out of memory for the pool's names");
     take_progress(b, e);
-    b->p->symmetric = b->symmetric;
+    b->p->symmetric = run_symmetry_names(&e->cfg.run);
+    if (b->p->symmetric && take_kinds(b, &e->in.pool) < 0)
+        return init_fail(e, "out of memory for the pool's names");
     if (take_share(b->p) < 0)
         return init_fail(e, "METIS_SPLIT is not I/N with I below N");
     return 0;

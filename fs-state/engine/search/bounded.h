@@ -18,9 +18,7 @@ struct bounded {
     long first;                  /* the path's transition at depth 1 */
     long stride;                 /* pan's steps per operation: 1, or 3 for a grouped table */
     struct bounded_progress *p;  /* the engine's (e->search.bounded), carried between searches */
-    int symmetric;               /* [run] symmetry = names */
-    struct tree_canon_kinds kinds;   /* the pool's file names, its directory names */
-    const char *hash;            /* [run] hash */
+    struct tree_canon_kinds kinds;   /* with p->symmetric: the pool's file names, its directories' */
 };
 
 /* The transition table and this search's depth: one deeper than the last completed one.

@@ -395,15 +395,13 @@ static void track_view(void)
         infra_failure("out of memory for the search path's trees");
 }
 
-/* A leaf keeps the digests SPIN tracks for the state the step started from: SPIN then finds
- * the new state already stored and backtracks, so nothing below it is explored. */
 /* What SPIN matches fs i's state on: its digest, or with [run] symmetry = names the digest
  * of its tree up to renaming pool names of one kind. The comparison between the file systems
  * is the step's, over the real trees; only the key that merges states is canonical. */
 static void track_key(int i)
 {
     unsigned char *key = metis_abs + (size_t)i * E.g.dlen;
-    if (!bounded_on || !bounded.symmetric) {
+    if (!bounded_on || !bounded.p->symmetric) {
         memcpy(key, E.g.out[i].digest, (size_t)E.g.dlen);
         return;
     }
@@ -412,6 +410,8 @@ static void track_key(int i)
     memcpy(key, E.g.out[i].canon, (size_t)E.g.dlen);
 }
 
+/* A leaf keeps the digests SPIN tracks for the state the step started from: SPIN then finds
+ * the new state already stored and backtracks, so nothing below it is explored. */
 static void track_state(uint64_t sid, int leaf)
 {
     for (int i = 0; i < E.g.nfs && !leaf; i++)
@@ -617,7 +617,7 @@ static void start_bounded(void)
         fprintf(stderr, "metis: %s\n", E.err);
         exit(METIS_EXIT_BAD_INPUT);
     }
-    if (bounded_on && bounded.symmetric)
+    if (bounded_on && bounded.p->symmetric)
         E.g.canon = &bounded.kinds;   /* from the initial state's read-back on */
 }
 

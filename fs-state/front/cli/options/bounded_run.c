@@ -70,8 +70,8 @@ void bounded_describe(const struct metis_config *cfg, FILE *f)
     transitions_bounds(&in, bounds, sizeof bounds);
     fprintf(f, "bounded: every state within depth %ld, each depth a search of its own; %zu "
             "transitions leave each state (weights do not apply); %s%s\n", cfg->run.max_depth,
-            tt.total, bounds, strcmp(cfg->run.symmetry, "names") == 0
-            ? "; states matched up to renaming pool names of one kind (symmetry = names)" : "");
+            tt.total, bounds, run_symmetry_names(&cfg->run)
+            ? "; states matched" SYMMETRY_STATES " (symmetry = names)" : "");
     if (transitions_grouped(&tt))
         fprintf(f, "  (the model chooses them in two steps: one of %zu groups of %d, then a "
                 "member)\n", transitions_groups(&tt), TRANSITIONS_GROUP);

@@ -137,7 +137,7 @@ static void verdict_of(const struct together *t, const char *symmetry, char *buf
     else
         snprintf(buf, len, "verified together: %" PRIu64 " states%s (the union of %d VTs' "
                  "shares), %" PRIu64 " transitions, depth <= %ld, %s: no discrepancy", t->states,
-                 strcmp(symmetry, "names") == 0 ? " up to renaming pool names of one kind" : "",
+                 strcmp(symmetry, "names") == 0 ? SYMMETRY_STATES : "",
                  t->vts, t->transitions, t->limit, t->bounds);
 }
 
