@@ -14,14 +14,16 @@ need_tools mkfs.ext4 e2fsck losetup fusermount3
 R=$METIS_BIN/metis-replay
 
 # run NAME STATES: configs/crash-ext4.ini with crash_states = STATES and the early lie, 30
-# operations of seed 1; sets $rc; checks the run left nothing behind.
+# operations of seed 1; sets $rc; checks the run left nothing behind. op_timeout 60: at a load
+# average of 20 (tests/shared-host.sh beside other work) the flushes run ended with exit 3 at
+# operation 1, and a step on the recording device has been seen to pass the default 10 s at 18.
 run() {
   local name=$1 states=$2
-  sed "s/^crash = fsync/crash = fsync\ncrash_states = $states\ncrash_test_lie = 2/" \
-    configs/crash-ext4.ini > "$T/$name.ini"
+  sed -e "s/^crash = fsync/crash = fsync\ncrash_states = $states\ncrash_test_lie = 2/" \
+      -e 's/^size = 4M/size = 4M\nop_timeout = 60/' configs/crash-ext4.ini > "$T/$name.ini"
   "$METIS_BIN/metis" run "$T/$name.ini" --out "$T/$name" --ops 30 --seed 1 2> "$T/$name.err"
   rc=$?
-  tail -n 1 "$T/$name.err"
+  case $rc in 0 | 1) tail -n 1 "$T/$name.err" ;; *) tail -n 5 "$T/$name.err" ;; esac
   assert_no_leftovers "$(run_id_of "$T/$name.err")"
 }
 
