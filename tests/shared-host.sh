@@ -143,8 +143,22 @@ finish() {
   make_pid='' runner_pid='' busy_pids=()
 }
 on_exit finish
-trap 'echo "shared-host: interrupted" >&2; exit 130' INT
-trap 'echo "shared-host: terminated" >&2; exit 143' TERM
+# failures_of LOG: what failed in a round's log, integration tests (FAIL NAME), unit tests
+# ([FAIL] SUITE::TEST) and make targets, one a line, indented.
+failures_of() {
+  grep -E '^FAIL [^ ]+|^\[FAIL\] |^make(\[[0-9]+\])?: \*\*\* ' "$1" | sed 's/^/    /'
+}
+# stopped HOW: a round cut short still reports what had failed in it by then.
+stopped() {
+  if [ -n "$make_pid" ]; then
+    failures_of "$log" >"$T/failed"
+    say "round $round $1 after $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s, load $(spread "$T/load"); $(grep -c . "$T/failed") failure(s) so far"
+    tee -a "$out/report.txt" <"$T/failed"
+  fi
+  echo "shared-host: $1" >&2
+}
+trap 'stopped interrupted; exit 130' INT
+trap 'stopped terminated; exit 143' TERM
 
 other_runner &
 runner_pid=$!
@@ -220,8 +234,7 @@ for round in $(seq "$rounds"); do
   make_pid=
   took=$((SECONDS - start))
   load=$(spread "$T/load")
-  # what failed: integration tests (FAIL NAME), unit tests ([FAIL] SUITE::TEST), make targets
-  grep -E '^FAIL [^ ]+|^\[FAIL\] |^make(\[[0-9]+\])?: \*\*\* ' "$log" | sed 's/^/    /' >"$T/failed"
+  failures_of "$log" >"$T/failed"
   n=$(grep -cE '^    (FAIL |\[FAIL\] )' "$T/failed")
   [ $rc -eq 0 ] || failed_rounds=$((failed_rounds + 1))
   say "round $round: make $target exit $rc, $n failing test(s), $((took / 60))m$((took % 60))s, load $load"
