@@ -3,7 +3,7 @@
 # usage: bounded_coverage.sh CONFIG [DEPTH]   (env BC_OUT work dir, BC_SEEDS seeds, BC_CAP the multiple)
 # Prints the bounded run's states and operations, then one line per seed: the operations the
 # walk made when it had met 50%, 90% and 100% of those states ("-": not within the cap).
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 cfg=$(from_caller "${1:?usage: bounded_coverage.sh CONFIG [DEPTH]}") depth=${2:-}
 out=${BC_OUT:-$METIS_ROOT/build/bounded-coverage}
 seeds=${BC_SEEDS:-5} cap=${BC_CAP:-20}

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Fault steps at length: N fault steps (default 10000) on one config (default configs/faults-ext4.ini, ext4 with errors=remount-ro) with a fault at every step, then the classes found and what the device did.
-# Usage: tests/bench/faults.sh [N] [CONFIG] [FAULT_KINDS]; FAULTS_SECONDS=S runs S seconds instead of N steps
+# Usage: tests/bench/checks/faults.sh [N] [CONFIG] [FAULT_KINDS]; FAULTS_SECONDS=S runs S seconds instead of N steps
 # Prints the fault steps per second (wall time: a loaded machine stretches it), how many hit a
 # request, what each kind showed, and every class with its hits; the run directory is kept
 # (FAULTS_OUT, default /tmp/metis-faults-bench) for its detail files and triage.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 n=${1:-10000}
 cfg=$(from_caller "${2:-configs/faults-ext4.ini}")
 kinds=${3:-eio_write,eio_read,lost_write}

@@ -2,7 +2,7 @@
 # Concurrent steps without a planted defect: STEPS steps with every fitting step concurrent on RefFS against RefFS, RefFS against ext4 and ext4 against tmpfs must find nothing; then serial orders run per second, and what concurrent steps cost a run's throughput.
 # usage: together.sh [STEPS]   (default 100000 per pair; BENCH_TOGETHER_PAIRS "ref-ref ref-ext4 ext4-tmpfs";
 #        BENCH_TOGETHER_SECONDS for each throughput run, default 20; BENCH_TOGETHER_OUT keeps the runs)
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 steps=${1:-100000}
 secs=${BENCH_TOGETHER_SECONDS:-20}
 out=$(from_caller "${BENCH_TOGETHER_OUT:-$T}")

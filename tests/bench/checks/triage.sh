@@ -2,11 +2,11 @@
 # Triage at length (not part of make check): keep-going runs of BENCH_TRIAGE_SECONDS (default 120)
 # against the two planted defects; prints the classes, their hits, the shrunk lengths and the
 # exit codes of each reproducer on the mutant, on plain RefFS and on the reference.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 bin=$METIS_BIN
 secs=${BENCH_TRIAGE_SECONDS:-120}
 out=$T
-fixture=tests/fixtures/two-defects.ini
+fixture=tests/fixtures/defects/two-defects.ini
 
 # The fixture as is (the reference is plain RefFS), and with ext4 as the reference and plain
 # RefFS as a third file system, so that "the reference" and "plain RefFS" are two answers.

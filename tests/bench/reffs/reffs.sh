@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Benchmark driver: builds reffs_readback, mounts RefFS and a tmpfs, runs it unpinned and with daemon and caller on one CPU, unmounts. Usage: tests/bench/reffs.sh [ITERATIONS]
+# Benchmark driver: builds reffs_readback, mounts RefFS and a tmpfs, runs it unpinned and with daemon and caller on one CPU, unmounts. Usage: tests/bench/reffs/reffs.sh [ITERATIONS]
 set -eu
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 BIN=$METIS_BIN
 [ -x "$BIN/reffs" ] || make --no-print-directory "$BIN/reffs" >/dev/null
 mkdir -p build/bench
 [ -f lib/metis/libmetis.a ] || make --no-print-directory lib/metis/libmetis.a >/dev/null
 ${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -Ireffs -Ifs-state -o build/bench/reffs_readback \
-  tests/bench/reffs_readback.c lib/metis/libmetis.a -lcrypto -lpthread
+  tests/bench/reffs/reffs_readback.c lib/metis/libmetis.a -lcrypto -lpthread
 
 WORK=$(mktemp -d /tmp/reffs-bench.$$.XXXXXX)
 MNT=$WORK/reffs TMPFS=$WORK/tmpfs

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Randomized differential test of RefFS's data calls against tmpfs and ext4: mounts RefFS, a tmpfs and an ext4 loop device, runs build/bench/reffs_vs_kernel on each pairing, unmounts. Usage: tests/bench/reffs_vs_kernel.sh [CALLS [SEED]]
+# Randomized differential test of RefFS's data calls against tmpfs and ext4: mounts RefFS, a tmpfs and an ext4 loop device, runs build/bench/reffs_vs_kernel on each pairing, unmounts. Usage: tests/bench/reffs/reffs_vs_kernel.sh [CALLS [SEED]]
 set -eu
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 BIN=$METIS_BIN
 CALLS=${1:-1000000} SEED=${2:-1}
 need_tools mkfs.ext4 losetup fusermount3
@@ -16,7 +16,7 @@ stale=$(find reffs/lib reffs/reffs.h -name '*.[ch]' \( -newer build/libreffs.a -
 mkdir -p build/bench
 for lib in reffs reffs-mutant; do
   ${CC:-cc} -O2 -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -Ireffs -o "build/bench/vs_kernel-$lib" \
-    tests/bench/reffs_vs_kernel.c "build/lib$lib.a" -lzstd -lcrypto -lpthread
+    tests/bench/reffs/reffs_vs_kernel.c "build/lib$lib.a" -lzstd -lcrypto -lpthread
 done
 
 WORK=$(mktemp -d /tmp/reffs-vs-kernel.$$.XXXXXX)

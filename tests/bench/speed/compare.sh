@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Compares the throughput of two Metis builds on the shipped configs, interleaved so both see the same load.
-# Usage: tests/bench/compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS] [SECONDS] [CONFIG...]
+# Usage: tests/bench/speed/compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS] [SECONDS] [CONFIG...]
 # Prints, per config, each build's median ops/s over ROUNDS runs and the change in percent, then
 # the median CPU time per operation (user + sys of the run and the processes it waited for, in
 # ms; less sensitive to other load than ops/s) and the load average around the config's runs.
 # OLD_CONFIGS=DIR runs the old build on DIR/<same name>.ini: its own shipped configs, which may
 # lack keys the new build added.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 if [ $# -lt 2 ]; then
-  echo "usage: tests/bench/compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS] [SECONDS] [CONFIG...]" >&2
+  echo "usage: tests/bench/speed/compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS] [SECONDS] [CONFIG...]" >&2
   exit 2
 fi
 old=$1 new=$2 rounds=${3:-3} secs=${4:-10}

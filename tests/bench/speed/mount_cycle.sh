@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # What a kept fs's checkpoint waits on in the kernel: times the unmount and mount of one 16-MiB image on a loop device, and their I/O requests.
-# Usage: tests/bench/mount_cycle.sh FSTYPE [CYCLES] [DIO on|off] [SECTOR 512|4096] [MKFS_OPT...]
+# Usage: tests/bench/speed/mount_cycle.sh FSTYPE [CYCLES] [DIO on|off] [SECTOR 512|4096] [MKFS_OPT...]
 # Prints one line: the loop device's direct I/O (0/1), then per cycle the unmount's and the
 # mount's milliseconds and the read (r) and write (w) requests each sent to the device. Each
 # cycle first changes the tree a little (16 appends, mkdirs or rmdirs), as a checkpoint's 16
 # steps would, and drops the device's page cache before the mount, as Metis does.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 fs=${1:-} cycles=${2:-20} dio=${3:-off} sector=${4:-512}
-[ -n "$fs" ] || { echo "usage: tests/bench/mount_cycle.sh FSTYPE [CYCLES] [DIO] [SECTOR] [MKFS_OPT...]" >&2; exit 2; }
+[ -n "$fs" ] || { echo "usage: tests/bench/speed/mount_cycle.sh FSTYPE [CYCLES] [DIO] [SECTOR] [MKFS_OPT...]" >&2; exit 2; }
 shift $(( $# < 4 ? $# : 4 ))
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mount)"
 img=$T/image mnt=$T/mnt dev=

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench` figure: total operations/s of a swarm of 1 VT and of 2 VTs on this machine.
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 bin=$METIS_BIN
 secs=${BENCH_SECONDS:-20}
 cfg=${SWARM_BENCH_CONFIG:-configs/ref-vs-ext4.ini}

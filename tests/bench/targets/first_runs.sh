@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# First runs of tests/bench/first_runs/*.ini (file systems as a new user first meets them: no declarations), two at a time, and one table row per target from what each run left.
+# First runs of tests/bench/targets/first_runs/*.ini (file systems as a new user first meets them: no declarations), two at a time, and one table row per target from what each run left.
 # usage: first_runs.sh [--bin DIR] [--out DIR] [--seconds N] [--table-only] [NAMES...]
 #   NAMES: config names without .ini (default: every config); --bin: the Metis binaries to run
 #   (default bin/); --out: where the runs go (default build/first-runs, emptied of NAMES' runs
 #   first); --table-only: print the table from the runs already in --out, run nothing.
-. "$(dirname "$0")/../lib/common.sh"
-cfg_dir=tests/bench/first_runs
+. "$(dirname "$0")/../../lib/common.sh"
+cfg_dir=tests/bench/targets/first_runs
 bin=$METIS_BIN
 out=$METIS_ROOT/build/first-runs
 secs=120

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # configs/general.ini as its header says to use it, unedited, plus one file system under test: RefFS mounted as a plain FUSE file system over a large store (16 GiB, a million inodes, no snapshot ioctls, so restored logically); every class such a run reports is a false one. Prints per seed the operations, searches and classes.
 # usage: general_any_target.sh [SECONDS] [SEEDS...]   (default 600 s, seeds 1 2 3; env BENCH_OUT)
-. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../../lib/common.sh"
 secs=${1:-600}
 shift || true
 seeds=("$@")

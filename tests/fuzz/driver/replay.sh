@@ -2,7 +2,7 @@
 # make check's corpus replay: each harness's replay driver over tests/fuzz/corpus/<harness>/; fails on the first harness that fails.
 set -u
 bin=$1; shift
-cd "$(dirname "$0")/../.." || exit 2
+cd "$(dirname "$0")/../../.." || exit 2
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 start=$(date +%s.%N)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # make fuzz: each harness under libFuzzer for S seconds, JOBS at once; prints executions, coverage and crashes per harness.
-# Usage: tests/fuzz/run.sh BUILD_DIR SECONDS HARNESS...  (FUZZ_JOBS harnesses at once, default 1;
+# Usage: tests/fuzz/driver/run.sh BUILD_DIR SECONDS HARNESS...  (FUZZ_JOBS harnesses at once, default 1;
 # new inputs go to BUILD_DIR/work/H, crashers to BUILD_DIR/crashes/H, logs to BUILD_DIR/log/H.txt)
 set -u
 fz=$1 secs=$2; shift 2
 jobs=${FUZZ_JOBS:-1}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_JOBS must be a positive whole number, not '$jobs'" >&2; exit 2; }
-cd "$(dirname "$0")/../.." || exit 2
+cd "$(dirname "$0")/../../.." || exit 2
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 

@@ -1,4 +1,4 @@
-# The table of tests/bench/first_runs.sh: one row per first run (exit, where it stopped, operations, classes, groups, how many groups and classes have a short reproducer that bites), then per run why classes were left unshrunk and its first page's groups.
+# The table of tests/bench/targets/first_runs.sh: one row per first run (exit, where it stopped, operations, classes, groups, how many groups and classes have a short reproducer that bites), then per run why classes were left unshrunk and its first page's groups.
 # usage: table.py OUT_DIR NAME...   (OUT_DIR/NAME/summary.json, OUT_DIR/NAME.rc, OUT_DIR/NAME.out)
 import json
 import os
