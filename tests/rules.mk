@@ -1,5 +1,5 @@
-# Tests: one Criterion binary of every tests/unit/*.c, and the tests/integration/ROOM/*.sh scripts.
-UNIT_SRC := $(wildcard tests/unit/*.c)
+# Tests: one Criterion binary of every tests/unit/ROOM/*.c (and tests/unit/skips_report.c), and the tests/integration/ROOM/*.sh scripts.
+UNIT_SRC := $(wildcard tests/unit/*.c tests/unit/*/*.c)
 UNIT_BIN := $(BUILD)/tests/unit-tests
 
 $(UNIT_BIN): $(UNIT_SRC:%.c=$(BUILD)/%.o) $(LIBCLI) $(LIBMETIS) $(LIBREFFS)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make bench`: runs each shipped config for a fixed time, prints operations/s and states, and holds CPU time per operation to tests/bench/baseline.tsv.
+# `make bench`: runs each shipped config for a fixed time, prints operations/s and states, and holds CPU time per operation to tests/bench/guard/baseline.tsv.
 . "$(dirname "$0")/../lib/common.sh"
 . tests/lib/bench_cpu.sh
 tests/prepare-host.sh || exit 1
@@ -54,15 +54,15 @@ done
 # The guard: a config whose CPU time per operation grew by more than BENCH_GUARD_LIMIT percent
 # (default 20) against the baseline, in its first run and twice more, fails make bench, after the
 # benchmarks below have run.
-bench_recheck "$bin" "$out/measured.tsv" "${BENCH_BASELINE:-tests/bench/baseline.tsv}" \
+bench_recheck "$bin" "$out/measured.tsv" "${BENCH_BASELINE:-tests/bench/guard/baseline.tsv}" \
   "${BENCH_GUARD_LIMIT:-20}"
-tests/bench/guard_compare.py "$out/measured.tsv" "${BENCH_BASELINE:-tests/bench/baseline.tsv}" \
+tests/bench/guard/guard_compare.py "$out/measured.tsv" "${BENCH_BASELINE:-tests/bench/guard/baseline.tsv}" \
   "${BENCH_GUARD_LIMIT:-20}"
 guard=$?
-for extra in tests/bench/reffs.sh tests/bench/swarm_scaling.sh tests/bench/guard_check.sh; do
+for extra in tests/bench/reffs/reffs.sh tests/bench/speed/swarm_scaling.sh tests/bench/guard/guard_check.sh; do
   [ -x "$extra" ] && "$extra"
 done
 # A million seeded calls per pairing (RefFS mount vs tmpfs, mount vs ext4, library vs ext4).
-tests/bench/reffs_vs_kernel.sh "${VS_KERNEL_CALLS:-1000000}"
-[ "$guard" -eq 0 ] || echo "make bench: FAIL: a config is more than ${BENCH_GUARD_LIMIT:-20}% slower than tests/bench/baseline.tsv (guard lines above)"
+tests/bench/reffs/reffs_vs_kernel.sh "${VS_KERNEL_CALLS:-1000000}"
+[ "$guard" -eq 0 ] || echo "make bench: FAIL: a config is more than ${BENCH_GUARD_LIMIT:-20}% slower than tests/bench/guard/baseline.tsv (guard lines above)"
 exit "$guard"

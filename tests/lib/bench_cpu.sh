@@ -32,7 +32,7 @@ PY
 # is no finding; a slower step is slower in every run.
 bench_recheck() {
   local bin=$1 measured=$2 baseline=$3 limit=$4 name secs cpu ops_s cfg r o c
-  for name in $(tests/bench/guard_compare.py "$measured" "$baseline" "$limit" |
+  for name in $(tests/bench/guard/guard_compare.py "$measured" "$baseline" "$limit" |
                   sed -n 's/^FAIL: \([^:]*\):.*/\1/p'); do
     IFS=$'\t' read -r _ secs cpu ops_s cfg < <(awk -F'\t' -v n="$name" '$1 == n' "$measured")
     for r in 2 3; do

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-# The states of tests/fixtures/bounded-small.ini within a depth, counted without Metis: the six POSIX calls simulated on a dict tree, as root.
+# The states of tests/fixtures/bounded/bounded-small.ini within a depth, counted without Metis: the six POSIX calls simulated on a dict tree, as root.
 """Usage: bounded_enum.py DEPTH [FILES [symmetry]]: prints how many distinct trees lie within
-DEPTH operations of the empty root, with FILES file names per directory (1: bounded-small.ini,
-2: bounded-symmetry.ini). Shares no code with the engine: a file's bytes are labels, the same
+DEPTH operations of the empty root, with FILES file names per directory (1: bounded/bounded-small.ini,
+2: bounded/bounded-symmetry.ini, in tests/fixtures/). Shares no code with the engine: a file's bytes are labels, the same
 label for the same write at the same place (a write's data depends on its arguments alone), 0
 for what no write put down (a hole reads as zeros and the abstract state does not tell them
 apart). With "symmetry" ([run] symmetry = names) a write's label names its path's shape

@@ -1,5 +1,5 @@
 # The one prelude of every shell test and test helper (sourced): the tree and its binaries, a work dir, exit hooks, fail/skip, shared checks.
-# Usage: . "$(dirname "$0")/../lib/common.sh" (from tests/bench, tests/mutations), "$(dirname "$0")/../../lib/common.sh" (from a room of tests/integration).
+# Usage: . "$(dirname "$0")/../lib/common.sh" (from tests/bench/run.sh, tests/mutations), "$(dirname "$0")/../../lib/common.sh" (from a room of tests/integration or tests/bench).
 # Afterwards the current directory is the tree's root, $T an empty directory removed at exit,
 # and fail/skip end the script with status 1/77.
 set -u

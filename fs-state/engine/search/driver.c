@@ -543,7 +543,7 @@ static void step_args(int op, long t)
 static void note_bounded_state(long t, long depth)
 {
     /* Any search's states, in step order, raw: how soon a walk meets a bounded run's states
-     * (tests/bench/bounded_coverage.sh). */
+     * (tests/bench/checks/bounded_coverage.sh). */
     if (state_log && !last_leaf)
         fwrite(metis_abs, 1, (size_t)E.g.nfs * (size_t)E.g.dlen, state_log);
     if (t >= 0 && !last_leaf && bounded_note(&bounded, metis_abs, depth) < 0)

@@ -6,7 +6,7 @@
  * entry by the operation's name, so adding an operation is a line here plus, named after it:
  * draw_NAME, exec_NAME and FIELDS_NAME (its text form) in ops.c, REACH_NAME in reach.c,
  * POOL_NAME in replayer/trace/check.c and emit_NAME in replayer/emitstep/emitc_ops.c. A missing one does not
- * compile; its [ops] key comes from its name (config_keys.c), and tests/unit/metis_optable.c
+ * compile; its [ops] key comes from its name (config_keys.c), and tests/unit/ops/metis_optable.c
  * checks every table again. */
 #define METIS_OPS(X) \
     X(create_file)   \

@@ -10,7 +10,7 @@ need_tools bindfs python3
 B=$METIS_BIN
 [ -x "$B/metis" ] || skip "$B/metis is not built"
 [ -w /dev/fuse ] || skip "no /dev/fuse"
-"$B/metis" run "$METIS_ROOT/tests/fixtures/bindfs-hardlink-alias.ini" --seconds 10 --out "$T/run" \
+"$B/metis" run "$METIS_ROOT/tests/fixtures/fuse/bindfs-hardlink-alias.ini" --seconds 10 --out "$T/run" \
     >"$T/out" 2>&1
 rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] || { tail -20 "$T/out"; fail "metis run exited $rc, want 0 or 1"; }

@@ -7,7 +7,7 @@
 need_tools python3
 [ -x "$METIS_BIN/reffs-mutant" ] || skip "$METIS_BIN/reffs-mutant is not built"
 [ -w /dev/fuse ] || skip "no /dev/fuse"
-CFG=$METIS_ROOT/tests/fixtures/fuse-stale-attrs.ini
+CFG=$METIS_ROOT/tests/fixtures/fuse/fuse-stale-attrs.ini
 stale() {  # RUN: the stale count of fs mut in summary.json
     python3 -c 'import json,sys; print(sum(x["differences"] for x in json.load(open(sys.argv[1]))["cache_stale"] if x["fs"] == "mut"))' "$1/summary.json"
 }

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Metis's own failure after classes were found (the reference's daemon killed mid-run, after
-# tests/fixtures/two-defects.ini's first planted class) ends the run with exit 3, and the
+# tests/fixtures/defects/two-defects.ini's first planted class) ends the run with exit 3, and the
 # classes found so far are triaged all the same: classes.txt, shrunk traces, report.html and
 # JUnit (the class as a test case beside the run's error).
 . "$(dirname "$0")/../../lib/common.sh"
 [ -w /dev/fuse ] || skip "no /dev/fuse"
 need_tools xmllint
 FAIL_LOG=$T/err
-run_and_find_daemon ref tests/fixtures/two-defects.ini --seconds 120 --junit "$T/junit.xml"
+run_and_find_daemon ref tests/fixtures/defects/two-defects.ini --seconds 120 --junit "$T/junit.xml"
 wait_for 300 eval 'grep -q "^metis: discrepancy at operation" "$T/err" || gone $metis_pid'
 grep -q '^metis: discrepancy at operation' "$T/err" || fail "no class was found"
 signal_daemon ref KILL

@@ -2,7 +2,7 @@
 # The checker bites: a RefFS with a planted defect is reported (exit 1), and the log and the
 # discrepancy report name the operation that diverged.
 . "$(dirname "$0")/../../lib/common.sh"
-"$METIS_BIN/metis" run tests/fixtures/defective.ini --out "$T/run" 2>"$T/err"
+"$METIS_BIN/metis" run tests/fixtures/defects/defective.ini --out "$T/run" 2>"$T/err"
 rc=$?
 cat "$T/err"
 [ $rc -eq 1 ] || fail "exit status $rc, want 1"

@@ -24,7 +24,7 @@ PY
 
 # (a) tmpfs as the reference against RefFS and ext4.
 FAIL_LOG=$T/a.err
-"$METIS_BIN/metis" run tests/fixtures/devless-tmpfs.ini --out "$T/a" 2>"$T/a.err"
+"$METIS_BIN/metis" run tests/fixtures/devless/devless-tmpfs.ini --out "$T/a" 2>"$T/a.err"
 rc=$?
 [ $rc -eq 0 ] || fail "tmpfs against RefFS and ext4: exit status $rc"
 check_logical "$T/a" tmpfs || fail "tmpfs: no verified logical restores, or discrepancies"
@@ -32,7 +32,7 @@ assert_no_leftovers "$(run_id_of "$T/a.err")"
 
 # (a') both as targets of RefFS: their free space and roots made the reference's.
 FAIL_LOG=$T/t.err
-"$METIS_BIN/metis" run tests/fixtures/devless-targets.ini --out "$T/t" 2>"$T/t.err"
+"$METIS_BIN/metis" run tests/fixtures/devless/devless-targets.ini --out "$T/t" 2>"$T/t.err"
 rc=$?
 [ $rc -eq 0 ] || fail "RefFS against tmpfs and overlay: exit status $rc"
 grep -q "tmpfs: root set to the reference's: mode 0777 -> 0755" "$T/t.err" ||
@@ -100,7 +100,7 @@ assert_no_leftovers "$(run_id_of "$T/c.err")"
 # (d) a class found on them is shrunk and reproduced through the backend, and its run.sh makes
 # the overlay (mktemp'd layers, lower populated) and the tmpfs itself.
 FAIL_LOG=$T/e.err
-"$METIS_BIN/metis" run tests/fixtures/devless-overlay-exdev.ini --out "$T/e" 2>"$T/e.err"
+"$METIS_BIN/metis" run tests/fixtures/devless/devless-overlay-exdev.ini --out "$T/e" 2>"$T/e.err"
 rc=$?
 [ $rc -eq 1 ] || fail "overlay without redirect_dir: exit status $rc, want 1"
 grep -q "EXDEV" "$T/e/discrepancy-1.txt" || fail "the first class is not overlay's EXDEV"

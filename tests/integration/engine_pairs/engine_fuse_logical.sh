@@ -3,7 +3,7 @@
 # between recorded trees), verified by its digest, with no fallback to replay and no discrepancy.
 # (The fallback and its failure are driven in backend_fuse.sh.)
 . "$(dirname "$0")/../../lib/common.sh"
-"$METIS_BIN/metis" run tests/fixtures/fuse-logical.ini --out "$T/run" 2>"$T/err"
+"$METIS_BIN/metis" run tests/fixtures/restore/fuse-logical.ini --out "$T/run" 2>"$T/err"
 rc=$?
 cat "$T/err"
 [ $rc -eq 0 ] || fail "exit status $rc"

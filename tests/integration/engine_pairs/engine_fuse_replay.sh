@@ -2,7 +2,7 @@
 # type = fuse without an image, restore = replay: each restore remounts it fresh and replays the search path;
 # a wrong replay would show as a discrepancy at the next operation.
 . "$(dirname "$0")/../../lib/common.sh"
-"$METIS_BIN/metis" run tests/fixtures/fuse-replay.ini --ops 400 --out "$T/run" 2>"$T/err"
+"$METIS_BIN/metis" run tests/fixtures/restore/fuse-replay.ini --ops 400 --out "$T/run" 2>"$T/err"
 rc=$?
 cat "$T/err"
 [ $rc -eq 0 ] || fail "exit status $rc"

@@ -3,7 +3,7 @@
 # the daemon's RESTORE, none is a replay, it is read back by its dump, and it agrees with the
 # reference throughout; a daemon whose dump and kernel view differ stops the run.
 . "$(dirname "$0")/../../lib/common.sh"
-"$METIS_BIN/metis" run tests/fixtures/fuse-snapshot.ini --out "$T/run" 2>"$T/err"
+"$METIS_BIN/metis" run tests/fixtures/restore/fuse-snapshot.ini --out "$T/run" 2>"$T/err"
 rc=$?
 cat "$T/err"
 [ $rc -eq 0 ] || fail "exit status $rc"
@@ -18,7 +18,7 @@ assert b["snapshot_restores"] == s["restores"] > 50, (b, s["restores"])
 PY
 assert_no_leftovers "$(run_id_of "$T/err")"
 
-"$METIS_BIN/metis" run tests/fixtures/fuse-dump-stale.ini --ops 3000 --out "$T/bad" 2>"$T/bad.err"
+"$METIS_BIN/metis" run tests/fixtures/restore/fuse-dump-stale.ini --ops 3000 --out "$T/bad" 2>"$T/bad.err"
 rc=$?
 tail -n 3 "$T/bad.err"
 [ $rc -eq 3 ] || fail "stale view: exit status $rc, want 3 (infrastructure failure)"

@@ -3,7 +3,7 @@
 # `daemon-died` class, every fs set up afresh, a new search, exit 1 (not 3), nothing left over.
 . "$(dirname "$0")/../../lib/common.sh"
 secs=${DAEMON_DIED_SECONDS:-16}
-run_and_find_daemon tgt tests/fixtures/fuse-daemon-dies.ini --seconds "$secs"
+run_and_find_daemon tgt tests/fixtures/fuse/fuse-daemon-dies.ini --seconds "$secs"
 # Mid-run: once the search is under way, however long the set-up took on this machine.
 wait_for 120 eval 'lines_at_least "$T/run/log.txt" "^op " 100 || gone $metis_pid'
 signal_daemon tgt KILL

@@ -8,7 +8,7 @@
 died_at() {
   local step=$1 n=$2 where=$3 out="$T/run-${1%%:*}"
   FAIL_LOG="$T/err-$1"
-  METIS_TEST_KILL_DAEMON="tgt:$step:$n" "$METIS_BIN/metis" run tests/fixtures/fuse-daemon-dies.ini --ops 400 \
+  METIS_TEST_KILL_DAEMON="tgt:$step:$n" "$METIS_BIN/metis" run tests/fixtures/fuse/fuse-daemon-dies.ini --ops 400 \
     --out "$out" 2>"$FAIL_LOG"
   local rc=$?
   [ $rc -eq 1 ] || fail "$step: exit status $rc, expected 1 (a discrepancy), never 3"

@@ -24,9 +24,9 @@ PY
   assert_no_leftovers "$(run_id_of "$out.err")"
 }
 
-run_root_case tests/fixtures/root-differs.ini "$T/logical"
+run_root_case tests/fixtures/fuse/root-differs.ini "$T/logical"
 sed -e 's/^\[fs other\]$/[fs other]\nrestore = replay/' -e 's/^ops = 300$/ops = 120/' \
-  tests/fixtures/root-differs.ini > "$T/replay.ini"
+  tests/fixtures/fuse/root-differs.ini > "$T/replay.ini"
 run_root_case "$T/replay.ini" "$T/replay"
 grep -q '"replays": *[1-9]' "$T/replay/summary.json" || fail "the replay case never replayed"
 echo "root equalized with logical and replayed restores"

@@ -9,7 +9,7 @@ swarm_require
 [ -x "$METIS_BIN/reffs-mutant" ] || skip "no $METIS_BIN/reffs-mutant"
 need_tools cc xmllint
 printf '2/:\n' >"$SW/hosts"
-CFG=$METIS_ROOT/tests/fixtures/two-defects.ini
+CFG=$METIS_ROOT/tests/fixtures/defects/two-defects.ini
 S=${KNOWN_SECONDS:-5}
 printf 'class: removexattr bad errno ENOENT, reference ENODATA\nnote: ENOENT for ENODATA\n\nclass: chmod bad state mode\nnote: old\n' >"$SW/known"
 # A kept reproducer whose run.sh passes: its class counts as fixed.

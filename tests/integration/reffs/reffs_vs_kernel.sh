@@ -4,4 +4,4 @@
 # exec, so that the runner's signals reach the benchmark's own clean-up: the prelude's work dir
 # (unused, and an exec skips the exit hooks) goes first.
 rmdir "$T"
-exec tests/bench/reffs_vs_kernel.sh "${REFFS_VS_KERNEL_CALLS:-20000}" "${REFFS_VS_KERNEL_SEED:-1}"
+exec tests/bench/reffs/reffs_vs_kernel.sh "${REFFS_VS_KERNEL_CALLS:-20000}" "${REFFS_VS_KERNEL_SEED:-1}"

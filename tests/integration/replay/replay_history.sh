@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A defect only a logical restore reaches (tests/fixtures/fuse-logical-stale.ini: a mutant whose
+# A defect only a logical restore reaches (tests/fixtures/restore/fuse-logical-stale.ini: a mutant whose
 # shrinking truncate leaves stale bytes, and no operation that shrinks a file within a block) is
 # found, and the target's real history reproduces it: the log holds the restore calls, the trace
 # holds them, a replay without them does not reproduce, shrink keeps a few steps (calls among
@@ -10,7 +10,7 @@ B=$METIS_BIN R=$METIS_BIN/metis-replay
 for b in metis metis-replay reffs reffs-mutant; do [ -x "$B/$b" ] || skip "$B/$b is not built"; done
 [ -w /dev/fuse ] || skip "no /dev/fuse"
 need_tools cc
-cfg=tests/fixtures/fuse-logical-stale.ini
+cfg=tests/fixtures/restore/fuse-logical-stale.ini
 FAIL_LOG=$T/out
 
 # 1. A keep-going run finds it; the log holds the target's fresh mount and its restores' calls.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# search = bounded visits exactly the states an enumerator of its own counts (tests/lib/bounded_enum.py on tests/fixtures/bounded-small.ini, depth 5), on three seeds, and says so in its last line, summary.json, --junit and report.html; without REACH the same depth-bounded search misses states; a table chosen in two model steps (group, member) visits the same.
+# search = bounded visits exactly the states an enumerator of its own counts (tests/lib/bounded_enum.py on tests/fixtures/bounded/bounded-small.ini, depth 5), on three seeds, and says so in its last line, summary.json, --junit and report.html; without REACH the same depth-bounded search misses states; a table chosen in two model steps (group, member) visits the same.
 . "$(dirname "$0")/../../lib/common.sh"
-cfg=tests/fixtures/bounded-small.ini
+cfg=tests/fixtures/bounded/bounded-small.ini
 depth=5
 want=$(python3 tests/lib/bounded_enum.py "$depth") || fail "the enumerator failed"
 "$METIS_BIN/metis" check "$cfg" >"$T/check" || fail "metis check refused the config"

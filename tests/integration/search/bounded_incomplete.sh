@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A bounded search whose operation budget ends before its depth says how far it got ("not complete: depth k of D completed, N states, F on the frontier"), exits 0 with complete false; with --require-complete it exits 6, and a complete one still exits 0.
 . "$(dirname "$0")/../../lib/common.sh"
-cfg=tests/fixtures/bounded-small.ini
+cfg=tests/fixtures/bounded/bounded-small.ini
 check_incomplete() {
   local out=$1 err=$2 last
   last=$(tail -n1 "$err")

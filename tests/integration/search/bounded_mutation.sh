@@ -3,7 +3,7 @@
 . "$(dirname "$0")/../../lib/common.sh"
 [ -x "$METIS_BIN/reffs-mutant" ] || fail "$METIS_BIN/reffs-mutant is missing"
 sed 's/^\[fs other\]$/[fs mut]\nreffs_opts = mutation=MUT_RMDIR_NONEMPTY/' \
-  tests/fixtures/bounded-small.ini >"$T/mut.ini"
+  tests/fixtures/bounded/bounded-small.ini >"$T/mut.ini"
 for seed in 1 2 3 4; do
   rm -rf "$T/run"   # a run directory keeps search-N/ of the run before it: a fresh one each
   run_mutant "$T/mut.ini" "$seed"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# [run] symmetry = names: a bounded search of tests/fixtures/bounded-symmetry.ini (two file names per directory) visits exactly the states tests/lib/bounded_enum.py counts up to renaming file names within a directory, and without it the unreduced count; its verdict says so; the planted RefFS defect MUT_RMDIR_NONEMPTY is still found on seeds 1 to 3; configs the reduction cannot rename are refused in one line.
+# [run] symmetry = names: a bounded search of tests/fixtures/bounded/bounded-symmetry.ini (two file names per directory) visits exactly the states tests/lib/bounded_enum.py counts up to renaming file names within a directory, and without it the unreduced count; its verdict says so; the planted RefFS defect MUT_RMDIR_NONEMPTY is still found on seeds 1 to 3; configs the reduction cannot rename are refused in one line.
 . "$(dirname "$0")/../../lib/common.sh"
-cfg=tests/fixtures/bounded-symmetry.ini
+cfg=tests/fixtures/bounded/bounded-symmetry.ini
 depth=4
 want_all=$(python3 tests/lib/bounded_enum.py "$depth" 2) || fail "the enumerator failed"
 want_sym=$(python3 tests/lib/bounded_enum.py "$depth" 2 symmetry) || fail "the enumerator failed"

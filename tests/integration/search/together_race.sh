@@ -6,7 +6,7 @@ for b in metis metis-replay reffs reffs-mutant; do
     [ -x "$B/$b" ] || fail "$B/$b is not built"
 done
 command -v cc >/dev/null || fail "no C compiler for emit-c"
-cfg=tests/fixtures/together-race.ini
+cfg=tests/fixtures/together/together-race.ini
 summary() {  # RUN_DIR KEY
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1/summary.json" "$2"
 }

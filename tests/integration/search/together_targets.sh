@@ -2,7 +2,7 @@
 # A config with concurrent steps ([run] together) runs on RefFS, a kernel fs (ext4), tmpfs and a FUSE target at once: every fs issues the calls at once, no try is found unexplained by a serial order, metis check says what together does, and nothing is left behind.
 . "$(dirname "$0")/../../lib/common.sh"
 kernel_has_fs ext4 || fail "no ext4 in this kernel"
-cfg=tests/fixtures/together-targets.ini
+cfg=tests/fixtures/together/together-targets.ini
 "$METIS_BIN/metis" check "$cfg" >"$T/check.out" || fail "metis check refused $cfg"
 grep -q '^concurrent steps: 30% of the steps issue 2 to 3 operations at once' "$T/check.out" ||
     fail "metis check does not explain [run] together: $(cat "$T/check.out")"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# A swarm of a bounded config splits one space: 2 VTs over SSH each search their share of the first two transitions, and the states they verified together are exactly the single run's (tests/fixtures/bounded-small.ini, depth 5), which the swarm's summary states; with [run] symmetry = names the union is the count up to renaming (tests/fixtures/bounded-symmetry.ini).
+# A swarm of a bounded config splits one space: 2 VTs over SSH each search their share of the first two transitions, and the states they verified together are exactly the single run's (tests/fixtures/bounded/bounded-small.ini, depth 5), which the swarm's summary states; with [run] symmetry = names the union is the count up to renaming (tests/fixtures/bounded/bounded-symmetry.ini).
 . "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
 swarm_hosts_start "$SW/ssh" 1 || fail "could not start the SSH test host"
 printf '2/h1\n' > "$SW/hosts"
-CFG=$METIS_ROOT/tests/fixtures/bounded-small.ini
+CFG=$METIS_ROOT/tests/fixtures/bounded/bounded-small.ini
 want=$(python3 "$METIS_ROOT/tests/lib/bounded_enum.py" 5) || fail "the enumerator failed"
 
 "$METIS" run "$CFG" --seed 3 --out "$SW/alone" 2> "$SW/alone.err" || fail "the single run failed"
@@ -43,7 +43,7 @@ assert_clean "$SW/out"
 # With [run] symmetry = names the VTs' keys are canonical and their union is the count up to
 # renaming, which the swarm's verdict says.
 sed 's/^search = bounded$/search = bounded\nsymmetry = names/' \
-  "$METIS_ROOT/tests/fixtures/bounded-symmetry.ini" > "$SW/sym.ini"
+  "$METIS_ROOT/tests/fixtures/bounded/bounded-symmetry.ini" > "$SW/sym.ini"
 want_sym=$(python3 "$METIS_ROOT/tests/lib/bounded_enum.py" 4 2 symmetry) || fail "the enumerator failed"
 swarm run "$SW/sym.ini" --hosts "$SW/hosts" --vts 2 --swarm-seed 8 --out "$SW/sym"
 [ "$rc" = 0 ] || fail "symmetry swarm exit $rc, expected 0"

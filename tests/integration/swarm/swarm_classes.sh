@@ -8,7 +8,7 @@ swarm_require
 command -v cc >/dev/null || { echo "no C compiler for the reproducers"; exit 77; }
 swarm_hosts_start "$SW/ssh" 2 || fail "could not start the SSH test hosts"
 printf '# two test hosts, 1 VT each\n1/h1\n1/h2\n' > "$SW/hosts"
-CFG=$METIS_ROOT/tests/fixtures/two-defects.ini
+CFG=$METIS_ROOT/tests/fixtures/defects/two-defects.ini
 
 swarm run "$CFG" --hosts "$SW/hosts" --vts 2 --seconds "${TRIAGE_SECONDS:-20}" --keep-going \
   --swarm-seed 5 --out "$SW/out"

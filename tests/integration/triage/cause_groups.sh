@@ -11,7 +11,7 @@ B=$METIS_BIN
 [ -x "$B/metis" ] || skip "$B/metis is not built"
 [ -x "$B/reffs-mutant" ] || skip "$B/reffs-mutant is not built"
 [ -w /dev/fuse ] || skip "no /dev/fuse"
-CFG=$METIS_ROOT/tests/fixtures/mutant-new-mode.ini
+CFG=$METIS_ROOT/tests/fixtures/triage/mutant-new-mode.ini
 KEY="delta:mode-bits-0001 mut"
 export METIS_REFFS_BIN=$METIS_ROOT/tests/mutations/reffs-pick.sh
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Saved states of a slow {dir}-backed FUSE target (tests/fixtures/bindfs-slow-dirs.ini): with
+# Saved states of a slow {dir}-backed FUSE target (tests/fixtures/triage/bindfs-slow-dirs.ini): with
 # remount_every = 4 its directories are kept every 4th step it runs (unmounted, copied, mounted
 # again and its tree checked), the report exports the newest of them, and the class's trace (what
 # the fs ran since its last fresh mount, restores included) starts there, so triage shrinks it
@@ -13,7 +13,7 @@ need_tools bindfs strace mountpoint fusermount3 python3 bc
 B=$METIS_BIN
 for b in metis metis-replay; do [ -x "$B/$b" ] || skip "$B/$b is not built"; done
 [ -w /dev/fuse ] || skip "no /dev/fuse"
-FIX=$METIS_ROOT/tests/fixtures/bindfs-slow-dirs.ini
+FIX=$METIS_ROOT/tests/fixtures/triage/bindfs-slow-dirs.ini
 export REPRO_TMP=$T/repro-tmp
 mkdir -p "$REPRO_TMP"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Known classes on a RefFS mutant with two planted defects (tests/fixtures/two-defects.ini):
+# Known classes on a RefFS mutant with two planted defects (tests/fixtures/defects/two-defects.ini):
 # metis known add; --known with neither, one and both classes known (exit 1 only for a new
 # class; summary.json, the progress line, classes.txt and report.html show the split and the
 # known classes not seen; a known class does not stop a run that does not keep going;
@@ -12,7 +12,7 @@ for b in metis metis-replay reffs reffs-mutant; do [ -x "$B/$b" ] || skip "$B/$b
 [ -w /dev/fuse ] || skip "no /dev/fuse"
 need_tools cc python3 xmllint
 S=${KNOWN_SECONDS:-5}
-CFG=tests/fixtures/two-defects.ini
+CFG=tests/fixtures/defects/two-defects.ini
 MKDIR="mkdir bad state mode" RMX="removexattr bad errno ENOENT, reference ENODATA"
 export REPRO_TMP=/dev/shm/metis-known-test.$$
 mkdir -p "$REPRO_TMP"

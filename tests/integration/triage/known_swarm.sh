@@ -8,7 +8,7 @@ swarm_require
 [ -x "$METIS_BIN/reffs-mutant" ] || skip "no $METIS_BIN/reffs-mutant"
 need_tools cc xmllint
 printf '2/:\n' >"$SW/hosts"
-CFG=$METIS_ROOT/tests/fixtures/two-defects.ini
+CFG=$METIS_ROOT/tests/fixtures/defects/two-defects.ini
 S=${KNOWN_SECONDS:-6}
 printf 'class: removexattr bad errno ENOENT, reference ENODATA\nnote: ENOENT for ENODATA\n' >"$SW/one.known"
 printf 'class: mkdir bad state mode\n' | cat - "$SW/one.known" >"$SW/both.known"

@@ -10,7 +10,7 @@ for b in metis metis-replay reffs reffs-mutant; do [ -x "$B/$b" ] || skip "$B/$b
 [ -w /dev/fuse ] || skip "no /dev/fuse"
 export REPRO_TMP=$T/repro-tmp
 mkdir -p "$REPRO_TMP"
-"$B/metis" run "$METIS_ROOT/tests/fixtures/xattr-defects.ini" --seconds 6 --out "$T/run" >"$T/out" 2>&1
+"$B/metis" run "$METIS_ROOT/tests/fixtures/defects/xattr-defects.ini" --seconds 6 --out "$T/run" >"$T/out" 2>&1
 rc=$?
 [ $rc = 1 ] || { tail -20 "$T/out"; fail "metis run exited $rc, want 1"; }
 n=$(json_field "$T/run/summary.json" discrepancy_classes)

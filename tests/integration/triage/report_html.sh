@@ -66,7 +66,7 @@ pts=$(count 'class="pt"' "$T/sampled.dom")
 grep -q 'operations per second</figcaption>' "$T/sampled.dom" || fail "sampled: no ops/s plot"
 
 # A run with a discrepancy: the diverging operation's path is highlighted in the tree diff.
-"$METIS_BIN/metis" run tests/fixtures/defective.ini --out "$T/disc" 2>"$T/disc.err"
+"$METIS_BIN/metis" run tests/fixtures/defects/defective.ini --out "$T/disc" 2>"$T/disc.err"
 [ $? -eq 1 ] || { cat "$T/disc.err"; fail "the defective run did not report its discrepancy"; }
 assert_offline "$T/disc/report.html"
 render "$T/disc/report.html" discrepancy
@@ -89,7 +89,7 @@ rc=$?
 # A local swarm (no SSH): the swarm's report has a row per VT and links to the VTs' reports.
 if command -v parallel >/dev/null; then
   printf '2/:\n' > "$T/hosts"
-  "$METIS_BIN/metis" swarm tests/fixtures/defective.ini --hosts "$T/hosts" --vts 2 --seconds 5 \
+  "$METIS_BIN/metis" swarm tests/fixtures/defects/defective.ini --hosts "$T/hosts" --vts 2 --seconds 5 \
     --out "$T/swarm" >"$T/swarm.out" 2>&1
   [ -f "$T/swarm/report.html" ] || { cat "$T/swarm.out"; fail "the swarm wrote no report.html"; }
   assert_offline "$T/swarm/report.html"

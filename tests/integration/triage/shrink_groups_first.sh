@@ -15,7 +15,7 @@ B=$METIS_BIN
 export METIS_REFFS_BIN=$METIS_ROOT/tests/mutations/reffs-pick.sh
 export REPRO_TMP=$T/repro-tmp
 mkdir -p "$REPRO_TMP"
-sed 's/^shrink_seconds = 0$/shrink_seconds = 3/' "$METIS_ROOT/tests/fixtures/group-first-shrink.ini" >"$T/cfg.ini"
+sed 's/^shrink_seconds = 0$/shrink_seconds = 3/' "$METIS_ROOT/tests/fixtures/triage/group-first-shrink.ini" >"$T/cfg.ini"
 FAIL_LOG=$T/run.out
 timeout -k 5 200 "$B/metis" run "$T/cfg.ini" --out "$T/r" >"$T/run.out" 2>&1
 rc=$?

@@ -32,7 +32,7 @@ print([c[sys.argv[4]] for c in json.load(open(sys.argv[1] + "/summary.json"))["c
 }
 
 # 1. The run: exactly the two planted defects, each once, however often they were hit.
-"$B/metis" run tests/fixtures/two-defects.ini --seconds "$SECONDS_RUN" --out "$T/run" >"$T/out" 2>&1
+"$B/metis" run tests/fixtures/defects/two-defects.ini --seconds "$SECONDS_RUN" --out "$T/run" >"$T/out" 2>&1
 rc=$?
 [ $rc = 1 ] || { tail -20 "$T/out"; fail "metis run exited $rc, want 1"; }
 rid=$(run_id_of "$T/out")

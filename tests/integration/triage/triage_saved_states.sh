@@ -18,7 +18,7 @@ for b in metis metis-replay; do [ -x "$B/$b" ] || skip "$B/$b is not built"; don
 [ -w /dev/fuse ] || skip "no /dev/fuse"
 export REPRO_TMP=$T/repro-tmp
 mkdir -p "$REPRO_TMP"
-"$B/metis" run "$METIS_ROOT/tests/fixtures/fuse2fs-slow.ini" --seconds 25 --out "$T/run" >"$T/out" 2>&1
+"$B/metis" run "$METIS_ROOT/tests/fixtures/triage/fuse2fs-slow.ini" --seconds 25 --out "$T/run" >"$T/out" 2>&1
 rc=$?
 [ $rc = 1 ] || { tail -20 "$T/out"; fail "metis run exited $rc, want 1"; }
 assert_no_leftovers "$(run_id_of "$T/out")"
