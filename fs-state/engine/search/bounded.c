@@ -69,7 +69,6 @@ static int take_claims(struct bounded *b, struct engine *e)
     char err[600];
     if (!path || !*path)
         return 0;
-    b->klen = (size_t)e->g.dlen * (size_t)e->g.nfs;
     b->visit = calloc((size_t)b->p->depth + 1, sizeof *b->visit);
     b->deferred = calloc((size_t)b->p->depth + 1, 1);
     if (!b->visit || !b->deferred)
@@ -92,6 +91,7 @@ int bounded_init(struct bounded *b, struct engine *e)
     if (state_set_init(&b->seen, (size_t)e->g.dlen * (size_t)e->g.nfs) < 0)
         return init_fail(e, "out of memory for the states met");
     b->stride = transitions_grouped(&b->tt) ? 3 : 1;
+    b->klen = (size_t)e->g.dlen * (size_t)e->g.nfs;
     take_progress(b, e);
     b->p->symmetric = run_symmetry_names(&e->cfg.run);
     if (b->p->symmetric && take_kinds(b, &e->in.pool) < 0)
@@ -112,13 +112,19 @@ static long op_depth(struct bounded *b, long depth)
     return (depth - b->base) / b->stride + 1;
 }
 
-/* A swarm VT's share: the pairs of first and second transitions whose mix falls to it. Pairs
- * rather than first transitions alone: from almost any first transition most of the space
- * lies a few more away, and a split of the first ones left one VT of two 91% of a single run's
- * transitions on the CI bounds, a split of pairs 86% (README, "Bounded verification"). */
-static int not_ours(const struct bounded *b, long t)
+/* A swarm VT's share: the pairs of a state one operation deep (its key: from) and a second
+ * transition whose mix falls to it. Pairs rather than first transitions alone: from almost any
+ * first transition most of the space lies a few more away (README, "Bounded verification").
+ * The state rather than the first transition that reached it: SPIN explores a state once at
+ * depth 1, after whichever first transition reaches it first in its order, and VTs of other
+ * orders would share out its second transitions by different first ones (3 VTs missed 3 of
+ * the CI bounds' 97 states within depth 2 that way). */
+static int not_ours(const struct bounded *b, const unsigned char *from, long t)
 {
-    return (b->first * 31 + t) % b->p->shares != b->p->share;
+    uint64_t h = 0;
+    memcpy(&h, from, b->klen < sizeof h ? b->klen : sizeof h);
+    return (h % (uint64_t)b->p->shares + (uint64_t)t) % (uint64_t)b->p->shares !=
+           (uint64_t)b->p->share;
 }
 
 /* A state of op depth d >= 2 (below the split) that another VT claims with at least the
@@ -142,10 +148,8 @@ int bounded_cut(struct bounded *b, long t, long depth, const unsigned char *from
     long d = op_depth(b, depth);
     if (d > b->p->depth)
         return 1;
-    if (d == 1)
-        b->first = t;   /* SPIN searches depth first: the next depth-2 step lies below it */
     if (d == 2)
-        return not_ours(b, t);
+        return not_ours(b, from, t);
     return d > 2 && b->claims && deferred(b, d - 1, from, sid);
 }
 int bounded_note(struct bounded *b, const unsigned char *abs, long depth)
