@@ -30,7 +30,8 @@ struct bounded_progress {
     int share, shares;           /* a swarm VT's share of the pairs of first and second
                                     transitions (search/bounded.c; shares 1: all of them) */
     int claims;                  /* a claim table shared with this host's other VTs is in use */
-    uint64_t deferred;           /* this search's states cut because another VT claimed them */
+    uint64_t deferred;           /* this search's states cut because another VT claimed them
+                                    (a state met again nearer the initial one counts again) */
     char bounds[512];            /* the pool and partitions (transitions_bounds) */
     int symmetric;               /* [run] symmetry = names: states counted up to renaming */
 };
