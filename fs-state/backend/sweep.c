@@ -4,6 +4,7 @@
 #include "backend/base/common.h"
 #include "backend/base/runlock.h"
 #include "lib/text/buf.h"
+#include "lib/system/claims.h"
 #include "tree/tree.h"
 #include <errno.h>
 #include <limits.h>
@@ -330,5 +331,10 @@ int sweep_dead_runs(struct sweep_report *r)
             append(r->kept, sizeof r->kept, "%smetis-%s", r->kept[0] ? ", " : "", l.id[i]);
     }
     free(l.id);
+    /* A bounded swarm's claim tables: the last VT removes its own, but not when killed. */
+    int tables = claims_sweep(BK_SHM_DIR);
+    if (tables)
+        append(r->removed, sizeof r->removed, "%s%d claim table%s nobody held", r->removed[0] ?
+               ", " : "", tables, tables == 1 ? "" : "s");
     return r->failed[0] ? -1 : 0;
 }

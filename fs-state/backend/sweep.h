@@ -17,7 +17,8 @@ struct sweep_report {
 /* Removes the leftovers of every dead run on this host (runlock_probe says which runs are
  * dead; a live run's things are never touched): the FUSE daemons given a path of the run, the
  * mounts under any "metis-<id>" work directory (found in /proc/self/mountinfo), the loop
- * devices over files in /dev/shm/metis-<id>/, the files there and the emptied directories.
+ * devices over files in /dev/shm/metis-<id>/, the files there and the emptied directories,
+ * and every claim table (/dev/shm/metis-claims-*, lib/system/claims.h) no process holds.
  * Runs are found by those same traces. 0, or -1 when r->failed says what stayed. */
 int sweep_dead_runs(struct sweep_report *r);
 

@@ -16,6 +16,7 @@
 #include "engine/run/together_run.h"
 #include "engine/input/vary.h"
 #include "lib/system/signals.h"
+#include "lib/system/claims.h"
 #include "lib/system/spawner.h"
 #include "front/swarm/swarm.h"
 #include "front/swarm/results/swarm_report.h"
@@ -46,6 +47,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: metis run CONFIG [--ops N] [--seconds S] [--seed N] [--depth N] [--out DIR]\n"
             "                        [--keep-going] [--together SHARE] [--vt I --swarm-seed S [--vts N]]\n"
+            "                        [--claims NAME]\n"
             "                        [--known FILE [--strict-known]] [--junit FILE]\n"
             "                        [--require-complete]\n"
             "       metis check CONFIG\n"
@@ -88,6 +90,9 @@ static void command_usage(const char *cmd)
            "                   search as VT I of the swarm of seed S does, alone\n"
            "  --vts N          with --vt, the swarm's VT count: a bounded config's VT searches\n"
            "                   only its share of the first two transitions (I of N)\n"
+           "  --claims NAME    search = bounded: share the claim table /dev/shm/metis-claims-NAME\n"
+           "                   with the other VTs on this host given NAME: a state one claims\n"
+           "                   is left to it by the others (metis swarm gives its id)\n"
            "  --known FILE     classes listed in FILE (metis known add) are known: their hits\n"
            "                   neither stop the run nor make it fail\n"
            "  --strict-known   with --known, exit 1 on any class all the same\n"
@@ -151,6 +156,9 @@ static void set_split_env(const struct run_opts *ro)
 {
     char buf[64];
     unsetenv("METIS_SPLIT");
+    unsetenv("METIS_CLAIMS");
+    if (ro->claims[0])
+        setenv("METIS_CLAIMS", ro->claims, 1);
     if (ro->vts > 1 && search_kind_parse(ro->cfg.run.search) == SEARCH_BOUNDED) {
         snprintf(buf, sizeof buf, "%d/%d", ro->vt, ro->vts);
         setenv("METIS_SPLIT", buf, 1);
@@ -421,7 +429,13 @@ static int cmd_run(struct run_opts *ro, const struct known_list *known)
         fprintf(stderr, "metis: %s\n", err);
         return METIS_EXIT_INFRA;
     }
+    /* Held for the run's whole life (a pan per depth maps it): the last VT to let go of the
+     * claim table removes it, and a sweep removes one a killed VT left. */
+    int claims = ro->claims[0] ? claims_hold(ro->claims, err, sizeof err) : -1;
+    if (ro->claims[0] && claims < 0)
+        fprintf(stderr, "metis: %s: searching without it\n", err);
     int rc = run_with_lock(ro, known, run_id);
+    claims_let_go(claims, ro->claims);
     runlock_release(lock, run_id);
     return rc;
 }

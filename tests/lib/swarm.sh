@@ -37,6 +37,7 @@ swarm_leftovers() {  # OUT
   done
   for id in $(swarm_ids); do
     [ -e /tmp/metis-swarm-"$id" ] && echo "file /tmp/metis-swarm-$id"
+    [ -e /dev/shm/metis-claims-"$id" ] && echo "file /dev/shm/metis-claims-$id"
     for pid in $(pgrep -f "metis-swarm-$id"); do echo "process $pid $(tr '\0' ' ' < /proc/$pid/cmdline 2>/dev/null)"; done
   done
 }
@@ -53,7 +54,7 @@ swarm_cleanup() {
     for l in $(losetup -a | grep -F "/metis-$rid/" | cut -d: -f1); do losetup -d "$l"; done
     rm -rf /tmp/metis-"$rid" /dev/shm/metis-"$rid"
   done
-  for id in $(swarm_ids); do rm -rf /tmp/metis-swarm-"$id"; done
+  for id in $(swarm_ids); do rm -rf /tmp/metis-swarm-"$id" /dev/shm/metis-claims-"$id"; done
 }
 on_exit swarm_cleanup
 

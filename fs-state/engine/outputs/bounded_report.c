@@ -26,19 +26,24 @@ static void not_complete(const struct bounded_progress *p, char *buf, size_t len
              p->symmetric ? SYMMETRY_STATES : "", p->frontier);
 }
 
-/* A swarm VT checked the states below its share of the first two transitions only. */
+/* A swarm VT checked the states below its share of the first two transitions only, and not
+ * below the states it left to other VTs' claims. */
 static void share_text(const struct bounded_progress *p, char *buf, size_t len)
 {
-    if (p->shares > 1)
+    buf[0] = '\0';
+    if (p->shares > 1 && p->claims)
+        snprintf(buf, len, " (share %d of %d of the first two transitions, %" PRIu64 " states "
+                 "left to other VTs' claims)", p->share + 1, p->shares, p->deferred);
+    else if (p->shares > 1)
         snprintf(buf, len, " (share %d of %d of the first two transitions)", p->share + 1,
                  p->shares);
-    else
-        buf[0] = '\0';
+    else if (p->claims)
+        snprintf(buf, len, " (%" PRIu64 " states left to other VTs' claims)", p->deferred);
 }
 
 void bounded_verdict(const struct engine *e, char *buf, size_t len)
 {
-    char share[96];
+    char share[160];
     share_text(&e->search.bounded, share, sizeof share);
     const struct bounded_progress *p = &e->search.bounded;
     char depth[160];
@@ -68,9 +73,10 @@ void bounded_write_json(const struct engine *e, FILE *f)
     fprintf(f, ",\"complete\":%s,\"bounded\":{\"verdict\":\"%s\",\"verified\":%s,"
             "\"depth_limit\":%ld,\"depth_completed\":%ld,\"states\":%" PRIu64 ",\"frontier\":%"
             PRIu64 ",\"transitions\":%" PRIu64 ",\"per_state\":%" PRIu64 ",\"closed\":%s,"
-            "\"share\":%d,\"shares\":%d,\"bounds\":\"%s\",\"symmetry\":\"%s\"}",
+            "\"share\":%d,\"shares\":%d,\"claims\":%s,\"deferred\":%" PRIu64 ",\"bounds\":\"%s\","
+            "\"symmetry\":\"%s\"}",
             bounded_complete(p) ? "true" : "false", escaped,
             bounded_complete(p) && !e->discrepancies ? "true" : "false", p->limit, p->done,
             p->states, p->frontier, p->ops, p->per_state, p->closed ? "true" : "false", p->share, p->shares ? p->shares : 1,
-            bounds, p->symmetric ? "names" : "off");
+            p->claims ? "true" : "false", p->deferred, bounds, p->symmetric ? "names" : "off");
 }

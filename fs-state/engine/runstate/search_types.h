@@ -24,11 +24,14 @@ struct bounded_progress {
     uint64_t states;             /* that search's distinct states (the initial one among them) */
     uint64_t frontier;           /* ... first met at its depth */
     uint64_t ops;                /* ... and its operations */
-    int closed;                  /* a completed search met no state at its own depth: no state
-                                    lies deeper, every reachable one was checked */
+    int closed;                  /* a completed search met no state at its own depth and deferred
+                                    none: no state lies deeper, every reachable one was checked */
     uint64_t per_state;          /* transitions that leave each state */
     int share, shares;           /* a swarm VT's share of the pairs of first and second
                                     transitions (search/bounded.c; shares 1: all of them) */
+    int claims;                  /* a claim table shared with this host's other VTs is in use */
+    uint64_t deferred;           /* this search's states cut because another VT claimed them
+                                    (a state met again nearer the initial one counts again) */
     char bounds[512];            /* the pool and partitions (transitions_bounds) */
     int symmetric;               /* [run] symmetry = names: states counted up to renaming */
 };

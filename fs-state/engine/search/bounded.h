@@ -6,6 +6,7 @@
 #include "engine/ops/transitions.h"
 #include "engine/runstate/engine_types.h"
 #include "engine/search/state_set.h"
+#include "lib/system/claims.h"
 #include "tree/canon.h"
 
 /* Every distinct state's digests, raw: what a swarm of VTs splitting one space unites. */
@@ -15,19 +16,24 @@ struct bounded {
     struct transitions tt;
     struct state_set seen;
     long base;                   /* pan's depth at the first step; -1 before it */
-    long first;                  /* the path's transition at depth 1 */
     long stride;                 /* pan's steps per operation: 1, or 3 for a grouped table */
     struct bounded_progress *p;  /* the engine's (e->search.bounded), carried between searches */
     struct tree_canon_kinds kinds;   /* with p->symmetric: the pool's file names, its directories' */
+    struct claims *claims;       /* METIS_CLAIMS: the claim table of this host's VTs; NULL: none */
+    size_t klen;                 /* a state's key's length: the digests SPIN matches on */
+    uint64_t *visit;             /* per op depth: the visit (its sid) whose claim was decided */
+    unsigned char *deferred;     /* ... and whether it deferred to another VT's claim */
 };
 
 /* The transition table and this search's depth: one deeper than the last completed one.
  * -1 with e->err. */
 int bounded_init(struct bounded *b, struct engine *e);
-/* 1 when transition t from pan's depth would make a state past this search's depth, or ends
- * a pair of first and second transitions outside this swarm VT's share: the step does nothing
- * and SPIN, finding its state stored, goes back. */
-int bounded_cut(struct bounded *b, long t, long depth);
+/* 1 when transition t from pan's depth would make a state past this search's depth, ends a
+ * pair of a state one operation deep and a second transition outside this swarm VT's share,
+ * or leaves a state another VT claims with at least the budget left here (from: the key of
+ * the state it leaves, sid: that visit of it): the step does nothing and SPIN, finding its
+ * state stored, goes back. */
+int bounded_cut(struct bounded *b, long t, long depth, const unsigned char *from, uint64_t sid);
 /* The state a step from pan's depth made (or the initial state, depth 0 of pan's first step)
  * is one the search met. -1: no memory. */
 int bounded_note(struct bounded *b, const unsigned char *abs, long depth);

@@ -563,7 +563,8 @@ static void step(int op, long t, double stored, double matched, long depth)
     if (depth > E.max_depth_seen)
         E.max_depth_seen = depth;
     stop_if_done(now);
-    if (dive_cut(&dive, depth) || (t >= 0 && bounded_cut(&bounded, t, depth)))
+    if (dive_cut(&dive, depth) ||
+        (t >= 0 && bounded_cut(&bounded, t, depth, metis_abs, metis_sid)))
         return;
     /* The live state differs from the one SPIN tracks: it backtracked. */
     uint64_t from = metis_sid != E.live_sid ? metis_sid : STEP_NO_STATE;

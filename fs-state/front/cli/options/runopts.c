@@ -6,6 +6,7 @@
 #include "engine/input/input.h"
 #include "engine/run/searches.h"
 #include "lib/text/numbers.h"
+#include "lib/system/claims.h"
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@ static int parse_seconds(const char *s, double *out)
 }
 
 enum { O_OPS = 1, O_SECONDS, O_SEED, O_DEPTH, O_OUT, O_KEEP, O_VT, O_SWARM_SEED, O_KNOWN,
-       O_STRICT_KNOWN, O_JUNIT, O_TOGETHER, O_REQUIRE_COMPLETE, O_VTS };
+       O_STRICT_KNOWN, O_JUNIT, O_TOGETHER, O_REQUIRE_COMPLETE, O_VTS, O_CLAIMS };
 
 /* --together SHARE: [run] together for this run, with the config's own checks of it. */
 static int together_option(const char *s, struct run_opts *ro)
@@ -56,6 +57,19 @@ static int together_option(const char *s, struct run_opts *ro)
                 ro->cfg.run.crash);
         return -1;
     }
+    return 0;
+}
+
+/* --claims NAME: the table's file in /dev/shm, a name the sweep of dead runs knows. */
+static int claims_option(const char *name, struct run_opts *ro)
+{
+    char file[240];
+    if (strlen(name) > 200 || snprintf(file, sizeof file, "%s%s", CLAIMS_PREFIX, name) < 0 ||
+        !claims_name_ok(file)) {
+        fprintf(stderr, "metis: --claims: '%s' is not a name of letters, digits and '-'\n", name);
+        return -1;
+    }
+    snprintf(ro->claims, sizeof ro->claims, "%s/%s", CLAIMS_DIR, file);
     return 0;
 }
 
@@ -94,6 +108,7 @@ static int apply_option(int c, const char *arg, struct run_opts *ro, int *have_v
         }
         ro->vts = (int)v;
         return 0;
+    case O_CLAIMS: return claims_option(arg, ro);
     }
     fprintf(stderr, "metis: unknown option (see metis --help)\n");
     return -1;
@@ -124,7 +139,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
         {"known", required_argument, 0, O_KNOWN},     {"strict-known", no_argument, 0, O_STRICT_KNOWN},
         {"junit", required_argument, 0, O_JUNIT},     {"together", required_argument, 0, O_TOGETHER},
         {"require-complete", no_argument, 0, O_REQUIRE_COMPLETE},
-        {"vts", required_argument, 0, O_VTS},
+        {"vts", required_argument, 0, O_VTS},         {"claims", required_argument, 0, O_CLAIMS},
         {"help", no_argument, 0, 'h'},                {0, 0, 0, 0}};
     char err[1200];
     struct { int c; const char *arg; } given[32];
@@ -165,6 +180,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro)
     }
     if (ro->vts && (!have_vt || ro->vt >= ro->vts)) {
         fprintf(stderr, "metis: --vts N goes with --vt I, I below N\n");
+        return -1;
+    }
+    if (ro->claims[0] && search_kind_parse(ro->cfg.run.search) != SEARCH_BOUNDED) {
+        fprintf(stderr, "metis: --claims goes with search = bounded\n");
         return -1;
     }
     if (have_vt) {

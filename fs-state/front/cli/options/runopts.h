@@ -13,6 +13,8 @@ struct run_opts {
     uint64_t swarm_seed;
     int vts;                    /* --vts: the swarm's VT count (0: none); a bounded config's VT
                                    then searches only its share of the first two transitions */
+    char claims[300];           /* --claims NAME: the claim table /dev/shm/metis-claims-NAME a
+                                   bounded config's VTs on this host share ("": none) */
     const char *known;          /* --known FILE: classes in it do not fail the run */
     int strict_known;           /* --strict-known: exit 1 on any class, known or not */
     const char *junit;          /* --junit FILE: the run as a JUnit XML test suite */

@@ -7,6 +7,7 @@
 #include "engine/vocab/exits.h"
 #include "front/json/json_reader.h"
 #include "lib/system/signals.h"
+#include "lib/system/claims.h"
 #include "lib/system/spawner.h"
 #include "backend/backend.h"
 #include "front/cli/runs/clean.h"
@@ -159,7 +160,7 @@ static void job_dir(const char *id, char *out, size_t len)
 static void exec_run(struct vt_job *j)
 {
     char self[PATH_MAX], vt[32], vts[32], seed[32], secs[32], ops[32], log[PATH_MAX + 16];
-    char *argv[20];
+    char *argv[24];
     int n = 0;
     swarm_self_exe(self, sizeof self);
     snprintf(vt, sizeof vt, "%d", j->vt);
@@ -175,9 +176,11 @@ static void exec_run(struct vt_job *j)
     argv[n++] = vt;
     argv[n++] = "--swarm-seed";
     argv[n++] = seed;
-    if (j->vts) {
+    if (j->vts) {   /* a bounded config: its share, and the claim table of this host's VTs */
         argv[n++] = "--vts";
         argv[n++] = vts;
+        argv[n++] = "--claims";
+        argv[n++] = j->id;
     }
     if (j->have_seconds) {
         argv[n++] = "--seconds";
@@ -397,6 +400,14 @@ static void remove_stage(const char *id, const char *dir)
     rmdir(top);
 }
 
+/* This host's claim table of the swarm's VTs (--claims ID), when a VT killed outright left it. */
+static void remove_claims(const char *id)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s%s", CLAIMS_DIR, CLAIMS_PREFIX, id);
+    claims_remove_if_free(path);
+}
+
 int swarm_finish_job(int argc, char **argv)
 {
     char dir[PATH_MAX];
@@ -413,6 +424,7 @@ int swarm_finish_job(int argc, char **argv)
     job_dir(argv[2], dir, sizeof dir);
     int n = list_vts(dir, v, SWARM_MAX_VTS);
     settle(v, n, grace);
+    remove_claims(argv[2]);
     int rc = ship(dir, v, n);
     remove_stage(argv[2], dir);
     return rc == 0 ? METIS_EXIT_OK : METIS_EXIT_INFRA;
