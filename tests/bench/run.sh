@@ -59,7 +59,8 @@ bench_recheck "$bin" "$out/measured.tsv" "${BENCH_BASELINE:-tests/bench/guard/ba
 tests/bench/guard/guard_compare.py "$out/measured.tsv" "${BENCH_BASELINE:-tests/bench/guard/baseline.tsv}" \
   "${BENCH_GUARD_LIMIT:-20}"
 guard=$?
-for extra in tests/bench/reffs/reffs.sh tests/bench/speed/swarm_scaling.sh tests/bench/guard/guard_check.sh; do
+for extra in tests/bench/reffs/reffs.sh tests/bench/speed/swarm_scaling.sh tests/bench/speed/bounded_swarm.sh \
+  tests/bench/guard/guard_check.sh; do
   [ -x "$extra" ] && "$extra"
 done
 # A million seeded calls per pairing (RefFS mount vs tmpfs, mount vs ext4, library vs ext4).
