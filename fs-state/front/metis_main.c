@@ -92,7 +92,7 @@ static void command_usage(const char *cmd)
            "                   only its share of the first two transitions (I of N)\n"
            "  --claims NAME    search = bounded: share the claim table /dev/shm/metis-claims-NAME\n"
            "                   with the other VTs on this host given NAME: a state one claims\n"
-           "                   is left to it by the others (metis swarm gives its id)\n"
+           "                   is left to it by the others (a swarm gives its VTs its id)\n"
            "  --known FILE     classes listed in FILE (metis known add) are known: their hits\n"
            "                   neither stop the run nor make it fail\n"
            "  --strict-known   with --known, exit 1 on any class all the same\n"
