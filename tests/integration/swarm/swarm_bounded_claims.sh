@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# A bounded swarm's VTs on one host share a claim table (--claims): a VT leaves a state to another VT that claims it with as much budget, and their states united stay exactly the single run's (tests/fixtures/bounded-small.ini, depth 5); VT 1 run after VT 0 on a table held open does fewer transitions than without it; the swarm removes its table, metis clean one nobody holds, and a planted defect (MUT_RMDIR_NONEMPTY) is still found.
+# A bounded swarm's VTs on one host share a claim table (--claims): a VT leaves a state to another VT that claims it with as much budget, and their states united stay exactly the single run's (tests/fixtures/bounded/bounded-small.ini, depth 5); VT 1 run after VT 0 on a table held open does fewer transitions than without it; the swarm removes its table, metis clean one nobody holds, and a planted defect (MUT_RMDIR_NONEMPTY) is still found.
 . "$(dirname "$0")/../../lib/swarm.sh"
 swarm_require
-CFG=$METIS_ROOT/tests/fixtures/bounded-small.ini
+CFG=$METIS_ROOT/tests/fixtures/bounded/bounded-small.ini
 want=$(python3 "$METIS_ROOT/tests/lib/bounded_enum.py" 5) || fail "the enumerator failed"
 TABLE=/dev/shm/metis-claims-it$$
 on_exit "rm -f $TABLE"
