@@ -19,7 +19,11 @@ seconds() {
   echo "$t1 - $t0" | bc
 }
 
+# median FILE: the median of the numbers in FILE, one a line.
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
 printf '2/:\n' >"$T/hosts"
+: >"$T/ones"; : >"$T/twos"
 echo "bounded swarm ($(basename "$cfg" .ini), $(nproc) cores, $rounds round(s)): wall seconds"
 for r in $(seq "$rounds"); do
   one=$(seconds "$bin/metis" run "$cfg" --seed 1 --out "$T/one-$r")
@@ -31,4 +35,10 @@ for r in $(seq "$rounds"); do
   echo "    one: ${one_line#metis: }"
   echo "    two: ${two_line#metis swarm: }"
   rm -rf --one-file-system "$T/one-$r" "$T/two-$r"
+  echo "$one" >>"$T/ones"; echo "$two" >>"$T/twos"
 done
+# The host's own noise moves single rounds by half (one VT took 19.5 to 37.5 s on an idle host):
+# the ratio of the medians is the figure.
+one=$(median "$T/ones") two=$(median "$T/twos")
+printf '  medians: one VT %.1f s, 2-VT swarm %.1f s, ratio %.2f\n' "$one" "$two" \
+  "$(echo "if ($one > 0) $two / $one else 0" | bc -l)"
