@@ -18,6 +18,10 @@ for vt in 0 1; do
     || fail "VT $vt does not say it verified its share: $(tail -n1 "$SW/out/vt-$vt/stderr.txt")"
   case $(python3 "$SWARM_PY" get "$SW/out" vt $vt rerun) in
     *" --vts 2"*) ;; *) fail "VT $vt: its rerun command lacks --vts 2";; esac
+  # pan is built without bitstate for a bounded config: the VT is described as it searched
+  opts=$(python3 "$SWARM_PY" get "$SW/out" vt $vt options)
+  case $opts in *"storage=exhaustive spin_seed="*" shape=bounded") ;;
+    *) fail "VT $vt: its options are not the exhaustive bounded search it ran: $opts";; esac
 done
 grep -q "^metis swarm: verified together: $want states (the union of 2 VTs' shares), .*depth <= 5, .*: no discrepancy" \
   "$SW/run.out" || fail "the swarm does not say what its VTs verified together"

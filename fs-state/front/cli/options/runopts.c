@@ -262,7 +262,7 @@ struct search_opts search_opts_of(const struct search_opts *run, int search)
     return so;
 }
 
-void search_opts_describe(const struct search_opts *so, char *buf, size_t len)
+static void describe_as(const struct search_opts *so, const char *shape, char *buf, size_t len)
 {
     snprintf(buf, len, "order=%s hash=%d storage=%s%s spin_seed=%lu shape=%s",
              so->t_rand ? (so->p_rand ? "t_rand+p_rand" : "t_rand") :
@@ -270,5 +270,20 @@ void search_opts_describe(const struct search_opts *so, char *buf, size_t len)
              so->bitstate ? "bitstate" : "exhaustive",
              so->bitstate ? (so->hash_count == 2 ? " k=2" : so->hash_count == 3 ? " k=3" :
                              so->hash_count == 4 ? " k=4" : " k=5") : "",
-             so->spin_seed, search_shape_get(so->shape)->name);
+             so->spin_seed, shape);
+}
+
+void search_opts_describe(const struct search_opts *so, char *buf, size_t len)
+{
+    describe_as(so, search_shape_get(so->shape)->name, buf, len);
+}
+
+/* A bounded config's VT: pan is built without bitstate (model.c) and the search is the plain
+ * bounded one, whatever storage and shape the swarm seed drew; its order, hash and SPIN seed
+ * stand. */
+void search_opts_describe_bounded(const struct search_opts *so, char *buf, size_t len)
+{
+    struct search_opts exhaustive = *so;
+    exhaustive.bitstate = 0;
+    describe_as(&exhaustive, "bounded", buf, len);
 }

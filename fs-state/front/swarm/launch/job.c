@@ -263,8 +263,11 @@ int swarm_vt_job(int argc, char **argv)
         return METIS_EXIT_INFRA;
     }
     swarm_diversify(j.swarm_seed, j.vt, &so, &j.input_seed);
-    search_opts_describe(&so, j.options, sizeof j.options);
-    snprintf(j.shape, sizeof j.shape, "%s", search_shape_get(so.shape)->name);
+    if (j.vts)   /* a bounded config's VT (model.c: no bitstate, the plain bounded search) */
+        search_opts_describe_bounded(&so, j.options, sizeof j.options);
+    else
+        search_opts_describe(&so, j.options, sizeof j.options);
+    snprintf(j.shape, sizeof j.shape, "%s", j.vts ? "bounded" : search_shape_get(so.shape)->name);
     j.started = swarm_now();
     install_job_signals();
     exec_run(&j);

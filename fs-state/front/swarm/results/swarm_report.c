@@ -213,7 +213,10 @@ static void gather(struct swarm *s, struct totals *t)
         memset(r, 0, sizeof *r);
         r->exit_code = -1;
         swarm_diversify(s->o.swarm_seed, i, &so, &r->input_seed);
-        search_opts_describe(&so, r->options, sizeof r->options);
+        if (swarm_is_bounded(s))
+            search_opts_describe_bounded(&so, r->options, sizeof r->options);
+        else
+            search_opts_describe(&so, r->options, sizeof r->options);
         snprintf(r->shape, sizeof r->shape, "%s",
                  swarm_is_bounded(s) ? "bounded" : search_shape_get(so.shape)->name);
     }
