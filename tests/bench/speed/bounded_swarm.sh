@@ -37,7 +37,7 @@ for r in $(seq "$rounds"); do
   rm -rf --one-file-system "$T/one-$r" "$T/two-$r"
   echo "$one" >>"$T/ones"; echo "$two" >>"$T/twos"
 done
-# The host's own noise moves single rounds by half (one VT took 19.5 to 37.5 s on an idle host):
+# The host's own noise moves single rounds by half (one VT took 22.0 to 37.5 s on an idle host):
 # the ratio of the medians is the figure.
 one=$(median "$T/ones") two=$(median "$T/twos")
 printf '  medians: one VT %.1f s, 2-VT swarm %.1f s, ratio %.2f\n' "$one" "$two" \
