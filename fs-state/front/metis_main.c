@@ -400,10 +400,8 @@ static int run_with_lock(struct run_opts *ro, const struct known_list *known, co
     set_engine_env(ro, cfg_copy, out, run_id, bindir);
     fprintf(stderr, "metis: run %s, output in %s\n", run_id, out);
     if (ro->vt >= 0) {
-        if (search_kind_parse(ro->cfg.run.search) == SEARCH_BOUNDED)
-            search_opts_describe_bounded(&ro->search, note, sizeof note);
-        else
-            search_opts_describe(&ro->search, note, sizeof note);
+        search_opts_describe(&ro->search, search_kind_parse(ro->cfg.run.search) ==
+                             SEARCH_BOUNDED, note, sizeof note);
         fprintf(stderr, "metis: VT %d of swarm seed %llu searches with %s\n", ro->vt,
                 (unsigned long long)ro->swarm_seed, note);
     }

@@ -42,8 +42,8 @@ Test(swarm_shape, drawn_from_the_seed_and_reproducible)
         char da[256], db[256], want[64];
         swarm_diversify(42, vt, &a, &ia);
         swarm_diversify(42, vt, &b, &ib);
-        search_opts_describe(&a, da, sizeof da);
-        search_opts_describe(&b, db, sizeof db);
+        search_opts_describe(&a, 0, da, sizeof da);
+        search_opts_describe(&b, 0, db, sizeof db);
         cr_expect_str_eq(da, db);
         cr_expect_eq(ia, ib);
         cr_expect_eq(a.shape, (int)search_shape_of(42, vt));

@@ -132,7 +132,7 @@ Test(swarm_util, vt_combinations_pairwise_distinct)
             uint64_t in;
             char d[256];
             swarm_diversify(seed, vt, &so, &in);
-            search_opts_describe(&so, d, sizeof d);
+            search_opts_describe(&so, 0, d, sizeof d);
             snprintf(seen[vt], sizeof seen[vt], "%s in=%llu", d, (unsigned long long)in);
             for (int k = 0; k < vt; k++)
                 cr_assert_str_neq(seen[vt], seen[k], "swarm seed %llu: VT %d and VT %d",

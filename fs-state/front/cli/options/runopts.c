@@ -273,17 +273,16 @@ static void describe_as(const struct search_opts *so, const char *shape, char *b
              so->spin_seed, shape);
 }
 
-void search_opts_describe(const struct search_opts *so, char *buf, size_t len)
-{
-    describe_as(so, search_shape_get(so->shape)->name, buf, len);
-}
-
 /* A bounded config's VT: pan is built without bitstate (model.c) and the search is the plain
  * bounded one, whatever storage and shape the swarm seed drew; its order, hash and SPIN seed
  * stand. */
-void search_opts_describe_bounded(const struct search_opts *so, char *buf, size_t len)
+const char *search_opts_describe(const struct search_opts *so, int bounded, char *buf,
+                                 size_t len)
 {
-    struct search_opts exhaustive = *so;
-    exhaustive.bitstate = 0;
-    describe_as(&exhaustive, "bounded", buf, len);
+    struct search_opts as_searched = *so;
+    const char *shape = bounded ? "bounded" : search_shape_get(so->shape)->name;
+    if (bounded)
+        as_searched.bitstate = 0;
+    describe_as(&as_searched, shape, buf, len);
+    return shape;
 }

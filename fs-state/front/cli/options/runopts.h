@@ -28,9 +28,10 @@ int run_opts_parse(int argc, char **argv, struct run_opts *ro);
 /* The search options (SPIN's and the search shape) and input seed of swarm VT vt, derived
  * from the swarm seed alone. */
 void swarm_diversify(uint64_t swarm_seed, int vt, struct search_opts *so, uint64_t *input_seed);
-/* One-line description of the search options ("order=t_rand hash=3 ... shape=dive30"). */
-void search_opts_describe(const struct search_opts *so, char *buf, size_t len);
-void search_opts_describe_bounded(const struct search_opts *so, char *buf, size_t len);
+/* One-line description of the search options ("order=t_rand hash=3 ... shape=dive30") as a
+ * VT searches with them (bounded: a bounded config's VT); returns the shape's name. */
+const char *search_opts_describe(const struct search_opts *so, int bounded, char *buf,
+                                 size_t len);
 /* The options search (from 1) of a run hands SPIN: the run's, with a SPIN seed of its own
  * derived from the run's (the first search keeps it). */
 struct search_opts search_opts_of(const struct search_opts *run, int search);

@@ -263,11 +263,9 @@ int swarm_vt_job(int argc, char **argv)
         return METIS_EXIT_INFRA;
     }
     swarm_diversify(j.swarm_seed, j.vt, &so, &j.input_seed);
-    if (j.vts)   /* a bounded config's VT (model.c: no bitstate, the plain bounded search) */
-        search_opts_describe_bounded(&so, j.options, sizeof j.options);
-    else
-        search_opts_describe(&so, j.options, sizeof j.options);
-    snprintf(j.shape, sizeof j.shape, "%s", j.vts ? "bounded" : search_shape_get(so.shape)->name);
+    /* j.vts: a bounded config's VT (model.c: no bitstate, the plain bounded search) */
+    snprintf(j.shape, sizeof j.shape, "%s",
+             search_opts_describe(&so, j.vts != 0, j.options, sizeof j.options));
     j.started = swarm_now();
     install_job_signals();
     exec_run(&j);

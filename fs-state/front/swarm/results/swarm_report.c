@@ -213,12 +213,8 @@ static void gather(struct swarm *s, struct totals *t)
         memset(r, 0, sizeof *r);
         r->exit_code = -1;
         swarm_diversify(s->o.swarm_seed, i, &so, &r->input_seed);
-        if (swarm_is_bounded(s))
-            search_opts_describe_bounded(&so, r->options, sizeof r->options);
-        else
-            search_opts_describe(&so, r->options, sizeof r->options);
-        snprintf(r->shape, sizeof r->shape, "%s",
-                 swarm_is_bounded(s) ? "bounded" : search_shape_get(so.shape)->name);
+        snprintf(r->shape, sizeof r->shape, "%s", search_opts_describe(&so,
+                 swarm_is_bounded(s), r->options, sizeof r->options));
     }
     read_joblog(s);
     for (int i = 0; i < s->nvts; i++) {
