@@ -70,12 +70,17 @@ int claims_hold(const char *path, char *err, size_t errlen)
     return -1;
 }
 
+/* Unlinks path if fd is still the file it names and nobody else holds it; 1 if it went. */
+static int unlink_if_last(int fd, const char *path)
+{
+    return flock(fd, LOCK_EX | LOCK_NB) == 0 && still_named(fd, path) && unlink(path) == 0;
+}
+
 void claims_let_go(int fd, const char *path)
 {
     if (fd < 0)
         return;
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0 && still_named(fd, path))
-        unlink(path);
+    unlink_if_last(fd, path);
     close(fd);
 }
 
@@ -224,9 +229,8 @@ int claims_remove_if_free(const char *path)
     int removed = 0;
     if (fd < 0)
         return 0;
-    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-        still_named(fd, path))
-        removed = unlink(path) == 0;
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+        removed = unlink_if_last(fd, path);
     close(fd);
     return removed;
 }
