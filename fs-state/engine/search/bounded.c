@@ -69,14 +69,16 @@ static int take_claims(struct bounded *b, struct engine *e)
     char err[600];
     if (!path || !*path)
         return 0;
+    b->claims = claims_open(path, b->klen, err, sizeof err);
+    if (!b->claims) {
+        fprintf(stderr, "metis: %s: searching without it\n", err);
+        return 0;
+    }
     b->visit = calloc((size_t)b->p->depth + 1, sizeof *b->visit);
     b->deferred = calloc((size_t)b->p->depth + 1, 1);
     if (!b->visit || !b->deferred)
         return -1;
-    b->claims = claims_open(path, b->klen, err, sizeof err);
-    if (!b->claims)
-        fprintf(stderr, "metis: %s: searching without it\n", err);
-    b->p->claims = b->claims != NULL;
+    b->p->claims = 1;
     return 0;
 }
 
