@@ -172,7 +172,7 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         const struct trace_op *op = &sh->t->ops[cand[j]];
         double t = now_seconds();
         sh->s.g.checkpoint_next = j + 1 == n;   /* a kept fs's remount check ends a candidate */
-        if (replay_step(&sh->s, sh->t, op, sh->tries, from, to) < 0)
+        if (replay_step_in(&sh->s, sh->t, cand, n, j, sh->tries, from, to) < 0)
             return TEST_INFRA;
         sh->step_s += now_seconds() - t;
         sh->steps++;
@@ -437,8 +437,8 @@ static int record_once(struct shrinker *sh, const size_t *cur, size_t n, struct 
     for (size_t k = 0; k < n; k++) {
         const struct trace_op *src = &sh->t->ops[cur[k]];
         sh->s.g.checkpoint_next = k + 1 == n;
-        if (replay_step(&sh->s, sh->t, src, sh->tries, k == 0 ? sh->sid[0] : SESSION_NO_STATE,
-                        SESSION_NO_STATE) < 0)
+        if (replay_step_in(&sh->s, sh->t, cur, n, k, sh->tries,
+                           k == 0 ? sh->sid[0] : SESSION_NO_STATE, SESSION_NO_STATE) < 0)
             return -1;
         if (src->is_call) {
             int fs = call_fs_of(sh, src);
