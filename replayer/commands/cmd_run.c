@@ -7,12 +7,18 @@
 #include "replay/replay.h"
 #include "replay/session.h"
 
+/* The first call of the history's own fs: not one of a reference that logs its own restores'
+ * calls (fs_logs_own_calls), whose calls a history holds too. */
 static size_t first_call(const struct trace *t)
 {
-    size_t k = 0;
-    while (k < t->nops && !t->ops[k].is_call)
-        k++;
-    return k;
+    size_t k = 0, any = t->nops;
+    for (; k < t->nops; k++) {
+        const struct trace_fs *f = t->ops[k].is_call ? &t->fs[t->ops[k].call_fs] : NULL;
+        any = f && any == t->nops ? k : any;
+        if (f && !fs_logs_own_calls((enum fs_type)fs_type_by_name(f->type), f->fstype))
+            return k;
+    }
+    return any;
 }
 
 static uint64_t last_seq(const struct trace *t)

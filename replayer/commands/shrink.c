@@ -172,7 +172,7 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         const struct trace_op *op = &sh->t->ops[cand[j]];
         double t = now_seconds();
         sh->s.g.checkpoint_next = j + 1 == n;   /* a kept fs's remount check ends a candidate */
-        if (replay_step(&sh->s, sh->t, op, sh->tries, from, to) < 0)
+        if (replay_step_in(&sh->s, sh->t, cand, n, j, sh->tries, from, to) < 0)
             return TEST_INFRA;
         sh->step_s += now_seconds() - t;
         sh->steps++;
@@ -256,29 +256,41 @@ struct slice_paths {
     int n;
 };
 
-static void follow(struct slice_paths *w, const struct op_args *a)
+/* The paths step op names: an operation's, or a restore call's (a symlink call's second is
+ * its target, no path); NULL where it names none. */
+static void step_paths(const struct trace_op *op, const char *mine[2])
 {
-    const char *mine[] = { a->path, a->path2 };
+    mine[0] = op->is_call ? op->call.path : op->args.path;
+    mine[1] = op->is_call ? (op->call.kind == RC_LINK ? op->call.path2 : NULL) : op->args.path2;
+}
+
+static void follow(struct slice_paths *w, const struct trace_op *op)
+{
+    const char *mine[2];
+    step_paths(op, mine);
     for (int i = 0; i < 2 && w->n < SLICE_PATHS; i++)
-        if (mine[i][0] == '/')
+        if (mine[i] && mine[i][0] == '/')
             w->p[w->n++] = mine[i];
 }
 
-/* Whether operation a names a followed path, or one above or below it. */
-static int related(const struct op_args *a, const struct slice_paths *w)
+/* Whether step op names a followed path, or one above or below it. */
+static int related(const struct trace_op *op, const struct slice_paths *w)
 {
-    const char *mine[] = { a->path, a->path2 };
+    const char *mine[2];
+    step_paths(op, mine);
     for (int i = 0; i < 2; i++)
-        for (int j = 0; j < w->n; j++)
+        for (int j = 0; mine[i] && j < w->n; j++)
             if (above_or_same(mine[i], w->p[j]) || above_or_same(w->p[j], mine[i]))
                 return 1;
     return 0;
 }
 
-/* A backward slice: from the last operation back, every operation that names a path it or a
- * later one of the slice names (or one above or below it), whose paths are then followed too:
- * a guess at what the last one depends on, replayed before anything longer. 1 when it
- * reproduces (cur, n: it), 0 when not, or a TEST_ code. */
+/* A backward slice: from the last operation back, every step that names a path it or a later
+ * one of the slice names (or one above or below it), whose paths are then followed too: a
+ * guess at what the last one depends on, replayed before anything longer. A history's restore
+ * calls are steps like operations: in a long history most files were last made by a restore
+ * (a create and a write), not by an operation. 1 when it reproduces (cur, n: it), 0 when not,
+ * or a TEST_ code. */
 static int try_slice(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratch)
 {
     const struct trace_op *last = &sh->t->ops[cur[*n - 1]];
@@ -286,13 +298,13 @@ static int try_slice(struct shrinker *sh, size_t *cur, size_t *n, size_t *scratc
     size_t top = *n;
     if (((sh->want.kinds & DIFF_STATE) && !sh->want.attr_known) || last->is_call)
         return 0;
-    follow(&w, &last->args);
+    follow(&w, last);
     scratch[--top] = cur[*n - 1];
     for (size_t k = *n - 1; k-- > 0;) {
         const struct trace_op *op = &sh->t->ops[cur[k]];
-        if (op->is_call || !related(&op->args, &w))
+        if (!related(op, &w))
             continue;
-        follow(&w, &op->args);
+        follow(&w, op);
         scratch[--top] = cur[k];
     }
     size_t m = *n - top;
@@ -437,8 +449,8 @@ static int record_once(struct shrinker *sh, const size_t *cur, size_t n, struct 
     for (size_t k = 0; k < n; k++) {
         const struct trace_op *src = &sh->t->ops[cur[k]];
         sh->s.g.checkpoint_next = k + 1 == n;
-        if (replay_step(&sh->s, sh->t, src, sh->tries, k == 0 ? sh->sid[0] : SESSION_NO_STATE,
-                        SESSION_NO_STATE) < 0)
+        if (replay_step_in(&sh->s, sh->t, cur, n, k, sh->tries,
+                           k == 0 ? sh->sid[0] : SESSION_NO_STATE, SESSION_NO_STATE) < 0)
             return -1;
         if (src->is_call) {
             int fs = call_fs_of(sh, src);

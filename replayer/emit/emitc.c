@@ -182,9 +182,10 @@ static void emit_pre_restore_call(FILE *f, const struct emit *e, const struct tr
 {
     char text[300];
     emitc_call_text(op, e->t->fs[op->call_fs].name, text, sizeof text);
-    fprintf(f, "    errno = 0;\n");
+    emitc_call_guard(f, e, op);
+    fprintf(f, "        r = 0;\n    else {\n    errno = 0;\n");
     emitc_call(f, op);
-    fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n");
+    fprintf(f, "    pre_report("); emitc_cstr(f, text); fprintf(f, ", r);\n    }\n");
 }
 
 /* A step of the path to the saved state: its operation, a restore call, or a concurrent
@@ -291,8 +292,8 @@ static void emit_in_order(FILE *f, const struct emit *e, size_t k, size_t step)
     fprintf(f, "    return d;\n");
 }
 
-/* A restore call of the history, run on the fs under test whichever fs made it (the trace
- * is one sequence for every fs), shown beside its recorded outcome when this fs made it. */
+/* A restore call of the history, run on the fs the program runs on when a replay makes it
+ * there (call_here), shown beside its recorded outcome when this fs made it. */
 static void emit_call_step(FILE *f, const struct emit *e, const struct trace_op *op,
                            size_t step)
 {
@@ -302,6 +303,8 @@ static void emit_call_step(FILE *f, const struct emit *e, const struct trace_op 
     fprintf(f, "    case %zu: /* before operation %" PRIu64 " of the run: ", step, op->seq);
     emitc_comment(f, text);
     fprintf(f, " */\n");
+    emitc_call_guard(f, e, op);
+    fprintf(f, "        return 0;\n");
     emitc_call(f, op);
     fprintf(f, "    return report_call(%zu, ", step);
     emitc_cstr(f, text);
@@ -424,7 +427,7 @@ static int write_program(const struct emit *e, const char *path, char *err, size
     fputs(program_head, f);
     fputs(program_newops, f);
     if (e->t->ncalls)
-        emitc_calls_support(f);
+        emitc_calls_support(f, e);
     fputs(reprotree_text, f);
     emit_tree(f, e);
     fputs(program_check, f);

@@ -311,6 +311,8 @@ int emit_write_script(const struct emit *e, const char *path, char *err, size_t 
             e->root_gid);
     if (e->at_once)
         emitsh_together_head(f, e);
+    /* the program makes the restore calls of the fs it runs on (call_here) */
+    fprintf(f, "REPRO_FS=${1:-%s}; export REPRO_FS\n", e->cfg->fs[e->fut].name);
     fprintf(f, "nsteps=%zu\ncase \"${1:-%s}\" in\n", e->t->nops - e->t->start - (e->at_once ? 1 : 0),
             e->cfg->fs[e->fut].name);
     emit_cases(f, e);

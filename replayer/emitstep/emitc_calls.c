@@ -1,6 +1,8 @@
 /* emit-c's part for a history's restore calls: the program runs each with the very code the engine ran it with (backend/logical/calls/rcalls.c, pasted), and shows its outcome without judging it. */
 #include "emitc_calls.h"
 #include "emitc_ops.h"
+#include "emit.h"
+#include "trace/callers.h"
 #include "backend/logical/calls/rcalls_text.h"
 
 #include <inttypes.h>
@@ -26,12 +28,39 @@ static const char call_support[] =
     "    if (have_rec)\n        printf(\"; recorded: ret=%ld errno=%s\", rec_ret, ename(rec_err));\n"
     "    printf(\"\\n\");\n    return 0;\n}\n\n";
 
-void emitc_calls_support(FILE *f)
+/* The program's call_here: whether the fs it runs on makes a call, given the fs that make it
+ * in a replay (trace_call_made_on). */
+static void emit_call_here(FILE *f, const struct emit *e)
+{
+    fputs("/* The fs run.sh mounted (REPRO_FS) makes a restore call when a replay makes it there:\n"
+          " * the fs that made it in the run does, and a target's calls are made by a reference\n"
+          " * that had no calls of its own for that restore. */\n"
+          "static int call_here(const char *const *makers)\n{\n"
+          "    const char *fs = getenv(\"REPRO_FS\");\n    if (!fs || !*fs)\n        fs = ", f);
+    emitc_cstr(f, e->cfg->fs[e->fut].name);
+    fputs(";\n    for (int i = 0; makers[i]; i++)\n        if (!strcmp(makers[i], fs))\n"
+          "            return 1;\n    return 0;\n}\n\n", f);
+}
+
+void emitc_calls_support(FILE *f, const struct emit *e)
 {
     fputs("/* Restore calls: the code Metis runs them with (backend/logical/calls/rcalls.c, lib/system/beneath.c). */\n",
           f);
     fputs(rcalls_code, f);
     fputs(call_support, f);
+    emit_call_here(f, e);
+}
+
+void emitc_call_guard(FILE *f, const struct emit *e, const struct trace_op *op)
+{
+    size_t k = (size_t)(op - e->t->ops);
+    fputs("    if (!call_here((const char *const[]){ ", f);
+    for (int i = 0; i < e->t->nfs; i++)
+        if (trace_call_made_on(e->t, k, i)) {
+            emitc_cstr(f, e->t->fs[i].name);
+            fputs(", ", f);
+        }
+    fputs("NULL }))\n", f);
 }
 
 /* bytes as a C array initializer, 16 a line. */

@@ -6,8 +6,13 @@
 #include "trace/trace.h"
 
 /* The program's support of calls (once, when the trace has any): backend/logical/calls/rcalls.c and
- * lib/system/beneath.c as text, the mount's root for them, and the line a call step prints. */
-void emitc_calls_support(FILE *f);
+ * lib/system/beneath.c as text, the mount's root for them, the line a call step prints, and
+ * which calls the fs the program runs on makes (call_here). */
+struct emit;
+void emitc_calls_support(FILE *f, const struct emit *e);
+/* "if (!call_here(FS...))": the statement after it runs on a fs that does not make call op in a
+ * replay (trace_call_made_on; the program's call_here, which emitc_calls_support writes). */
+void emitc_call_guard(FILE *f, const struct emit *e, const struct trace_op *op);
 /* Call op as C statements that set the program's `long r` (errno kept from the call). */
 void emitc_call(FILE *f, const struct trace_op *op);
 /* A short one-line text of call op for the program's output and comments. */

@@ -1,5 +1,6 @@
 /* Replay of trace operations: every result, errno and abstract state against the trace and against fs 0. */
 #include "replay.h"
+#include "trace/callers.h"
 #include "backend/logical/calls/rcalls_text.h"
 #include "lib/text/buf.h"
 #include "lib/system/helpers.h"
@@ -87,12 +88,33 @@ int replay_at_once(const struct trace *t, const struct trace_op *op)
     return 0;
 }
 
+/* The session fs (bit i) that make call step j of the sequence (trace_call_made_on_in). */
+static unsigned call_fs_mask(const struct session *s, const struct trace *t, const size_t *idx,
+                             size_t n, size_t j)
+{
+    unsigned on = 0;
+    for (int i = 0; i < s->g.nfs; i++)
+        for (int k = 0; k < t->nfs; k++)
+            if (!strcmp(s->cfg.fs[i].name, t->fs[k].name) &&
+                trace_call_made_on_in(t, idx, n, j, k))
+                on |= 1u << i;
+    return on;
+}
+
 int replay_step(struct session *s, const struct trace *t, const struct trace_op *op, int tries,
                 uint64_t from, uint64_t to)
 {
+    return replay_step_in(s, t, NULL, t->nops, (size_t)(op - t->ops), tries, from, to);
+}
+
+int replay_step_in(struct session *s, const struct trace *t, const size_t *idx, size_t n,
+                   size_t j, int tries, uint64_t from, uint64_t to)
+{
+    const struct trace_op *op = &t->ops[idx ? idx[j] : j];
     struct together_set set;
     if (trace_op_set(op, &set) < 0) {
-        if (session_trace_step(s, op, from, to) < 0)
+        unsigned on = op->is_call ? call_fs_mask(s, t, idx, n, j) : 0;
+        if (session_trace_step(s, op, on, from, to) < 0)
             return -1;
         if (!op->is_call)
             session_compare(s, 0);

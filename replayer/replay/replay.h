@@ -35,6 +35,10 @@ int replay_at_once(const struct trace *t, const struct trace_op *op);
  * set as session_compare sets it. tries 0: the trace's own. */
 int replay_step(struct session *s, const struct trace *t, const struct trace_op *op, int tries,
                 uint64_t from, uint64_t to);
+/* The same for step j of the sequence t->ops[idx[0]], ..., t->ops[idx[n - 1]] (a shrinker's
+ * candidate): a restore call is made on the fs trace_call_made_on_in names in that sequence. */
+int replay_step_in(struct session *s, const struct trace *t, const size_t *idx, size_t n,
+                   size_t j, int tries, uint64_t from, uint64_t to);
 /* Replays ops [first, t->nops) from the session's live state (the initial state when first
  * is 0: then the initial states are compared too). Mismatches go to report (at most limit
  * lines; verbose prints every operation). */

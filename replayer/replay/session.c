@@ -228,17 +228,19 @@ int session_order_on_reference(struct session *s, const struct together_set *set
     return 0;
 }
 
-int session_call(struct session *s, const struct rcall *c, uint64_t from, uint64_t to)
+int session_call(struct session *s, const struct rcall *c, unsigned on, uint64_t from,
+                 uint64_t to)
 {
-    if (fsgroup_call(&s->g, c, from, to) < 0)
+    if (fsgroup_call(&s->g, c, on, from, to) < 0)
         return group_failed(s);
     take_outcomes(s);
     return 0;
 }
 
-int session_trace_step(struct session *s, const struct trace_op *op, uint64_t from, uint64_t to)
+int session_trace_step(struct session *s, const struct trace_op *op, unsigned on, uint64_t from,
+                       uint64_t to)
 {
-    return op->is_call ? session_call(s, &op->call, from, to)
+    return op->is_call ? session_call(s, &op->call, on, from, to)
                        : session_step(s, &op->args, &op->fault, from, to);
 }
 

@@ -35,12 +35,14 @@ int session_start(struct session *s, const struct metis_config *cfg);
  * on (fsgroup_step), the config's test hook applied to it. Fills out[]. */
 int session_step(struct session *s, const struct op_args *a, const struct fault_spec *fault,
                  uint64_t from, uint64_t to);
-/* A restore call of a traced history on every fs (fsgroup_call): out[].ret and err get its
- * outcome, the states stay the last step's. */
-int session_call(struct session *s, const struct rcall *c, uint64_t from, uint64_t to);
+/* A restore call of a traced history on the fs of mask on (fsgroup_call): out[].ret and err
+ * get its outcome, the states stay the last step's. */
+int session_call(struct session *s, const struct rcall *c, unsigned on, uint64_t from,
+                 uint64_t to);
 /* A trace's step k, an operation (with its fault, if any) or a call, as session_step or
  * session_call. */
-int session_trace_step(struct session *s, const struct trace_op *op, uint64_t from, uint64_t to);
+int session_trace_step(struct session *s, const struct trace_op *op, unsigned on, uint64_t from,
+                       uint64_t to);
 /* A concurrent step (together.h) on every fs, from state from (SESSION_NO_STATE: the live
  * one), saved as to. With tries > 0 its calls are issued at once on every fs under test up to
  * tries times and held against every serial order on fs 0, as the engine does

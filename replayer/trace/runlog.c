@@ -318,19 +318,101 @@ struct pass2 {
     uint64_t nops, end;
     const struct history *h;
     size_t calls;
+    const struct scan *s;
+    char **pend;                /* the call records of the restore before the next operation */
+    size_t npend, pend_cap;
+    int failed;
 };
 
-/* A call record of the history's fs after its fresh mount, up to the end: copied as it is. */
+/* Whether a history holds the calls of fs name (its first len bytes): the history's fs's,
+ * and those of a fs without fresh mounts, which logs its own restores' calls (a reference
+ * restored logically, fs_logs_own_calls); another target's history is not this one's. */
+static int history_holds_calls_of(const struct pass2 *p, const char *name, size_t len)
+{
+    char fs[64];
+    snprintf(fs, sizeof fs, "%.*s", (int)(len < sizeof fs ? len : sizeof fs - 1), name);
+    if (!strcmp(fs, p->h->fs))
+        return 1;
+    for (size_t k = 0; k < p->s->nfresh; k++)
+        if (!strcmp(p->s->fresh[k].fs, fs))
+            return 0;
+    return 1;
+}
+
+/* A call record after the history's fresh mount, up to the end, of a fs whose calls it holds:
+ * kept until the restore's calls are all read (flush_calls). */
 static int history_call(struct pass2 *p, const char *line, long nr)
 {
     uint64_t seq;
-    size_t n = strlen(p->h->fs);
     const char *name = strchr(line + 5, ' ');
+    const char *end = name ? strchr(name + 1, ' ') : NULL;
     if (!p->h->on || nr <= p->h->line || sscanf(line, "call %" SCNu64, &seq) != 1 ||
-        seq > p->end || !name || strncmp(name + 1, p->h->fs, n) != 0 || name[1 + n] != ' ')
+        seq > p->end || !end || !history_holds_calls_of(p, name + 1, (size_t)(end - name - 1)))
         return 0;
-    p->calls++;
+    char *copy = strdup(line);
+    if (!copy || array_reserve(&p->pend, &p->pend_cap, p->npend + 1, sizeof *p->pend)) {
+        free(copy);
+        p->failed = 1;
+        return 1;
+    }
+    p->pend[p->npend++] = copy;
     return 1;
+}
+
+/* Field k (from 0) of a record and its length: "call SEQ NAME ret=R errno=E KIND ARGS" has the
+ * fs as field 2 and the call itself from field 5 on (its rest: *len is then the rest's). */
+static const char *field_at(const char *line, int k, size_t *len, int rest)
+{
+    for (int i = 0; i < k && line; i++)
+        if ((line = strchr(line, ' ')))
+            line++;
+    if (!line)
+        return *len = 0, "";
+    *len = rest ? strlen(line) : strcspn(line, " ");
+    return line;
+}
+
+/* Whether pending call a is one of fs name (len bytes). */
+static int call_of(const char *a, const char *name, size_t len)
+{
+    size_t la;
+    const char *fa = field_at(a, 2, &la, 0);
+    return la == len && !strncmp(fa, name, len);
+}
+
+/* Whether the pending calls of the fs of pend[k] are the history fs's, call for call: that fs
+ * then reaches the same state by the history fs's calls (trace_call_made_on), and a history
+ * holds them once. */
+static int echoes_history_fs(const struct pass2 *p, size_t k)
+{
+    size_t len, hn = strlen(p->h->fs), la, lb;
+    const char *fs = field_at(p->pend[k], 2, &len, 0);
+    if (call_of(p->pend[k], p->h->fs, hn))
+        return 0;
+    for (size_t i = 0, j = 0;; i++, j++) {
+        while (i < p->npend && !call_of(p->pend[i], fs, len))
+            i++;
+        while (j < p->npend && !call_of(p->pend[j], p->h->fs, hn))
+            j++;
+        if (i == p->npend || j == p->npend)
+            return i == p->npend && j == p->npend;
+        const char *a = field_at(p->pend[i], 5, &la, 1), *b = field_at(p->pend[j], 5, &lb, 1);
+        if (la != lb || strncmp(a, b, la))
+            return 0;
+    }
+}
+
+/* Writes the restore's calls kept: every fs's, but once where they are the history fs's. */
+static void flush_calls(struct pass2 *p)
+{
+    for (size_t k = 0; k < p->npend; k++)
+        if (!echoes_history_fs(p, k)) {
+            fprintf(p->out, "%s\n", p->pend[k]);
+            p->calls++;
+        }
+    for (size_t k = 0; k < p->npend; k++)
+        free(p->pend[k]);
+    p->npend = 0;
 }
 
 static int on_path(const struct pass2 *p, const char *line, const char *word)
@@ -372,14 +454,15 @@ static int pass2_line(void *ctx, const char *line, long nr)
     struct pass2 *p = ctx;
     if (nr == 1)
         return 0;
+    if (starts(line, "call") && history_call(p, line, nr))
+        return 0;
+    flush_calls(p);
     if (starts(line, "fs"))
         fprintf(p->out, "%s\n", line);
     else if (starts(line, "init"))
         write_init(p->out, line);
     else if (starts(line, "op") && on_path(p, line, "op"))
         write_op(p->out, line);
-    else if (starts(line, "call") && history_call(p, line, nr))
-        fprintf(p->out, "%s\n", line);
     else if ((starts(line, "part") && on_path(p, line, "part")) ||
              (starts(line, "res") && on_path(p, line, "res")) ||
              (starts(line, "fault") && on_path(p, line, "fault")) ||
@@ -439,8 +522,15 @@ static int build_trace(struct scan *s, const char *run_dir, const char *log, uin
         return serr(s, "out of memory");
     fprintf(out, "metis-trace 1\nrun seed=%s hash=%s\n", seed, hash);
     write_config(out, run_dir, cfg);
-    struct pass2 p = { out, marks, s->nops, end, h, 0 };
+    struct pass2 p = { out, marks, s->nops, end, h, 0, s, NULL, 0, 0, 0 };
     each_line(log, pass2_line, &p);
+    flush_calls(&p);
+    free(p.pend);
+    if (p.failed) {
+        fclose(out);
+        free(text);
+        return serr(s, "out of memory");
+    }
     size_t count = 0;
     for (uint64_t k = 0; k < end; k++)
         count += marks[k];

@@ -121,6 +121,10 @@ static int d_setup_steps(struct backend *b, struct dpriv *p)
         return -1;
     if (!(p->lr = lr_open(b)))
         return bk_err(b, "setup", "out of memory");
+    /* A target's history is replayed on every fs: this one is brought back by its own calls,
+     * not the target's, which do not undo what it did alone (a step the target refused). */
+    if (b->record_history)
+        lr_journal(p->lr, &b->history);
     return 0;
 }
 

@@ -86,7 +86,7 @@ static int make_tries(struct fsgroup *g, const struct together_set *set, int tri
                                "the calls issued at once" };
         if (fsgroup_pass(g, &p) < 0)
             return -1;
-        for (int i = 0; r == 0 && i < g->nfs; i++)
+        for (int i = 1; r == 0 && i < g->nfs; i++)
             history_len[i] = g->be[i]->history.len;
         if (judge_tries(g, set, parent, todo, v, &passed) < 0)
             return -1;
@@ -95,13 +95,13 @@ static int make_tries(struct fsgroup *g, const struct together_set *set, int tri
     return 0;
 }
 
-/* A target without snapshots keeps in its history (backend.h) what the restore before the
- * step's first try did: the way to the state the step starts from, which a replay of its
+/* A target without snapshots (and a reference restored by its own logged calls) keeps in its
+ * history (backend.h) what the restore before the step's first try did: the way to the state the step starts from, which a replay of its
  * history needs. The restores between tries and orders are the step's own; a replay of the
  * step makes them itself (by its own restores), so they are no steps of the history. */
 static void step_history_only(struct fsgroup *g, const size_t history_len[METIS_MAX_FS])
 {
-    for (int i = 1; i < g->nfs; i++) {
+    for (int i = 0; i < g->nfs; i++) {
         struct buf *h = &g->be[i]->history;
         if (h->len > history_len[i]) {
             h->len = history_len[i];
@@ -248,7 +248,7 @@ int concurrent_step(struct fsgroup *g, const struct together_set *set, int tries
     memset(v, 0, sizeof *v);
     for (int i = 0; i < g->nfs; i++)
         history_len[i] = g->be[i]->history.len;
-    int rc = serial_run_whole(g, set, from, parent, &v->orders) < 0 ||
+    int rc = serial_run_whole(g, set, from, parent, &v->orders, &history_len[0]) < 0 ||
              make_tries(g, set, tries, from, parent, v, history_len) < 0 ||
              control_failures(g, set, parent, v) < 0 ? -1 : 0;
     if (rc == 0) {

@@ -162,12 +162,15 @@ static int pass_order(struct fsgroup *g, const struct together_set *set, struct 
 }
 
 int serial_run_whole(struct fsgroup *g, const struct together_set *set, uint64_t from,
-                     uint64_t parent, struct serial_table *t)
+                     uint64_t parent, struct serial_table *t, size_t *ref_history)
 {
     serial_whole_orders(t, set->k);
-    for (int o = 0; o < t->n; o++)
+    for (int o = 0; o < t->n; o++) {
         if (pass_order(g, set, t, o, o ? parent : from, STEP_NO_STATE, o > 0) < 0)
             return -1;
+        if (o == 0)
+            *ref_history = g->be[0]->history.len;
+    }
     return 0;
 }
 

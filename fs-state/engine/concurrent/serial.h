@@ -45,9 +45,10 @@ struct serial_table {
 /* Runs the set on the reference (fs 0 alone) in every order of whole calls, each from the
  * state the step starts from: state from, or (STEP_NO_STATE) the one the fs holds, which the
  * first order's pass saves first when it is not saved yet. parent is that state's id, the
- * later orders' restore. */
+ * later orders' restore. *ref_history: the length of the reference's history (backend.h) after
+ * the first order, whose restore alone is the way to the step's state. */
 int serial_run_whole(struct fsgroup *g, const struct together_set *set, uint64_t from,
-                     uint64_t parent, struct serial_table *t);
+                     uint64_t parent, struct serial_table *t, size_t *ref_history);
 /* Adds and runs the orders with early resolutions (once; 0 when they are there already). */
 int serial_run_early(struct fsgroup *g, const struct together_set *set, uint64_t parent,
                      struct serial_table *t);

@@ -82,6 +82,13 @@ static void log_header(struct engine *e)
                  v->fill_inodes_on);
 }
 
+/* A fs that may keep a history of its own (a fuse fs without an image: restored without
+ * snapshots unless its daemon answers them), whose replays need the reference's restores. */
+static int may_keep_history(const struct fs_config *c)
+{
+    return c->type == FS_FUSE && (c->size == 0 || c->dir_backed);
+}
+
 int engine_init(struct engine *e)
 {
     char err[1200], path[1200];
@@ -118,8 +125,13 @@ int engine_init(struct engine *e)
     mkdir(path, 0755);
     if (fsgroup_open(&e->g, &e->cfg, e->run_id, path) < 0)
         return fail(e, e->g.err);
+    int histories = 0;
     for (int i = 0; i < e->g.nfs; i++)
-        e->g.be[i]->record_history = 1;
+        histories |= may_keep_history(&e->cfg.fs[i]);
+    /* A reference's own restores are logged only where a target's history may need them. */
+    for (int i = 0; i < e->g.nfs; i++)
+        e->g.be[i]->record_history =
+            histories || !fs_logs_own_calls(e->cfg.fs[i].type, e->cfg.fs[i].fstype);
     return 0;
 }
 

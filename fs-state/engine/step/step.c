@@ -20,6 +20,7 @@
 /* A state's parent and the operation that made it: what a backend without snapshots replays. */
 struct step_history {
     uint64_t sid, parent;
+    unsigned on;                 /* a restore call's: bit i, fs i makes it (0: every fs) */
     char *op;                    /* op_format's text: a few dozen bytes against op_args' 8 KiB;
                                     "call " and a restore call's text (fsgroup_call);
                                     NULL: refused as unsupported, so it changed nothing anywhere */
@@ -106,13 +107,18 @@ static int history_add_op(struct fsgroup *g, uint64_t sid, uint64_t parent,
 }
 
 static int history_add_call(struct fsgroup *g, uint64_t sid, uint64_t parent,
-                            const struct rcall *c)
+                            const struct rcall *c, unsigned on)
 {
     struct buf b = { 0 };
     int rc = buf_printf(&b, CALL_PREFIX) == 0 && rcall_format(c, &b) == 0
                  ? history_add(g, sid, parent, b.p)
                  : gerr(g, "%s", "out of memory for the search path's history");
     buf_free(&b);
+    if (rc == 0) {
+        struct step_history *h;
+        HASH_FIND(hh, g->hist, &sid, sizeof sid, h);
+        h->on = on;
+    }
     return rc;
 }
 
@@ -129,12 +135,13 @@ static void history_refused(struct fsgroup *g, uint64_t sid)
     }
 }
 
-/* The operations from state from (BACKEND_REPLAY_INITIAL: the initial state) to sid, last
+/* The steps from state from (BACKEND_REPLAY_INITIAL: the initial state) to sid, last
  * first; their count or -1 if unknown. */
-static long history_chain(struct fsgroup *g, uint64_t from, uint64_t sid, const char ***ops)
+static long history_chain(struct fsgroup *g, uint64_t from, uint64_t sid,
+                          const struct step_history ***ops)
 {
     size_t n = 0, cap = 0;
-    const char **v = NULL;
+    const struct step_history **v = NULL;
     while (sid != 0 && sid != from) {
         struct step_history *h;
         HASH_FIND(hh, g->hist, &sid, sizeof sid, h);
@@ -142,7 +149,7 @@ static long history_chain(struct fsgroup *g, uint64_t from, uint64_t sid, const 
             return free(v), -1;
         if (array_reserve(&v, &cap, n + 1, sizeof *v))
             return free(v), -1;
-        v[n++] = h->op;
+        v[n++] = h;
         sid = h->parent;
     }
     if (from != BACKEND_REPLAY_INITIAL && sid != from)
@@ -216,7 +223,7 @@ static int replay_entry(struct backend *b, const char *text)
 static int replay_to_state(void *ctx, struct backend *b, uint64_t from, uint64_t sid)
 {
     struct fsgroup *g = ctx;
-    const char **ops = NULL;
+    const struct step_history **ops = NULL;
     long n = history_chain(g, from, sid, &ops);
     if (n < 0) {
         snprintf(b->err, sizeof b->err, "%s: restore: state %llu has no recorded path",
@@ -227,8 +234,9 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t from, uint64_t
     int rc = fresh ? equalize_replay(b->rootfd, &g->fillers[fs_index(g, b)]) : 0;
     if (rc == 0 && fresh && !b->populated)
         prepopulate_run(b->rootfd, g->plan, g->nplan);
+    unsigned me = 1u << fs_index(g, b);
     for (long k = n - 1; rc == 0 && k >= 0; k--)
-        rc = ops[k] ? replay_entry(b, ops[k]) : 0;
+        rc = ops[k]->op && (!ops[k]->on || (ops[k]->on & me)) ? replay_entry(b, ops[k]->op) : 0;
     free(ops);
     return rc;
 }
@@ -437,6 +445,7 @@ struct step_job {
     struct fsgroup *g;
     const struct op_args *args;  /* NULL: make the initial state (or run call) */
     const struct rcall *call;    /* not NULL: a restore call instead (fsgroup_call) */
+    unsigned call_on;            /* ... made on fs i when bit i is set (0: on every fs) */
     const struct fault_spec *fault;  /* NULL or not on: no fault step */
     uint64_t from, to;
     unsigned only;               /* bit i: run on fs i (0: on all) */
@@ -654,7 +663,7 @@ static int step_one(int i, void *ctx)
         return exec_failed(b);
     else if (j->exec)
         ;
-    else if (j->call)
+    else if (j->call && (!j->call_on || ((j->call_on >> i) & 1)))
         call_exec(b->rootfd, j->call, &o->res);
     else if (j->args)
         op_exec(b->rootfd, j->args, &o->res);
@@ -808,12 +817,13 @@ int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_
     return 0;
 }
 
-int fsgroup_call(struct fsgroup *g, const struct rcall *c, uint64_t from, uint64_t to)
+int fsgroup_call(struct fsgroup *g, const struct rcall *c, unsigned on, uint64_t from,
+                 uint64_t to)
 {
-    struct step_job j = { .g = g, .call = c, .from = from, .to = to,
+    struct step_job j = { .g = g, .call = c, .call_on = on, .from = from, .to = to,
                           .save_first = from == STEP_NO_STATE ? g->unsaved : STEP_NO_STATE };
     uint64_t parent = from != STEP_NO_STATE ? from : g->live;
-    if (to != STEP_NO_STATE && g->needs_history && history_add_call(g, to, parent, c) < 0)
+    if (to != STEP_NO_STATE && g->needs_history && history_add_call(g, to, parent, c, on) < 0)
         return -1;
     g->unsupported_step = 0;
     g->unsaved = STEP_NO_STATE;

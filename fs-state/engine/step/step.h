@@ -128,11 +128,13 @@ int fsgroup_initial(struct fsgroup *g);
  * it (fault_check.h) and out[].fault says what that showed; the step itself runs as without. */
 int fsgroup_step(struct fsgroup *g, const struct op_args *a, const struct fault_spec *fault,
                  uint64_t from, uint64_t to);
-/* A restore call of a traced history (backend/logical/calls/rcalls.h) on every fs, as a step without a
- * read-back: restore(from) unless STEP_NO_STATE, the call, save(to) unless STEP_NO_STATE;
- * out[].res gets its outcome, out[].digest stays the last read-back's. A backend that
- * restores by replay repeats it on the way to a state after it. */
-int fsgroup_call(struct fsgroup *g, const struct rcall *c, uint64_t from, uint64_t to);
+/* A restore call of a traced history (backend/logical/calls/rcalls.h) on the fs of mask on
+ * (bit i: fs i; 0: every fs), as a step without a read-back on every fs: restore(from) unless
+ * STEP_NO_STATE, the call where on says, save(to) unless STEP_NO_STATE; out[].res gets its
+ * outcome (0 where it was not made), out[].digest stays the last read-back's. A backend that
+ * restores by replay repeats it on the way to a state after it, where on says. */
+int fsgroup_call(struct fsgroup *g, const struct rcall *c, unsigned on, uint64_t from,
+                 uint64_t to);
 /* What a pass of a step makes on fs (below rootfd, mounted): its calls, outcomes wherever ctx
  * says; it sets g->out[fs].res to one of them (the daemon-gone check reads it). -1 when the
  * calls could not be made at all (errno says why). */

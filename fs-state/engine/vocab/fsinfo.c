@@ -69,6 +69,11 @@ int fs_format_devless(const char *fstype)
     return f && f->devless;
 }
 
+int fs_logs_own_calls(enum fs_type t, const char *fstype)
+{
+    return t == FS_KERNEL && fs_format_devless(fstype);
+}
+
 static int has_word(const char *s, const char *w)
 {
     size_t n = strlen(w);

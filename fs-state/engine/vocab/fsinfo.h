@@ -31,6 +31,10 @@ const struct fs_format *fs_format_of(const char *fstype);
 uint64_t fs_format_default_size(const char *fstype);
 /* 1 when fstype is a kernel file system without a device (tmpfs, overlay). */
 int fs_format_devless(const char *fstype);
+/* 1 when a run logs the calls of this fs's own restores in its history (a kernel fs without a
+ * device, restored logically): a replay of a target's history then gives it those calls, not
+ * the target's, which would not undo what it alone did (fs-state/LOG.md, "call"). */
+int fs_logs_own_calls(enum fs_type t, const char *fstype);
 /* btrfs: below this a device needs mixed block groups (mkfs -M). */
 #define FS_BTRFS_UNMIXED_MIN (109ULL << 20)
 /* "mkfs.FSTYPE FLAGS OPTS IMAGE" with its environment prefix; btrfs gets -M when the size
