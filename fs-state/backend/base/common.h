@@ -27,7 +27,7 @@ int bk_err(struct backend *b, const char *step, const char *fmt, ...)
 /* Seconds for slow setup commands (mkfs, mount commands): the op timeout, at least 30 s. */
 double bk_setup_timeout(const struct backend *b);
 
-/* A kernel fs's mount_opts as mount(2) flags and data (kernel.c); -1 if data is too short. */
+/* A kernel fs's mount_opts as mount(2) flags and data; -1 if data is too short. */
 int bk_mount_opts(const char *mount_opts, unsigned long *flags, char *data, size_t len);
 
 /* Makes <base>/metis-<run>/ and the mount point b->mnt; removes them (if empty). */
