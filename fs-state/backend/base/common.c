@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <linux/major.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -182,6 +185,18 @@ static int is_path(const char *mp, void *ctx)
 int bk_is_mounted(const char *path)
 {
     return bk_each_mount(is_path, (void *)path) == 1;
+}
+
+void bk_thaw(const char *path)
+{
+    unsigned major, minor;
+    if (bk_mount_dev(path, &major, &minor) < 0 || major != LOOP_MAJOR)
+        return;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ioctl(fd, FITHAW, 0);
+    close(fd);
 }
 
 int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int *status)

@@ -52,6 +52,10 @@ int bk_mount_dev(const char *path, unsigned *major, unsigned *minor);
  * If *pid > 0 exits meanwhile, it is reaped: *pid becomes 0, *status its exit code, and the
  * wait ends (0 if path is then as wanted, else -1). */
 int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int *status);
+/* Thaws the fs on path if it is on a loop device and frozen (a kept kernel fs is, for the
+ * moment of a checkpoint): unmounted frozen, its superblock would live on, holding the loop
+ * device. A FUSE mount is left alone (an open of it could hang on its daemon). */
+void bk_thaw(const char *path);
 /* umount2 with retries on EBUSY for up to timeout seconds, then a lazy detach (-1 if lazy). */
 int bk_unmount(const char *path, double timeout);
 /* How long an unmount that meets EBUSY is tried again before it fails: a file's last close

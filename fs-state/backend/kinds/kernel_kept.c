@@ -1,6 +1,7 @@
-/* Kernel file systems kept mounted (remount = 0): states restored logically between checkpoints, where a remount shows whether the device holds what the mount showed. */
+/* Kernel file systems kept mounted (remount = 0): states restored logically between checkpoints, where the frozen fs's device read back on a view of its own (or a remount) shows whether it holds what the mount showed. */
 #include "backend/base/backend_types.h"
 #include "backend/base/common.h"
+#include "backend/device/frozen_view.h"
 #include "backend/device/image.h"
 #include "backend/kinds/kept.h"
 #include "backend/kinds/kernel.h"
@@ -21,9 +22,10 @@
  * The fs stays mounted from step to step; a state is the tree its read-back recorded and its
  * free counts, brought back by applying the difference through syscalls (kept.h). What the
  * kernel holds in its caches but never wrote to the device shows at the next checkpoint
- * (remount_every steps down the search path): the fs is unmounted, its image kept, mounted
- * again and read back, and a tree that is not the live one is a finding of its own
- * (b->remount), not a failure.
+ * (remount_every steps down the search path): the fs is frozen, its image kept and read back
+ * through a read-only loop device and mount of its own (frozen_view.h), then thawed (a fs that
+ * cannot be: unmounted, its image kept, mounted again and read back), and a tree that is not
+ * the live one is a finding of its own (b->remount), not a failure.
  */
 struct kkpriv {
     struct kdev dev;
@@ -31,6 +33,9 @@ struct kkpriv {
     struct lost_writes *lost;   /* the test hook's notes, made by the first lose_write */
     uint64_t lost_bytes;        /* ... the bytes it took out of the image */
     char *live, *after;         /* the listings of the last remount finding */
+    struct frozen_view *view;   /* where a checkpoint reads the frozen fs's device back */
+    char view_err[sizeof ((struct backend *)0)->err];   /* ... why there is none */
+    int frozen;                 /* FIFREEZE holds the fs (for the moment of a checkpoint) */
     int set_up;
 };
 
@@ -113,9 +118,87 @@ static int zero_lost(struct backend *b)
     return 0;
 }
 
+/* ---- a checkpoint without an unmount: the fs frozen, its device mounted read-only ---- */
+
+static int freeze_dev(struct backend *b)
+{
+    struct kkpriv *p = b->priv;
+    if (!p->view) {
+        snprintf(b->err, sizeof b->err, "%s", p->view_err);
+        return 1;
+    }
+    if (ioctl(b->rootfd, FIFREEZE, 0) == 0) {
+        p->frozen = 1;
+        return 0;
+    }
+    int e = errno;
+    bk_err(b, "read-back: checkpoint", "FIFREEZE: %s", strerror(e));
+    return e == EOPNOTSUPP || e == ENOTTY ? 1 : -1;     /* a fs without freeze_fs */
+}
+
+static int thaw_dev(struct backend *b)
+{
+    struct kkpriv *p = b->priv;
+    if (ioctl(b->rootfd, FITHAW, 0) < 0)
+        return bk_err(b, "read-back: checkpoint", "FITHAW: %s", strerror(errno));
+    p->frozen = 0;
+    return 0;
+}
+
+/* METIS_TEST_FROZEN_VIEW, a test hook: "refuse" makes the view not mount (the checkpoints
+ * remount instead, as where a view cannot be had), "pause:S" makes a frozen checkpoint wait S
+ * seconds with its view mounted, so that a test can stop or kill the run there. */
+static int frozen_test_hook(struct backend *b, int mounted)
+{
+    const char *v = getenv("METIS_TEST_FROZEN_VIEW");
+    if (!v || !*v)
+        return 0;
+    if (!mounted && strcmp(v, "refuse") == 0) {
+        bk_err(b, "read-back: checkpoint", "test hook: the frozen device's view refused");
+        return 1;
+    }
+    if (mounted && strncmp(v, "pause:", 6) == 0) {
+        fprintf(stderr, "metis: test hook: fs %s frozen, its view mounted: pausing %s s\n",
+                b->cfg->name, v + 6);
+        bk_sleep(atof(v + 6));
+    }
+    return 0;
+}
+
+static int view_mount(struct backend *b, int *rootfd)
+{
+    struct kkpriv *p = b->priv;
+    if (frozen_test_hook(b, 0))
+        return 1;
+    int rc = frozen_view_mount(p->view, rootfd);
+    if (rc == 0)
+        frozen_test_hook(b, 1);
+    return rc;
+}
+
+static int view_unmount(struct backend *b, int rootfd)
+{
+    struct kkpriv *p = b->priv;
+    return frozen_view_umount(p->view, rootfd);
+}
+
 static const struct kept_ops kernel_mounts = { .unmount = unmount_dev, .mount = mount_dev,
                                                .before_unmount = locate_lost,
-                                               .unmounted = zero_lost };
+                                               .unmounted = zero_lost, .freeze = freeze_dev,
+                                               .thaw = thaw_dev, .view_mount = view_mount,
+                                               .view_unmount = view_unmount };
+
+/* Without a view (no second loop device) the checkpoints remount: the run goes on, with the
+ * reason in summary.json. */
+static void open_view(struct backend *b, struct kkpriv *p)
+{
+    char err[sizeof b->err];
+    memcpy(err, b->err, sizeof err);
+    p->view = frozen_view_open(b, p->dev.im.fd);
+    if (!p->view)
+        snprintf(p->view_err, sizeof p->view_err, "%s", b->err);
+    memcpy(b->err, err, sizeof err);
+}
 
 /* ---- backend ops ---- */
 
@@ -132,6 +215,7 @@ static int kk_setup(struct backend *b)
     if (kdev_prepare(b, &p->dev) < 0 || !(p->kept = kept_open(b, &p->dev.im, &kernel_mounts)) ||
         kdev_mount(b, &p->dev, "setup: first mount") < 0)
         return bk_setup_failed(b, kk_teardown);
+    open_view(b, p);
     p->set_up = 1;
     return 0;
 }
@@ -213,6 +297,11 @@ static void kk_teardown(struct backend *b)
     struct kkpriv *p = b->priv;
     if (!p)
         return;
+    if (p->frozen)
+        bk_thaw(b->mnt);       /* an error in a checkpoint's thaw: unmounted frozen, it stays */
+    p->frozen = 0;
+    frozen_view_close(p->view);
+    p->view = NULL;
     kdev_teardown(b, &p->dev);
     kept_close(p->kept);
     p->kept = NULL;
@@ -269,6 +358,18 @@ static void print_checkpoint_parts(const struct kept_counts *k, FILE *json)
     fprintf(json, "}");
 }
 
+/* How many checkpoints read a frozen fs's view, and, once they no longer do, why. */
+static void print_frozen(const struct kept *k, FILE *json)
+{
+    const char *off = kept_frozen_off(k);
+    char why[2 * sizeof ((struct backend *)0)->err];
+    fprintf(json, ",\"frozen_checks\":%llu", (unsigned long long)kept_counts(k)->frozen_checks);
+    if (!off)
+        return;
+    json_escape(off, why, sizeof why);
+    fprintf(json, ",\"frozen_off\":\"%s\"", why);
+}
+
 static void kk_stats(struct backend *b, FILE *json)
 {
     struct kkpriv *p = b->priv;
@@ -280,6 +381,7 @@ static void kk_stats(struct backend *b, FILE *json)
             "\"lost_bytes\":%llu", (unsigned long long)k->replays,
             (unsigned long long)k->remount_checks, k->checkpoint_s,
             (unsigned long long)k->statfs_misses, (unsigned long long)p->lost_bytes);
+    print_frozen(p->kept, json);
     print_checkpoint_parts(k, json);
     fputc('}', json);
     lr_print_stats(kept_lr(p->kept), json);

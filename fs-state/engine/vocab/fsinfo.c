@@ -69,6 +69,11 @@ int fs_format_devless(const char *fstype)
     return f && f->devless;
 }
 
+const char *fs_format_frozen_view_opts(const char *fstype)
+{
+    return strcmp(fstype, "xfs") == 0 ? "nouuid,norecovery" : "";
+}
+
 static int has_word(const char *s, const char *w)
 {
     size_t n = strlen(w);
