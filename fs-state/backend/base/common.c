@@ -187,6 +187,16 @@ int bk_is_mounted(const char *path)
     return bk_each_mount(is_path, (void *)path) == 1;
 }
 
+int bk_drop_dev_cache(struct backend *b, const char *dev, const char *step)
+{
+    int fd = open(dev, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return bk_err(b, step, "open %s: %s", dev, strerror(errno));
+    int rc = ioctl(fd, BLKFLSBUF, 0), e = errno;
+    close(fd);
+    return rc < 0 ? bk_err(b, step, "BLKFLSBUF on %s: %s", dev, strerror(e)) : 0;
+}
+
 void bk_thaw(const char *path)
 {
     unsigned major, minor;

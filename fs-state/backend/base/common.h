@@ -52,6 +52,9 @@ int bk_mount_dev(const char *path, unsigned *major, unsigned *minor);
  * If *pid > 0 exits meanwhile, it is reaped: *pid becomes 0, *status its exit code, and the
  * wait ends (0 if path is then as wanted, else -1). */
 int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int *status);
+/* BLKFLSBUF on the block device dev: its page cache dropped, so that a mount reads what its
+ * backing file holds now; -1 with b->err. */
+int bk_drop_dev_cache(struct backend *b, const char *dev, const char *step);
 /* Thaws the fs on path if it is on a loop device and frozen (a kept kernel fs is, for the
  * moment of a checkpoint): unmounted frozen, its superblock would live on, holding the loop
  * device. A FUSE mount is left alone (an open of it could hang on its daemon). */

@@ -5,12 +5,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,19 +71,6 @@ struct frozen_view *frozen_view_open(struct backend *b, int image_fd)
     return NULL;
 }
 
-/* Its page cache could hold the image as an earlier checkpoint left it, had anything kept the
- * device open since (a probe such as blkid's): kernel_kept.c drops the live device's likewise. */
-static int drop_cache(struct frozen_view *v)
-{
-    int fd = open(v->dev, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return bk_err(v->b, "read-back: checkpoint", "open %s: %s", v->dev, strerror(errno));
-    int rc = ioctl(fd, BLKFLSBUF, 0), e = errno;
-    close(fd);
-    return rc < 0 ? bk_err(v->b, "read-back: checkpoint", "BLKFLSBUF on %s: %s", v->dev,
-                           strerror(e)) : 0;
-}
-
 /* The last view's unmount, waited for: the next mount needs its mount point. Its failure is
  * told here, on the fs's own thread (b->err is that thread's). */
 static int wait_unmounted(struct frozen_view *v, const char *step)
@@ -104,7 +89,10 @@ int frozen_view_mount(struct frozen_view *v, int *rootfd)
 {
     struct backend *b = v->b;
     *rootfd = -1;
-    if (wait_unmounted(v, "read-back: checkpoint") < 0 || drop_cache(v) < 0)
+    /* Its page cache could hold the image as an earlier checkpoint left it, had anything kept
+     * the device open since (a probe such as blkid's): kernel_kept.c drops the live one's too. */
+    if (wait_unmounted(v, "read-back: checkpoint") < 0 ||
+        bk_drop_dev_cache(b, v->dev, "read-back: checkpoint") < 0)
         return -1;
     if (mount(v->dev, v->mnt, b->cfg->fstype, v->mflags, v->mdata[0] ? v->mdata : NULL) < 0) {
         bk_err(b, "read-back: checkpoint", "a read-only mount of the frozen device (mount %s "

@@ -75,21 +75,10 @@ static struct kkpriv *set_up(struct backend *b, const char *step)
  * ref-vs-ext4, about 1 replay from a checkpoint in 1,700 left a tree without an entry the
  * replay had made (kept.c now holds every replay to its state). Flushing costs next to nothing
  * beside a mount. */
-static int drop_device_cache(struct backend *b, struct kdev *d, const char *step)
-{
-    int fd = open(d->loopdev, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return bk_err(b, step, "open %s: %s", d->loopdev, strerror(errno));
-    int rc = ioctl(fd, BLKFLSBUF, 0);
-    int e = errno;
-    close(fd);
-    return rc < 0 ? bk_err(b, step, "BLKFLSBUF on %s: %s", d->loopdev, strerror(e)) : 0;
-}
-
 static int mount_dev(struct backend *b, const char *step)
 {
     struct kkpriv *p = b->priv;
-    if (drop_device_cache(b, &p->dev, step) < 0)
+    if (bk_drop_dev_cache(b, p->dev.loopdev, step) < 0)
         return -1;
     return kdev_mount(b, &p->dev, step);
 }
