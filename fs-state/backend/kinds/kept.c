@@ -1,4 +1,4 @@
-/* A file system kept mounted across steps: saved states are recorded trees with their free counts and their place on the search path; checkpoints keep images and check a remount. */
+/* A file system kept mounted across steps: saved states are recorded trees with their free counts and their place on the search path; checkpoints keep images and check what the device holds (the fs frozen and its image read back on a view, or remounted). */
 #include "backend/kinds/kept.h"
 #include "backend/base/common.h"
 #include "backend/device/image.h"
