@@ -195,7 +195,7 @@ static int hold_the_device(struct kept *k, struct backend *b)
  * that image elsewhere must be the live one. What it checks is what remount_check does, for
  * less: no unmount and mount of the fs itself, whose set-up and tear-down are most of a
  * checkpoint (README "Performance"). 1 when this fs cannot have it: a remount instead, then
- * and from then on (the view's loop device and mount: frozen_view.h). */
+ * and from then on (the view's loop device and mount: device_view.h). */
 static int frozen_check(struct kept *k, struct backend *b, enum kept_check *check, char *diff,
                         size_t difflen)
 {

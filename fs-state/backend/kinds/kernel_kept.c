@@ -1,7 +1,7 @@
 /* Kernel file systems kept mounted (remount = 0): states restored logically between checkpoints, where the frozen fs's device read back on a view of its own (or a remount) shows whether it holds what the mount showed. */
 #include "backend/base/backend_types.h"
 #include "backend/base/common.h"
-#include "backend/device/frozen_view.h"
+#include "backend/device/device_view.h"
 #include "backend/device/image.h"
 #include "backend/kinds/kept.h"
 #include "backend/kinds/kernel.h"
@@ -23,7 +23,7 @@
  * free counts, brought back by applying the difference through syscalls (kept.h). What the
  * kernel holds in its caches but never wrote to the device shows at the next checkpoint
  * (remount_every steps down the search path): the fs is frozen, its image kept and read back
- * through a read-only loop device and mount of its own (frozen_view.h), then thawed (a fs that
+ * through a read-only loop device and mount of its own (device_view.h), then thawed (a fs that
  * cannot be: unmounted, its image kept, mounted again and read back), and a tree that is not
  * the live one is a finding of its own (b->remount), not a failure.
  */

@@ -1,5 +1,5 @@
 /* The read-only view of a frozen kernel fs's device: its loop device, mount point and mount. */
-#include "backend/device/frozen_view.h"
+#include "backend/device/device_view.h"
 #include "backend/base/common.h"
 #include "engine/vocab/fsinfo.h"
 
