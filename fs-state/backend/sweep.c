@@ -85,12 +85,9 @@ static int collect_run_mounts(const char *mp, void *ctx)
     return 0;
 }
 
-/* A mount still in use is detached lazily: it goes once its last user lets go. A kept kernel
- * fs killed during a checkpoint is still frozen: thawed first, or its superblock would outlive
- * the unmount and hold its loop device. */
+/* A mount still in use is detached lazily: it goes once its last user lets go. */
 static int unmount_now(const char *mp)
 {
-    bk_thaw(mp);
     return umount2(mp, UMOUNT_NOFOLLOW) == 0 ? 0 : umount2(mp, MNT_DETACH | UMOUNT_NOFOLLOW);
 }
 

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/fs.h>
-#include <linux/major.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -195,18 +194,6 @@ int bk_drop_dev_cache(struct backend *b, const char *dev, const char *step)
     int rc = ioctl(fd, BLKFLSBUF, 0), e = errno;
     close(fd);
     return rc < 0 ? bk_err(b, step, "BLKFLSBUF on %s: %s", dev, strerror(e)) : 0;
-}
-
-void bk_thaw(const char *path)
-{
-    unsigned major, minor;
-    if (bk_mount_dev(path, &major, &minor) < 0 || major != LOOP_MAJOR)
-        return;
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ioctl(fd, FITHAW, 0);
-    close(fd);
 }
 
 int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int *status)

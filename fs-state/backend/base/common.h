@@ -55,10 +55,6 @@ int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int 
 /* BLKFLSBUF on the block device dev: its page cache dropped, so that a mount reads what its
  * backing file holds now; -1 with b->err. */
 int bk_drop_dev_cache(struct backend *b, const char *dev, const char *step);
-/* Thaws the fs on path if it is on a loop device and frozen (a kept kernel fs is, for the
- * moment of a checkpoint): unmounted frozen, its superblock would live on, holding the loop
- * device. A FUSE mount is left alone (an open of it could hang on its daemon). */
-void bk_thaw(const char *path);
 /* umount2 with retries on EBUSY for up to timeout seconds, then a lazy detach (-1 if lazy). */
 int bk_unmount(const char *path, double timeout);
 /* How long an unmount that meets EBUSY is tried again before it fails: a file's last close

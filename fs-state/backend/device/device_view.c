@@ -1,4 +1,4 @@
-/* The read-only view of a frozen kernel fs's device: its loop device, mount point and mount. */
+/* The read-only view of a settled kernel fs's device: its loop device, mount point and mount. */
 #include "backend/device/device_view.h"
 #include "backend/base/common.h"
 #include "engine/vocab/fsinfo.h"
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct frozen_view {
+struct device_view {
     struct backend *b;
     int loopnr, mounted;
     char dev[32], mnt[1100];
@@ -25,22 +25,22 @@ struct frozen_view {
 };
 
 /* The fs's own mount options, read-only, and what the format needs for a second mount. */
-static int view_opts(struct frozen_view *v)
+static int view_opts(struct device_view *v)
 {
     const struct fs_config *c = v->b->cfg;
     char data[256];
     if (bk_mount_opts(c->mount_opts, &v->mflags, data, sizeof data) < 0)
         return bk_err(v->b, "setup", "mount_opts too long");
     v->mflags |= MS_RDONLY;
-    const char *more = fs_format_frozen_view_opts(c->fstype);
+    const char *more = fs_format_view_opts(c->fstype);
     snprintf(v->mdata, sizeof v->mdata, "%s%s%s", data, data[0] && more[0] ? "," : "", more);
     return 0;
 }
 
-static int view_setup(struct frozen_view *v, int image_fd)
+static int view_setup(struct device_view *v, int image_fd)
 {
     struct backend *b = v->b;
-    snprintf(v->mnt, sizeof v->mnt, "%s.frozen", b->mnt);
+    snprintf(v->mnt, sizeof v->mnt, "%s.view", b->mnt);
     if (view_opts(v) < 0)
         return -1;
     v->loopnr = bk_loop_attach_readonly(image_fd, b->image);
@@ -53,9 +53,9 @@ static int view_setup(struct frozen_view *v, int image_fd)
     return 0;
 }
 
-struct frozen_view *frozen_view_open(struct backend *b, int image_fd)
+struct device_view *device_view_open(struct backend *b, int image_fd)
 {
-    struct frozen_view *v = calloc(1, sizeof *v);
+    struct device_view *v = calloc(1, sizeof *v);
     if (!v) {
         bk_err(b, "setup", "out of memory");
         return NULL;
@@ -66,14 +66,14 @@ struct frozen_view *frozen_view_open(struct backend *b, int image_fd)
         return v;
     char err[sizeof b->err];
     memcpy(err, b->err, sizeof err);
-    frozen_view_close(v);
+    device_view_close(v);
     memcpy(b->err, err, sizeof err);
     return NULL;
 }
 
 /* The last view's unmount, waited for: the next mount needs its mount point. Its failure is
  * told here, on the fs's own thread (b->err is that thread's). */
-static int wait_unmounted(struct frozen_view *v, const char *step)
+static int wait_unmounted(struct device_view *v, const char *step)
 {
     if (!v->unmounting)
         return 0;
@@ -85,7 +85,7 @@ static int wait_unmounted(struct frozen_view *v, const char *step)
     return 0;
 }
 
-int frozen_view_mount(struct frozen_view *v, int *rootfd)
+int device_view_mount(struct device_view *v, int *rootfd)
 {
     struct backend *b = v->b;
     *rootfd = -1;
@@ -95,7 +95,7 @@ int frozen_view_mount(struct frozen_view *v, int *rootfd)
         bk_drop_dev_cache(b, v->dev, "read-back: checkpoint") < 0)
         return -1;
     if (mount(v->dev, v->mnt, b->cfg->fstype, v->mflags, v->mdata[0] ? v->mdata : NULL) < 0) {
-        bk_err(b, "read-back: checkpoint", "a read-only mount of the frozen device (mount %s "
+        bk_err(b, "read-back: checkpoint", "a read-only mount of the settled device (mount %s "
                "on %s with options '%s'): %s", v->dev, v->mnt, v->mdata, strerror(errno));
         return 1;
     }
@@ -108,7 +108,7 @@ int frozen_view_mount(struct frozen_view *v, int *rootfd)
 
 static void *unmount_view(void *arg)
 {
-    struct frozen_view *v = arg;
+    struct device_view *v = arg;
     v->unmount_rc = bk_unmount(v->mnt, BK_BUSY_SECONDS);
     return NULL;
 }
@@ -116,7 +116,7 @@ static void *unmount_view(void *arg)
 /* The view is read-only on a read-only device: its unmount writes nothing the fs could meet,
  * so it goes on beside the next steps (the tear-down of a mount is mostly waiting: for its
  * workqueues' threads to stop, for RCU). */
-int frozen_view_umount(struct frozen_view *v, int rootfd)
+int device_view_umount(struct device_view *v, int rootfd)
 {
     if (rootfd >= 0)
         close(rootfd);
@@ -134,7 +134,7 @@ int frozen_view_umount(struct frozen_view *v, int rootfd)
     return 0;
 }
 
-void frozen_view_close(struct frozen_view *v)
+void device_view_close(struct device_view *v)
 {
     if (!v)
         return;

@@ -1,4 +1,4 @@
-/* A file system kept mounted across steps: saved states are recorded trees with their free counts and their place on the search path; checkpoints keep images and check what the device holds (the fs frozen and its image read back on a view, or remounted). */
+/* A file system kept mounted across steps: saved states are recorded trees with their free counts and their place on the search path; checkpoints keep images and check what the device holds (the fs settled and its image read back on a view, or remounted). */
 #include "backend/kinds/kept.h"
 #include "backend/base/common.h"
 #include "backend/device/image.h"
@@ -44,8 +44,8 @@ struct kept {
     uint64_t since;             /* steps since a checkpoint on the live state's search path */
     int checkpoint_pending;     /* an image under CHECKPOINT_KEY waits for its state's save */
     int loaded;                 /* unmounted by kept_unmount: the image is what was loaded */
-    int remount_only;           /* no frozen checkpoints: no freeze ops, or one failed */
-    char frozen_off[sizeof ((struct backend *)0)->err];     /* ... why it failed */
+    int remount_only;           /* no viewed checkpoints: no settle ops, or one failed */
+    char view_off[sizeof ((struct backend *)0)->err];       /* ... why it failed */
     struct statvfs sv;          /* statfs at the last read-back */
     int sv_valid;
     struct kept_counts n;
@@ -60,7 +60,7 @@ struct kept *kept_open(struct backend *b, struct backend_image *im, const struct
         return NULL;
     }
     k->ops = ops;
-    k->remount_only = !ops->freeze;
+    k->remount_only = !ops->settle;
     k->im = im;
     k->since = SINCE_UNKNOWN;
     if (bimage_save(b, im, FRESH_IMAGE_KEY) < 0) {
@@ -111,7 +111,7 @@ void kept_begin(struct kept *k)
 }
 
 const char *const kept_checkpoint_parts[KEPT_CK_PARTS] = { "unmount", "image", "mount", "walk",
-                                                            "freeze", "thaw" };
+                                                            "settle", "resume" };
 
 /* Adds the time since *t to the checkpoint's part and moves *t on: where a checkpoint's time
  * goes is what decides how to make it cheaper (summary.json, README "Performance"). */
@@ -154,9 +154,9 @@ static int remount_check(struct kept *k, struct backend *b, enum kept_check *che
     return 0;
 }
 
-/* The frozen fs's image kept, its read-only view mounted and its tree recorded: 1 the same as
- * the live one, 0 not, 2 when the view does not mount, -1 on failure; *rootfd the view's. */
-static int read_frozen(struct kept *k, struct backend *b, int *rootfd, char *diff,
+/* The settled fs's image kept, its read-only view mounted and its tree recorded: 1 the same
+ * as the live one, 0 not, 2 when the view does not mount, -1 on failure; *rootfd the view's. */
+static int read_view(struct kept *k, struct backend *b, int *rootfd, char *diff,
                        size_t difflen, double *t)
 {
     if (k->ops->unmounted && k->ops->unmounted(b) < 0)
@@ -171,7 +171,7 @@ static int read_frozen(struct kept *k, struct backend *b, int *rootfd, char *dif
     if (rc != 0)
         return rc < 0 ? -1 : 2;
     ck_part(k, KEPT_CK_MOUNT, t);
-    int same = lr_recheck_at(k->lr, b, *rootfd, "read-back of the frozen device", diff,
+    int same = lr_recheck_at(k->lr, b, *rootfd, "read-back of the settled device", diff,
                              difflen);
     ck_part(k, KEPT_CK_WALK, t);
     return same;
@@ -190,48 +190,48 @@ static int hold_the_device(struct kept *k, struct backend *b)
     return 0;
 }
 
-/* A checkpoint without the unmount: the fs frozen (its image then holds all it shows and
- * stays so while nothing writes), the image kept, and the tree read from a read-only mount of
- * that image elsewhere must be the live one. What it checks is what remount_check does, for
- * less: no unmount and mount of the fs itself, whose set-up and tear-down are most of a
- * checkpoint (README "Performance"). 1 when this fs cannot have it: a remount instead, then
- * and from then on (the view's loop device and mount: device_view.h). */
-static int frozen_check(struct kept *k, struct backend *b, enum kept_check *check, char *diff,
+/* A checkpoint without the unmount: the fs settled (its image then holds all it shows, and
+ * nothing writes it), the image kept, and the tree read from a read-only mount of that image
+ * elsewhere must be the live one. What it checks is what remount_check does, for less: no
+ * unmount and mount of the fs itself, whose set-up and tear-down are most of a checkpoint
+ * (README "Performance"). 1 when this fs cannot have it: a remount instead, then and from then
+ * on (the view's loop device and mount: device_view.h). */
+static int view_check(struct kept *k, struct backend *b, enum kept_check *check, char *diff,
                         size_t difflen)
 {
     double t = now_seconds();
     int rootfd = -1, rc;
     if (k->ops->before_unmount && k->ops->before_unmount(b) < 0)
         return -1;
-    if ((rc = k->ops->freeze(b)) != 0)
+    if ((rc = k->ops->settle(b)) != 0)
         return rc;
-    ck_part(k, KEPT_CK_FREEZE, &t);
-    int same = read_frozen(k, b, &rootfd, diff, difflen, &t);
+    ck_part(k, KEPT_CK_SETTLE, &t);
+    int same = read_view(k, b, &rootfd, diff, difflen, &t);
     if (rootfd >= 0 && k->ops->view_unmount(b, rootfd) < 0)
         same = -1;
     ck_part(k, KEPT_CK_UNMOUNT, &t);
-    if (k->ops->thaw(b) < 0)
+    if (k->ops->resume(b) < 0)
         same = -1;
     imgstore_file_changed(k->im->store);
-    ck_part(k, KEPT_CK_THAW, &t);
+    ck_part(k, KEPT_CK_RESUME, &t);
     if (same < 0 || same == 2)
         return same < 0 ? -1 : 1;
-    k->n.frozen_checks++;
+    k->n.view_checks++;
     *check = same ? KEPT_SAME : KEPT_DIFFERS;
     return same ? 0 : hold_the_device(k, b);
 }
 
-/* A checkpoint, frozen where the fs can be; a remount where not. */
+/* A checkpoint, on a view of the settled fs's device where it can be; a remount where not. */
 static int checkpoint(struct kept *k, struct backend *b, enum kept_check *check, char *diff,
                       size_t difflen)
 {
     k->n.remount_checks++;
     if (!k->remount_only) {
-        int rc = frozen_check(k, b, check, diff, difflen);
+        int rc = view_check(k, b, check, diff, difflen);
         if (rc <= 0)
             return rc;
         k->remount_only = 1;
-        snprintf(k->frozen_off, sizeof k->frozen_off, "%s", b->err);
+        snprintf(k->view_off, sizeof k->view_off, "%s", b->err);
     }
     return remount_check(k, b, check, diff, difflen);
 }
@@ -489,9 +489,9 @@ const struct kept_counts *kept_counts(const struct kept *k)
     return &k->n;
 }
 
-const char *kept_frozen_off(const struct kept *k)
+const char *kept_view_off(const struct kept *k)
 {
-    return k->remount_only ? k->frozen_off : NULL;
+    return k->remount_only ? k->view_off : NULL;
 }
 
 struct lrestore *kept_lr(struct kept *k)

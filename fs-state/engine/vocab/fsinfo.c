@@ -69,9 +69,16 @@ int fs_format_devless(const char *fstype)
     return f && f->devless;
 }
 
-const char *fs_format_frozen_view_opts(const char *fstype)
+const char *fs_format_view_opts(const char *fstype)
 {
-    return strcmp(fstype, "xfs") == 0 ? "nouuid,norecovery" : "";
+    if (strcmp(fstype, "xfs") == 0)
+        return "nouuid";
+    return fs_format_settles_by_journal(fstype) ? "noload" : "";
+}
+
+int fs_format_settles_by_journal(const char *fstype)
+{
+    return strcmp(fstype, "ext4") == 0 || strcmp(fstype, "ext3") == 0;
 }
 
 static int has_word(const char *s, const char *w)

@@ -31,11 +31,14 @@ const struct fs_format *fs_format_of(const char *fstype);
 uint64_t fs_format_default_size(const char *fstype);
 /* 1 when fstype is a kernel file system without a device (tmpfs, overlay). */
 int fs_format_devless(const char *fstype);
-/* The mount options beside "ro" that a second, read-only mount of a frozen fs's device needs
- * ("" for most): xfs refuses a second mount of one UUID without nouuid, and its frozen log is
- * not clean, which a read-only device cannot recover (the freeze wrote all the log holds in
- * place: norecovery). */
-const char *fs_format_frozen_view_opts(const char *fstype);
+/* The mount options beside "ro" that a second, read-only mount of a mounted fs's device needs
+ * while a checkpoint holds the fs still ("" for most): xfs refuses a second mount of one UUID
+ * without nouuid; ext3/4 stay mounted read-write (their journal checkpointed into place), so
+ * their superblock still asks for a recovery a read-only device cannot make: noload. */
+const char *fs_format_view_opts(const char *fstype);
+/* 1 when a checkpoint holds this format still by syncfs and a checkpoint of its journal
+ * (ext3/4: a read-only remount of ext4 took 10 times as long), 0 by a read-only remount. */
+int fs_format_settles_by_journal(const char *fstype);
 /* btrfs: below this a device needs mixed block groups (mkfs -M). */
 #define FS_BTRFS_UNMIXED_MIN (109ULL << 20)
 /* "mkfs.FSTYPE FLAGS OPTS IMAGE" with its environment prefix; btrfs gets -M when the size

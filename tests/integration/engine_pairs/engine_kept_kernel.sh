@@ -71,11 +71,11 @@ for name in ("ext2", "ext4"):
     assert b["verified"] == b["logical_restores"] > 100, b
     # where the checkpoints' time went: its parts, which make up (nearly) all of it
     parts = k["checkpoint_parts_s"]
-    assert sorted(parts) == ["freeze", "image", "mount", "thaw", "unmount", "walk"], parts
+    assert sorted(parts) == ["image", "mount", "resume", "settle", "unmount", "walk"], parts
     assert 0.9 * k["checkpoint_s"] <= sum(parts.values()) <= k["checkpoint_s"] + 0.01, b
-    # each checkpoint froze the fs and read its device back on a view of its own, no remount
-    assert k["frozen_checks"] == k["remount_checks"] and "frozen_off" not in k, k
-    assert all(parts[p] > 0 for p in ("freeze", "image", "mount", "walk")), k
+    # each checkpoint settled the fs and read its device back on a view of its own, no remount
+    assert k["view_checks"] == k["remount_checks"] and "view_off" not in k, k
+    assert all(parts[p] > 0 for p in ("settle", "image", "mount", "walk")), k
 EOF
 
 # ---- what the mode cannot do: one line, exit 2 ----

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# A kept kernel fs's checkpoint without an unmount: the fs frozen, its device read back through
-# a read-only loop device of its own (xfs and btrfs, a second mount of one UUID, included); a
-# write the device lost shows there as the remount class, and its trace reproduces; where the
-# view cannot be had the checkpoints remount and summary.json says why; SIGINT and SIGKILL
-# while a fs is frozen with its view mounted leave no frozen fs, loop device or mount.
+# A kept kernel fs's checkpoint without an unmount: the fs settled (ext4: its journal
+# checkpointed; xfs and btrfs: remounted read-only), its device read back through a read-only
+# loop device of its own (a second mount of one UUID included); a write the device lost shows
+# there as the remount class, and its trace reproduces; where the view cannot be had the
+# checkpoints remount and summary.json says why; SIGINT and SIGKILL while a fs is settled with
+# its view mounted leave no loop device or mount.
 . "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts)"
 need_tools mkfs.ext4 mkfs.xfs mkfs.btrfs losetup
@@ -17,7 +18,7 @@ config() {
       -e "s/^remount = 0$/remount = 0\nremount_every = $3/" "configs/$2.ini" > "$T/$1.ini"
 }
 
-# checkpoints NAME WANT: every kept fs of run NAME took checkpoints, all frozen (WANT=frozen)
+# checkpoints NAME WANT: every kept fs of run NAME took checkpoints, all on views (WANT=view)
 # or all remounted with the reason (WANT=remounted, the reason matching $3).
 checkpoints() {
   python3 - "$T/$1/summary.json" "$2" "${3:-}" <<'EOF' || fail "$1: its checkpoints"
@@ -27,16 +28,16 @@ for name, b in s["backends"].items():
     k = b["kept"]
     assert k["remount_checks"] > 10, (name, k)
     parts = k["checkpoint_parts_s"]
-    if want == "frozen":
-        assert k["frozen_checks"] == k["remount_checks"] and "frozen_off" not in k, (name, k)
-        assert parts["freeze"] > 0 and parts["mount"] > 0, (name, k)
+    if want == "view":
+        assert k["view_checks"] == k["remount_checks"] and "view_off" not in k, (name, k)
+        assert parts["settle"] > 0 and parts["mount"] > 0, (name, k)
     else:
-        assert k["frozen_checks"] == 0 and re.search(why, k["frozen_off"]), (name, k)
+        assert k["view_checks"] == 0 and re.search(why, k["view_off"]), (name, k)
         assert parts["unmount"] > 0 and parts["mount"] > 0, (name, k)
 EOF
 }
 
-# ---- both pairs run clean, every checkpoint frozen ----
+# ---- both pairs run clean, every checkpoint on a view ----
 for pair in ext4-vs-xfs ext4-vs-btrfs; do
   config "$pair" "$pair" 4
   "$METIS_BIN/metis" run "$T/$pair.ini" --ops 800 --seed 3 --out "$T/$pair" 2> "$T/$pair.err"
@@ -45,10 +46,10 @@ for pair in ext4-vs-xfs ext4-vs-btrfs; do
   assert_no_leftovers "$(run_id_of "$T/$pair.err")"
   FAIL_LOG=$T/$pair.err
   [ $rc = 0 ] || fail "$pair: exit $rc, want 0"
-  checkpoints "$pair" frozen
+  checkpoints "$pair" view
 done
 
-# ---- a write xfs's device lost shows at a frozen checkpoint, and its trace reproduces ----
+# ---- a write xfs's device lost shows at a checkpoint's view, and its trace reproduces ----
 config lose ext4-vs-xfs 8 "remount_test_lose = 512\nkeep_going = 1\nshrink_seconds = 20"
 "$METIS_BIN/metis" run "$T/lose.ini" --ops 1500 --seed 3 --out "$T/lose" 2> "$T/lose.err"
 rc=$?
@@ -64,7 +65,7 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 k = [b["kept"] for b in s["backends"].values()]
 assert sum(x["lost_bytes"] for x in k) >= 512, k
-assert all(x["frozen_checks"] > 0 and "frozen_off" not in x for x in k), k
+assert all(x["view_checks"] > 0 and "view_off" not in x for x in k), k
 EOF
 tr=$T/lose/class-$cls.trace
 [ -f "$tr" ] || tr=
@@ -78,45 +79,45 @@ grep -q "fs xfs fails its remount check" "$T/replay.out" ||
 
 # ---- no view: the checkpoints remount, and summary.json says why ----
 config refuse ext4-vs-btrfs 4
-METIS_TEST_FROZEN_VIEW=refuse "$METIS_BIN/metis" run "$T/refuse.ini" --ops 400 --seed 3 \
+METIS_TEST_DEVICE_VIEW=refuse "$METIS_BIN/metis" run "$T/refuse.ini" --ops 400 --seed 3 \
   --out "$T/refuse" 2> "$T/refuse.err"
 rc=$?
 tail -n 1 "$T/refuse.err"
 assert_no_leftovers "$(run_id_of "$T/refuse.err")"
 FAIL_LOG=$T/refuse.err
 [ $rc = 0 ] || fail "without views: exit $rc, want 0"
-checkpoints refuse remounted "test hook: the frozen device's view refused"
+checkpoints refuse remounted "test hook: the settled device's view refused"
 
-# ---- stopped or killed while frozen, its view mounted: nothing is left ----
-# frozen_run NAME: starts ext4-vs-xfs with a pause in its checkpoints; waits until one pauses
-# with xfs frozen and its view mounted; sets pid and id.
-frozen_run() {
+# ---- stopped or killed while settled, its view mounted: nothing is left ----
+# settled_run NAME: starts ext4-vs-xfs with a pause in its checkpoints; waits until one pauses
+# with xfs settled and its view mounted; sets pid and id.
+settled_run() {
   local name=$1
   config "$name" ext4-vs-xfs 4
-  METIS_TEST_FROZEN_VIEW=pause:5 "$METIS_BIN/metis" run "$T/$name.ini" --seconds 120 \
+  METIS_TEST_DEVICE_VIEW=pause:5 "$METIS_BIN/metis" run "$T/$name.ini" --seconds 120 \
     --out "$T/$name" 2> "$T/$name.err" &
   pid=$!
   on_exit "kill $pid 2>/dev/null; wait $pid 2>/dev/null"
-  wait_for 300 eval 'grep -q "test hook: fs xfs frozen" "$T/$name.err" || gone $pid'
+  wait_for 300 eval 'grep -q "test hook: fs xfs settled" "$T/$name.err" || gone $pid'
   FAIL_LOG=$T/$name.err
-  grep -q "test hook: fs xfs frozen" "$T/$name.err" || fail "$name: no checkpoint paused"
+  grep -q "test hook: fs xfs settled" "$T/$name.err" || fail "$name: no checkpoint paused"
   id=$(run_id_of "$T/$name.err")
-  findmnt -rn -o TARGET | grep -qE -- "metis-$id/mnt-xfs\.frozen$" ||
+  findmnt -rn -o TARGET | grep -qE -- "metis-$id/mnt-xfs\.view$" ||
     fail "$name: the view is not mounted while the checkpoint pauses"
 }
-frozen_run int
+settled_run int
 kill -INT $pid
 wait $pid
 rc=$?
-[ $rc = 130 ] || FAIL_LOG=$T/int.err fail "SIGINT while frozen: exit $rc, want 130"
+[ $rc = 130 ] || FAIL_LOG=$T/int.err fail "SIGINT while settled: exit $rc, want 130"
 assert_no_leftovers "$id"
 
-frozen_run kill
+settled_run kill
 engine=$(pgrep -P $pid | head -n1)
 [ -n "$engine" ] || fail "no engine process under metis $pid"
 kill -KILL "$engine"
 wait $pid
 rc=$?
-[ $rc = 3 ] || FAIL_LOG=$T/kill.err fail "the engine killed while frozen: exit $rc, want 3"
+[ $rc = 3 ] || FAIL_LOG=$T/kill.err fail "the engine killed while settled: exit $rc, want 3"
 assert_no_leftovers "$id"
 echo PASS
