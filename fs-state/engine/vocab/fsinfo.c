@@ -72,7 +72,7 @@ int fs_format_devless(const char *fstype)
 const char *fs_format_view_opts(const char *fstype)
 {
     if (strcmp(fstype, "xfs") == 0)
-        return "nouuid";
+        return "nouuid,norecovery";
     return fs_format_settles_by_journal(fstype) ? "noload" : "";
 }
 
