@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -184,6 +186,16 @@ int bk_is_mounted(const char *path)
     return bk_each_mount(is_path, (void *)path) == 1;
 }
 
+int bk_drop_dev_cache(struct backend *b, const char *dev, const char *step)
+{
+    int fd = open(dev, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return bk_err(b, step, "open %s: %s", dev, strerror(errno));
+    int rc = ioctl(fd, BLKFLSBUF, 0), e = errno;
+    close(fd);
+    return rc < 0 ? bk_err(b, step, "BLKFLSBUF on %s: %s", dev, strerror(e)) : 0;
+}
+
 int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int *status)
 {
     double end = now_seconds() + timeout, pause = 50e-6;
@@ -216,6 +228,48 @@ int bk_unmount(const char *path, double timeout)
     }
     umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
     return -1;
+}
+
+/* ---- mount options ---- */
+
+static const struct {
+    const char *name;
+    unsigned long set, clear;
+} mount_flags[] = {
+    { "ro", MS_RDONLY, 0 }, { "rw", 0, MS_RDONLY }, { "nosuid", MS_NOSUID, 0 },
+    { "suid", 0, MS_NOSUID }, { "nodev", MS_NODEV, 0 }, { "dev", 0, MS_NODEV },
+    { "noexec", MS_NOEXEC, 0 }, { "exec", 0, MS_NOEXEC }, { "sync", MS_SYNCHRONOUS, 0 },
+    { "async", 0, MS_SYNCHRONOUS }, { "dirsync", MS_DIRSYNC, 0 }, { "noatime", MS_NOATIME, 0 },
+    { "atime", 0, MS_NOATIME }, { "nodiratime", MS_NODIRATIME, 0 },
+    { "diratime", 0, MS_NODIRATIME }, { "relatime", MS_RELATIME, 0 },
+    { "norelatime", 0, MS_RELATIME }, { "strictatime", MS_STRICTATIME, 0 },
+    { "lazytime", MS_LAZYTIME, 0 }, { "nolazytime", 0, MS_LAZYTIME }, { "silent", MS_SILENT, 0 },
+    { "loud", 0, MS_SILENT }, { "defaults", 0, 0 },
+};
+
+/* Splits "noatime,errors=remount-ro" into flags for mount(2) and the fs's own data string;
+ * -1 when the data does not fit. The crash check mounts its copies with the same. */
+int bk_mount_opts(const char *mount_opts, unsigned long *flags, char *data, size_t len)
+{
+    char opts[256], *save = NULL;
+    size_t used = 0;
+    snprintf(opts, sizeof opts, "%s", mount_opts);
+    *flags = MS_SILENT;
+    data[0] = 0;
+    for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+        size_t i, n = sizeof mount_flags / sizeof mount_flags[0];
+        for (i = 0; i < n && strcmp(o, mount_flags[i].name) != 0; i++)
+            ;
+        if (i < n) {
+            *flags = (*flags | mount_flags[i].set) & ~mount_flags[i].clear;
+            continue;
+        }
+        int k = snprintf(data + used, len - used, "%s%s", used ? "," : "", o);
+        if (k < 0 || (size_t)k >= len - used)
+            return -1;
+        used += (size_t)k;
+    }
+    return 0;
 }
 
 /* ---- commands ---- */

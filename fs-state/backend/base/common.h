@@ -27,7 +27,7 @@ int bk_err(struct backend *b, const char *step, const char *fmt, ...)
 /* Seconds for slow setup commands (mkfs, mount commands): the op timeout, at least 30 s. */
 double bk_setup_timeout(const struct backend *b);
 
-/* A kernel fs's mount_opts as mount(2) flags and data (kernel.c); -1 if data is too short. */
+/* A kernel fs's mount_opts as mount(2) flags and data; -1 if data is too short. */
 int bk_mount_opts(const char *mount_opts, unsigned long *flags, char *data, size_t len);
 
 /* Makes <base>/metis-<run>/ and the mount point b->mnt; removes them (if empty). */
@@ -52,6 +52,9 @@ int bk_mount_dev(const char *path, unsigned *major, unsigned *minor);
  * If *pid > 0 exits meanwhile, it is reaped: *pid becomes 0, *status its exit code, and the
  * wait ends (0 if path is then as wanted, else -1). */
 int bk_wait_mounted(const char *path, int want, double timeout, pid_t *pid, int *status);
+/* BLKFLSBUF on the block device dev: its page cache dropped, so that a mount reads what its
+ * backing file holds now; -1 with b->err. */
+int bk_drop_dev_cache(struct backend *b, const char *dev, const char *step);
 /* umount2 with retries on EBUSY for up to timeout seconds, then a lazy detach (-1 if lazy). */
 int bk_unmount(const char *path, double timeout);
 /* How long an unmount that meets EBUSY is tried again before it fails: a file's last close

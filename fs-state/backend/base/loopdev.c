@@ -80,6 +80,12 @@ int bk_loop_attach_direct(int fd, const char *file)
     return loop_attach(fd, file, LO_FLAGS_DIRECT_IO);
 }
 
+int bk_loop_attach_readonly(int fd, const char *file)
+{
+    int nr = loop_attach(fd, file, LO_FLAGS_READ_ONLY | LO_FLAGS_DIRECT_IO);
+    return nr >= 0 ? nr : loop_attach(fd, file, LO_FLAGS_READ_ONLY);
+}
+
 int bk_loop_detach(int nr)
 {
     char dev[32];

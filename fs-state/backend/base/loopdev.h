@@ -10,6 +10,9 @@ int bk_loop_attach(int fd, const char *file);
 /* The same with direct I/O: the loop device reads and writes fd with O_DIRECT, not through
  * the file's page cache (the kernel may still refuse it: check /sys/block/loopN/loop/dio). */
 int bk_loop_attach_direct(int fd, const char *file);
+/* A read-only loop device over file (direct I/O where the kernel takes it): a second view of
+ * an image a mounted fs writes through another loop device, which nothing on it can write. */
+int bk_loop_attach_readonly(int fd, const char *file);
 /* Detaches loop device nr; when it is still busy, marks it to detach at its last close. */
 int bk_loop_detach(int nr);
 /* Waits until loop device nr has let go of its backing file (up to timeout seconds): 0, or -1

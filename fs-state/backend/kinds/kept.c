@@ -1,4 +1,4 @@
-/* A file system kept mounted across steps: saved states are recorded trees with their free counts and their place on the search path; checkpoints keep images and check a remount. */
+/* A file system kept mounted across steps: saved states are recorded trees with their free counts and their place on the search path; checkpoints keep images and check what the device holds (the fs settled and its image read back on a view, or remounted). */
 #include "backend/kinds/kept.h"
 #include "backend/base/common.h"
 #include "backend/device/image.h"
@@ -44,6 +44,8 @@ struct kept {
     uint64_t since;             /* steps since a checkpoint on the live state's search path */
     int checkpoint_pending;     /* an image under CHECKPOINT_KEY waits for its state's save */
     int loaded;                 /* unmounted by kept_unmount: the image is what was loaded */
+    int remount_only;           /* no viewed checkpoints: no settle ops, or one failed */
+    char view_off[sizeof ((struct backend *)0)->err];       /* ... why it failed */
     struct statvfs sv;          /* statfs at the last read-back */
     int sv_valid;
     struct kept_counts n;
@@ -58,6 +60,7 @@ struct kept *kept_open(struct backend *b, struct backend_image *im, const struct
         return NULL;
     }
     k->ops = ops;
+    k->remount_only = !ops->settle;
     k->im = im;
     k->since = SINCE_UNKNOWN;
     if (bimage_save(b, im, FRESH_IMAGE_KEY) < 0) {
@@ -107,7 +110,8 @@ void kept_begin(struct kept *k)
     imgstore_file_changed(k->im->store);    /* a mounted fs may write its image at any time */
 }
 
-const char *const kept_checkpoint_parts[KEPT_CK_PARTS] = { "unmount", "image", "mount", "walk" };
+const char *const kept_checkpoint_parts[KEPT_CK_PARTS] = { "unmount", "image", "mount", "walk",
+                                                            "settle", "resume" };
 
 /* Adds the time since *t to the checkpoint's part and moves *t on: where a checkpoint's time
  * goes is what decides how to make it cheaper (summary.json, README "Performance"). */
@@ -125,7 +129,6 @@ static int remount_check(struct kept *k, struct backend *b, enum kept_check *che
                          size_t difflen)
 {
     double t = now_seconds();
-    k->n.remount_checks++;
     if ((k->ops->before_unmount && k->ops->before_unmount(b) < 0) ||
         k->ops->unmount(b, "read-back: checkpoint") < 0 ||
         (k->ops->unmounted && k->ops->unmounted(b) < 0))
@@ -151,6 +154,88 @@ static int remount_check(struct kept *k, struct backend *b, enum kept_check *che
     return 0;
 }
 
+/* The settled fs's image kept, its read-only view mounted and its tree recorded: 1 the same
+ * as the live one, 0 not, 2 when the view does not mount, -1 on failure; *rootfd the view's. */
+static int read_view(struct kept *k, struct backend *b, int *rootfd, char *diff,
+                       size_t difflen, double *t)
+{
+    if (k->ops->unmounted && k->ops->unmounted(b) < 0)
+        return -1;
+    if (bimage_save(b, k->im, CHECKPOINT_KEY) < 0) {
+        b->own_failure = 1;
+        return -1;
+    }
+    k->checkpoint_pending = 1;
+    ck_part(k, KEPT_CK_IMAGE, t);
+    int rc = k->ops->view_mount(b, rootfd);
+    if (rc != 0)
+        return rc < 0 ? -1 : 2;
+    ck_part(k, KEPT_CK_MOUNT, t);
+    int same = lr_recheck_at(k->lr, b, *rootfd, "read-back of the settled device", diff,
+                             difflen);
+    ck_part(k, KEPT_CK_WALK, t);
+    return same;
+}
+
+/* The fs that failed the check is mounted again: it then holds what its device had, as after
+ * a remount check, and the tree on it is read again before a restore trusts it. */
+static int hold_the_device(struct kept *k, struct backend *b)
+{
+    drop_checkpoint(k);     /* the image is not the state the step made */
+    if (k->ops->unmount(b, "read-back: checkpoint") < 0 ||
+        k->ops->mount(b, "read-back: checkpoint") < 0 || bk_open_root(b) < 0)
+        return -1;
+    imgstore_file_changed(k->im->store);
+    lr_begin(k->lr);
+    return 0;
+}
+
+/* A checkpoint without the unmount: the fs settled (its image then holds all it shows, and
+ * nothing writes it), the image kept, and the tree read from a read-only mount of that image
+ * elsewhere must be the live one. What it checks is what remount_check does, for less: no
+ * unmount and mount of the fs itself, whose set-up and tear-down are most of a checkpoint
+ * (README "Performance"). 1 when this fs cannot have it: a remount instead, then and from then
+ * on (the view's loop device and mount: device_view.h). */
+static int view_check(struct kept *k, struct backend *b, enum kept_check *check, char *diff,
+                        size_t difflen)
+{
+    double t = now_seconds();
+    int rootfd = -1, rc;
+    if (k->ops->before_unmount && k->ops->before_unmount(b) < 0)
+        return -1;
+    if ((rc = k->ops->settle(b)) != 0)
+        return rc;
+    ck_part(k, KEPT_CK_SETTLE, &t);
+    int same = read_view(k, b, &rootfd, diff, difflen, &t);
+    if (rootfd >= 0 && k->ops->view_unmount(b, rootfd) < 0)
+        same = -1;
+    ck_part(k, KEPT_CK_UNMOUNT, &t);
+    if (k->ops->resume(b) < 0)
+        same = -1;
+    imgstore_file_changed(k->im->store);
+    ck_part(k, KEPT_CK_RESUME, &t);
+    if (same < 0 || same == 2)
+        return same < 0 ? -1 : 1;
+    k->n.view_checks++;
+    *check = same ? KEPT_SAME : KEPT_DIFFERS;
+    return same ? 0 : hold_the_device(k, b);
+}
+
+/* A checkpoint, on a view of the settled fs's device where it can be; a remount where not. */
+static int checkpoint(struct kept *k, struct backend *b, enum kept_check *check, char *diff,
+                      size_t difflen)
+{
+    k->n.remount_checks++;
+    if (!k->remount_only) {
+        int rc = view_check(k, b, check, diff, difflen);
+        if (rc <= 0)
+            return rc;
+        k->remount_only = 1;
+        snprintf(k->view_off, sizeof k->view_off, "%s", b->err);
+    }
+    return remount_check(k, b, check, diff, difflen);
+}
+
 int kept_read_back(struct kept *k, struct backend *b, const struct tree_opts *o,
                    unsigned char *out, FILE *listing, struct tree_index *index,
                    enum kept_check *check, char *diff, size_t difflen)
@@ -165,7 +250,7 @@ int kept_read_back(struct kept *k, struct backend *b, const struct tree_opts *o,
         k->since = k->since >= SINCE_UNKNOWN ? SINCE_UNKNOWN : k->since + 1;
     if (b->read_step && ((every && k->since >= every) || b->checkpoint_now)) {
         double t = now_seconds();
-        int rc = remount_check(k, b, check, diff, difflen);
+        int rc = checkpoint(k, b, check, diff, difflen);
         k->n.checkpoint_s += now_seconds() - t;
         if (rc < 0)
             return -1;
@@ -402,6 +487,11 @@ uint64_t kept_held_bytes(const struct kept *k)
 const struct kept_counts *kept_counts(const struct kept *k)
 {
     return &k->n;
+}
+
+const char *kept_view_off(const struct kept *k)
+{
+    return k->remount_only ? k->view_off : NULL;
 }
 
 struct lrestore *kept_lr(struct kept *k)

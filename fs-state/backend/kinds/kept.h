@@ -16,29 +16,41 @@ struct kept_ops {
     int (*unmount)(struct backend *b, const char *step);
     /* Mounts b from its image; the caller opens the root. */
     int (*mount)(struct backend *b, const char *step);
-    /* Optional, at a checkpoint: before the unmount (mounted, the root open), and between the
-     * unmount and the keeping of the image (a test hook finds where a write landed, then takes
-     * it out of the image as a device that lost it would). */
+    /* Optional, at a checkpoint: before the unmount or the settling (mounted, the root open),
+     * and between that and the keeping of the image (a test hook finds where a write landed,
+     * then takes it out of the image as a device that lost it would). */
     int (*before_unmount)(struct backend *b);
     int (*unmounted)(struct backend *b);
+    /* Optional, all four or none: a checkpoint without an unmount. settle makes b's image hold
+     * all the fs shows and keeps it so (1: this fs cannot be settled, b->err says why); resume
+     * lets the fs go on; view_mount mounts the settled image read-only elsewhere, *rootfd its
+     * root (1: it does not mount, b->err says why); view_unmount closes rootfd and unmounts it. */
+    int (*settle)(struct backend *b);
+    int (*resume)(struct backend *b);
+    int (*view_mount)(struct backend *b, int *rootfd);
+    int (*view_unmount)(struct backend *b, int rootfd);
 };
 
 /* What a checkpoint's remount check found: the tree read after the remount against the one
  * read just before it. */
 enum kept_check { KEPT_NOT_CHECKED, KEPT_SAME, KEPT_DIFFERS };
 
+/* The parts of a checkpoint's time, in kept_counts's checkpoint_parts_s order: the unmount
+ * (of the fs, or of the view), keeping the image, the mount (of the fs, or of the view), the
+ * walk, and a viewed checkpoint's settling and resuming of the fs. */
+enum { KEPT_CK_UNMOUNT, KEPT_CK_IMAGE, KEPT_CK_MOUNT, KEPT_CK_WALK, KEPT_CK_SETTLE, KEPT_CK_RESUME,
+       KEPT_CK_PARTS };
+extern const char *const kept_checkpoint_parts[KEPT_CK_PARTS];
+
 struct kept_counts {
-    uint64_t remount_checks;    /* checkpoints taken (each one remount) */
+    uint64_t remount_checks;    /* checkpoints taken (each a remount or a view) */
+    uint64_t view_checks;       /* ... of them by a view of the settled fs's device */
     uint64_t statfs_misses;     /* restores the digest verified but whose free counts were not
                                    the saved ones, replayed instead */
     uint64_t replays;           /* mounts of a checkpoint's image with the operations since */
-    double checkpoint_s;        /* seconds the checkpoints took: unmount, image, mount, walk */
-    double checkpoint_parts_s[4];   /* ... split into those four (kept_checkpoint_parts) */
+    double checkpoint_s;        /* seconds the checkpoints took */
+    double checkpoint_parts_s[KEPT_CK_PARTS];   /* ... split (kept_checkpoint_parts) */
 };
-
-/* The parts of a checkpoint's time, in kept_counts's checkpoint_parts_s order. */
-enum { KEPT_CK_UNMOUNT, KEPT_CK_IMAGE, KEPT_CK_MOUNT, KEPT_CK_WALK, KEPT_CK_PARTS };
-extern const char *const kept_checkpoint_parts[KEPT_CK_PARTS];
 
 /* For b, image-backed by im (its store), mounted and unmounted by ops: keeps the image as it is
  * now (before the first mount) as the start of replays from the initial state. NULL with
@@ -50,7 +62,9 @@ void kept_begin(struct kept *k);
 /* The read-back (b->rootfd open): records the tree, and when it is the read-back of a step
  * (b->read_step) remount_every steps down the search path from the last checkpoint (or
  * b->checkpoint_now), takes a checkpoint: unmounts, keeps the image, mounts again and records
- * the tree once more. *check says what that found; with KEPT_DIFFERS, diff holds the first
+ * the tree once more (with the settle ops: settles the fs, keeps the image, records the tree
+ * of its read-only view and resumes; where the view's tree differs, the fs is then remounted,
+ * so that it holds what its device had, as after a remount). *check says what that found; with KEPT_DIFFERS, diff holds the first
  * difference and kept_check_listings both trees. The digest length, or -1 with b->err (and
  * b->own_failure when the image store failed). */
 int kept_read_back(struct kept *k, struct backend *b, const struct tree_opts *o,
@@ -74,6 +88,9 @@ void kept_discard(struct kept *k, uint64_t id);
 int kept_has_image(struct kept *k, uint64_t id);
 uint64_t kept_held_bytes(const struct kept *k);
 const struct kept_counts *kept_counts(const struct kept *k);
+/* NULL while its checkpoints read a view of the settled fs's device; else why they remount it
+ * instead ("" when its kind has no settle ops). */
+const char *kept_view_off(const struct kept *k);
 /* Its logical restore, for summary.json and a backend's own use of the recorded tree. */
 struct lrestore *kept_lr(struct kept *k);
 

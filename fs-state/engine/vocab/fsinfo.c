@@ -69,6 +69,18 @@ int fs_format_devless(const char *fstype)
     return f && f->devless;
 }
 
+const char *fs_format_view_opts(const char *fstype)
+{
+    if (strcmp(fstype, "xfs") == 0)
+        return "nouuid,norecovery";
+    return fs_format_settles_by_journal(fstype) ? "noload" : "";
+}
+
+int fs_format_settles_by_journal(const char *fstype)
+{
+    return strcmp(fstype, "ext4") == 0 || strcmp(fstype, "ext3") == 0;
+}
+
 int fs_logs_own_calls(enum fs_type t, const char *fstype)
 {
     return t == FS_KERNEL && fs_format_devless(fstype);

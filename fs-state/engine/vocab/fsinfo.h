@@ -35,6 +35,16 @@ int fs_format_devless(const char *fstype);
  * device, restored logically): a replay of a target's history then gives it those calls, not
  * the target's, which would not undo what it alone did (fs-state/LOG.md, "call"). */
 int fs_logs_own_calls(enum fs_type t, const char *fstype);
+/* The mount options beside "ro" that a second, read-only mount of a mounted fs's device needs
+ * while a checkpoint holds the fs still ("" for most): xfs refuses a second mount of one UUID
+ * without nouuid, and remounted read-only its log is clean, so norecovery spares the mount its
+ * search of the log for its head (~30 single-block reads); ext3/4 stay mounted read-write
+ * (their journal checkpointed into place), so their superblock still asks for a recovery a
+ * read-only device cannot make: noload. */
+const char *fs_format_view_opts(const char *fstype);
+/* 1 when a checkpoint holds this format still by syncfs and a checkpoint of its journal
+ * (ext3/4: a read-only remount of ext4 took 10 times as long), 0 by a read-only remount. */
+int fs_format_settles_by_journal(const char *fstype);
 /* btrfs: below this a device needs mixed block groups (mkfs -M). */
 #define FS_BTRFS_UNMIXED_MIN (109ULL << 20)
 /* "mkfs.FSTYPE FLAGS OPTS IMAGE" with its environment prefix; btrfs gets -M when the size

@@ -374,12 +374,18 @@ void lr_print_stats(const struct lrestore *lr, FILE *json)
 
 int lr_recheck(struct lrestore *lr, struct backend *b, char *msg, size_t msglen)
 {
+    return lr_recheck_at(lr, b, b->rootfd, "read-back after a remount", msg, msglen);
+}
+
+int lr_recheck_at(struct lrestore *lr, struct backend *b, int rootfd, const char *step,
+                  char *msg, size_t msglen)
+{
     struct ft_tree *live = lr->last ? ft_ref(lr->last) : NULL;
     if (!live)
         return bk_err(b, "read-back", "no tree recorded before the remount");
     ft_unref(&lr->st, lr->rechecked);
     lr->rechecked = live;
-    if (record(lr, b, b->rootfd, live, "read-back after a remount") < 0)
+    if (record(lr, b, rootfd, live, step) < 0)
         return -1;
     int same = reaches(lr->last, live);
     if (!same)

@@ -65,6 +65,10 @@ int lr_import(struct lrestore *lr, struct backend *b, const char *path, uint64_t
  * the tree recorded before: 1 if the same, 0 if not (the first difference in msg), -1 with
  * b->err. The new recording becomes the last. */
 int lr_recheck(struct lrestore *lr, struct backend *b, char *msg, size_t msglen);
+/* The same for the mount below rootfd (another mount of the fs's device), step naming it in an
+ * error. */
+int lr_recheck_at(struct lrestore *lr, struct backend *b, int rootfd, const char *step,
+                  char *msg, size_t msglen);
 /* The listings (malloc'd) of the two trees the last lr_recheck compared: the one recorded
  * before it and its own; -1 when there was none or out of memory. */
 int lr_recheck_listings(struct lrestore *lr, char **before, char **again);
