@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BLOCK 4096
+#define BLOCK CRASH_IMAGE_BLOCK
 #define QUIET_WAIT 2.0          /* seconds a copy may wait for the device to go idle */
 
 struct crash_image {
@@ -284,13 +285,37 @@ void crash_image_write(struct crash_image *c, uint64_t off, const void *data, ui
         memset(c->buf + off, 0, len);
 }
 
+int crash_image_key(struct crash_image *c, const size_t *blocks, size_t n,
+                    unsigned char key[CRASH_IMAGE_KEY])
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    for (size_t k = 0; k < n && ok; k++) {
+        size_t i = blocks[k];
+        if (i >= c->nblocks)
+            continue;
+        size_t len = (i + 1) * BLOCK > c->size ? c->size - i * BLOCK : BLOCK;
+        /* A hole and a block of zeros mount alike, but they are told apart all the same. */
+        ok = EVP_DigestUpdate(ctx, &c->hole[i], 1) &&
+             (c->hole[i] || EVP_DigestUpdate(ctx, c->buf + i * BLOCK, len));
+    }
+    ok = ok && EVP_DigestFinal_ex(ctx, key, NULL);
+    EVP_MD_CTX_free(ctx);
+    return ok ? 0 : bk_err(c->b, "crash key", "sha256 of the copy's blocks failed");
+}
+
+int crash_image_store(struct crash_image *c)
+{
+    if (fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)c->size) < 0 ||
+        write_blocks(c, c->fd) < 0)
+        return bk_err(c->b, "crash mount", "writing %s: %s", c->path, strerror(errno));
+    return 0;
+}
+
 int crash_image_mount(struct crash_image *c, int ro, int *rootfd, char *why, size_t len)
 {
     struct backend *b = c->b;
     *rootfd = -1;
-    if (fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)c->size) < 0 ||
-        write_blocks(c, c->fd) < 0)
-        return bk_err(b, "crash mount", "writing %s: %s", c->path, strerror(errno));
     if (mount(c->dev, c->mnt, b->cfg->fstype, c->mflags | (ro ? MS_RDONLY : 0), c->mdata[0] ? c->mdata : NULL) < 0) {
         snprintf(why, len, "mount %s (%s) of the copy: %s", c->dev, b->cfg->fstype, strerror(errno));
         return 1;

@@ -30,8 +30,17 @@ int crash_image_copy(struct crash_image *c);
 int crash_image_base(struct crash_image *c);
 void crash_image_from_base(struct crash_image *c);
 void crash_image_write(struct crash_image *c, uint64_t off, const void *data, uint64_t len);
-/* Writes the copy to its file and mounts it (b unmounted: xfs and btrfs refuse two mounts of
- * one UUID), read-only if ro (the journal is still recovered; the unmount then writes nothing).
+/* A state's identity: the sha256 of the copy's blocks blocks[0..n) (each one's contents, or
+ * that it is a hole). Two states of one recorded step that differ only in those blocks are
+ * byte-identical images when their keys are equal. */
+#define CRASH_IMAGE_KEY 32
+#define CRASH_IMAGE_BLOCK 4096      /* the unit of the copy's holes and of its keys */
+int crash_image_key(struct crash_image *c, const size_t *blocks, size_t n,
+                    unsigned char key[CRASH_IMAGE_KEY]);
+/* Writes the copy to its file (before crash_image_mount or crash_image_fsck). */
+int crash_image_store(struct crash_image *c);
+/* Mounts the copy's file, which crash_image_store wrote (b unmounted: xfs and btrfs refuse
+ * two mounts of one UUID), read-only if ro (the journal is still recovered; the unmount then writes nothing).
  * 0 with *rootfd open on it; 1 when the copy does not mount (why names the error: a
  * discrepancy, not a failure); -1 on failure. */
 int crash_image_mount(struct crash_image *c, int ro, int *rootfd, char *why, size_t len);
