@@ -17,8 +17,10 @@
 struct crash_image;
 
 /* For b (a kernel backend, set up and attached): makes the copy's file, loop device and mount
- * point. NULL with b->err set on failure. */
-struct crash_image *crash_image_open(struct backend *b);
+ * point; with two, a second file and loop device (a slot), so that the checker can run on one
+ * state's file while the next state is mounted from the other. NULL with b->err set on
+ * failure. */
+struct crash_image *crash_image_open(struct backend *b, int two);
 /* 1 when the format on b's image keeps a journal (ext2/3/4: the superblock says so; every
  * other format: 1), 0 when not, -1 when the image cannot be read. */
 int crash_image_has_journal(struct crash_image *c);
@@ -49,6 +51,13 @@ int crash_image_umount(struct crash_image *c, int rootfd);
 /* Runs the format's read-only checker on the (unmounted) recovered copy: 0 clean, 1 damaged
  * (why holds its first line of output), -1 when the checker could not run. */
 int crash_image_fsck(struct crash_image *c, const char *checker, char *why, size_t len);
+/* The same in a thread of its own: starts the checker on the current slot's file, makes the
+ * other slot current (the next crash_image_store writes there) and returns the checked
+ * slot's number, or -1. crash_image_fsck_wait(c, slot, ...) joins it and gives its verdict
+ * as crash_image_fsck would (0 when nothing runs on slot; why may be NULL) and, in *ran
+ * unless NULL, the checker's seconds. A slot being checked refuses crash_image_store. */
+int crash_image_fsck_start(struct crash_image *c, const char *checker);
+int crash_image_fsck_wait(struct crash_image *c, int slot, char *why, size_t len, double *ran);
 /* Writes the copy as taken (before recovery) to path. */
 int crash_image_save(struct crash_image *c, const char *path);
 /* Unmounts, detaches and removes everything the copy made; NULL is fine. */

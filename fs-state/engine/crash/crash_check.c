@@ -126,7 +126,7 @@ static int setup_recording(struct crash_check *c)
 
 int crash_setup(struct crash_check *c)
 {
-    if (!(c->img = crash_image_open(c->b)) || (c->journal = crash_image_has_journal(c->img)) < 0 ||
+    if (!(c->img = crash_image_open(c->b, c->states != CRASH_STATES_COPY)) || (c->journal = crash_image_has_journal(c->img)) < 0 ||
         setup_recording(c) < 0)
         return -1;
     if (c->journal || (c->mode != CRASH_ANY && c->states == CRASH_STATES_COPY))
@@ -530,30 +530,75 @@ static int remember(struct crash_check *c, const unsigned char *key, const unsig
     return 0;
 }
 
-/* The built state recovered (mounted writable, as at a reboot), read back and checked by the
- * format's checker: 0 with its tree in rec_text and rdigest (r clean) or its finding in r; 2
- * when its unmount stayed busy; -1 on Metis's own failure. */
-static int recover_state(struct crash_check *c, unsigned char *rdigest, int *rlen,
+/* A state recovered cleanly whose checker still runs, in a thread, on the slot it was mounted
+ * from, while the next state is recovered from the other slot (the checker and the mount then
+ * use both cores). */
+struct pending {
+    int slot;                   /* -1: none */
+    size_t k;                   /* the state's index */
+    size_t seen;                /* its recovered listing: c->seen[seen] */
+    unsigned distinct;          /* states_distinct once it was recovered */
+};
+
+/* Waits for the pending state's checker: 0 when it passed (or none ran), 1 when it refused the
+ * state (r then holds that finding and its recovered tree is rec_text again, as if the step's
+ * states had ended there), -1 on Metis's own failure. */
+static int settle(struct crash_check *c, struct pending *p, struct crash_result *r)
+{
+    char why[sizeof r->detail];
+    double ran = 0, t = now_seconds();
+    if (p->slot < 0)
+        return 0;
+    int rc = crash_image_fsck_wait(c->img, p->slot, why, sizeof why, &ran);
+    lap(&c->parts.fsck, t);
+    c->parts.fsck_run += ran;
+    p->slot = -1;
+    if (rc <= 0)
+        return rc;
+    r->kinds = CRASH_FSCK;
+    snprintf(r->detail, sizeof r->detail, "%s", why);
+    r->states_checked = (unsigned)p->k + 1;
+    r->states_distinct = p->distinct;
+    free_text(&c->rec_text, &c->rec_len);
+    if (!(c->rec_text = strdup(c->seen[p->seen].text)))
+        return cerr(c, "out of memory for a recovered listing");
+    c->rec_len = strlen(c->rec_text);
+    return 1;
+}
+
+/* The built state k recovered (mounted writable, as at a reboot) and read back, the checker of
+ * the state before it collected, its own started: 0 with its tree in rec_text and rdigest (or
+ * its mount's finding in r), 1 when the state before failed its checker (settle), 2 when its
+ * unmount stayed busy, -1 on Metis's own failure. */
+static int recover_state(struct crash_check *c, size_t k, const unsigned char *key,
+                         unsigned char *rdigest, int *rlen, struct pending *p,
                          struct crash_result *r)
 {
     int rc = recover(c, 0, rdigest, rlen, r);
-    if (rc != 0)
-        return rc < 0 ? -1 : rc == 2 ? 2 : 0;
-    double t = now_seconds();
-    rc = crash_image_fsck(c->img, c->checker, r->detail, sizeof r->detail);
-    lap(&c->parts.fsck, t);
-    r->kinds |= rc > 0 ? CRASH_FSCK : 0;
-    return rc < 0 ? -1 : 0;
+    if (rc < 0)
+        return -1;
+    r->states_distinct++;
+    c->parts.distinct++;
+    if (rc != 0 || r->kinds)
+        return rc;
+    if (remember(c, key, rdigest, *rlen) < 0 || (rc = settle(c, p, r)) != 0)
+        return rc ? rc : -1;
+    int slot = crash_image_fsck_start(c->img, c->checker);
+    if (slot < 0)
+        return -1;
+    *p = (struct pending){ slot, k, c->nseen - 1, r->states_distinct };
+    return 0;
 }
 
-/* State st (built, its image's key given) recovered, unless a state of the step with the same
- * image was (its recovered tree is then this one's: the same bytes mount alike), and judged.
- * 0; 2 when its unmount stayed busy (unjudged: the step's other states would meet the lazily
- * detached mount); -1 on Metis's own failure. */
-static int check_state(struct crash_check *c, const struct stream *s, const struct crash_state *st,
+/* State k (built, its image's key given) recovered, unless a state of the step with the same
+ * image was (its recovered tree is then this one's: the same bytes mount alike), and judged;
+ * its checker may still run (p). As recover_state: 0 (r holds k's finding, if any), 1, 2
+ * (unjudged: the step's other states would meet the lazily detached mount) or -1. */
+static int check_state(struct crash_check *c, const struct stream *s, size_t k,
                        const unsigned char *key, const unsigned char *digest, int dlen,
-                       struct crash_result *r)
+                       struct pending *p, struct crash_result *r)
 {
+    const struct crash_state *st = &c->st[k];
     unsigned char rdigest[TREE_MAX_DIGEST];
     int rlen = 0;
     const struct recovered *same = recovered_as(c, key);
@@ -565,13 +610,9 @@ static int check_state(struct crash_check *c, const struct stream *s, const stru
         memcpy(rdigest, same->digest, (size_t)same->dlen);
         rlen = same->dlen;
     } else {
-        int rc = recover_state(c, rdigest, &rlen, r);
+        int rc = recover_state(c, k, key, rdigest, &rlen, p, r);
         if (rc != 0 || r->kinds)
             return rc;
-        r->states_distinct++;
-        c->parts.distinct++;
-        if (remember(c, key, rdigest, rlen) < 0)
-            return -1;
     }
     if (st->kind == STATE_BASE) {
         free_text(&c->pre_text, &c->pre_len);
@@ -600,11 +641,57 @@ static void name_state(const struct stream *s, const struct crash_state *st, siz
              : stream_marked_before(s, st->crash_at, MARK_SYNCING) ? "begun" : "not begun", detail);
 }
 
+/* The state of a finding named, and built again: crash_report saves its image. */
+static void found_in(struct crash_check *c, const struct stream *s, size_t k, size_t n,
+                     struct crash_result *r)
+{
+    name_state(s, &c->st[k], k, n, r);
+    stream_build(s, &c->st[k], c->img);
+}
+
+/* The first n states of s (at most states_max) checked in order, up to the first finding: a
+ * checker that refuses a state comes first, ahead of what the states after it showed. */
+static int check_states(struct crash_check *c, const struct stream *s, size_t n,
+                        const size_t *touched, size_t ntouched, const unsigned char *digest,
+                        int dlen, struct crash_result *r)
+{
+    struct pending p = { .slot = -1 };
+    unsigned char key[CRASH_IMAGE_KEY];
+    int rc = 0;
+    size_t k;
+    for (k = 0; k < n && k < c->states_max; k++) {
+        double t = now_seconds();
+        stream_build(s, &c->st[k], c->img);
+        if (crash_image_key(c->img, touched, ntouched, key) < 0) {
+            rc = -1;
+            break;
+        }
+        lap(&c->parts.build, t);
+        if ((rc = check_state(c, s, k, key, digest, dlen, &p, r)) != 0)
+            break;
+        r->states_checked++;
+        if (r->kinds)
+            break;
+    }
+    if (rc < 0) {
+        crash_image_fsck_wait(c->img, p.slot, NULL, 0, NULL);
+        return -1;
+    }
+    int last = rc == 1 ? 1 : settle(c, &p, r);
+    if (last < 0)
+        return -1;
+    if (last == 1)
+        found_in(c, s, p.k, n, r);
+    else if (r->kinds && rc == 0)
+        found_in(c, s, k, n, r);
+    return 0;
+}
+
 static int verify_stream(struct crash_check *c, const unsigned char *digest, int dlen,
                          struct crash_result *r)
 {
     char *log = NULL;
-    size_t len = 0;
+    size_t len = 0, *touched = NULL, ntouched = 0;
     struct stream s;
     int rc = 0;
     c->recording = 0;
@@ -618,29 +705,12 @@ static int verify_stream(struct crash_check *c, const unsigned char *digest, int
                     errno == ENOMEM ? "too large for memory" : "malformed");
     }
     size_t n = stream_states(&s, c->states == CRASH_STATES_STREAM, c->st, c->states_max);
-    size_t *touched = NULL, ntouched = 0;
-    unsigned char key[CRASH_IMAGE_KEY];
     r->states = (unsigned)n;
     forget_recovered(c);
     if (stream_touched(&s, CRASH_IMAGE_BLOCK, &touched, &ntouched) < 0)
         rc = cerr(c, "out of memory for the blocks the step wrote");
-    for (size_t k = 0; k < n && k < c->states_max && rc == 0 && !r->kinds; k++) {
-        double t = now_seconds();
-        stream_build(&s, &c->st[k], c->img);
-        if (crash_image_key(c->img, touched, ntouched, key) < 0) {
-            rc = -1;
-            break;
-        }
-        lap(&c->parts.build, t);
-        rc = check_state(c, &s, &c->st[k], key, digest, dlen, r);
-        if (rc == 2) {
-            rc = 0;
-            break;
-        }
-        r->states_checked++;
-        if (r->kinds)
-            name_state(&s, &c->st[k], k, n, r);
-    }
+    else
+        rc = check_states(c, &s, n, touched, ntouched, digest, dlen, r);
     forget_recovered(c);
     free(touched);
     stream_free(&s);
@@ -676,7 +746,10 @@ int crash_verify(struct crash_check *c, const unsigned char *digest, int dlen,
         judge_syncfs(c, digest, dlen, rdigest, rlen, r);
     else if ((rc = crash_image_fsck(c->img, c->checker, r->detail, sizeof r->detail)) != 0)
         r->kinds |= rc > 0 ? CRASH_FSCK : 0;
-    lap(c->mode == CRASH_ANY ? &c->parts.fsck : &c->parts.judge, t);
+    if (c->mode == CRASH_ANY)
+        c->parts.fsck_run += lap(&c->parts.fsck, t) - t;
+    else
+        lap(&c->parts.judge, t);
     return rc < 0 ? -1 : 0;
 }
 

@@ -30,7 +30,9 @@ struct crash_parts {
     double build;               /* the states' images made in memory, and their keys */
     double store;               /* the images written to the copy's file */
     double mount, read, umount; /* recovery: the mount, the read-back, the unmount */
-    double fsck;                /* the format's checker */
+    double fsck;                /* waiting for the format's checker (it runs beside the next
+                                   state's recovery with crash_states = flushes or stream) */
+    double fsck_run;            /* the checker's own wall time */
     double judge;               /* the oracle */
     double copy;                /* crash_states = copy: the device copied while mounted */
     unsigned long long states, distinct;    /* states judged; of them, recovered */

@@ -121,9 +121,10 @@ static void write_crash_parts_json(const struct engine *e, FILE *f)
             continue;
         crash_parts(e->g.crash[i], &p);
         fprintf(f, "%s\"%s\":{\"copy\":%.3f,\"build\":%.3f,\"store\":%.3f,\"mount\":%.3f,"
-                "\"read\":%.3f,\"umount\":%.3f,\"fsck\":%.3f,\"judge\":%.3f,\"states\":%llu,"
-                "\"distinct\":%llu}", first ? "" : ",", e->cfg.fs[i].name, p.copy, p.build, p.store,
-                p.mount, p.read, p.umount, p.fsck, p.judge, p.states, p.distinct);
+                "\"read\":%.3f,\"umount\":%.3f,\"fsck_wait\":%.3f,\"fsck_run\":%.3f,\"judge\":%.3f,"
+                "\"states\":%llu,\"distinct\":%llu}", first ? "" : ",", e->cfg.fs[i].name, p.copy,
+                p.build, p.store, p.mount, p.read, p.umount, p.fsck, p.fsck_run, p.judge, p.states,
+                p.distinct);
         first = 0;
     }
     fputs("}", f);
