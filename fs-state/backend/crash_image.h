@@ -9,8 +9,9 @@
 /*
  * A crash copy is what the device holds at one instant: the image file read while no write
  * reaches the loop device (what a power cut at that instant would leave). It is kept in memory
- * as taken; to be recovered it is written to <fs>.crash.img beside the image and mounted on a
- * loop device of its own at <mount point>.crash, so journal recovery runs as after a reboot.
+ * as taken; to be recovered it is written to <fs>.crash.img beside the image (or, the second
+ * slot, <fs>.crash2.img) and mounted on that file's loop device at <mount point>.crash, so
+ * journal recovery runs as after a reboot.
  * Both names carry the run id, so backend_sweep removes them after any exit.
  * Errors: 0 or -1 with the message in b->err (infrastructure, never a discrepancy).
  */
