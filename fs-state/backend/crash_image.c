@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,7 +398,12 @@ int crash_image_fsck_start(struct crash_image *c, const char *checker)
         return bk_err(c->b, "crash check", "%s is being checked already", sl->path);
     sl->cmd = checker;
     sl->timeout = bk_setup_timeout(c->b);
+    /* Signals stay the main thread's: its handlers and the calls they interrupt are there. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     int err = pthread_create(&sl->checker, NULL, check_slot, sl);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (err)
         return bk_err(c->b, "crash check", "no thread for the checker: %s", strerror(err));
     sl->checking = 1;
