@@ -42,6 +42,8 @@ struct crash_image {
     unsigned char *buf;         /* the copy as taken */
     unsigned char *hole;        /* per block: 1 if the image file had a hole there */
     unsigned char *base, *base_hole;  /* crash_image_base: the image before a recorded step */
+    int near_base;              /* buf is base but in the blocks crash_image_from_base_but is
+                                   given (the step's writes landed nowhere else) */
     int live_fd;                /* b->image, read-only */
     int live_loop;              /* the loop device b is mounted from (for its I/O counters) */
     struct slot slot[2];
@@ -258,6 +260,7 @@ int crash_image_copy(struct crash_image *c)
             return bk_err(c->b, "crash copy", "cannot read the counters of loop%d", c->live_loop);
         /* A copy is an instant's only if no write was in flight or completed meanwhile. */
         if (before.inflight == 0) {
+            c->near_base = 0;
             if (read_image(c) < 0)
                 return bk_err(c->b, "crash copy", "reading %s: %s", c->b->image, strerror(errno));
             if (io_count(c->live_loop, &after) == 0 && after.inflight == 0 &&
@@ -280,6 +283,7 @@ int crash_image_base(struct crash_image *c)
         (!c->base_hole && !(c->base_hole = malloc(c->nblocks))))
         return bk_err(c->b, "crash base", "out of memory for a %llu-byte copy",
                       (unsigned long long)c->size);
+    c->near_base = 0;
     if (read_image_into(c, c->base, c->base_hole) < 0)
         return bk_err(c->b, "crash base", "reading %s: %s", c->b->image, strerror(errno));
     return 0;
@@ -291,6 +295,23 @@ void crash_image_from_base(struct crash_image *c)
         return;
     memcpy(c->buf, c->base, c->size);
     memcpy(c->hole, c->base_hole, c->nblocks);
+    c->near_base = 1;
+}
+
+void crash_image_from_base_but(struct crash_image *c, const size_t *blocks, size_t n)
+{
+    if (!c->near_base) {
+        crash_image_from_base(c);
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t i = blocks[k];
+        if (i >= c->nblocks)
+            continue;
+        size_t at = i * BLOCK, len = at + BLOCK > c->size ? c->size - at : BLOCK;
+        memcpy(c->buf + at, c->base + at, len);
+        c->hole[i] = c->base_hole[i];
+    }
 }
 
 /* A block once a hole now holds zeros first, then what lands in it. */

@@ -32,6 +32,9 @@ int crash_image_copy(struct crash_image *c);
  * crash_image_write lands one recorded write (data NULL: a discard, zeros) on the copy. */
 int crash_image_base(struct crash_image *c);
 void crash_image_from_base(struct crash_image *c);
+/* The same when the copy was made from the same base since (crash_image_from_base) and only
+ * the blocks blocks[0..n) were written since: only those are put back (else all of it). */
+void crash_image_from_base_but(struct crash_image *c, const size_t *blocks, size_t n);
 void crash_image_write(struct crash_image *c, uint64_t off, const void *data, uint64_t len);
 /* A state's identity: the sha256 of the copy's blocks blocks[0..n) (each one's contents, or
  * that it is a hole). Two states of one recorded step that differ only in those blocks are

@@ -641,33 +641,45 @@ static void name_state(const struct stream *s, const struct crash_state *st, siz
              : stream_marked_before(s, st->crash_at, MARK_SYNCING) ? "begun" : "not begun", detail);
 }
 
-/* The state of a finding named, and built again: crash_report saves its image. */
-static void found_in(struct crash_check *c, const struct stream *s, size_t k, size_t n,
-                     struct crash_result *r)
+/* A step's recorded stream, its states (n of them) and the blocks its writes touched. */
+struct step_stream {
+    const struct stream *s;
+    size_t n;
+    const size_t *touched;
+    size_t ntouched;
+};
+
+static void build(struct crash_check *c, const struct step_stream *ss, size_t k)
 {
-    name_state(s, &c->st[k], k, n, r);
-    stream_build(s, &c->st[k], c->img);
+    stream_build(ss->s, &c->st[k], c->img, ss->touched, ss->ntouched);
 }
 
-/* The first n states of s (at most states_max) checked in order, up to the first finding: a
- * checker that refuses a state comes first, ahead of what the states after it showed. */
-static int check_states(struct crash_check *c, const struct stream *s, size_t n,
-                        const size_t *touched, size_t ntouched, const unsigned char *digest,
-                        int dlen, struct crash_result *r)
+/* The state of a finding named, and built again: crash_report saves its image. */
+static void found_in(struct crash_check *c, const struct step_stream *ss, size_t k,
+                     struct crash_result *r)
+{
+    name_state(ss->s, &c->st[k], k, ss->n, r);
+    build(c, ss, k);
+}
+
+/* The step's states (at most states_max) checked in order, up to the first finding: a checker
+ * that refuses a state comes first, ahead of what the states after it showed. */
+static int check_states(struct crash_check *c, const struct step_stream *ss,
+                        const unsigned char *digest, int dlen, struct crash_result *r)
 {
     struct pending p = { .slot = -1 };
     unsigned char key[CRASH_IMAGE_KEY];
     int rc = 0;
     size_t k;
-    for (k = 0; k < n && k < c->states_max; k++) {
+    for (k = 0; k < ss->n && k < c->states_max; k++) {
         double t = now_seconds();
-        stream_build(s, &c->st[k], c->img);
-        if (crash_image_key(c->img, touched, ntouched, key) < 0) {
+        build(c, ss, k);
+        if (crash_image_key(c->img, ss->touched, ss->ntouched, key) < 0) {
             rc = -1;
             break;
         }
         lap(&c->parts.build, t);
-        if ((rc = check_state(c, s, k, key, digest, dlen, &p, r)) != 0)
+        if ((rc = check_state(c, ss->s, k, key, digest, dlen, &p, r)) != 0)
             break;
         r->states_checked++;
         if (r->kinds)
@@ -681,9 +693,9 @@ static int check_states(struct crash_check *c, const struct stream *s, size_t n,
     if (last < 0)
         return -1;
     if (last == 1)
-        found_in(c, s, p.k, n, r);
+        found_in(c, ss, p.k, r);
     else if (r->kinds && rc == 0)
-        found_in(c, s, k, n, r);
+        found_in(c, ss, k, r);
     return 0;
 }
 
@@ -710,7 +722,7 @@ static int verify_stream(struct crash_check *c, const unsigned char *digest, int
     if (stream_touched(&s, CRASH_IMAGE_BLOCK, &touched, &ntouched) < 0)
         rc = cerr(c, "out of memory for the blocks the step wrote");
     else
-        rc = check_states(c, &s, n, touched, ntouched, digest, dlen, r);
+        rc = check_states(c, &(struct step_stream){ &s, n, touched, ntouched }, digest, dlen, r);
     forget_recovered(c);
     free(touched);
     stream_free(&s);

@@ -74,9 +74,10 @@ size_t stream_states(const struct stream *s, int reorder, struct crash_state *ou
     return crash_states_of(s->kind, s->n, reorder, out, max);
 }
 
-void stream_build(const struct stream *s, const struct crash_state *st, struct crash_image *img)
+void stream_build(const struct stream *s, const struct crash_state *st, struct crash_image *img,
+                  const size_t *touched, size_t ntouched)
 {
-    crash_image_from_base(img);
+    crash_image_from_base_but(img, touched, ntouched);
     for (size_t i = 0; i < st->end && i < s->n; i++)
         if (stream_lands(&s->rec[i]) && (long)i != st->skip)
             crash_image_write(img, s->rec[i].off, s->rec[i].data, s->rec[i].len);
