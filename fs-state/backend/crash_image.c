@@ -372,7 +372,8 @@ int crash_image_mount(struct crash_image *c, int ro, int *rootfd, char *why, siz
     struct backend *b = c->b;
     *rootfd = -1;
     const char *dev = c->slot[c->cur].dev;
-    if (mount(dev, c->mnt, b->cfg->fstype, c->mflags | (ro ? MS_RDONLY : 0), c->mdata[0] ? c->mdata : NULL) < 0) {
+    if (mount(dev, c->mnt, b->cfg->fstype, c->mflags | (ro ? MS_RDONLY : 0),
+              c->mdata[0] ? c->mdata : NULL) < 0) {
         snprintf(why, len, "mount %s (%s) of the copy: %s", dev, b->cfg->fstype, strerror(errno));
         return 1;
     }

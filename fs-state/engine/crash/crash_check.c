@@ -126,8 +126,8 @@ static int setup_recording(struct crash_check *c)
 
 int crash_setup(struct crash_check *c)
 {
-    if (!(c->img = crash_image_open(c->b, c->states != CRASH_STATES_COPY)) || (c->journal = crash_image_has_journal(c->img)) < 0 ||
-        setup_recording(c) < 0)
+    c->img = crash_image_open(c->b, c->states != CRASH_STATES_COPY);
+    if (!c->img || (c->journal = crash_image_has_journal(c->img)) < 0 || setup_recording(c) < 0)
         return -1;
     if (c->journal || (c->mode != CRASH_ANY && c->states == CRASH_STATES_COPY))
         return 0;
