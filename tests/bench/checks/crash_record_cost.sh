@@ -9,6 +9,7 @@
 # recording, the marks and the block log read back; then the medians per mode and the cost of
 # recording as their difference. Runs alternate, so both modes see the same load.
 . "$(dirname "$0")/../../lib/common.sh"
+. tests/bench/checks/crash_config.sh
 rounds=${1:-3}
 [ $# -gt 0 ] && shift
 formats=${*:-ext4 xfs btrfs}
@@ -16,19 +17,12 @@ ops=${CRASH_COST_OPS:-40}
 seed=${CRASH_COST_SEED:-1}
 case $rounds$ops$seed in *[!0-9]*) echo "crash_record_cost.sh: ROUNDS, CRASH_COST_OPS and CRASH_COST_SEED are numbers" >&2; exit 2 ;; esac
 
-# config FORMAT MODE: configs/crash-ext4.ini for FORMAT (as tests/bench/checks/crash_states.sh
-# makes it), copied (MODE copy) or recorded (MODE flushes).
+# config FORMAT MODE: the format's default crash config, copied (MODE copy) or recorded (MODE
+# flushes).
 config() {
-  local e="s/^seconds = .*/seconds = 0/"
-  [ "$2" = flushes ] && e="$e; s/^crash = fsync$/crash = fsync\ncrash_states = flushes/"
-  case $1 in
-    ext4) ;;
-    xfs) e="$e; s/^\[fs ext4\]/[fs xfs]/; s/^fstype = ext4/fstype = xfs/; s/^size = 4M/size = 16M/" ;;
-    btrfs) e="$e; s/^\[fs ext4\]/[fs btrfs]/; s/^fstype = ext4/fstype = btrfs/"
-           e="$e; s/^size = 4M/size = 16M\nmkfs_opts = -M\nignore = dir_nlink/" ;;
-    *) echo "crash_record_cost.sh: no format $1 (ext4, xfs, btrfs)" >&2; exit 2 ;;
-  esac
-  sed "$e" configs/crash-ext4.ini
+  local rec=
+  [ "$2" = flushes ] && rec="s/^crash = fsync$/crash = fsync\ncrash_states = flushes/"
+  crash_config "$1" "s/^seconds = .*/seconds = 0/" ${rec:+"$rec"}
 }
 
 # measure FORMAT MODE ROUND: one run; appends "FORMAT MODE STEP_US CRASH_OTHER_US" to $T/rows.

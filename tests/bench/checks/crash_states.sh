@@ -6,6 +6,7 @@
 # SIGINT once its log counts N checked states (the log is flushed once a second, so a run may
 # pass N a little). Wanted: no class (the exit status is 1 otherwise).
 . "$(dirname "$0")/../../lib/common.sh"
+. tests/bench/checks/crash_config.sh
 want=${1:-100000}
 [ $# -gt 0 ] && shift
 formats=${*:-ext4 xfs btrfs}
@@ -15,19 +16,10 @@ out=${CRASH_OUT:-/tmp/metis-crash-states}
 case $want$limit$seed in *[!0-9]*) echo "crash_states.sh: N, CRASH_SECONDS and CRASH_SEED are numbers" >&2; exit 2 ;; esac
 mkdir -p "$out"
 
-# config FORMAT: configs/crash-ext4.ini with crash_states = stream (README, "What it costs":
-# xfs and btrfs 16 MiB, btrfs made with -M and without the directory link count).
+# config FORMAT: the format's default crash config with crash_states = stream.
 config() {
-  local f=$1 fs
-  fs="s/^crash = fsync$/crash = fsync\ncrash_states = stream\nshrink_seconds = 0/; s/^seconds = .*/seconds = $limit/"
-  case $f in
-    ext4) ;;
-    xfs) fs="$fs; s/^\[fs ext4\]/[fs xfs]/; s/^fstype = ext4/fstype = xfs/; s/^size = 4M/size = 16M/" ;;
-    btrfs) fs="$fs; s/^\[fs ext4\]/[fs btrfs]/; s/^fstype = ext4/fstype = btrfs/"
-           fs="$fs; s/^size = 4M/size = 16M\nmkfs_opts = -M\nignore = dir_nlink/" ;;
-    *) echo "crash_states.sh: no format $f (ext4, xfs, btrfs)" >&2; exit 2 ;;
-  esac
-  sed "$fs" configs/crash-ext4.ini
+  crash_config "$1" "s/^crash = fsync$/crash = fsync\ncrash_states = stream\nshrink_seconds = 0/" \
+    "s/^seconds = .*/seconds = $limit/"
 }
 
 # checked LOG: the crash states checked so far, as the log's states=CHECKED/ALL lines say.

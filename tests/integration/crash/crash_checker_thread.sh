@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
 # The checker of a stream's crash state runs in a thread beside the next state's recovery: when it refuses a state, the finding names that state (not the one recovered meanwhile), with its own counts; a fake e2fsck first in PATH refuses its Nth call.
 . "$(dirname "$0")/../../lib/common.sh"
-[ "$(id -u)" = 0 ] || { echo "skip: needs root (loop devices, mounts)"; exit 77; }
-for t in mkfs.ext4 e2fsck losetup fusermount3; do
-  command -v "$t" >/dev/null || { echo "skip: $t missing"; exit 77; }
-done
-[ -e /dev/fuse ] || { echo "skip: no /dev/fuse"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts)"
+need_tools mkfs.ext4 e2fsck losetup fusermount3
+[ -e /dev/fuse ] || skip "no /dev/fuse"
 real=$(command -v e2fsck)
 mkdir -p "$T/path"
 cat > "$T/path/e2fsck" <<EOF
