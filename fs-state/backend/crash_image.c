@@ -8,6 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +18,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BLOCK 4096
+#define BLOCK CRASH_IMAGE_BLOCK
 #define QUIET_WAIT 2.0          /* seconds a copy may wait for the device to go idle */
+
+/* A file the copy is written to, on a loop device of its own, and the checker that may run on
+ * it in a thread while the other slot's file is mounted. */
+struct slot {
+    int fd, loopnr;
+    char path[1100], dev[32];
+    pthread_t checker;
+    int checking;               /* the thread runs (or ended and is not joined yet) */
+    const char *cmd;            /* its checker command */
+    double timeout;
+    int rc;                     /* its verdict (bk_image_check_text) and why */
+    char why[700];
+    double took;                /* its seconds */
+};
 
 struct crash_image {
     struct backend *b;
@@ -25,10 +42,14 @@ struct crash_image {
     unsigned char *buf;         /* the copy as taken */
     unsigned char *hole;        /* per block: 1 if the image file had a hole there */
     unsigned char *base, *base_hole;  /* crash_image_base: the image before a recorded step */
+    int near_base;              /* buf is base but in the blocks crash_image_from_base_but is
+                                   given (the step's writes landed nowhere else) */
     int live_fd;                /* b->image, read-only */
     int live_loop;              /* the loop device b is mounted from (for its I/O counters) */
-    int fd, loopnr, mounted;
-    char path[1100], mnt[1100], dev[32];
+    struct slot slot[2];
+    int nslots, cur;            /* the slot the copy is written to and mounted from */
+    int mounted;
+    char mnt[1100];
     unsigned long mflags;
     char mdata[256];
 };
@@ -142,20 +163,31 @@ static int write_blocks(const struct crash_image *c, int fd)
 
 /* ---- set-up ---- */
 
+static int open_slot(struct crash_image *c, struct slot *sl, int k)
+{
+    struct backend *b = c->b;
+    snprintf(sl->path, sizeof sl->path, BK_SHM_DIR "/metis-%s/%s.crash%s.img", b->run_id,
+             b->cfg->name, k ? "2" : "");
+    sl->fd = open(sl->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (sl->fd < 0 || ftruncate(sl->fd, (off_t)c->size) < 0)
+        return bk_err(b, "crash setup", "cannot create %s: %s", sl->path, strerror(errno));
+    sl->loopnr = bk_loop_attach(sl->fd, sl->path);
+    if (sl->loopnr < 0)
+        return bk_err(b, "crash setup", "cannot attach %s to a loop device: %s", sl->path,
+                      strerror(errno));
+    snprintf(sl->dev, sizeof sl->dev, "/dev/loop%d", sl->loopnr);
+    return 0;
+}
+
 static int open_files(struct crash_image *c)
 {
     struct backend *b = c->b;
     c->live_fd = open(b->image, O_RDONLY | O_CLOEXEC);
     if (c->live_fd < 0)
         return bk_err(b, "crash setup", "cannot open %s: %s", b->image, strerror(errno));
-    c->fd = open(c->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (c->fd < 0 || ftruncate(c->fd, (off_t)c->size) < 0)
-        return bk_err(b, "crash setup", "cannot create %s: %s", c->path, strerror(errno));
-    c->loopnr = bk_loop_attach(c->fd, c->path);
-    if (c->loopnr < 0)
-        return bk_err(b, "crash setup", "cannot attach %s to a loop device: %s", c->path,
-                      strerror(errno));
-    snprintf(c->dev, sizeof c->dev, "/dev/loop%d", c->loopnr);
+    for (int k = 0; k < c->nslots; k++)
+        if (open_slot(c, &c->slot[k], k) < 0)
+            return -1;
     if (mkdir(c->mnt, 0755) < 0 && errno != EEXIST)
         return bk_err(b, "crash setup", "cannot make %s: %s", c->mnt, strerror(errno));
     return 0;
@@ -167,7 +199,6 @@ static int setup(struct crash_image *c)
     const struct fs_config *cfg = b->cfg;
     c->size = cfg->size ? cfg->size : fs_format_default_size(cfg->fstype);
     c->nblocks = (c->size + BLOCK - 1) / BLOCK;
-    snprintf(c->path, sizeof c->path, BK_SHM_DIR "/metis-%s/%s.crash.img", b->run_id, cfg->name);
     snprintf(c->mnt, sizeof c->mnt, "%s.crash", b->mnt);
     if (!(c->buf = malloc(c->size)) || !(c->hole = malloc(c->nblocks)))
         return bk_err(b, "crash setup", "out of memory for a %llu-byte copy",
@@ -181,7 +212,7 @@ static int setup(struct crash_image *c)
     return 0;
 }
 
-struct crash_image *crash_image_open(struct backend *b)
+struct crash_image *crash_image_open(struct backend *b, int two)
 {
     struct crash_image *c = calloc(1, sizeof *c);
     if (!c) {
@@ -189,7 +220,10 @@ struct crash_image *crash_image_open(struct backend *b)
         return NULL;
     }
     c->b = b;
-    c->fd = c->live_fd = c->loopnr = c->live_loop = -1;
+    c->live_fd = c->live_loop = -1;
+    c->nslots = two ? 2 : 1;
+    for (int k = 0; k < 2; k++)
+        c->slot[k].fd = c->slot[k].loopnr = -1;
     if (setup(c) == 0)
         return c;
     char err[sizeof b->err];
@@ -226,6 +260,7 @@ int crash_image_copy(struct crash_image *c)
             return bk_err(c->b, "crash copy", "cannot read the counters of loop%d", c->live_loop);
         /* A copy is an instant's only if no write was in flight or completed meanwhile. */
         if (before.inflight == 0) {
+            c->near_base = 0;
             if (read_image(c) < 0)
                 return bk_err(c->b, "crash copy", "reading %s: %s", c->b->image, strerror(errno));
             if (io_count(c->live_loop, &after) == 0 && after.inflight == 0 &&
@@ -248,6 +283,7 @@ int crash_image_base(struct crash_image *c)
         (!c->base_hole && !(c->base_hole = malloc(c->nblocks))))
         return bk_err(c->b, "crash base", "out of memory for a %llu-byte copy",
                       (unsigned long long)c->size);
+    c->near_base = 0;
     if (read_image_into(c, c->base, c->base_hole) < 0)
         return bk_err(c->b, "crash base", "reading %s: %s", c->b->image, strerror(errno));
     return 0;
@@ -259,6 +295,23 @@ void crash_image_from_base(struct crash_image *c)
         return;
     memcpy(c->buf, c->base, c->size);
     memcpy(c->hole, c->base_hole, c->nblocks);
+    c->near_base = 1;
+}
+
+void crash_image_from_base_but(struct crash_image *c, const size_t *blocks, size_t n)
+{
+    if (!c->near_base) {
+        crash_image_from_base(c);
+        return;
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t i = blocks[k];
+        if (i >= c->nblocks)
+            continue;
+        size_t at = i * BLOCK, len = at + BLOCK > c->size ? c->size - at : BLOCK;
+        memcpy(c->buf + at, c->base + at, len);
+        c->hole[i] = c->base_hole[i];
+    }
 }
 
 /* A block once a hole now holds zeros first, then what lands in it. */
@@ -284,15 +337,44 @@ void crash_image_write(struct crash_image *c, uint64_t off, const void *data, ui
         memset(c->buf + off, 0, len);
 }
 
+int crash_image_key(struct crash_image *c, const size_t *blocks, size_t n,
+                    unsigned char key[CRASH_IMAGE_KEY])
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    for (size_t k = 0; k < n && ok; k++) {
+        size_t i = blocks[k];
+        if (i >= c->nblocks)
+            continue;
+        size_t len = (i + 1) * BLOCK > c->size ? c->size - i * BLOCK : BLOCK;
+        /* A hole and a block of zeros mount alike, but they are told apart all the same. */
+        ok = EVP_DigestUpdate(ctx, &c->hole[i], 1) &&
+             (c->hole[i] || EVP_DigestUpdate(ctx, c->buf + i * BLOCK, len));
+    }
+    ok = ok && EVP_DigestFinal_ex(ctx, key, NULL);
+    EVP_MD_CTX_free(ctx);
+    return ok ? 0 : bk_err(c->b, "crash key", "sha256 of the copy's blocks failed");
+}
+
+int crash_image_store(struct crash_image *c)
+{
+    struct slot *sl = &c->slot[c->cur];
+    if (sl->checking)
+        return bk_err(c->b, "crash mount", "%s is still being checked", sl->path);
+    if (fallocate(sl->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)c->size) < 0 ||
+        write_blocks(c, sl->fd) < 0)
+        return bk_err(c->b, "crash mount", "writing %s: %s", sl->path, strerror(errno));
+    return 0;
+}
+
 int crash_image_mount(struct crash_image *c, int ro, int *rootfd, char *why, size_t len)
 {
     struct backend *b = c->b;
     *rootfd = -1;
-    if (fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)c->size) < 0 ||
-        write_blocks(c, c->fd) < 0)
-        return bk_err(b, "crash mount", "writing %s: %s", c->path, strerror(errno));
-    if (mount(c->dev, c->mnt, b->cfg->fstype, c->mflags | (ro ? MS_RDONLY : 0), c->mdata[0] ? c->mdata : NULL) < 0) {
-        snprintf(why, len, "mount %s (%s) of the copy: %s", c->dev, b->cfg->fstype, strerror(errno));
+    const char *dev = c->slot[c->cur].dev;
+    if (mount(dev, c->mnt, b->cfg->fstype, c->mflags | (ro ? MS_RDONLY : 0),
+              c->mdata[0] ? c->mdata : NULL) < 0) {
+        snprintf(why, len, "mount %s (%s) of the copy: %s", dev, b->cfg->fstype, strerror(errno));
         return 1;
     }
     c->mounted = 1;
@@ -318,7 +400,53 @@ int crash_image_umount(struct crash_image *c, int rootfd)
 
 int crash_image_fsck(struct crash_image *c, const char *checker, char *why, size_t len)
 {
-    return bk_image_check(c->b, checker, c->path, why, len);
+    return bk_image_check(c->b, checker, c->slot[c->cur].path, why, len);
+}
+
+static void *check_slot(void *arg)
+{
+    struct slot *sl = arg;
+    double t = now_seconds();
+    sl->rc = bk_image_check_text(sl->timeout, sl->cmd, sl->path, sl->why, sizeof sl->why);
+    sl->took = now_seconds() - t;
+    return NULL;
+}
+
+int crash_image_fsck_start(struct crash_image *c, const char *checker)
+{
+    struct slot *sl = &c->slot[c->cur];
+    int k = c->cur;
+    if (sl->checking)
+        return bk_err(c->b, "crash check", "%s is being checked already", sl->path);
+    sl->cmd = checker;
+    sl->timeout = bk_setup_timeout(c->b);
+    /* Signals stay the main thread's: its handlers and the calls they interrupt are there. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int err = pthread_create(&sl->checker, NULL, check_slot, sl);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (err)
+        return bk_err(c->b, "crash check", "no thread for the checker: %s", strerror(err));
+    sl->checking = 1;
+    c->cur = (c->cur + 1) % c->nslots;
+    return k;
+}
+
+int crash_image_fsck_wait(struct crash_image *c, int slot, char *why, size_t len, double *ran)
+{
+    if (slot < 0 || slot >= c->nslots || !c->slot[slot].checking)
+        return 0;
+    struct slot *sl = &c->slot[slot];
+    pthread_join(sl->checker, NULL);
+    sl->checking = 0;
+    if (ran)
+        *ran = sl->took;
+    if (sl->rc < 0)
+        return bk_err(c->b, "image check", "%s", sl->why);
+    if (sl->rc > 0 && why)
+        snprintf(why, len, "%s", sl->why);
+    return sl->rc;
 }
 
 int crash_image_save(struct crash_image *c, const char *path)
@@ -338,11 +466,16 @@ void crash_image_close(struct crash_image *c)
         return;
     if (c->mounted || bk_is_mounted(c->mnt))
         bk_unmount(c->mnt, 1.0);
-    if (c->loopnr >= 0)
-        bk_loop_detach(c->loopnr);
-    if (c->fd >= 0) {
-        close(c->fd);
-        unlink(c->path);
+    for (int k = 0; k < 2; k++) {
+        struct slot *sl = &c->slot[k];
+        if (sl->checking)
+            pthread_join(sl->checker, NULL);
+        if (sl->loopnr >= 0)
+            bk_loop_detach(sl->loopnr);
+        if (sl->fd >= 0) {
+            close(sl->fd);
+            unlink(sl->path);
+        }
     }
     if (c->live_fd >= 0)
         close(c->live_fd);

@@ -63,6 +63,8 @@ for extra in tests/bench/reffs/reffs.sh tests/bench/speed/swarm_scaling.sh tests
   tests/bench/guard/guard_check.sh; do
   [ -x "$extra" ] && "$extra"
 done
+# Crash states of the default crash configs, BENCH_CRASH_SECONDS (60) per format: no class wanted.
+CRASH_SECONDS=${BENCH_CRASH_SECONDS:-60} CRASH_OUT=$out/crash-states tests/bench/checks/crash_states.sh
 # A million seeded calls per pairing (RefFS mount vs tmpfs, mount vs ext4, library vs ext4).
 tests/bench/reffs/reffs_vs_kernel.sh "${VS_KERNEL_CALLS:-1000000}"
 [ "$guard" -eq 0 ] || echo "make bench: FAIL: a config is more than ${BENCH_GUARD_LIMIT:-20}% slower than tests/bench/guard/baseline.tsv (guard lines above)"

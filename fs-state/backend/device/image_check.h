@@ -10,5 +10,8 @@
  * could not run or timed out (b->err). */
 int bk_image_check(struct backend *b, const char *checker, const char *path, char *why,
                    size_t len);
+/* The same without a backend, safe in a thread of its own: -1 with the reason in why. */
+int bk_image_check_text(double timeout, const char *checker, const char *path, char *why,
+                        size_t len);
 
 #endif

@@ -6,6 +6,7 @@
 #include "engine/crash/crash_oracle.h"
 #include "engine/crash/crash_states.h"
 #include "backend/device/faultdev.h"
+#include "lib/system/helpers.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,14 @@
 struct promise {
     char path[METIS_PATH_MAX];
     int dir;
+};
+
+/* A state of the step already recovered cleanly: its image's key and what recovery read. */
+struct recovered {
+    unsigned char key[CRASH_IMAGE_KEY];
+    char *text;
+    unsigned char digest[TREE_MAX_DIGEST];
+    int dlen;
 };
 
 struct crash_check {
@@ -48,6 +57,9 @@ struct crash_check {
     int recording, data_op;
     char *pre_text;             /* the listing of the state the step started from */
     size_t pre_len;
+    struct recovered *seen;     /* the step's states recovered so far (room for states_max) */
+    size_t nseen;
+    struct crash_parts parts;
 };
 
 /* The marks the check puts in the block log: its syncs began, and they all returned. */
@@ -88,7 +100,9 @@ struct crash_check *crash_open(const struct metis_config *cfg, int i, struct bac
     c->states = (enum crash_states)crash_states_parse(cfg->run.crash_states);
     c->lie = cfg->run.crash_test_lie;
     c->states_max = (size_t)cfg->run.crash_states_max;
-    if (c->states != CRASH_STATES_COPY && !(c->st = calloc(c->states_max, sizeof *c->st))) {
+    if (c->states != CRASH_STATES_COPY && (!(c->st = calloc(c->states_max, sizeof *c->st)) ||
+                                           !(c->seen = calloc(c->states_max, sizeof *c->seen)))) {
+        free(c->st);
         free(c);
         *failed = 1;
         return NULL;
@@ -112,8 +126,8 @@ static int setup_recording(struct crash_check *c)
 
 int crash_setup(struct crash_check *c)
 {
-    if (!(c->img = crash_image_open(c->b)) || (c->journal = crash_image_has_journal(c->img)) < 0 ||
-        setup_recording(c) < 0)
+    c->img = crash_image_open(c->b, c->states != CRASH_STATES_COPY);
+    if (!c->img || (c->journal = crash_image_has_journal(c->img)) < 0 || setup_recording(c) < 0)
         return -1;
     if (c->journal || (c->mode != CRASH_ANY && c->states == CRASH_STATES_COPY))
         return 0;
@@ -129,6 +143,29 @@ static void free_text(char **text, size_t *len)
     *len = 0;
 }
 
+static void forget_recovered(struct crash_check *c)
+{
+    for (size_t k = 0; k < c->nseen; k++)
+        free(c->seen[k].text);
+    c->nseen = 0;
+}
+
+void crash_parts(const struct crash_check *c, struct crash_parts *p)
+{
+    if (c)
+        *p = c->parts;
+    else
+        memset(p, 0, sizeof *p);
+}
+
+/* Adds the time since since to part; the time now. */
+static double lap(double *part, double since)
+{
+    double t = now_seconds();
+    *part += t - since;
+    return t;
+}
+
 void crash_close(struct crash_check *c)
 {
     if (!c)
@@ -139,6 +176,8 @@ void crash_close(struct crash_check *c)
     free_text(&c->live_text, &c->live_len);
     free_text(&c->rec_text, &c->rec_len);
     free_text(&c->pre_text, &c->pre_len);
+    forget_recovered(c);
+    free(c->seen);
     free(c->st);
     free(c);                    /* the recording device is the backend's: its teardown closes it */
 }
@@ -303,8 +342,10 @@ int crash_capture(struct crash_check *c, int rootfd, const struct op_args *a,
     if (mark(c, MARK_SYNCED) < 0)
         return -1;
     describe_sync(c, skip && c->mode != CRASH_ANY, whole, r);
+    double t = now_seconds();
     if ((!c->recording && crash_image_copy(c->img) < 0) || open_live_listing(c) < 0)
         return -1;
+    lap(&c->parts.copy, t);
     c->pending = 1;
     return 0;
 }
@@ -429,13 +470,21 @@ static int recover(struct crash_check *c, int ro, unsigned char *rdigest, int *r
                    struct crash_result *r)
 {
     int rootfd;
+    double t = now_seconds();
+    if (crash_image_store(c->img) < 0)
+        return -1;
+    t = lap(&c->parts.store, t);
     int rc = crash_image_mount(c->img, ro, &rootfd, r->detail, sizeof r->detail);
+    t = lap(&c->parts.mount, t);
     if (rc != 0) {
         r->kinds |= rc > 0 ? CRASH_MOUNT : 0;
         return rc;
     }
     rc = read_copy(c, rootfd, rdigest, rlen, r);
-    return crash_image_umount(c->img, rootfd) < 0 && rc == 0 ? 2 : rc;
+    t = lap(&c->parts.read, t);
+    int busy = crash_image_umount(c->img, rootfd) < 0;
+    lap(&c->parts.umount, t);
+    return busy && rc == 0 ? 2 : rc;
 }
 
 /* ---- the states of a recorded stream ---- */
@@ -459,28 +508,121 @@ static void judge_state(struct crash_check *c, const struct stream *s, const str
         judge_syncfs(c, digest, dlen, rdigest, rlen, r);
 }
 
-/* State st built, recovered (mounted writable, as at a reboot), read back, checked by the
- * format's checker and judged. 0; 2 when its unmount stayed busy (unjudged: the step's other
- * states would meet the lazily detached mount); -1 on Metis's own failure. */
-static int check_state(struct crash_check *c, const struct stream *s, const struct crash_state *st,
-                       const unsigned char *digest, int dlen, struct crash_result *r)
+/* The state of the step recovered before whose image has this key, or NULL. */
+static const struct recovered *recovered_as(const struct crash_check *c, const unsigned char *key)
 {
+    for (size_t k = 0; k < c->nseen; k++)
+        if (memcmp(c->seen[k].key, key, CRASH_IMAGE_KEY) == 0)
+            return &c->seen[k];
+    return NULL;
+}
+
+static int remember(struct crash_check *c, const unsigned char *key, const unsigned char *digest,
+                    int dlen)
+{
+    struct recovered *v = &c->seen[c->nseen];
+    if (c->nseen == c->states_max || !(v->text = strdup(c->rec_text ? c->rec_text : "")))
+        return cerr(c, "out of memory for a recovered listing");
+    memcpy(v->key, key, CRASH_IMAGE_KEY);
+    memcpy(v->digest, digest, (size_t)dlen);
+    v->dlen = dlen;
+    c->nseen++;
+    return 0;
+}
+
+/* A state recovered cleanly whose checker still runs, in a thread, on the slot it was mounted
+ * from, while the next state is recovered from the other slot (the checker and the mount then
+ * use both cores). */
+struct pending {
+    int slot;                   /* -1: none */
+    size_t k;                   /* the state's index */
+    size_t seen;                /* its recovered listing: c->seen[seen] */
+    unsigned distinct;          /* states_distinct once it was recovered */
+};
+
+/* Waits for the pending state's checker: 0 when it passed (or none ran), 1 when it refused the
+ * state (r then holds that finding and its recovered tree is rec_text again, as if the step's
+ * states had ended there), -1 on Metis's own failure. */
+static int settle(struct crash_check *c, struct pending *p, struct crash_result *r)
+{
+    char why[sizeof r->detail];
+    double ran = 0, t = now_seconds();
+    if (p->slot < 0)
+        return 0;
+    int rc = crash_image_fsck_wait(c->img, p->slot, why, sizeof why, &ran);
+    lap(&c->parts.fsck, t);
+    c->parts.fsck_run += ran;
+    p->slot = -1;
+    if (rc <= 0)
+        return rc;
+    r->kinds = CRASH_FSCK;
+    snprintf(r->detail, sizeof r->detail, "%s", why);
+    r->states_checked = (unsigned)p->k + 1;
+    r->states_distinct = p->distinct;
+    free_text(&c->rec_text, &c->rec_len);
+    if (!(c->rec_text = strdup(c->seen[p->seen].text)))
+        return cerr(c, "out of memory for a recovered listing");
+    c->rec_len = strlen(c->rec_text);
+    return 1;
+}
+
+/* The built state k recovered (mounted writable, as at a reboot) and read back, the checker of
+ * the state before it collected, its own started: 0 with its tree in rec_text and rdigest (or
+ * its mount's finding in r), 1 when the state before failed its checker (settle), 2 when its
+ * unmount stayed busy, -1 on Metis's own failure. */
+static int recover_state(struct crash_check *c, size_t k, const unsigned char *key,
+                         unsigned char *rdigest, int *rlen, struct pending *p,
+                         struct crash_result *r)
+{
+    int rc = recover(c, 0, rdigest, rlen, r);
+    if (rc < 0)
+        return -1;
+    r->states_distinct++;
+    c->parts.distinct++;
+    if (rc != 0 || r->kinds)
+        return rc;
+    if (remember(c, key, rdigest, *rlen) < 0 || (rc = settle(c, p, r)) != 0)
+        return rc ? rc : -1;
+    int slot = crash_image_fsck_start(c->img, c->checker);
+    if (slot < 0)
+        return -1;
+    *p = (struct pending){ slot, k, c->nseen - 1, r->states_distinct };
+    return 0;
+}
+
+/* State k (built, its image's key given) recovered, unless a state of the step with the same
+ * image was (its recovered tree is then this one's: the same bytes mount alike), and judged;
+ * its checker may still run (p). As recover_state: 0 (r holds k's finding, if any), 1, 2
+ * (unjudged: the step's other states would meet the lazily detached mount) or -1. */
+static int check_state(struct crash_check *c, const struct stream *s, size_t k,
+                       const unsigned char *key, const unsigned char *digest, int dlen,
+                       struct pending *p, struct crash_result *r)
+{
+    const struct crash_state *st = &c->st[k];
     unsigned char rdigest[TREE_MAX_DIGEST];
     int rlen = 0;
-    stream_build(s, st, c->img);
-    int rc = recover(c, 0, rdigest, &rlen, r);
-    if (rc != 0)
-        return rc < 0 ? -1 : rc == 2 ? 2 : 0;
-    if ((rc = crash_image_fsck(c->img, c->checker, r->detail, sizeof r->detail)) != 0) {
-        r->kinds |= rc > 0 ? CRASH_FSCK : 0;
-        return rc < 0 ? -1 : 0;
+    const struct recovered *same = recovered_as(c, key);
+    if (same) {
+        free_text(&c->rec_text, &c->rec_len);
+        if (!(c->rec_text = strdup(same->text)))
+            return cerr(c, "out of memory for a recovered listing");
+        c->rec_len = strlen(c->rec_text);
+        memcpy(rdigest, same->digest, (size_t)same->dlen);
+        rlen = same->dlen;
+    } else {
+        int rc = recover_state(c, k, key, rdigest, &rlen, p, r);
+        if (rc != 0 || r->kinds)
+            return rc;
     }
     if (st->kind == STATE_BASE) {
         free_text(&c->pre_text, &c->pre_len);
         if (!(c->pre_text = strdup(c->rec_text ? c->rec_text : "")))
             return cerr(c, "out of memory for the base listing");
     }
+    double t = now_seconds();
     judge_state(c, s, st, digest, dlen, rdigest, rlen, r);
+    lap(&c->parts.judge, t);
+    c->parts.states++;
     return 0;
 }
 
@@ -499,11 +641,69 @@ static void name_state(const struct stream *s, const struct crash_state *st, siz
              : stream_marked_before(s, st->crash_at, MARK_SYNCING) ? "begun" : "not begun", detail);
 }
 
+/* A step's recorded stream, its states (n of them) and the blocks its writes touched. */
+struct step_stream {
+    const struct stream *s;
+    size_t n;
+    const size_t *touched;
+    size_t ntouched;
+};
+
+static void build(struct crash_check *c, const struct step_stream *ss, size_t k)
+{
+    stream_build(ss->s, &c->st[k], c->img, ss->touched, ss->ntouched);
+}
+
+/* The state of a finding named, and built again: crash_report saves its image. */
+static void found_in(struct crash_check *c, const struct step_stream *ss, size_t k,
+                     struct crash_result *r)
+{
+    name_state(ss->s, &c->st[k], k, ss->n, r);
+    build(c, ss, k);
+}
+
+/* The step's states (at most states_max) checked in order, up to the first finding: a checker
+ * that refuses a state comes first, ahead of what the states after it showed. */
+static int check_states(struct crash_check *c, const struct step_stream *ss,
+                        const unsigned char *digest, int dlen, struct crash_result *r)
+{
+    struct pending p = { .slot = -1 };
+    unsigned char key[CRASH_IMAGE_KEY];
+    int rc = 0;
+    size_t k;
+    for (k = 0; k < ss->n && k < c->states_max; k++) {
+        double t = now_seconds();
+        build(c, ss, k);
+        if (crash_image_key(c->img, ss->touched, ss->ntouched, key) < 0) {
+            rc = -1;
+            break;
+        }
+        lap(&c->parts.build, t);
+        if ((rc = check_state(c, ss->s, k, key, digest, dlen, &p, r)) != 0)
+            break;
+        r->states_checked++;
+        if (r->kinds)
+            break;
+    }
+    if (rc < 0) {
+        crash_image_fsck_wait(c->img, p.slot, NULL, 0, NULL);
+        return -1;
+    }
+    int last = rc == 1 ? 1 : settle(c, &p, r);
+    if (last < 0)
+        return -1;
+    if (last == 1)
+        found_in(c, ss, p.k, r);
+    else if (r->kinds && rc == 0)
+        found_in(c, ss, k, r);
+    return 0;
+}
+
 static int verify_stream(struct crash_check *c, const unsigned char *digest, int dlen,
                          struct crash_result *r)
 {
     char *log = NULL;
-    size_t len = 0;
+    size_t len = 0, *touched = NULL, ntouched = 0;
     struct stream s;
     int rc = 0;
     c->recording = 0;
@@ -518,16 +718,13 @@ static int verify_stream(struct crash_check *c, const unsigned char *digest, int
     }
     size_t n = stream_states(&s, c->states == CRASH_STATES_STREAM, c->st, c->states_max);
     r->states = (unsigned)n;
-    for (size_t k = 0; k < n && k < c->states_max && rc == 0 && !r->kinds; k++) {
-        rc = check_state(c, &s, &c->st[k], digest, dlen, r);
-        if (rc == 2) {
-            rc = 0;
-            break;
-        }
-        r->states_checked++;
-        if (r->kinds)
-            name_state(&s, &c->st[k], k, n, r);
-    }
+    forget_recovered(c);
+    if (stream_touched(&s, CRASH_IMAGE_BLOCK, &touched, &ntouched) < 0)
+        rc = cerr(c, "out of memory for the blocks the step wrote");
+    else
+        rc = check_states(c, &(struct step_stream){ &s, n, touched, ntouched }, digest, dlen, r);
+    forget_recovered(c);
+    free(touched);
     stream_free(&s);
     free(log);
     return rc;
@@ -552,12 +749,19 @@ int crash_verify(struct crash_check *c, const unsigned char *digest, int dlen,
     int rc = recover(c, c->mode != CRASH_ANY, rdigest, &rlen, r);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
+    c->parts.states++;
+    c->parts.distinct++;
+    double t = now_seconds();
     if (c->mode == CRASH_FSYNC)
         judge_fsync(c, r);
     else if (c->mode == CRASH_SYNCFS)
         judge_syncfs(c, digest, dlen, rdigest, rlen, r);
     else if ((rc = crash_image_fsck(c->img, c->checker, r->detail, sizeof r->detail)) != 0)
         r->kinds |= rc > 0 ? CRASH_FSCK : 0;
+    if (c->mode == CRASH_ANY)
+        c->parts.fsck_run += lap(&c->parts.fsck, t) - t;
+    else
+        lap(&c->parts.judge, t);
     return rc < 0 ? -1 : 0;
 }
 

@@ -19,7 +19,23 @@ struct crash_result {
     unsigned states;            /* crash_states = flushes or stream: the states the step's
                                    recorded stream makes ... */
     unsigned states_checked;    /* ... and how many were checked (at most crash_states_max,
-                                   fewer after a finding) */
+                                   fewer after a finding) ... */
+    unsigned states_distinct;   /* ... and how many of those were recovered: the others were
+                                   byte-identical to a state of the step recovered before,
+                                   whose recovered tree they were judged on */
+};
+
+/* Where the crash check's time went over a run, in seconds, and what it checked. */
+struct crash_parts {
+    double build;               /* the states' images made in memory, and their keys */
+    double store;               /* the images written to the copy's file */
+    double mount, read, umount; /* recovery: the mount, the read-back, the unmount */
+    double fsck;                /* waiting for the format's checker (it runs beside the next
+                                   state's recovery with crash_states = flushes or stream) */
+    double fsck_run;            /* the checker's own wall time */
+    double judge;               /* the oracle */
+    double copy;                /* crash_states = copy: the device copied while mounted */
+    unsigned long long states, distinct;    /* states judged; of them, recovered */
 };
 
 struct crash_check;
@@ -56,6 +72,8 @@ int crash_verify(struct crash_check *c, const unsigned char *digest, int dlen,
  * as taken saved to DIR/NAME-crash-SEQ.img. */
 void crash_report(struct crash_check *c, const struct crash_result *r, FILE *f, const char *dir,
                   uint64_t seq);
+/* The parts of the check's time so far (all 0 for NULL). */
+void crash_parts(const struct crash_check *c, struct crash_parts *p);
 void crash_close(struct crash_check *c);
 
 #endif

@@ -74,10 +74,47 @@ size_t stream_states(const struct stream *s, int reorder, struct crash_state *ou
     return crash_states_of(s->kind, s->n, reorder, out, max);
 }
 
-void stream_build(const struct stream *s, const struct crash_state *st, struct crash_image *img)
+void stream_build(const struct stream *s, const struct crash_state *st, struct crash_image *img,
+                  const size_t *touched, size_t ntouched)
 {
-    crash_image_from_base(img);
+    crash_image_from_base_but(img, touched, ntouched);
     for (size_t i = 0; i < st->end && i < s->n; i++)
         if (stream_lands(&s->rec[i]) && (long)i != st->skip)
             crash_image_write(img, s->rec[i].off, s->rec[i].data, s->rec[i].len);
+}
+
+static int by_index(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int stream_touched(const struct stream *s, size_t block, size_t **out, size_t *n)
+{
+    size_t cap = 0, m = 0, *v = NULL;
+    *out = NULL;
+    *n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!stream_lands(&s->rec[i]) || !s->rec[i].len)
+            continue;
+        size_t from = s->rec[i].off / block, to = (s->rec[i].off + s->rec[i].len - 1) / block;
+        for (size_t b = from; b <= to; b++) {
+            if (m == cap) {
+                size_t *p = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof *v);
+                if (!p)
+                    return free(v), errno = ENOMEM, -1;
+                v = p;
+            }
+            v[m++] = b;
+        }
+    }
+    if (m)
+        qsort(v, m, sizeof *v, by_index);
+    size_t u = 0;
+    for (size_t i = 0; i < m; i++)
+        if (!u || v[u - 1] != v[i])
+            v[u++] = v[i];
+    *out = v;
+    *n = u;
+    return 0;
 }

@@ -34,8 +34,16 @@ int stream_marked_before(const struct stream *s, size_t at, uint32_t mark);
  * shares): at most max written to out; the return is how many there are in all. */
 size_t stream_states(const struct stream *s, int reorder, struct crash_state *out, size_t max);
 
+/* The blocks (of block bytes) that any write or discard of s touches, ascending, each once:
+ * *out (malloc'd; NULL when none) holds *n of them. -1 with errno ENOMEM. Every state of s
+ * is its base but in these blocks. */
+int stream_touched(const struct stream *s, size_t block, size_t **out, size_t *n);
+
 struct crash_image;
-/* Makes img's copy state st: the step's base and the writes and discards st holds. */
-void stream_build(const struct stream *s, const struct crash_state *st, struct crash_image *img);
+/* Makes img's copy state st: the step's base and the writes and discards st holds. touched
+ * (stream_touched's, ntouched of them) are the only blocks a state of s differs from the base
+ * in: between two states of s only they are put back. */
+void stream_build(const struct stream *s, const struct crash_state *st, struct crash_image *img,
+                  const size_t *touched, size_t ntouched);
 
 #endif

@@ -110,6 +110,26 @@ static void write_timing_json(const struct engine *e, FILE *f)
     fputs("}", f);
 }
 
+/* Where each crash check's time went (crash_parts), for the file systems that have one. */
+static void write_crash_parts_json(const struct engine *e, FILE *f)
+{
+    int first = 1;
+    fputs(",\"crash_parts_s\":{", f);
+    for (int i = 0; i < e->g.nfs; i++) {
+        struct crash_parts p;
+        if (!e->g.crash[i])
+            continue;
+        crash_parts(e->g.crash[i], &p);
+        fprintf(f, "%s\"%s\":{\"copy\":%.3f,\"build\":%.3f,\"store\":%.3f,\"mount\":%.3f,"
+                "\"read\":%.3f,\"umount\":%.3f,\"fsck_wait\":%.3f,\"fsck_run\":%.3f,\"judge\":%.3f,"
+                "\"states\":%llu,\"distinct\":%llu}", first ? "" : ",", e->cfg.fs[i].name, p.copy,
+                p.build, p.store, p.mount, p.read, p.umount, p.fsck, p.fsck_run, p.judge, p.states,
+                p.distinct);
+        first = 0;
+    }
+    fputs("}", f);
+}
+
 /* How each backend restored states (its stats hook), what equalization filled and left, and
  * whether its root was given the reference's mode and owner. */
 static void write_backends_json(const struct engine *e, FILE *f)
@@ -206,6 +226,7 @@ static void write_summary_json(struct engine *e, enum metis_exit st, const char 
     write_lacks_json(&e->cfg, f);
     fputs(",", f);
     write_timing_json(e, f);
+    write_crash_parts_json(e, f);
     write_backends_json(e, f);
     fputs(",\"reach\":", f);
     reach_write_json(&e->reach, f);

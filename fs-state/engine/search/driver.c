@@ -351,17 +351,18 @@ static void log_faults(void)
     }
 }
 
-/* "CHECKED/ALL": the crash states of a recorded stream checked, of those it makes. */
+/* "CHECKED/ALL distinct=RECOVERED": the crash states of a recorded stream checked, of those
+ * it makes, and how many of the checked were recovered (the others byte-identical to one). */
 static const char *states_text(const struct crash_result *c, char *out)
 {
-    snprintf(out, 32, "%u/%u", c->states_checked, c->states);
+    snprintf(out, 64, "%u/%u distinct=%u", c->states_checked, c->states, c->states_distinct);
     return out;
 }
 
 static void log_step(const struct op_args *a, const struct fault_spec *fault, uint64_t from,
                      uint64_t to, long depth)
 {
-    char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1], states[32];
+    char text[2 * METIS_PATH_MAX + 512], hex[2 * TREE_MAX_DIGEST + 1], states[64];
     op_format(a, text, sizeof text);
     log_line("op %llu depth=%ld from=%llu %s", (unsigned long long)E.ops, depth,
              (unsigned long long)from, text);

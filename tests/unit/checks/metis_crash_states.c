@@ -1,5 +1,6 @@
 /* Unit tests of a recorded block stream's crash states (which, in which order, bounded) and of the oracle that judges them. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 #include "engine/crash/crash_states.h"
 #include "engine/crash/crash_oracle.h"
@@ -55,6 +56,30 @@ Test(metis_crash_states, stream_drops_each_write_and_takes_prefixes_bounded)
     cr_expect_eq(st[7].end, 2);
     cr_expect_eq(st[7].crash_at, 4);
     cr_expect_eq(stream_states(&s, 1, st, 3), 8, "the count is of all states, past the bound");
+}
+
+Test(metis_crash_states, touched_blocks_ascending_each_once)
+{
+    static const unsigned char data[9000];
+    struct stream_rec r[] = {
+        { W, 5000, 8000, data },            /* blocks 1 to 3 */
+        { F, 0, 0, NULL },
+        { FAULTDEV_REC_DISCARD, 4096, 0, NULL },    /* block 0 */
+        { W, 1, 4096, data },               /* block 1 again */
+        { M, 2, 100000, NULL },             /* a mark touches nothing */
+        { W, 0, 90000, data },              /* nor does an empty write */
+    };
+    struct stream s = { r, kind_room, 6 };
+    size_t *b = NULL, n = 0;
+    cr_assert_eq(stream_touched(&s, 4096, &b, &n), 0);
+    cr_assert_eq(n, 4);
+    for (size_t i = 0; i < n; i++)
+        cr_expect_eq(b[i], i, "block %zu is %zu", i, b[i]);
+    free(b);
+    s.n = 0;
+    cr_assert_eq(stream_touched(&s, 4096, &b, &n), 0);
+    cr_expect_eq(n, 0);
+    cr_expect_null(b);
 }
 
 Test(metis_crash_states, malformed_log_refused)
