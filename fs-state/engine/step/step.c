@@ -84,7 +84,14 @@ static void history_forget(struct fsgroup *g, uint64_t sid)
 
 /* text: the operations that made sid from parent, one per line (several: a concurrent step,
  * in the serial order the reference kept). */
-static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const char *text)
+/* 1 when a restore call meant for the fs of mask on (0: every fs) is made on fs i. */
+static int call_made_on(unsigned on, int i)
+{
+    return !on || ((on >> i) & 1);
+}
+
+static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const char *text,
+                       unsigned on)
 {
     struct step_history *h;
     history_forget(g, sid);
@@ -94,6 +101,7 @@ static int history_add(struct fsgroup *g, uint64_t sid, uint64_t parent, const c
     }
     h->sid = sid;
     h->parent = parent;
+    h->on = on;
     HASH_ADD(hh, g->hist, sid, sizeof h->sid, h);
     return 0;
 }
@@ -103,7 +111,7 @@ static int history_add_op(struct fsgroup *g, uint64_t sid, uint64_t parent,
 {
     char text[METIS_OP_LINE_MAX];
     op_format(a, text, sizeof text);
-    return history_add(g, sid, parent, text);
+    return history_add(g, sid, parent, text, 0);
 }
 
 static int history_add_call(struct fsgroup *g, uint64_t sid, uint64_t parent,
@@ -111,14 +119,9 @@ static int history_add_call(struct fsgroup *g, uint64_t sid, uint64_t parent,
 {
     struct buf b = { 0 };
     int rc = buf_printf(&b, CALL_PREFIX) == 0 && rcall_format(c, &b) == 0
-                 ? history_add(g, sid, parent, b.p)
+                 ? history_add(g, sid, parent, b.p, on)
                  : gerr(g, "%s", "out of memory for the search path's history");
     buf_free(&b);
-    if (rc == 0) {
-        struct step_history *h;
-        HASH_FIND(hh, g->hist, &sid, sizeof sid, h);
-        h->on = on;
-    }
     return rc;
 }
 
@@ -234,9 +237,9 @@ static int replay_to_state(void *ctx, struct backend *b, uint64_t from, uint64_t
     int rc = fresh ? equalize_replay(b->rootfd, &g->fillers[fs_index(g, b)]) : 0;
     if (rc == 0 && fresh && !b->populated)
         prepopulate_run(b->rootfd, g->plan, g->nplan);
-    unsigned me = 1u << fs_index(g, b);
+    int me = fs_index(g, b);
     for (long k = n - 1; rc == 0 && k >= 0; k--)
-        rc = ops[k]->op && (!ops[k]->on || (ops[k]->on & me)) ? replay_entry(b, ops[k]->op) : 0;
+        rc = ops[k]->op && call_made_on(ops[k]->on, me) ? replay_entry(b, ops[k]->op) : 0;
     free(ops);
     return rc;
 }
@@ -663,7 +666,7 @@ static int step_one(int i, void *ctx)
         return exec_failed(b);
     else if (j->exec)
         ;
-    else if (j->call && (!j->call_on || ((j->call_on >> i) & 1)))
+    else if (j->call && call_made_on(j->call_on, i))
         call_exec(b->rootfd, j->call, &o->res);
     else if (j->args)
         op_exec(b->rootfd, j->args, &o->res);
@@ -896,7 +899,7 @@ int fsgroup_forget_aside(struct fsgroup *g, uint64_t sid, unsigned only)
 
 int fsgroup_passes_done(struct fsgroup *g, uint64_t parent, uint64_t to, const char *history)
 {
-    if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, history) < 0)
+    if (to != STEP_NO_STATE && g->needs_history && history_add(g, to, parent, history, 0) < 0)
         return -1;
     g->ndiscards = 0;
     if (g->lazy_save)
