@@ -3,6 +3,7 @@
 #include "backend/base/backend_types.h"
 #include "backend/base/common.h"
 #include "backend/base/runlock.h"
+#include "backend/device/write_trace.h"
 #include "lib/text/buf.h"
 #include "lib/system/claims.h"
 #include "tree/tree.h"
@@ -167,6 +168,7 @@ static void sweep_run(const char *run_id, struct sweep_counts *c)
     sweep_daemons(run_id, c);
     sweep_mounts(run_id, c);
     c->loops += bk_loop_sweep(dir, c->failed, sizeof c->failed);
+    c->dirs += write_trace_sweep(run_id);
     dir[strlen(dir) - 1] = 0;
     empty_dir(dir, "lock", c);
     snprintf(dir, sizeof dir, "/tmp/metis-%s", run_id);

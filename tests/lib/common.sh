@@ -94,6 +94,9 @@ assert_no_leftovers() {
   if findmnt -rn -o TARGET | grep -qE -- "metis-$id([/.]|$)"; then fail "mount of run $id left behind"; fi
   if losetup -a | grep -qE -- "metis-$id[/.]"; then fail "loop device of run $id left behind"; fi
   if ls /dev/shm | grep -qE -- "^metis-$id([/.]|$)"; then fail "/dev/shm file of run $id left behind"; fi
+  if ls /sys/kernel/tracing/instances 2>/dev/null | grep -qE -- "^metis-$id-loop"; then
+    fail "tracing instance of run $id left behind"
+  fi
   return 0
 }
 

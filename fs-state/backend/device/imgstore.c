@@ -56,6 +56,9 @@ struct imgstore {
     uint64_t distinct;          /* blocks in the table */
     struct image *cur;          /* what the file held after the last save/restore */
     int cur_exact;              /* 0 once the file may have changed behind our back */
+    int known;                  /* cur is the file but in blocks a device wrote since (a
+                                   catch-up can read just those) */
+    const unsigned char *only;  /* while catching up: the blocks to read, cur's the rest */
     unsigned char *buf;         /* one whole image, reused by save and restore */
     const unsigned char *src;   /* the image as save and restore_compare read it: the file
                                  * mapped, or buf when it cannot be */
@@ -288,6 +291,10 @@ static struct block *save_block(struct imgstore *s, const struct block *prev, si
 {
     const unsigned char *data = s->src + i * s->bsize;
     size_t len = block_len(s, i);
+    if (prev && s->only && !s->only[i]) {
+        ((struct block *)prev)->refs++;
+        return (struct block *)prev;
+    }
     if (s->hole[i]) {
         s->zero->refs++;
         return s->zero;
@@ -366,6 +373,7 @@ static void set_current(struct imgstore *s, struct image *img)
     image_put(s, s->cur);
     s->cur = img;
     s->cur_exact = 1;
+    s->known = 1;
 }
 
 int imgstore_save(struct imgstore *s, uint64_t id, int fd)
@@ -443,7 +451,7 @@ int imgstore_restore(struct imgstore *s, uint64_t id, int fd)
     }
     int rc = s->cur && s->cur_exact ? restore_known(s, img, fd) : restore_compare(s, img, fd);
     if (rc < 0) {
-        s->cur_exact = 0;
+        s->cur_exact = s->known = 0;
         return -1;
     }
     set_current(s, img);
@@ -452,7 +460,63 @@ int imgstore_restore(struct imgstore *s, uint64_t id, int fd)
 
 void imgstore_file_changed(struct imgstore *s)
 {
+    s->cur_exact = s->known = 0;
+}
+
+void imgstore_device_wrote(struct imgstore *s)
+{
     s->cur_exact = 0;
+}
+
+int imgstore_catch_up(struct imgstore *s, int fd, const unsigned char *written)
+{
+    if (!s->cur || !s->known)
+        return 1;
+    if (s->cur_exact)
+        return 0;
+    for (size_t i = 0; i < s->nblocks; i++) {
+        off_t off = (off_t)(i * s->bsize);
+        s->hole[i] = 0;         /* a hole reads as zeros, which block_get finds as s->zero */
+        if (written[i] && read_range(fd, s->buf + off, block_len(s, i), off) < 0)
+            return -1;
+    }
+    s->only = written;
+    struct image *img = image_from_buf(s);
+    s->only = NULL;
+    if (!img) {
+        errno = ENOMEM;
+        return -1;
+    }
+    set_current(s, img);
+    image_put(s, img);          /* cur holds it */
+    return 0;
+}
+
+int imgstore_keep_current(struct imgstore *s, uint64_t id)
+{
+    if (!s->cur || !s->cur_exact) {
+        errno = EINVAL;
+        return -1;
+    }
+    s->cur->refs++;             /* set_state takes over this reference */
+    set_state(s, id, s->cur);
+    return imgstore_has(s, id) ? 0 : (errno = ENOMEM, -1);
+}
+
+int imgstore_matches_file(struct imgstore *s, int fd)
+{
+    if (!s->cur)
+        return 0;
+    if (open_image(s, fd) < 0)
+        return -1;
+    int same = 1;
+    for (size_t i = 0; i < s->nblocks && same; i++) {
+        const struct block *b = s->cur->chunk[i / CHUNK_BLOCKS]->blk[i % CHUNK_BLOCKS];
+        same = s->hole[i] ? b == s->zero
+                          : memcmp(s->src + i * s->bsize, b->data, block_len(s, i)) == 0;
+    }
+    close_image(s);
+    return same;
 }
 
 void imgstore_discard(struct imgstore *s, uint64_t id)
@@ -514,4 +578,14 @@ uint64_t imgstore_bytes(struct imgstore *s)
 uint64_t imgstore_count(struct imgstore *s)
 {
     return HASH_COUNT(s->states);
+}
+
+size_t imgstore_nblocks(const struct imgstore *s)
+{
+    return s->nblocks;
+}
+
+size_t imgstore_block_size(const struct imgstore *s)
+{
+    return s->bsize;
 }

@@ -18,6 +18,10 @@
 #define CHECKPOINT_KEY (UINT64_MAX - 4)
 /* Steps since a checkpoint when none is known: the next step's read-back takes one. */
 #define SINCE_UNKNOWN (UINT64_MAX / 2)
+/* Images kept from a trace of the device's writes that are held to the whole file all the
+ * same: the first ones, then one in this many. */
+#define IMAGE_CHECK_FIRST 4
+#define IMAGE_CHECK_EVERY 32
 
 struct kept_state {
     UT_hash_handle hh;
@@ -48,6 +52,11 @@ struct kept {
     char view_off[sizeof ((struct backend *)0)->err];       /* ... why it failed */
     struct statvfs sv;          /* statfs at the last read-back */
     int sv_valid;
+    unsigned char *written;     /* per block: the device wrote it since the last catch-up ... */
+    unsigned char *written_before;  /* ... or in the catch-up before (a write queued before a
+                                   trace was taken may land after the block was read) */
+    int untraced;               /* a traced image was not the file: whole images from then on */
+    char trace_off[sizeof ((struct backend *)0)->err];      /* ... why */
     struct kept_counts n;
 };
 
@@ -61,6 +70,13 @@ struct kept *kept_open(struct backend *b, struct backend_image *im, const struct
     }
     k->ops = ops;
     k->remount_only = !ops->settle;
+    size_t nblocks = imgstore_nblocks(im->store);
+    if (ops->written && (!(k->written = calloc(nblocks, 1)) ||
+                         !(k->written_before = calloc(nblocks, 1)))) {
+        kept_close(k);
+        bk_err(b, "setup", "out of memory");
+        return NULL;
+    }
     k->im = im;
     k->since = SINCE_UNKNOWN;
     if (bimage_save(b, im, FRESH_IMAGE_KEY) < 0) {
@@ -91,6 +107,8 @@ void kept_close(struct kept *k)
     HASH_ITER(hh, k->states, s, tmp)
         forget(k, s);
     lr_close(k->lr);
+    free(k->written);
+    free(k->written_before);
     free(k);
 }
 
@@ -103,11 +121,79 @@ static void drop_checkpoint(struct kept *k)
     k->checkpoint_pending = 0;
 }
 
+/* A mounted fs may write its image at any time: through a device whose writes are traced, or
+ * (a FUSE daemon's image) behind the store's back. */
+static void fs_may_write(struct kept *k)
+{
+    if (k->ops->written)
+        imgstore_device_wrote(k->im->store);
+    else
+        imgstore_file_changed(k->im->store);
+}
+
 void kept_begin(struct kept *k)
 {
     lr_begin(k->lr);
     drop_checkpoint(k);
-    imgstore_file_changed(k->im->store);    /* a mounted fs may write its image at any time */
+    fs_may_write(k);
+}
+
+/* Whether this catch-up is one held to the whole file. */
+static int check_due(const struct kept *k)
+{
+    uint64_t n = k->n.image_catch_ups;
+    return n < IMAGE_CHECK_FIRST || n % IMAGE_CHECK_EVERY == 0;
+}
+
+/* The store told which blocks the device wrote, so that it knows the image again without
+ * comparing all of it: 0 when it does, 1 when the image must be read whole, -1 on failure.
+ * A traced image found not to be the file turns tracing off for the run (kept.trace_off). */
+static int catch_up(struct kept *k, struct backend *b)
+{
+    size_t n = imgstore_nblocks(k->im->store);
+    if (!k->ops->written || k->untraced)
+        return 1;
+    memcpy(k->written, k->written_before, n);
+    memset(k->written_before, 0, n);
+    if (k->ops->written(b, k->written_before) != 0) {
+        imgstore_file_changed(k->im->store);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        k->written[i] |= k->written_before[i];
+    int rc = imgstore_catch_up(k->im->store, k->im->fd, k->written);
+    if (rc != 0 || !check_due(k))
+        return rc;
+    int same = imgstore_matches_file(k->im->store, k->im->fd);
+    k->n.image_checks++;
+    if (same > 0)
+        return 0;
+    if (same == 0) {
+        k->untraced = 1;
+        snprintf(k->trace_off, sizeof k->trace_off, "an image kept from the traced writes was "
+                 "not the device's (catch-up %llu): whole images from then on",
+                 (unsigned long long)k->n.image_catch_ups);
+    }
+    imgstore_file_changed(k->im->store);
+    return same < 0 ? -1 : 1;
+}
+
+/* The image as it is now kept under key: from the blocks the device wrote where a trace of
+ * them says which (a checkpoint then reads tens of blocks, not 16 MiB), else read whole. */
+static int keep_image(struct kept *k, struct backend *b, uint64_t key)
+{
+    int rc = catch_up(k, b);
+    if (rc == 0 && imgstore_keep_current(k->im->store, key) == 0) {
+        k->n.image_catch_ups++;
+        return 0;
+    }
+    if (rc < 0 || bimage_save(b, k->im, key) < 0) {
+        if (rc < 0)
+            bk_err(b, "save", "keeping the image of %s: %s", b->image, strerror(errno));
+        b->own_failure = 1;     /* the image store's, not the file system's */
+        return -1;
+    }
+    return 0;
 }
 
 const char *const kept_checkpoint_parts[KEPT_CK_PARTS] = { "unmount", "image", "mount", "walk",
@@ -134,15 +220,14 @@ static int remount_check(struct kept *k, struct backend *b, enum kept_check *che
         (k->ops->unmounted && k->ops->unmounted(b) < 0))
         return -1;
     ck_part(k, KEPT_CK_UNMOUNT, &t);
-    if (bimage_save(b, k->im, CHECKPOINT_KEY) < 0) {
-        b->own_failure = 1;     /* the image store's, not the file system's */
+    fs_may_write(k);
+    if (keep_image(k, b, CHECKPOINT_KEY) < 0)
         return -1;
-    }
     k->checkpoint_pending = 1;
     ck_part(k, KEPT_CK_IMAGE, &t);
     if (k->ops->mount(b, "read-back: checkpoint") < 0 || bk_open_root(b) < 0)
         return -1;
-    imgstore_file_changed(k->im->store);
+    fs_may_write(k);
     ck_part(k, KEPT_CK_MOUNT, &t);
     int same = lr_recheck(k->lr, b, diff, difflen);
     ck_part(k, KEPT_CK_WALK, &t);
@@ -161,10 +246,8 @@ static int read_view(struct kept *k, struct backend *b, int *rootfd, char *diff,
 {
     if (k->ops->unmounted && k->ops->unmounted(b) < 0)
         return -1;
-    if (bimage_save(b, k->im, CHECKPOINT_KEY) < 0) {
-        b->own_failure = 1;
+    if (keep_image(k, b, CHECKPOINT_KEY) < 0)
         return -1;
-    }
     k->checkpoint_pending = 1;
     ck_part(k, KEPT_CK_IMAGE, t);
     int rc = k->ops->view_mount(b, rootfd);
@@ -185,7 +268,7 @@ static int hold_the_device(struct kept *k, struct backend *b)
     if (k->ops->unmount(b, "read-back: checkpoint") < 0 ||
         k->ops->mount(b, "read-back: checkpoint") < 0 || bk_open_root(b) < 0)
         return -1;
-    imgstore_file_changed(k->im->store);
+    fs_may_write(k);
     lr_begin(k->lr);
     return 0;
 }
@@ -212,7 +295,7 @@ static int view_check(struct kept *k, struct backend *b, enum kept_check *check,
     ck_part(k, KEPT_CK_UNMOUNT, &t);
     if (k->ops->resume(b) < 0)
         same = -1;
-    imgstore_file_changed(k->im->store);
+    fs_may_write(k);
     ck_part(k, KEPT_CK_RESUME, &t);
     if (same < 0 || same == 2)
         return same < 0 ? -1 : 1;
@@ -403,7 +486,10 @@ static int replay(void *ctx, struct backend *b, uint64_t id)
     uint64_t from = nearest_checkpoint(k, id);
     if (b->mounted && k->ops->unmount(b, "restore: unmount") < 0)
         return -1;
-    imgstore_file_changed(k->im->store);
+    fs_may_write(k);
+    if (catch_up(k, b) < 0)
+        return bk_err(b, "restore", "reading the blocks %s's device wrote: %s", b->image,
+                      strerror(errno));
     if (bimage_restore(b, k->im, from == BACKEND_REPLAY_INITIAL ? FRESH_IMAGE_KEY : from) < 0 ||
         k->ops->mount(b, "restore: mount a checkpoint") < 0)
         return -1;
@@ -487,6 +573,11 @@ uint64_t kept_held_bytes(const struct kept *k)
 const struct kept_counts *kept_counts(const struct kept *k)
 {
     return &k->n;
+}
+
+const char *kept_trace_off(const struct kept *k)
+{
+    return k->untraced ? k->trace_off : NULL;
 }
 
 const char *kept_view_off(const struct kept *k)

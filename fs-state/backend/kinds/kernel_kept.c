@@ -7,6 +7,8 @@
 #include "backend/kinds/kernel.h"
 #include "backend/logical/states/logical_states.h"
 #include "backend/device/lost_write.h"
+#include "backend/device/write_trace.h"
+#include "backend/device/imgstore.h"
 #include "engine/vocab/fsinfo.h"
 #include "tree/classify.h"
 
@@ -37,6 +39,8 @@ struct kkpriv {
     char *live, *after;         /* the listings of the last remount finding */
     struct device_view *view;   /* where a checkpoint reads the settled fs's device back */
     char view_err[sizeof ((struct backend *)0)->err];   /* ... why there is none */
+    struct write_trace *trace;  /* the blocks the fs writes through its loop device */
+    char trace_err[sizeof ((struct backend *)0)->err];  /* ... why there is none */
     int by_journal;             /* settled by syncfs and a journal checkpoint, not remounted
                                    read-only (fs_format_settles_by_journal) */
     int set_up;
@@ -106,6 +110,8 @@ static int zero_lost(struct backend *b)
     if (n < 0)
         return bk_err(b, "read-back: checkpoint", "test hook: zeroing a lost write in %s: %s",
                       b->image, strerror(errno));
+    if (n > 0)      /* written into the file, past the device and its trace */
+        imgstore_file_changed(p->dev.im.store);
     p->lost_bytes += (uint64_t)n;
     return 0;
 }
@@ -202,11 +208,36 @@ static int view_unmount(struct backend *b, int rootfd)
     return device_view_umount(p->view, rootfd);
 }
 
+static int written(struct backend *b, unsigned char *blocks)
+{
+    struct kkpriv *p = b->priv;
+    if (!p->trace) {
+        snprintf(b->err, sizeof b->err, "%s", p->trace_err);
+        return 1;
+    }
+    return write_trace_take(p->trace, blocks, b->err, sizeof b->err) == 0 ? 0 : 1;
+}
+
 static const struct kept_ops kernel_mounts = { .unmount = unmount_dev, .mount = mount_dev,
                                                .before_unmount = locate_lost,
                                                .unmounted = zero_lost, .settle = settle_dev,
                                                .resume = resume_dev, .view_mount = view_mount,
-                                               .view_unmount = view_unmount };
+                                               .view_unmount = view_unmount,
+                                               .written = written };
+
+/* Started before the first image is kept, so that it sees every write after it. Without it
+ * (no tracefs here, or METIS_TEST_WRITE_TRACE=off) a checkpoint compares the whole image. */
+static void open_trace(struct backend *b, struct kkpriv *p)
+{
+    const char *hook = getenv("METIS_TEST_WRITE_TRACE");
+    if (hook && strcmp(hook, "off") == 0) {
+        snprintf(p->trace_err, sizeof p->trace_err, "turned off (METIS_TEST_WRITE_TRACE=off)");
+        return;
+    }
+    p->trace = write_trace_open(b->run_id, p->dev.loopnr, imgstore_nblocks(p->dev.im.store),
+                                imgstore_block_size(p->dev.im.store), p->trace_err,
+                                sizeof p->trace_err);
+}
 
 /* Without a view (no second loop device) the checkpoints remount: the run goes on, with the
  * reason in summary.json. */
@@ -233,7 +264,10 @@ static int kk_setup(struct backend *b)
     if (p->set_up)
         return bk_err(b, "setup", "already set up");
     /* The image before the first mount is where a replay from the initial state starts. */
-    if (kdev_prepare(b, &p->dev) < 0 || !(p->kept = kept_open(b, &p->dev.im, &kernel_mounts)) ||
+    if (kdev_prepare(b, &p->dev) < 0)
+        return bk_setup_failed(b, kk_teardown);
+    open_trace(b, p);
+    if (!(p->kept = kept_open(b, &p->dev.im, &kernel_mounts)) ||
         kdev_mount(b, &p->dev, "setup: first mount") < 0)
         return bk_setup_failed(b, kk_teardown);
     open_view(b, p);
@@ -320,6 +354,8 @@ static void kk_teardown(struct backend *b)
         return;
     device_view_close(p->view);
     p->view = NULL;
+    write_trace_close(p->trace);
+    p->trace = NULL;
     kdev_teardown(b, &p->dev);
     kept_close(p->kept);
     p->kept = NULL;
@@ -360,6 +396,8 @@ static int kk_read_back(struct backend *b, const struct tree_opts *o, unsigned c
     char diff[700];
     if (b->read_step)
         forget_finding(b, p);
+    if (p->trace)
+        write_trace_drain(p->trace);    /* its losses the next take reports */
     int n = kept_read_back(p->kept, b, o, out, listing, index, &check, diff, sizeof diff);
     if (n >= 0 && check == KEPT_DIFFERS && note_finding(b, p, diff) < 0)
         return -1;
@@ -388,6 +426,21 @@ static void print_view(const struct kept *k, FILE *json)
     fprintf(json, ",\"view_off\":\"%s\"", why);
 }
 
+/* How many checkpoint images were kept from the traced writes and held to the whole file, and
+ * why none are, if so. */
+static void print_trace(const struct kkpriv *p, FILE *json)
+{
+    const struct kept_counts *k = kept_counts(p->kept);
+    const char *off = p->trace ? kept_trace_off(p->kept) : p->trace_err;
+    char why[2 * sizeof ((struct backend *)0)->err];
+    fprintf(json, ",\"image_catch_ups\":%llu,\"image_checks\":%llu",
+            (unsigned long long)k->image_catch_ups, (unsigned long long)k->image_checks);
+    if (!off)
+        return;
+    json_escape(off, why, sizeof why);
+    fprintf(json, ",\"trace_off\":\"%s\"", why);
+}
+
 static void kk_stats(struct backend *b, FILE *json)
 {
     struct kkpriv *p = b->priv;
@@ -400,6 +453,7 @@ static void kk_stats(struct backend *b, FILE *json)
             (unsigned long long)k->remount_checks, k->checkpoint_s,
             (unsigned long long)k->statfs_misses, (unsigned long long)p->lost_bytes);
     print_view(p->kept, json);
+    print_trace(p, json);
     print_checkpoint_parts(k, json);
     fputc('}', json);
     lr_print_stats(kept_lr(p->kept), json);

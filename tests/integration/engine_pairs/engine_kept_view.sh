@@ -4,7 +4,9 @@
 # loop device of its own (a second mount of one UUID included); a write the device lost shows
 # there as the remount class, and its trace reproduces; where the view cannot be had the
 # checkpoints remount and summary.json says why; SIGINT and SIGKILL while a fs is settled with
-# its view mounted leave no loop device or mount.
+# its view mounted leave no loop device or mount. The checkpoints keep their images from the
+# blocks the device's trace says were written, held now and then to the whole image: a trace
+# that misses writes is caught there, and the run goes on with whole images.
 . "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts)"
 need_tools mkfs.ext4 mkfs.xfs mkfs.btrfs losetup
@@ -19,14 +21,20 @@ config() {
 }
 
 # checkpoints NAME WANT: every kept fs of run NAME took checkpoints, all on views (WANT=view)
-# or all remounted with the reason (WANT=remounted, the reason matching $3).
+# or all remounted with the reason (WANT=remounted, the reason matching $3). On views, where
+# this kernel has tracefs, their images came from the traced writes, and every one held to the
+# whole image was the same.
 checkpoints() {
-  python3 - "$T/$1/summary.json" "$2" "${3:-}" <<'EOF' || fail "$1: its checkpoints"
+  python3 - "$T/$1/summary.json" "$2" "${3:-}" "$traced" <<'EOF' || fail "$1: its checkpoints"
 import json, re, sys
-s, want, why = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+s, want, why, traced = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
 for name, b in s["backends"].items():
     k = b["kept"]
     assert k["remount_checks"] > 10, (name, k)
+    if traced == "1" and want == "view":
+        assert "trace_off" not in k, (name, k)
+        assert k["image_catch_ups"] > k["remount_checks"] // 2, (name, k)
+        assert k["image_checks"] >= 4, (name, k)
     parts = k["checkpoint_parts_s"]
     if want == "view":
         assert k["view_checks"] == k["remount_checks"] and "view_off" not in k, (name, k)
@@ -36,6 +44,9 @@ for name, b in s["backends"].items():
         assert parts["unmount"] > 0 and parts["mount"] > 0, (name, k)
 EOF
 }
+
+traced=0
+[ -d /sys/kernel/tracing/instances ] && traced=1
 
 # ---- both pairs run clean, every checkpoint on a view ----
 for pair in ext4-vs-xfs ext4-vs-btrfs; do
@@ -76,6 +87,25 @@ tail -n 1 "$T/replay.out"
 [ $rc = 1 ] || FAIL_LOG=$T/replay.out fail "metis-replay run of the trace: exit $rc, want 1"
 grep -q "fs xfs fails its remount check" "$T/replay.out" ||
   FAIL_LOG=$T/replay.out fail "the replay does not name the remount check"
+
+# ---- a trace that misses every write: the first image held to the whole one shows it ----
+if [ $traced = 1 ]; then
+  config miss ext4-vs-xfs 4
+  METIS_TEST_WRITE_TRACE=miss "$METIS_BIN/metis" run "$T/miss.ini" --ops 400 --seed 3 \
+    --out "$T/miss" 2> "$T/miss.err"
+  rc=$?
+  tail -n 1 "$T/miss.err"
+  assert_no_leftovers "$(run_id_of "$T/miss.err")"
+  FAIL_LOG=$T/miss.err
+  [ $rc = 0 ] || fail "a trace that misses writes: exit $rc, want 0 (whole images instead)"
+  python3 - "$T/miss/summary.json" <<'EOF' || fail "the missing trace's summary"
+import json, sys
+for name, b in json.load(open(sys.argv[1]))["backends"].items():
+    k = b["kept"]
+    assert k["image_catch_ups"] == 0 and k["image_checks"] == 1, (name, k)
+    assert "not the device's" in k["trace_off"], (name, k)
+EOF
+fi
 
 # ---- no view: the checkpoints remount, and summary.json says why ----
 config refuse ext4-vs-btrfs 4

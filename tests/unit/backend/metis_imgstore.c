@@ -223,3 +223,49 @@ Test(metis_imgstore, rekey_moves_an_image_to_another_id)
     cr_assert_eq(imgstore_count(s), 0);
     imgstore_free(s);
 }
+
+/* A store told which blocks a device wrote knows the image again from just those: the image
+ * it keeps restores the file, and a block left out of the set shows as a file it does not
+ * know (the check that a trace of writes missed none). */
+Test(metis_imgstore, catch_up_reads_only_the_written_blocks)
+{
+    static unsigned char first[SIZE], second[SIZE];
+    unsigned char written[NB] = { 0 };
+    struct imgstore *s = imgstore_new(SIZE, BS);
+    imgst_save_after(s, 1, 0, "first", first);
+    imgstore_device_wrote(s);
+    imgst_put(5 * BS + 7, "written");
+    imgst_put(NB * BS - 150, "tail");
+    memcpy(second, imgst_buf, SIZE);
+    written[5] = written[NB - 1] = 1;
+    cr_assert_eq(imgstore_catch_up(s, imgst_fd, written), 0);
+    cr_assert_eq(imgstore_matches_file(s, imgst_fd), 1);
+    cr_assert_eq(imgstore_keep_current(s, 2), 0);
+    cr_assert_eq(imgstore_restore(s, 1, imgst_fd), 0);
+    imgst_expect(first);
+    cr_assert_eq(imgstore_restore(s, 2, imgst_fd), 0);
+    imgst_expect(second);
+
+    imgstore_device_wrote(s);
+    imgst_put(9 * BS, "missed");
+    memset(written, 0, sizeof written);
+    cr_assert_eq(imgstore_catch_up(s, imgst_fd, written), 0);
+    cr_assert_eq(imgstore_matches_file(s, imgst_fd), 0, "a write the set left out must show");
+    imgstore_free(s);
+}
+
+/* Written behind the store's back (not through the traced device), the store cannot catch up:
+ * the image must be read whole, and keep_current refuses until then. */
+Test(metis_imgstore, catch_up_refuses_after_a_change_behind_its_back)
+{
+    static unsigned char first[SIZE];
+    unsigned char written[NB] = { 0 };
+    struct imgstore *s = imgstore_new(SIZE, BS);
+    imgst_save_after(s, 1, 0, "first", first);
+    imgstore_file_changed(s);
+    imgst_put(3 * BS, "behind");
+    written[3] = 1;
+    cr_assert_eq(imgstore_catch_up(s, imgst_fd, written), 1);
+    cr_assert_eq(imgstore_keep_current(s, 2), -1);
+    imgstore_free(s);
+}
