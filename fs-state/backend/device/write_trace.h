@@ -27,7 +27,8 @@ int write_trace_drain(struct write_trace *t);
 int write_trace_take(struct write_trace *t, unsigned char *dirty, char *err, size_t errlen);
 /* Stops the event and removes the instance; NULL is fine. */
 void write_trace_close(struct write_trace *t);
-/* Removes every tracing instance run_id left (a killed run's); how many. */
+/* Removes every tracing instance run_id (a safe name: bk_safe_name) left, a killed run's;
+ * how many. */
 int write_trace_sweep(const char *run_id);
 
 #endif
