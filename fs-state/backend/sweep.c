@@ -270,12 +270,19 @@ static int run_of_loop_device(void *ctx, const char *name)
     return 0;
 }
 
-/* Runs are found by what they leave: their directory in /dev/shm, a mount, a loop device. */
+static void run_of_trace(void *ctx, const char *id)
+{
+    add_run_id(ctx, id);
+}
+
+/* Runs are found by what they leave: their directory in /dev/shm, a mount, a loop device, a
+ * tracing instance. */
 static void find_runs(struct run_ids *l)
 {
     tree_dir_names(BK_SHM_DIR, run_of_shm_entry, l);
     bk_each_mount(run_of_mount, l);
     tree_dir_names("/sys/block", run_of_loop_device, l);
+    write_trace_each_run(run_of_trace, l);
 }
 
 /* "1 daemon, 2 mounts, ..." of what c counts; "" when nothing. */

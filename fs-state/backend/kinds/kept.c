@@ -1,5 +1,6 @@
 /* A file system kept mounted across steps: saved states are recorded trees with their free counts and their place on the search path; checkpoints keep images and check what the device holds (the fs settled and its image read back on a view, or remounted). */
 #include "backend/kinds/kept.h"
+#include "backend/kinds/kept_images.h"
 #include "backend/base/common.h"
 #include "backend/device/image.h"
 #include "backend/device/imgstore.h"
@@ -18,10 +19,6 @@
 #define CHECKPOINT_KEY (UINT64_MAX - 4)
 /* Steps since a checkpoint when none is known: the next step's read-back takes one. */
 #define SINCE_UNKNOWN (UINT64_MAX / 2)
-/* Images kept from a trace of the device's writes that are held to the whole file all the
- * same: the first ones, then one in this many. */
-#define IMAGE_CHECK_FIRST 4
-#define IMAGE_CHECK_EVERY 32
 
 struct kept_state {
     UT_hash_handle hh;
@@ -52,11 +49,7 @@ struct kept {
     char view_off[sizeof ((struct backend *)0)->err];       /* ... why it failed */
     struct statvfs sv;          /* statfs at the last read-back */
     int sv_valid;
-    unsigned char *written;     /* per block: the device wrote it since the last catch-up ... */
-    unsigned char *written_before;  /* ... or in the catch-up before (a write queued before a
-                                   trace was taken may land after the block was read) */
-    int untraced;               /* a traced image was not the file: whole images from then on */
-    char trace_off[sizeof ((struct backend *)0)->err];      /* ... why */
+    struct kept_images *images; /* the checkpoints' images, whole or from the traced writes */
     struct kept_counts n;
 };
 
@@ -70,9 +63,7 @@ struct kept *kept_open(struct backend *b, struct backend_image *im, const struct
     }
     k->ops = ops;
     k->remount_only = !ops->settle;
-    size_t nblocks = imgstore_nblocks(im->store);
-    if (ops->written && (!(k->written = calloc(nblocks, 1)) ||
-                         !(k->written_before = calloc(nblocks, 1)))) {
+    if (!(k->images = ki_open(im, ops->written))) {
         kept_close(k);
         bk_err(b, "setup", "out of memory");
         return NULL;
@@ -107,8 +98,7 @@ void kept_close(struct kept *k)
     HASH_ITER(hh, k->states, s, tmp)
         forget(k, s);
     lr_close(k->lr);
-    free(k->written);
-    free(k->written_before);
+    ki_close(k->images);
     free(k);
 }
 
@@ -121,79 +111,11 @@ static void drop_checkpoint(struct kept *k)
     k->checkpoint_pending = 0;
 }
 
-/* A mounted fs may write its image at any time: through a device whose writes are traced, or
- * (a FUSE daemon's image) behind the store's back. */
-static void fs_may_write(struct kept *k)
-{
-    if (k->ops->written)
-        imgstore_device_wrote(k->im->store);
-    else
-        imgstore_file_changed(k->im->store);
-}
-
 void kept_begin(struct kept *k)
 {
     lr_begin(k->lr);
     drop_checkpoint(k);
-    fs_may_write(k);
-}
-
-/* Whether this catch-up is one held to the whole file. */
-static int check_due(const struct kept *k)
-{
-    uint64_t n = k->n.image_catch_ups;
-    return n < IMAGE_CHECK_FIRST || n % IMAGE_CHECK_EVERY == 0;
-}
-
-/* The store told which blocks the device wrote, so that it knows the image again without
- * comparing all of it: 0 when it does, 1 when the image must be read whole, -1 on failure.
- * A traced image found not to be the file turns tracing off for the run (kept.trace_off). */
-static int catch_up(struct kept *k, struct backend *b)
-{
-    size_t n = imgstore_nblocks(k->im->store);
-    if (!k->ops->written || k->untraced)
-        return 1;
-    memcpy(k->written, k->written_before, n);
-    memset(k->written_before, 0, n);
-    if (k->ops->written(b, k->written_before) != 0) {
-        imgstore_file_changed(k->im->store);
-        return 1;
-    }
-    for (size_t i = 0; i < n; i++)
-        k->written[i] |= k->written_before[i];
-    int rc = imgstore_catch_up(k->im->store, k->im->fd, k->written);
-    if (rc != 0 || !check_due(k))
-        return rc;
-    int same = imgstore_matches_file(k->im->store, k->im->fd);
-    k->n.image_checks++;
-    if (same > 0)
-        return 0;
-    if (same == 0) {
-        k->untraced = 1;
-        snprintf(k->trace_off, sizeof k->trace_off, "an image kept from the traced writes was "
-                 "not the device's (catch-up %llu): whole images from then on",
-                 (unsigned long long)k->n.image_catch_ups);
-    }
-    imgstore_file_changed(k->im->store);
-    return same < 0 ? -1 : 1;
-}
-
-/* The image as it is now kept under key: from the blocks the device wrote where a trace of
- * them says which (a checkpoint then reads tens of blocks, not 16 MiB), else read whole. */
-static int keep_image(struct kept *k, struct backend *b, uint64_t key)
-{
-    int rc = catch_up(k, b);
-    if (rc == 0 && imgstore_keep_current(k->im->store, key) == 0) {
-        k->n.image_catch_ups++;
-        return 0;
-    }
-    if (rc < 0 || bimage_save(b, k->im, key) < 0) {
-        if (rc < 0)
-            bk_err(b, "save", "keeping the image of %s: %s", b->image, strerror(errno));
-        b->own_failure = 1;     /* the image store's, not the file system's */
-        return -1;
-    }
-    return 0;
+    ki_fs_may_write(k->images);
 }
 
 const char *const kept_checkpoint_parts[KEPT_CK_PARTS] = { "unmount", "image", "mount", "walk",
@@ -220,14 +142,14 @@ static int remount_check(struct kept *k, struct backend *b, enum kept_check *che
         (k->ops->unmounted && k->ops->unmounted(b) < 0))
         return -1;
     ck_part(k, KEPT_CK_UNMOUNT, &t);
-    fs_may_write(k);
-    if (keep_image(k, b, CHECKPOINT_KEY) < 0)
+    ki_fs_may_write(k->images);
+    if (ki_keep(k->images, b, CHECKPOINT_KEY) < 0)
         return -1;
     k->checkpoint_pending = 1;
     ck_part(k, KEPT_CK_IMAGE, &t);
     if (k->ops->mount(b, "read-back: checkpoint") < 0 || bk_open_root(b) < 0)
         return -1;
-    fs_may_write(k);
+    ki_fs_may_write(k->images);
     ck_part(k, KEPT_CK_MOUNT, &t);
     int same = lr_recheck(k->lr, b, diff, difflen);
     ck_part(k, KEPT_CK_WALK, &t);
@@ -246,7 +168,7 @@ static int read_view(struct kept *k, struct backend *b, int *rootfd, char *diff,
 {
     if (k->ops->unmounted && k->ops->unmounted(b) < 0)
         return -1;
-    if (keep_image(k, b, CHECKPOINT_KEY) < 0)
+    if (ki_keep(k->images, b, CHECKPOINT_KEY) < 0)
         return -1;
     k->checkpoint_pending = 1;
     ck_part(k, KEPT_CK_IMAGE, t);
@@ -268,7 +190,7 @@ static int hold_the_device(struct kept *k, struct backend *b)
     if (k->ops->unmount(b, "read-back: checkpoint") < 0 ||
         k->ops->mount(b, "read-back: checkpoint") < 0 || bk_open_root(b) < 0)
         return -1;
-    fs_may_write(k);
+    ki_fs_may_write(k->images);
     lr_begin(k->lr);
     return 0;
 }
@@ -295,7 +217,7 @@ static int view_check(struct kept *k, struct backend *b, enum kept_check *check,
     ck_part(k, KEPT_CK_UNMOUNT, &t);
     if (k->ops->resume(b) < 0)
         same = -1;
-    fs_may_write(k);
+    ki_fs_may_write(k->images);
     ck_part(k, KEPT_CK_RESUME, &t);
     if (same < 0 || same == 2)
         return same < 0 ? -1 : 1;
@@ -361,7 +283,7 @@ static void set_live(struct kept *k, uint64_t id, uint64_t since)
  * checkpoint before the mount changes the image. */
 static int save_loaded(struct kept *k, struct backend *b, uint64_t id)
 {
-    imgstore_file_changed(k->im->store);
+    ki_file_written(k->images);
     if (bimage_save(b, k->im, CHECKPOINT_KEY) < 0 || k->ops->mount(b, "save: mount") < 0)
         return -1;
     k->checkpoint_pending = 1;
@@ -457,6 +379,8 @@ int kept_save(struct kept *k, struct backend *b, uint64_t id)
         return bk_err(b, "save", "state %llu: keeping its checkpoint image: %s",
                       (unsigned long long)id, strerror(errno));
     if (k->checkpoint_pending)
+        ki_named(k->images, id);
+    if (k->checkpoint_pending)
         thin_checkpoints(k, s);
     k->checkpoint_pending = 0;
     set_live(k, id, s->since);
@@ -486,10 +410,7 @@ static int replay(void *ctx, struct backend *b, uint64_t id)
     uint64_t from = nearest_checkpoint(k, id);
     if (b->mounted && k->ops->unmount(b, "restore: unmount") < 0)
         return -1;
-    fs_may_write(k);
-    if (catch_up(k, b) < 0)
-        return bk_err(b, "restore", "reading the blocks %s's device wrote: %s", b->image,
-                      strerror(errno));
+    ki_file_written(k->images);     /* the restore compares the whole image, as it always has */
     if (bimage_restore(b, k->im, from == BACKEND_REPLAY_INITIAL ? FRESH_IMAGE_KEY : from) < 0 ||
         k->ops->mount(b, "restore: mount a checkpoint") < 0)
         return -1;
@@ -547,6 +468,7 @@ int kept_unmount(struct kept *k, struct backend *b)
     lr_begin(k->lr);
     if (b->mounted && k->ops->unmount(b, "unmount for an import") < 0)
         return -1;
+    ki_file_written(k->images);     /* the replayer writes the image next */
     k->loaded = 1;
     return 0;
 }
@@ -577,7 +499,12 @@ const struct kept_counts *kept_counts(const struct kept *k)
 
 const char *kept_trace_off(const struct kept *k)
 {
-    return k->untraced ? k->trace_off : NULL;
+    return ki_trace_off(k->images);
+}
+
+const struct ki_counts *kept_image_counts(const struct kept *k)
+{
+    return ki_counts(k->images);
 }
 
 const char *kept_view_off(const struct kept *k)

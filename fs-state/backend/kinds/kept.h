@@ -9,6 +9,7 @@
 struct backend_image;
 struct lrestore;
 struct kept;
+struct ki_counts;
 
 /* What the backend type does for it; each returns 0, or -1 with the message in b->err. */
 struct kept_ops {
@@ -31,8 +32,8 @@ struct kept_ops {
     int (*view_unmount)(struct backend *b, int rootfd);
     /* Optional: sets written[i] for each block i of the image the fs wrote through its device
      * since the last call (the device quiet), so that a checkpoint reads just those; 1 when it
-     * cannot vouch for the set this time (b->err says why): the image is then read whole. With
-     * it, nothing but the device writes the image unless the store is told (imgstore.h). */
+     * cannot vouch for the set this time: the image is then read whole. With it, nothing but
+     * the device writes the image unless the store is told (imgstore.h, kept_images.h). */
     int (*written)(struct backend *b, unsigned char *written);
 };
 
@@ -55,8 +56,6 @@ struct kept_counts {
     uint64_t replays;           /* mounts of a checkpoint's image with the operations since */
     double checkpoint_s;        /* seconds the checkpoints took */
     double checkpoint_parts_s[KEPT_CK_PARTS];   /* ... split (kept_checkpoint_parts) */
-    uint64_t image_catch_ups;   /* images kept from the blocks the device's trace named */
-    uint64_t image_checks;      /* ... of them held to the whole file */
 };
 
 /* For b, image-backed by im (its store), mounted and unmounted by ops: keeps the image as it is
@@ -98,8 +97,10 @@ const struct kept_counts *kept_counts(const struct kept *k);
 /* NULL while its checkpoints read a view of the settled fs's device; else why they remount it
  * instead ("" when its kind has no settle ops). */
 const char *kept_view_off(const struct kept *k);
-/* NULL while images may be kept from the traced writes (or never were); else why not. */
+/* NULL while images may be caught up from the traced writes (or never were); else why not. */
 const char *kept_trace_off(const struct kept *k);
+/* How its checkpoint images were kept (kept_images.h). */
+const struct ki_counts *kept_image_counts(const struct kept *k);
 /* Its logical restore, for summary.json and a backend's own use of the recorded tree. */
 struct lrestore *kept_lr(struct kept *k);
 

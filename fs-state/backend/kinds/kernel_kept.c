@@ -4,6 +4,7 @@
 #include "backend/device/device_view.h"
 #include "backend/device/image.h"
 #include "backend/kinds/kept.h"
+#include "backend/kinds/kept_images.h"
 #include "backend/kinds/kernel.h"
 #include "backend/logical/states/logical_states.h"
 #include "backend/device/lost_write.h"
@@ -208,14 +209,12 @@ static int view_unmount(struct backend *b, int rootfd)
     return device_view_umount(p->view, rootfd);
 }
 
+/* Why a take failed goes to trace_err, not b->err: it fails nothing (the image is read whole). */
 static int written(struct backend *b, unsigned char *blocks)
 {
     struct kkpriv *p = b->priv;
-    if (!p->trace) {
-        snprintf(b->err, sizeof b->err, "%s", p->trace_err);
-        return 1;
-    }
-    return write_trace_take(p->trace, blocks, b->err, sizeof b->err) == 0 ? 0 : 1;
+    return p->trace && write_trace_take(p->trace, blocks, p->trace_err,
+                                        sizeof p->trace_err) == 0 ? 0 : 1;
 }
 
 static const struct kept_ops kernel_mounts = { .unmount = unmount_dev, .mount = mount_dev,
@@ -229,11 +228,6 @@ static const struct kept_ops kernel_mounts = { .unmount = unmount_dev, .mount = 
  * (no tracefs here, or METIS_TEST_WRITE_TRACE=off) a checkpoint compares the whole image. */
 static void open_trace(struct backend *b, struct kkpriv *p)
 {
-    const char *hook = getenv("METIS_TEST_WRITE_TRACE");
-    if (hook && strcmp(hook, "off") == 0) {
-        snprintf(p->trace_err, sizeof p->trace_err, "turned off (METIS_TEST_WRITE_TRACE=off)");
-        return;
-    }
     p->trace = write_trace_open(b->run_id, p->dev.loopnr, imgstore_nblocks(p->dev.im.store),
                                 imgstore_block_size(p->dev.im.store), p->trace_err,
                                 sizeof p->trace_err);
@@ -396,6 +390,11 @@ static int kk_read_back(struct backend *b, const struct tree_opts *o, unsigned c
     char diff[700];
     if (b->read_step)
         forget_finding(b, p);
+    if (p->trace && kept_trace_off(p->kept)) {     /* no longer trusted: let it go */
+        snprintf(p->trace_err, sizeof p->trace_err, "%s", kept_trace_off(p->kept));
+        write_trace_close(p->trace);
+        p->trace = NULL;
+    }
     if (p->trace)
         write_trace_drain(p->trace);    /* its losses the next take reports */
     int n = kept_read_back(p->kept, b, o, out, listing, index, &check, diff, sizeof diff);
@@ -414,31 +413,33 @@ static void print_checkpoint_parts(const struct kept_counts *k, FILE *json)
     fprintf(json, "}");
 }
 
+/* ,"key":"why" when why is not NULL. */
+static void print_off(FILE *json, const char *key, const char *why)
+{
+    char esc[2 * sizeof ((struct backend *)0)->err];
+    if (!why)
+        return;
+    json_escape(why, esc, sizeof esc);
+    fprintf(json, ",\"%s\":\"%s\"", key, esc);
+}
+
 /* How many checkpoints read a settled fs's view, and, once they no longer do, why. */
 static void print_view(const struct kept *k, FILE *json)
 {
-    const char *off = kept_view_off(k);
-    char why[2 * sizeof ((struct backend *)0)->err];
     fprintf(json, ",\"view_checks\":%llu", (unsigned long long)kept_counts(k)->view_checks);
-    if (!off)
-        return;
-    json_escape(off, why, sizeof why);
-    fprintf(json, ",\"view_off\":\"%s\"", why);
+    print_off(json, "view_off", kept_view_off(k));
 }
 
-/* How many checkpoint images were kept from the traced writes and held to the whole file, and
- * why none are, if so. */
+/* How its checkpoint images were kept (kept_images.h), and why not from the trace, if so. */
 static void print_trace(const struct kkpriv *p, FILE *json)
 {
-    const struct kept_counts *k = kept_counts(p->kept);
-    const char *off = p->trace ? kept_trace_off(p->kept) : p->trace_err;
-    char why[2 * sizeof ((struct backend *)0)->err];
-    fprintf(json, ",\"image_catch_ups\":%llu,\"image_checks\":%llu",
-            (unsigned long long)k->image_catch_ups, (unsigned long long)k->image_checks);
-    if (!off)
-        return;
-    json_escape(off, why, sizeof why);
-    fprintf(json, ",\"trace_off\":\"%s\"", why);
+    const struct ki_counts *n = kept_image_counts(p->kept);
+    fprintf(json, ",\"image_catch_ups\":%llu,\"image_checks\":%llu,\"trace_failures\":%llu,"
+            "\"images_dropped\":%llu", (unsigned long long)n->catch_ups,
+            (unsigned long long)n->checks, (unsigned long long)n->trace_failures,
+            (unsigned long long)n->dropped);
+    const char *off = kept_trace_off(p->kept);
+    print_off(json, "trace_off", off ? off : p->trace ? NULL : p->trace_err);
 }
 
 static void kk_stats(struct backend *b, FILE *json)

@@ -6,7 +6,9 @@
 # checkpoints remount and summary.json says why; SIGINT and SIGKILL while a fs is settled with
 # its view mounted leave no loop device or mount. The checkpoints keep their images from the
 # blocks the device's trace says were written, held now and then to the whole image: a trace
-# that misses writes is caught there, and the run goes on with whole images.
+# that misses writes is caught there (from the start, or later: the images since the last good
+# check are dropped), one turned off from outside is noticed, and the run goes on clean with
+# whole images.
 . "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts)"
 need_tools mkfs.ext4 mkfs.xfs mkfs.btrfs losetup
@@ -46,7 +48,8 @@ EOF
 }
 
 traced=0
-[ -d /sys/kernel/tracing/instances ] && traced=1
+[ -d /sys/kernel/tracing/instances ] && [ -d /sys/kernel/tracing/events/block/block_bio_queue ] &&
+  traced=1
 
 # ---- both pairs run clean, every checkpoint on a view ----
 for pair in ext4-vs-xfs ext4-vs-btrfs; do
@@ -88,22 +91,63 @@ tail -n 1 "$T/replay.out"
 grep -q "fs xfs fails its remount check" "$T/replay.out" ||
   FAIL_LOG=$T/replay.out fail "the replay does not name the remount check"
 
-# ---- a trace that misses every write: the first image held to the whole one shows it ----
-if [ $traced = 1 ]; then
-  config miss ext4-vs-xfs 4
-  METIS_TEST_WRITE_TRACE=miss "$METIS_BIN/metis" run "$T/miss.ini" --ops 400 --seed 3 \
-    --out "$T/miss" 2> "$T/miss.err"
+# ---- a trace that misses writes: the images held to the whole one show it ----
+# traced_run NAME HOOK: ext4-vs-xfs, 400 operations, with METIS_TEST_WRITE_TRACE=HOOK; exit 0.
+traced_run() {
+  config "$1" ext4-vs-xfs 4
+  METIS_TEST_WRITE_TRACE=$2 "$METIS_BIN/metis" run "$T/$1.ini" --ops 400 --seed 3 \
+    --out "$T/$1" 2> "$T/$1.err"
   rc=$?
-  tail -n 1 "$T/miss.err"
-  assert_no_leftovers "$(run_id_of "$T/miss.err")"
-  FAIL_LOG=$T/miss.err
-  [ $rc = 0 ] || fail "a trace that misses writes: exit $rc, want 0 (whole images instead)"
+  tail -n 1 "$T/$1.err"
+  assert_no_leftovers "$(run_id_of "$T/$1.err")"
+  FAIL_LOG=$T/$1.err
+  [ $rc = 0 ] || fail "METIS_TEST_WRITE_TRACE=$2: exit $rc, want 0 (whole images instead)"
+}
+if [ $traced = 1 ]; then
+  # from the first take: the first check (the first image) fails, nothing is dropped
+  traced_run miss miss
   python3 - "$T/miss/summary.json" <<'EOF' || fail "the missing trace's summary"
 import json, sys
 for name, b in json.load(open(sys.argv[1]))["backends"].items():
     k = b["kept"]
     assert k["image_catch_ups"] == 0 and k["image_checks"] == 1, (name, k)
-    assert "not the device's" in k["trace_off"], (name, k)
+    assert k["images_dropped"] == 0 and "not the device's" in k["trace_off"], (name, k)
+EOF
+  # from the 10th take: the check at the 32nd image fails; the images caught up since the 4th
+  # (the last good check) are dropped, and the run still ends clean
+  traced_run late miss:10
+  python3 - "$T/late/summary.json" <<'EOF' || fail "the late-missing trace's summary"
+import json, sys
+for name, b in json.load(open(sys.argv[1]))["backends"].items():
+    k = b["kept"]
+    assert k["image_catch_ups"] == 32 and k["image_checks"] == 5, (name, k)
+    assert k["images_dropped"] > 0 and "not the device's" in k["trace_off"], (name, k)
+EOF
+  # this run's own instance turned off from outside (as a reset of every instance would):
+  # every take after it fails, and those checkpoints read the image whole
+  config outside ext4-vs-xfs 4
+  "$METIS_BIN/metis" run "$T/outside.ini" --seconds 12 --seed 3 --out "$T/outside" \
+    2> "$T/outside.err" &
+  pid=$!
+  on_exit "kill $pid 2>/dev/null; wait $pid 2>/dev/null"
+  wait_for 60 eval 'grep -q "output in" "$T/outside.err" || gone $pid'
+  id=$(run_id_of "$T/outside.err")
+  wait_for 60 eval 'ls /sys/kernel/tracing/instances | grep -q "^metis-$id-loop" || gone $pid'
+  sleep 3
+  for inst in /sys/kernel/tracing/instances/metis-"$id"-loop*; do
+    echo 0 > "$inst/events/block/block_bio_queue/enable"
+  done
+  wait $pid
+  rc=$?
+  assert_no_leftovers "$id"
+  FAIL_LOG=$T/outside.err
+  [ $rc = 0 ] || fail "a trace turned off from outside: exit $rc, want 0"
+  python3 - "$T/outside/summary.json" <<'EOF' || fail "the trace turned off from outside"
+import json, sys
+for name, b in json.load(open(sys.argv[1]))["backends"].items():
+    k = b["kept"]
+    assert k["image_catch_ups"] > 0 and k["trace_failures"] > 0, (name, k)
+    assert k["remount_checks"] > k["image_catch_ups"] + 10, (name, k)
 EOF
 fi
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A run killed outright (SIGKILL to its whole process group, as a CI timeout or the OOM killer does) leaves its RefFS mount and daemon, its ext4 loop device and its /dev/shm files; the next metis run sweeps them at its start and says so, while a third run that still goes keeps all of its own and ends with exit 0. metis clean sweeps a lockless directory of a dead pid, not one of a live pid.
+# A run killed outright (SIGKILL to its whole process group, as a CI timeout or the OOM killer does) leaves its RefFS mount and daemon, its ext4 loop device and its /dev/shm files; the next metis run sweeps them at its start and says so, while a third run that still goes keeps all of its own and ends with exit 0. metis clean sweeps a lockless directory of a dead pid, not one of a live pid, and a dead run's tracing instance.
 . "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (loop devices, mounts)"
 need_tools setsid losetup findmnt
@@ -144,4 +144,16 @@ grep -q "m$gone (1 file, 1 directory)" "$T/clean" && [ ! -e "/dev/shm/metis-m$go
 [ -e "/dev/shm/metis-m$alive/f.img" ] || fail "metis clean swept the directory of a live pid"
 grep -q "left alone.*metis-x$$" "$T/clean" && [ -e "/dev/shm/metis-x$$/f.img" ] ||
   fail "metis clean did not leave alone an id that names no process"
+
+# A tracing instance is all a dead run left (a kept kernel fs's, whose files went): found and
+# removed by its name alone.
+inst=/sys/kernel/tracing/instances
+if [ -d "$inst" ]; then
+  on_exit "rmdir $inst/metis-m$gone-loop7 2>/dev/null"
+  mkdir "$inst/metis-m$gone-loop7" || fail "cannot make a tracing instance"
+  "$METIS_BIN/metis" clean >"$T/clean2" 2>&1 || fail "metis clean: exit status $? ($(cat "$T/clean2"))"
+  cat "$T/clean2"
+  [ ! -e "$inst/metis-m$gone-loop7" ] && grep -q "m$gone (1 directory)" "$T/clean2" ||
+    fail "metis clean did not remove a dead run's tracing instance"
+fi
 echo PASS
