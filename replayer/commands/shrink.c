@@ -52,6 +52,9 @@ struct shrinker {
     uint64_t base_sid;          /* and its sid in the run (its exported files) */
     double t0;                  /* when the shrink began */
     double step_s;              /* time spent in steps (not loading states) */
+    double start_s;             /* the session's start: mounts, set-up, the initial state */
+    double restore_s;           /* the steps of a test's first step that restored a state */
+    size_t restores;            /* how many did (a fresh mount and a replay, on a history) */
     size_t suffix_tried;        /* the longest suffix tried alone (try_suffixes), 0: none */
 };
 
@@ -175,6 +178,10 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         if (replay_step_in(&sh->s, sh->t, cand, n, j, sh->tries, from, to) < 0)
             return TEST_INFRA;
         sh->step_s += now_seconds() - t;
+        if (from != SESSION_NO_STATE) {
+            sh->restore_s += now_seconds() - t;
+            sh->restores++;
+        }
         sh->steps++;
         from = SESSION_NO_STATE;
         sh->ops[j] = cand[j];
@@ -502,8 +509,18 @@ static int verify_full(struct shrinker *sh, size_t *cur, size_t *n, int tries)
     return 0;
 }
 
+/* Where the shrink's time went, for the triage to learn what a session start costs on this
+ * target (triage.c reads "session start"): the rest is loading the run's log and teardown. */
+static void say_costs(const struct shrinker *sh)
+{
+    fprintf(stderr, "metis-replay: shrink: session start %.2f s; %zu steps %.2f s, of which %zu "
+            "first steps that restored a state %.2f s\n", sh->start_s, sh->steps, sh->step_s,
+            sh->restores, sh->restore_s);
+}
+
 static int finish(struct shrinker *sh, int rc)
 {
+    say_costs(sh);
     if (rc == TEST_INFRA)
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
     if (rc == TEST_TIMEUP && sh->suffix_tried)
@@ -530,6 +547,7 @@ static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct
     fflush(stdout);             /* before stderr's lines, when both go to one log */
     if (rc == 0 && o->out)
         rc = trace_write_file(&out, o->out, err, sizeof err);
+    say_costs(sh);
     if (sh->first)
         fprintf(stderr, "metis-replay: shrink: starts from the saved state after operation %"
                 PRIu64 " (the trace's first %zu operations recreate it)\n", sh->base_seq,
@@ -754,6 +772,7 @@ static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t 
     if (r == 0) {
         printf("shrink: nondeterministic: the discrepancy did not reproduce in %d tries\n",
                o->tries);
+        say_costs(sh);
         session_stop(&sh->s);
         return EXIT_NONDETERMINISTIC;
     }
@@ -786,6 +805,7 @@ static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
         session_stop(&sh->s);
     } else {
+        sh->start_s = now_seconds() - t0;
         rc = shrink_started(sh, o, cur, scratch, t0);
     }
     free(cur);
