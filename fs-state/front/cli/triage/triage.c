@@ -274,8 +274,8 @@ static void budget_start(struct budget *b, const struct triage *t, const struct 
 
 /* What a shrink said its session start and its steps took (shrink.c's say_costs) raises the
  * floor and the pace a trace's need is counted at: a share that cannot pay for a session start
- * and a few fresh mounts is spent for nothing. */
-static void budget_learn(struct budget *b, const struct triage *t, const struct run_class *c)
+ * and a few fresh mounts is spent for nothing. 1 when the floor rose. */
+static int budget_learn(struct budget *b, const struct triage *t, const struct run_class *c)
 {
     char log[PATH_MAX + 80], said[300];
     double start = 0, step_s = 0;
@@ -283,17 +283,18 @@ static void budget_learn(struct budget *b, const struct triage *t, const struct 
     snprintf(log, sizeof log, "%s/class-%d.log", t->out, c->id);
     triage_last_line(log, "metis-replay: shrink: session start ", said, sizeof said);
     if (sscanf(said, "%lf s; %zu steps %lf s", &start, &steps, &step_s) < 1)
-        return;
+        return 0;
     if (steps >= 100 && step_s / (double)steps > b->per_step)
         b->per_step = step_s / (double)steps;
     if (start <= b->start_s)
-        return;
+        return 0;
     b->start_s = start;
-    if (FLOOR_STARTS * start > b->floor) {
-        b->floor = FLOOR_STARTS * start;
-        fprintf(stderr, "metis: triage: a session start took %.1f s (class %d): each class gets "
-                "at least %.0f s from now\n", start, c->id, b->floor);
-    }
+    if (FLOOR_STARTS * start <= b->floor)
+        return 0;
+    b->floor = FLOOR_STARTS * start;
+    fprintf(stderr, "metis: triage: a session start took %.1f s (class %d): each class gets at "
+            "least %.0f s from now\n", start, c->id, b->floor);
+    return 1;
 }
 
 /* What shrinking a trace of steps steps needs at the pace learnt so far: the steps of a ddmin
@@ -396,7 +397,14 @@ static void triage_planned(const struct triage *t, struct budget *b, struct run_
     fprintf(stderr, "metis: shrinking class %d (%s, pass %d, %ld steps unshrunk) for at most "
             "%.0f s\n", c->id, c->signature, plan[j].pass, plan[j].steps, limit);
     triage_class(t, c, limit, b->end);
-    budget_learn(b, t, c);
+    /* The first class on a slow target pays for learning its session start: once, it is
+     * shrunk again with the floor that start set. */
+    if (budget_learn(b, t, c) && !strncmp(c->triage, "not shrunk", 10) &&
+        share_of(b, plan, j, n) > limit) {
+        limit = share_of(b, plan, j, n);
+        fprintf(stderr, "metis: shrinking class %d again for at most %.0f s\n", c->id, limit);
+        triage_class(t, c, limit, b->end);
+    }
 }
 
 int triage_run(const struct triage *t)
