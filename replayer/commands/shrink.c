@@ -55,6 +55,7 @@ struct shrinker {
     double start_s;             /* the session's start: mounts, set-up, the initial state */
     double restore_s;           /* the steps of a test's first step that restored a state */
     size_t restores;            /* how many did (a fresh mount and a replay, on a history) */
+    size_t target_failed;       /* candidates in which the target failed (target_failed) */
     size_t suffix_tried;        /* the longest suffix tried alone (try_suffixes), 0: none */
 };
 
@@ -62,6 +63,32 @@ struct shrinker {
 #define IMPORT_SID_BASE (1ull << 40)
 
 enum { TEST_INFRA = -1, TEST_STOP = -2, TEST_TIMEUP = -3 };
+
+/* A target that fails in a candidate's replay gives a session afresh this many times at most. */
+#define TARGET_FAILURES_MOST 10
+
+/* A step failed. When the fs that failed is the target, not the reference (a daemon whose
+ * read-back fails: mhddfs's "Too many levels of symbolic links" or EIO after a few thousand
+ * steps, which ended 24 of 60 shrinks of a first run), the candidate did not end in the
+ * class: the session is started afresh from the initial state and the shrink goes on. 1 then,
+ * 0 when the failure stays an infrastructure failure (the reference's, a hang, which costs its
+ * op_timeout each time, a shrink from a saved state, too many, or no session can be started
+ * again). */
+static int target_failed(struct shrinker *sh)
+{
+    int fs = sh->s.g.failed_fs;
+    if (fs <= 0 || fs != sh->want.fs || sh->s.g.timed_out || sh->sid[0] != 0 || sh->first ||
+        sh->target_failed >= TARGET_FAILURES_MOST)
+        return 0;
+    fprintf(stderr, "metis-replay: shrink: the target failed in a candidate (%s): not the "
+            "class; the session starts afresh\n", sh->s.err);
+    session_stop(&sh->s);
+    for (size_t k = 0; k < sh->n; k++)
+        tree_delta_free(&sh->delta[k + 1]);
+    sh->n = 0;
+    sh->target_failed++;
+    return session_start(&sh->s, &sh->cfg) == 0;
+}
 
 static void drop_cache_after(struct shrinker *sh, size_t keep)
 {
@@ -176,7 +203,7 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         double t = now_seconds();
         sh->s.g.checkpoint_next = j + 1 == n;   /* a kept fs's remount check ends a candidate */
         if (replay_step_in(&sh->s, sh->t, cand, n, j, sh->tries, from, to) < 0)
-            return TEST_INFRA;
+            return target_failed(sh) ? 0 : TEST_INFRA;
         sh->step_s += now_seconds() - t;
         if (from != SESSION_NO_STATE) {
             sh->restore_s += now_seconds() - t;
@@ -514,8 +541,8 @@ static int verify_full(struct shrinker *sh, size_t *cur, size_t *n, int tries)
 static void say_costs(const struct shrinker *sh)
 {
     fprintf(stderr, "metis-replay: shrink: session start %.2f s; %zu steps %.2f s, of which %zu "
-            "first steps that restored a state %.2f s\n", sh->start_s, sh->steps, sh->step_s,
-            sh->restores, sh->restore_s);
+            "first steps that restored a state %.2f s; %zu candidates the target failed in\n",
+            sh->start_s, sh->steps, sh->step_s, sh->restores, sh->restore_s, sh->target_failed);
 }
 
 static int finish(struct shrinker *sh, int rc)
