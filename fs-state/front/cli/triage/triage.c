@@ -268,8 +268,9 @@ static void budget_start(struct budget *b, const struct triage *t, const struct 
         b->shrinkable += shrinkable(&v[k]);
     fprintf(stderr, "metis: triage: shrinking %d class%s, shrink_seconds (%g) shared and each "
             "class at least %g s (%g session starts where a target starts slower), at most %g s "
-            "in all (shrink_max_seconds), then their reproducers run\n", b->shrinkable,
-            b->shrinkable == 1 ? "" : "es", t->seconds, SHRINK_FLOOR, FLOOR_STARTS, b->most);
+            "in all (shrink_max_seconds), then their reproducers' first runs, at most %g s\n",
+            b->shrinkable, b->shrinkable == 1 ? "" : "es", t->seconds, SHRINK_FLOOR,
+            FLOOR_STARTS, b->most, t->seconds > EMIT_SECONDS ? t->seconds : EMIT_SECONDS);
 }
 
 /* What a shrink said its session start and its steps took (shrink.c's say_costs) raises the
@@ -344,7 +345,7 @@ static void say_no_budget(const struct budget *b, struct run_class *c,
     char steps[48] = "not measured", start[64] = "";
     if (plan[j].steps >= 0)
         snprintf(steps, sizeof steps, "%ld steps", plan[j].steps);
-    if (b->start_s > 0)
+    if (b->floor > SHRINK_FLOOR)
         snprintf(start, sizeof start, " (a session start here: %.1f s)", b->start_s);
     snprintf(c->triage, sizeof c->triage, "not shrunk: the triage's bound (%g s, "
              "shrink_max_seconds) came first: %d classes before it (pass %d), each at least "
@@ -355,8 +356,9 @@ static void say_no_budget(const struct budget *b, struct run_class *c,
 /* Each class's reproducer on the target and the reference. The first runs get as long as the
  * shrinking had (at least EMIT_SECONDS), not per class: a run of many classes ends in bounded
  * time, later classes marked "not run". Runs again of one that did not bite come out of what
- * its class's share of shrink_seconds left unspent, and of what the shrinking left of it all
- * (left), so that shrinking and runs again stay within shrink_seconds. */
+ * its class's share (an equal one of shrink_seconds, or the floor) left unspent, and of what
+ * the shrinking left of the triage's bound (left), so that shrinking and runs again stay
+ * within it. */
 static void check_all(const struct triage *t, const struct budget *b, struct run_class *v,
                       int n, const char *json)
 {
