@@ -8,12 +8,13 @@
 # so in one line naming the bound.
 . "$(dirname "$0")/../../lib/common.sh"
 need_tools python3
-B=$METIS_BIN
-[ -x "$B/metis" ] || skip "$B/metis is not built"
-[ -x "$B/reffs-mutant" ] || skip "$B/reffs-mutant is not built"
 [ -w /dev/fuse ] || skip "no /dev/fuse"
-export METIS_REFFS_BIN=$METIS_ROOT/tests/mutations/reffs-pick.sh
-export REPRO_TMP=$T/repro-tmp
+B=$METIS_BIN
+for prog in metis reffs-mutant; do
+  [ -x "$B/$prog" ] || skip "$B/$prog is not built"
+done
+# the mutant's RefFS for [fs mut], and where the reproducers keep their files
+export METIS_REFFS_BIN=$METIS_ROOT/tests/mutations/reffs-pick.sh REPRO_TMP=$T/repro-tmp
 mkdir -p "$REPRO_TMP"
 
 # run NAME MAX: the fixture with shrink_seconds = 1 and shrink_max_seconds = MAX into $T/NAME.
