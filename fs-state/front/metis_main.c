@@ -364,6 +364,7 @@ static int after_run(struct run_opts *ro, const struct known_list *k, const char
         /* Shrinking is part of carrying on (keep_going); a stopped run's class is shrunk by hand. */
         struct triage t = { out, bindir, run_id,
                             ro->cfg.run.keep_going && found ? ro->cfg.run.shrink_seconds : 0,
+                            ro->cfg.run.shrink_max_seconds,
                             &forwarded_signal, &engine_pid, ro->known != NULL };
         if (triage_run(&t) < 0)
             fprintf(stderr, "metis: triage interrupted\n");

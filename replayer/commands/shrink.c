@@ -52,6 +52,10 @@ struct shrinker {
     uint64_t base_sid;          /* and its sid in the run (its exported files) */
     double t0;                  /* when the shrink began */
     double step_s;              /* time spent in steps (not loading states) */
+    double start_s;             /* the session's start: mounts, set-up, the initial state */
+    double restore_s;           /* the steps of a test's first step that restored a state */
+    size_t restores;            /* how many did (a fresh mount and a replay, on a history) */
+    size_t target_failed;       /* candidates in which the target failed (target_failed) */
     size_t suffix_tried;        /* the longest suffix tried alone (try_suffixes), 0: none */
 };
 
@@ -59,6 +63,32 @@ struct shrinker {
 #define IMPORT_SID_BASE (1ull << 40)
 
 enum { TEST_INFRA = -1, TEST_STOP = -2, TEST_TIMEUP = -3 };
+
+/* A target that fails in a candidate's replay gives a session afresh this many times at most. */
+#define TARGET_FAILURES_MOST 10
+
+/* A step failed. When the fs that failed is the target, not the reference (a daemon whose
+ * read-back fails: mhddfs's "Too many levels of symbolic links" or EIO after a few thousand
+ * steps, which ended 24 of 60 shrinks of a first run), the candidate did not end in the
+ * class: the session is started afresh from the initial state and the shrink goes on. 1 then,
+ * 0 when the failure stays an infrastructure failure (the reference's, a hang, which costs its
+ * op_timeout each time, a shrink from a saved state, too many, or no session can be started
+ * again). */
+static int target_failed(struct shrinker *sh)
+{
+    int fs = sh->s.g.failed_fs;
+    if (fs <= 0 || fs != sh->want.fs || sh->s.g.timed_out || sh->sid[0] != 0 || sh->first ||
+        sh->target_failed >= TARGET_FAILURES_MOST)
+        return 0;
+    fprintf(stderr, "metis-replay: shrink: the target failed in a candidate (%s): not the "
+            "class; the session starts afresh\n", sh->s.err);
+    session_stop(&sh->s);
+    for (size_t k = 0; k < sh->n; k++)
+        tree_delta_free(&sh->delta[k + 1]);
+    sh->n = 0;
+    sh->target_failed++;
+    return session_start(&sh->s, &sh->cfg) == 0;
+}
 
 static void drop_cache_after(struct shrinker *sh, size_t keep)
 {
@@ -173,8 +203,12 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         double t = now_seconds();
         sh->s.g.checkpoint_next = j + 1 == n;   /* a kept fs's remount check ends a candidate */
         if (replay_step_in(&sh->s, sh->t, cand, n, j, sh->tries, from, to) < 0)
-            return TEST_INFRA;
+            return target_failed(sh) ? 0 : TEST_INFRA;
         sh->step_s += now_seconds() - t;
+        if (from != SESSION_NO_STATE) {
+            sh->restore_s += now_seconds() - t;
+            sh->restores++;
+        }
         sh->steps++;
         from = SESSION_NO_STATE;
         sh->ops[j] = cand[j];
@@ -502,8 +536,18 @@ static int verify_full(struct shrinker *sh, size_t *cur, size_t *n, int tries)
     return 0;
 }
 
+/* Where the shrink's time went, for the triage to learn what a session start costs on this
+ * target (triage.c reads "session start"): the rest is loading the run's log and teardown. */
+static void say_costs(const struct shrinker *sh)
+{
+    fprintf(stderr, "metis-replay: shrink: session start %.2f s; %zu steps %.2f s, of which %zu "
+            "first steps that restored a state %.2f s; %zu candidates the target failed in\n",
+            sh->start_s, sh->steps, sh->step_s, sh->restores, sh->restore_s, sh->target_failed);
+}
+
 static int finish(struct shrinker *sh, int rc)
 {
+    say_costs(sh);
     if (rc == TEST_INFRA)
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
     if (rc == TEST_TIMEUP && sh->suffix_tried)
@@ -530,6 +574,7 @@ static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct
     fflush(stdout);             /* before stderr's lines, when both go to one log */
     if (rc == 0 && o->out)
         rc = trace_write_file(&out, o->out, err, sizeof err);
+    say_costs(sh);
     if (sh->first)
         fprintf(stderr, "metis-replay: shrink: starts from the saved state after operation %"
                 PRIu64 " (the trace's first %zu operations recreate it)\n", sh->base_seq,
@@ -754,6 +799,7 @@ static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t 
     if (r == 0) {
         printf("shrink: nondeterministic: the discrepancy did not reproduce in %d tries\n",
                o->tries);
+        say_costs(sh);
         session_stop(&sh->s);
         return EXIT_NONDETERMINISTIC;
     }
@@ -786,6 +832,7 @@ static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
         session_stop(&sh->s);
     } else {
+        sh->start_s = now_seconds() - t0;
         rc = shrink_started(sh, o, cur, scratch, t0);
     }
     free(cur);

@@ -136,6 +136,7 @@ static const struct config_key run_keys[] = {
     RUNK(ring, CK_INT, RANGE(1, 1e6), "10"),
     RUNK(hashtable_log2, CK_INT, RANGE(10, 32), "22"),
     RUNK(shrink_seconds, CK_DOUBLE, RANGE(0, 1e6), "60"),
+    RUNK(shrink_max_seconds, CK_DOUBLE, RANGE(0, 1e6), "300"),
     RUNK(max_searches, CK_LONG, RANGE(0, 1e9), "0"),
     RUNK(crash, CK_STR, NO_RANGE, "off"),
     RUNK(crash_test_skip, CK_STR, NO_RANGE, ""),

@@ -131,6 +131,7 @@ struct run_config {
     char hash[32];              /* OpenSSL digest name, default md5 */
     int keep_going;
     double shrink_seconds;      /* keep_going: time to shrink each run's new classes; 0 = off */
+    double shrink_max_seconds;  /* ... at most, when each class gets its floor (triage.c) */
     int compare_mtime;          /* mtimes in the abstract state (tree/line.c says how) */
     char out[1024];             /* output directory; empty = runs/<time>-<config> */
     int ring;                   /* concrete states kept for the replayer (default 10) */

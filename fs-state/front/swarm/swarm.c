@@ -162,8 +162,12 @@ static void settle_limits(struct swarm *s)
         s->o.have_seconds = 1;
         s->o.seconds = s->cfg->run.seconds;
     }
-    /* A keep-going VT shrinks its classes after the search, for up to shrink_seconds. */
-    double shrink = s->o.keep_going || s->cfg->run.keep_going ? s->cfg->run.shrink_seconds : 0;
+    /* A keep-going VT shrinks its classes after the search, for up to the larger of
+     * shrink_seconds and shrink_max_seconds (the triage's bound, triage.c). */
+    double most = s->cfg->run.shrink_seconds > s->cfg->run.shrink_max_seconds
+                  ? s->cfg->run.shrink_seconds : s->cfg->run.shrink_max_seconds;
+    double shrink = (s->o.keep_going || s->cfg->run.keep_going) && s->cfg->run.shrink_seconds > 0
+                    ? most : 0;
     if (!s->o.have_timeout && s->o.have_seconds && s->o.seconds > 0)
         s->o.vt_timeout = s->o.seconds + SWARM_VT_TIMEOUT_MARGIN + shrink;
     if (!s->o.have_seed) {

@@ -86,7 +86,8 @@ static void keep_signature(const char *repro_dir, const struct run_class *c)
     triage_write_text(repro_dir, "group", text);
 }
 
-static void emit_class(const struct triage *t, struct run_class *c, struct class_paths *p)
+static void emit_class(const struct triage *t, struct run_class *c, struct class_paths *p,
+                       double last)
 {
     char *emit[] = { p->replay, "emit-c", p->trace, "--config", p->cfg, "--fs", c->fs, "-o",
                      p->repro, NULL };
@@ -95,7 +96,8 @@ static void emit_class(const struct triage *t, struct run_class *c, struct class
         return;
     snprintf(c->trace, sizeof c->trace, "class-%d.trace", c->id);
     c->trace_ops = count_ops(p->trace);
-    if (triage_run_child(t, emit, p->log, now_seconds() + EMIT_SECONDS) == 0) {
+    double until = now_seconds() + EMIT_SECONDS;
+    if (triage_run_child(t, emit, p->log, until < last ? until : last) == 0) {
         snprintf(c->repro, sizeof c->repro, "class-%d-repro/run.sh", c->id);
         keep_signature(p->repro, c);
         return;
@@ -105,7 +107,9 @@ static void emit_class(const struct triage *t, struct run_class *c, struct class
     snprintf(c->triage + n, sizeof c->triage - n, "; no reproducer (%.150s)", said);
 }
 
-static void triage_class(const struct triage *t, struct run_class *c, double limit)
+/* Shrinks class c for at most limit seconds and writes its reproducer, which must be written
+ * by last (the triage's bound, less a teardown). */
+static void triage_class(const struct triage *t, struct run_class *c, double limit, double last)
 {
     static struct class_paths p;
     snprintf(p.replay, sizeof p.replay, "%s/metis-replay", t->bindir);
@@ -122,7 +126,7 @@ static void triage_class(const struct triage *t, struct run_class *c, double lim
     if (lf)
         fclose(lf);
     shrink_class(t, c, &p, limit);
-    emit_class(t, c, &p);
+    emit_class(t, c, &p, last);
 }
 
 /* ---- what the triage made: summary.json keys and classes.txt ---- */
@@ -184,8 +188,13 @@ static long unshrunk_steps(const struct triage *t, const struct run_class *c)
     return count_ops(p.trace);
 }
 
-#define PLAN_SHARE 4          /* planning measures traces for at most 1/4 of the budget */
-#define SHRINK_FLOOR 3.0        /* a share below it shrinks too little: the first ones get it */
+#define PLAN_SHARE 4          /* planning measures traces for at most 1/4 of the pool */
+#define SHRINK_FLOOR 3.0        /* a class's least share on a target whose sessions start fast */
+#define FLOOR_STARTS 4.0        /* ... else this many session starts: the session's own, and
+                                   the fresh mounts of a slice and the first suffixes (each
+                                   candidate from the initial state mounts a history's target
+                                   afresh) */
+#define NEED_MOST 30.0          /* a long trace's own need is counted up to this */
 
 struct shrink_plan {
     int k;                      /* the class's index */
@@ -206,7 +215,7 @@ static int by_pass_and_steps(const void *a, const void *b)
  * so that every group gets a shrunk trace before any gets a second, then the rest. Within a
  * pass, the shortest unshrunk traces first, so that what they leave of their share goes on to
  * the long ones, instead of a long one spending its share on a replay that cannot end and the
- * rest getting none. Measuring a trace replays it, so it stops at a quarter of the budget: a
+ * rest getting none. Measuring a trace replays it, so it stops at a quarter of the pool: a
  * run of a hundred classes on a slow daemon spent all of it measuring; the classes left
  * unmeasured go last in their pass, in the order found (later found, longer). A target
  * failure needs no plan. */
@@ -225,6 +234,85 @@ static struct shrink_plan *plan_shrinks(const struct triage *t, const struct run
     return plan;
 }
 
+/* The triage's time. shrink_seconds is a pool shared among the classes as before, but no
+ * class gets less than the floor: one shared pool left 159 of 188 classes of four first runs
+ * without a try, and on cryfs a session start alone (a mount: 15.7 s at a load average of 5)
+ * outlasted a class's share, so that every try was lost. The floors may take the triage past
+ * the pool, up to the larger of shrink_seconds and shrink_max_seconds, said when it starts. */
+struct budget {
+    double pool_end;            /* when shrink_seconds is spent */
+    double end;                 /* the triage's bound: no shrink starts or runs past it */
+    double most;                /* its length, in seconds */
+    double floor;               /* a class's least share */
+    double start_s;             /* the slowest session start a shrink reported (0: none yet) */
+    double per_step;            /* the slowest pace of steps a shrink reported (0: none yet) */
+    int shrinkable;             /* classes the triage may shrink (not set-up or target failures) */
+};
+
+static int shrinkable(const struct run_class *c)
+{
+    return strncmp(c->signature, "setup ", 6) && !is_target_failure(c);
+}
+
+static void budget_start(struct budget *b, const struct triage *t, const struct run_class *v,
+                         int n)
+{
+    double now = now_seconds();
+    b->most = t->seconds > t->max_seconds ? t->seconds : t->max_seconds;
+    b->pool_end = now + t->seconds;
+    b->end = now + b->most;
+    b->floor = SHRINK_FLOOR;
+    b->start_s = 0;
+    b->shrinkable = 0;
+    for (int k = 0; k < n; k++)
+        b->shrinkable += shrinkable(&v[k]);
+    fprintf(stderr, "metis: triage: shrinking %d class%s, shrink_seconds (%g) shared and each "
+            "class at least %g s (%g session starts where a target starts slower), at most %g s "
+            "in all (shrink_max_seconds), then their reproducers' first runs, at most %g s\n",
+            b->shrinkable, b->shrinkable == 1 ? "" : "es", t->seconds, SHRINK_FLOOR,
+            FLOOR_STARTS, b->most, t->seconds > EMIT_SECONDS ? t->seconds : EMIT_SECONDS);
+}
+
+/* What a shrink said its session start and its steps took (shrink.c's say_costs) raises the
+ * floor and the pace a trace's need is counted at: a share that cannot pay for a session start
+ * and a few fresh mounts is spent for nothing. 1 when the floor rose. */
+static int budget_learn(struct budget *b, const struct triage *t, const struct run_class *c)
+{
+    char log[PATH_MAX + 80], said[300];
+    double start = 0, step_s = 0;
+    size_t steps = 0;
+    snprintf(log, sizeof log, "%s/class-%d.log", t->out, c->id);
+    triage_last_line(log, "metis-replay: shrink: session start ", said, sizeof said);
+    if (sscanf(said, "%lf s; %zu steps %lf s", &start, &steps, &step_s) < 1)
+        return 0;
+    if (steps >= 100 && step_s / (double)steps > b->per_step)
+        b->per_step = step_s / (double)steps;
+    if (start <= b->start_s)
+        return 0;
+    b->start_s = start;
+    if (FLOOR_STARTS * start <= b->floor)
+        return 0;
+    b->floor = FLOOR_STARTS * start;
+    fprintf(stderr, "metis: triage: a session start took %.1f s (class %d): each class gets at "
+            "least %.0f s from now\n", start, c->id, b->floor);
+    return 1;
+}
+
+/* What shrinking a trace of steps steps needs at the pace learnt so far: the steps of a ddmin
+ * and the single removals (about steps (1 + log2 steps) a round, a few rounds), up to
+ * NEED_MOST; the floor when the pace or the length is not known. The long histories of a
+ * {dir}-backed daemon (mhddfs: 243 to 577 steps at about 1.2 ms a step) stopped at 57 to 528
+ * operations in a share of 3 s. */
+static double need_of(const struct budget *b, long steps)
+{
+    double lg = 0;
+    for (long k = steps; k > 1; k >>= 1)
+        lg += 1;
+    double need = b->per_step * (double)steps * (1 + lg) * 4;
+    need = need < NEED_MOST ? need : NEED_MOST;
+    return need > b->floor ? need : b->floor;
+}
+
 /* How many of plan[j..n-1] are in plan[j]'s pass: the classes its share is counted among. */
 static int left_in_pass(const struct shrink_plan *plan, int j, int n)
 {
@@ -234,52 +322,52 @@ static int left_in_pass(const struct shrink_plan *plan, int j, int n)
     return m;
 }
 
-/* Class plan[j]'s share of what is left (left seconds): an equal share among the rest of its
- * pass, but at least SHRINK_FLOOR or what is left: a run of more classes than seconds shrinks
- * its first classes (most are done in well under a second, and give the rest back) instead of
- * skipping every one whose equal share is below a second. */
-static double share_of(const struct shrink_plan *plan, int j, int n, double left)
+/* Class plan[j]'s share: an equal share of the pool left among the rest of its pass, but at
+ * least what its trace needs (need_of: the floor at least), and never past the triage's bound
+ * (a teardown's grace before it: a quarter of a short bound). */
+static double share_of(const struct budget *b, const struct shrink_plan *plan, int j, int n)
 {
-    double share = left / left_in_pass(plan, j, n);
-    if (share >= SHRINK_FLOOR)
-        return share;
-    return left < SHRINK_FLOOR ? left : SHRINK_FLOOR;
+    double now = now_seconds(), need = need_of(b, plan[j].steps);
+    double share = (b->pool_end - now) / left_in_pass(plan, j, n);
+    double grace = b->most / 4 < TRIAGE_GRACE_SECONDS ? b->most / 4 : TRIAGE_GRACE_SECONDS;
+    double cap = b->end - grace - now;
+    share = share > need ? share : need;
+    return share < cap ? share : cap;
 }
 
-/* The line of a class the budget did not reach: the pass it was in and what came first. */
-static void say_no_budget(const struct triage *t, struct run_class *c,
+/* The line of a class the bound did not reach: the pass it was in and what came first. */
+static void say_no_budget(const struct budget *b, struct run_class *c,
                           const struct shrink_plan *plan, int j)
 {
     int firsts = 0;
     for (int i = 0; i < j; i++)
         firsts += plan[i].pass == 1;
-    char steps[48] = "not measured";
+    char steps[48] = "not measured", start[64] = "";
     if (plan[j].steps >= 0)
         snprintf(steps, sizeof steps, "%ld steps", plan[j].steps);
-    if (plan[j].pass == 1)
-        snprintf(c->triage, sizeof c->triage, "not shrunk: shrink_seconds (%g) was spent on the "
-                 "first classes of %d groups of shorter traces before its group's (pass 1, one "
-                 "class per group; its own trace: %s; metis-replay shrink %s does it by hand)",
-                 t->seconds, j, steps, c->detail);
-    else
-        snprintf(c->triage, sizeof c->triage, "not shrunk: shrink_seconds (%g) was spent on one "
-                 "class of each of the %d groups first, then on %d more classes of shorter traces "
-                 "before it (pass 2; its own trace: %s; metis-replay shrink %s does it by hand)",
-                 t->seconds, firsts, j - firsts, steps, c->detail);
+    if (b->floor > SHRINK_FLOOR)
+        snprintf(start, sizeof start, " (a session start here: %.1f s)", b->start_s);
+    snprintf(c->triage, sizeof c->triage, "not shrunk: the triage's bound (%g s, "
+             "shrink_max_seconds) came first: %d classes before it (pass %d), each at least "
+             "%.0f s%s; its own trace: %s; metis-replay shrink %s does it by hand", b->most,
+             plan[j].pass == 1 ? firsts : j, plan[j].pass, b->floor, start, steps, c->detail);
 }
 
 /* Each class's reproducer on the target and the reference. The first runs get as long as the
  * shrinking had (at least EMIT_SECONDS), not per class: a run of many classes ends in bounded
  * time, later classes marked "not run". Runs again of one that did not bite come out of what
- * its class's share of shrink_seconds left unspent, and of what the shrinking left of it all
- * (left), so that shrinking and runs again stay within shrink_seconds. */
-static void check_all(const struct triage *t, struct run_class *v, int n, const char *json,
-                      double left)
+ * its class's share (an equal one of shrink_seconds, or the floor) left unspent, and of what
+ * the shrinking left of the triage's bound (left), so that shrinking and runs again stay
+ * within it. */
+static void check_all(const struct triage *t, const struct budget *b, struct run_class *v,
+                      int n, const char *json)
 {
     double until = now_seconds() + (t->seconds > EMIT_SECONDS ? t->seconds : EMIT_SECONDS);
+    double left = b->end - now_seconds();
+    double share = t->seconds / n > b->floor ? t->seconds / n : b->floor;
     json_object *summary = rj_parse(json);
     for (int k = 0; k < n; k++) {
-        double spare = t->seconds / n - v[k].shrink_s;
+        double spare = share - v[k].shrink_s;
         spare = spare < left ? spare : left;
         repro_check(t, &v[k], until, spare > 0 ? spare : 0, summary);
         left -= v[k].rerun_s;
@@ -287,40 +375,56 @@ static void check_all(const struct triage *t, struct run_class *v, int n, const 
     json_object_put(summary);
 }
 
+/* Class plan[j]: shrunk within its share, or the one line that says why not. */
+static void triage_planned(const struct triage *t, struct budget *b, struct run_class *v,
+                           const struct shrink_plan *plan, int j, int n)
+{
+    struct run_class *c = &v[plan[j].k];
+    if (!strncmp(c->signature, "setup ", 6)) {
+        snprintf(c->triage, sizeof c->triage, "not shrunk: set-up adapted to it before any "
+                 "operation, so no trace shows it; its detail file (%s) says what set-up did",
+                 c->detail);
+        return;
+    }
+    if (is_target_failure(c)) {
+        snprintf(c->triage, sizeof c->triage, "not shrunk: the target failed (%s); its detail "
+                 "file names the state and the operation", c->detail);
+        return;
+    }
+    double limit = share_of(b, plan, j, n);
+    if (limit < 1) {
+        say_no_budget(b, c, plan, j);
+        return;
+    }
+    fprintf(stderr, "metis: shrinking class %d (%s, pass %d, %ld steps unshrunk) for at most "
+            "%.0f s\n", c->id, c->signature, plan[j].pass, plan[j].steps, limit);
+    triage_class(t, c, limit, b->end);
+    /* The first class on a slow target pays for learning its session start: once, it is
+     * shrunk again with the floor that start set. */
+    if (budget_learn(b, t, c) && !strncmp(c->triage, "not shrunk", 10) &&
+        share_of(b, plan, j, n) > limit) {
+        limit = share_of(b, plan, j, n);
+        fprintf(stderr, "metis: shrinking class %d again for at most %.0f s\n", c->id, limit);
+        triage_class(t, c, limit, b->end);
+    }
+}
+
 int triage_run(const struct triage *t)
 {
     char path[PATH_MAX + 32];
     struct run_class *v;
+    struct budget b = { 0 };
     snprintf(path, sizeof path, "%s/summary.json", t->out);
     char *json = read_text_file(path, 64 << 20);
     int n = classfile_parse(json, &v);
-    double end = now_seconds() + t->seconds;
+    if (t->seconds > 0 && n > 0)
+        budget_start(&b, t, v, n);
     struct shrink_plan *plan = t->seconds > 0 && n > 0 ? plan_shrinks(t, v, n) : NULL;
-    for (int j = 0; plan && j < n && !*t->stop; j++) {
-        int k = plan[j].k;
-        double limit = share_of(plan, j, n, end - now_seconds());
-        if (!strncmp(v[k].signature, "setup ", 6)) {
-            snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: set-up adapted to it before "
-                     "any operation, so no trace shows it; its detail file (%s) says what set-up "
-                     "did", v[k].detail);
-            continue;
-        }
-        if (is_target_failure(&v[k])) {
-            snprintf(v[k].triage, sizeof v[k].triage, "not shrunk: the target failed (%s); "
-                     "its detail file names the state and the operation", v[k].detail);
-            continue;
-        }
-        if (limit < 1) {
-            say_no_budget(t, &v[k], plan, j);
-            continue;
-        }
-        fprintf(stderr, "metis: shrinking class %d (%s, pass %d, %ld steps unshrunk) for at most "
-                "%.0f s\n", v[k].id, v[k].signature, plan[j].pass, plan[j].steps, limit);
-        triage_class(t, &v[k], limit);
-    }
+    for (int j = 0; plan && j < n && !*t->stop; j++)
+        triage_planned(t, &b, v, plan, j, n);
     free(plan);
-    if (t->seconds > 0)
-        check_all(t, v, n, json, end - now_seconds());
+    if (t->seconds > 0 && n > 0)
+        check_all(t, &b, v, n, json);
     for (int k = 0; k < n && t->seconds > 0; k++)
         add_keys(&json, &v[k]);
     if (n > 0 && t->seconds > 0)

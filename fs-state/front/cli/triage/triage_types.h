@@ -10,6 +10,7 @@ struct triage {
     const char *bindir;         /* where metis (and metis-replay) live */
     const char *run_id;         /* the run's id: the replays reuse it, so a sweep finds them */
     double seconds;             /* shrink_seconds: 0 writes classes.txt only */
+    double max_seconds;         /* shrink_max_seconds: what the floors may add up to */
     volatile sig_atomic_t *stop;/* set by the front end's signal handler */
     volatile pid_t *child;      /* the replay running now, for the handler to stop */
     int have_known;             /* --known: classes.txt marks each class new or known */
