@@ -56,6 +56,34 @@ static int is_named(const struct crash_named *named, const char *path)
     return 0;
 }
 
+/* The fields of line l after its path (" TYPE MODE NLINK ..."), and their length. */
+static const char *fields_of(const char *l, size_t *n)
+{
+    const char *f = l + strcspn(l, " \n");
+    *n = listing_line_len(l) - (size_t)(f - l);
+    return f;
+}
+
+/* 1 when pre's line l may be another name of a named inode: a hard link (a link count above
+ * 1) with every field of a named path's line in pre. The operation changes that inode's link
+ * count, and a crash between its syncs may leave it counting an old name too. */
+static int link_of_named(const char *pre, const struct crash_named *named, const char *l)
+{
+    size_t n, m;
+    const char *f = fields_of(l, &n);
+    size_t t = strcspn(f + 1, " ") + 1, mode = strcspn(f + t + 1, " ") + 1;
+    const char *nl = f + t + mode + 1;
+    if (f[t] != ' ' || f[t + mode] != ' ' || *nl == '-' || (nl[0] == '1' && nl[1] == ' '))
+        return 0;
+    for (int k = 0; named && k < named->n; k++) {
+        const char *o = listing_find(pre, named->path[k]);
+        const char *g = o ? fields_of(o, &m) : NULL;
+        if (g && g != f && m == n && strncmp(g, f, n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int crash_oracle_kept(const char *pre, const char *post, const char *rec,
                       const struct crash_named *named, char *why, size_t len)
 {
@@ -64,7 +92,7 @@ int crash_oracle_kept(const char *pre, const char *post, const char *rec,
         listing_path(l, path, sizeof path);
         const char *r = listing_find(rec, path);
         if (listing_same(l, listing_find(post, path)) && !is_named(named, path) &&
-            !listing_same(l, r)) {
+            !link_of_named(pre, named, l) && !listing_same(l, r)) {
             snprintf(why, len, "%s, untouched by the operation: before '%.*s', recovered '%.*s'",
                      path, shown_len(l), l, shown_len(r), shown(r));
             return 1;

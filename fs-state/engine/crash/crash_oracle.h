@@ -23,8 +23,9 @@ struct crash_named {
 void crash_oracle_names(const char *path, const char *path2, struct crash_named *out);
 
 /* Every entry whose line is the same in pre and post, and that the operation does not name
- * (named: NULL for none), is in rec with that line (it was durable and the step did not touch
- * it); every path in rec is in pre or post (no garbage). */
+ * (named: NULL for none) nor is another name of a named inode (a line of pre with a link count
+ * above 1 and the same fields as a named path's), is in rec with that line (it was durable and
+ * the step did not touch it); every path in rec is in pre or post (no garbage). */
 int crash_oracle_kept(const char *pre, const char *post, const char *rec,
                       const struct crash_named *named, char *why, size_t len);
 /* The entries the operation changed (their lines differ between pre and post) and the ones it

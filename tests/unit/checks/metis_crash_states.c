@@ -174,3 +174,27 @@ Test(metis_crash_states, oracle_named_path_held_in_flight)
                  "a named path whose line is the same before and after is held in flight");
     cr_expect(strstr(why, "/d1"));
 }
+
+/* rename /d0/f0 /d1/f0 where /d0/f0 has a second name /f1 (btrfs, seed 3, operation 1855): a
+ * crash after the new parent's fsync leaves the inode at both names and /f1 counting 3 links. */
+Test(metis_crash_states, oracle_other_name_of_a_named_inode)
+{
+    char why[512];
+    static struct crash_named n;
+    const char *pre = "/ d 0755 - 0 0 - - []\n/d0 d 0433 - 0 0 - - []\n"
+                      "/d0/f0 l 0777 2 0 0 1 t -\n/d1 d 0652 - 0 0 - - []\n"
+                      "/d1/f0 l 0777 1 0 0 2 u -\n/f0 l 0777 2 0 0 1 v -\n/f1 l 0777 2 0 0 1 t -\n";
+    const char *post = "/ d 0755 - 0 0 - - []\n/d0 d 0433 - 0 0 - - []\n/d1 d 0652 - 0 0 - - []\n"
+                       "/d1/f0 l 0777 2 0 0 1 t -\n/f0 l 0777 2 0 0 1 v -\n/f1 l 0777 2 0 0 1 t -\n";
+    const char *rec = "/ d 0755 - 0 0 - - []\n/d0 d 0433 - 0 0 - - []\n"
+                      "/d0/f0 l 0777 3 0 0 1 t -\n/d1 d 0652 - 0 0 - - []\n"
+                      "/d1/f0 l 0777 3 0 0 1 t -\n/f0 l 0777 2 0 0 1 v -\n/f1 l 0777 3 0 0 1 t -\n";
+    crash_oracle_names("/d0/f0", "/d1/f0", &n);
+    cr_expect_eq(crash_oracle_kept(pre, post, rec, &n, why, sizeof why), 0,
+                 "/f1 is another name of the renamed inode: %s", why);
+    const char *f0_changed = "/ d 0755 - 0 0 - - []\n/d0 d 0433 - 0 0 - - []\n/d1 d 0652 - 0 0 - - []\n"
+                             "/d1/f0 l 0777 2 0 0 1 t -\n/f0 l 0777 3 0 0 1 v -\n/f1 l 0777 2 0 0 1 t -\n";
+    cr_expect_eq(crash_oracle_kept(pre, post, f0_changed, &n, why, sizeof why), 1,
+                 "a hard link of another inode is still untouched");
+    cr_expect(strstr(why, "/f0, untouched"));
+}
