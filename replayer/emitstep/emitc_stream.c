@@ -75,18 +75,6 @@ static void record_step(FILE *f, const struct emit *e, const struct fs_config *c
             r->crash_states_max);
 }
 
-/* " 'WORD'" for sh, a quote inside it as '\''. */
-static void sh_word(FILE *f, const char *s)
-{
-    fputs(" '", f);
-    for (; *s; s++)
-        if (*s == '\'')
-            fputs("'\\''", f);
-        else
-            fputc(*s, f);
-    fputc('\'', f);
-}
-
 /* The names the last operation gives, as the oracle's PATH [PATH2] words (a symlink's second
  * is its target, no name). */
 static void oracle_names(FILE *f, const struct trace *t)
@@ -94,9 +82,12 @@ static void oracle_names(FILE *f, const struct trace *t)
     const struct op_args *a = t->nops ? &t->ops[t->nops - 1].args : NULL;
     if (!a || !a->path[0])
         return;
-    sh_word(f, a->path);
-    if ((op_desc_of(a->op)->fields & OPF_PATH2) && a->op != OP_symlink)
-        sh_word(f, a->path2);
+    fputc(' ', f);
+    emitsh_quote(f, a->path);
+    if ((op_desc_of(a->op)->fields & OPF_PATH2) && a->op != OP_symlink) {
+        fputc(' ', f);
+        emitsh_quote(f, a->path2);
+    }
 }
 
 /* One state: built (its skipped write left out), recovered and checked; the base's listing
