@@ -145,7 +145,7 @@ static const char program_main[] =
     "    const char *what = argc > 2 ? argv[2] : \"all\";\n"
     "    int all = !strcmp(what, \"all\"), differs = 0;\n"
     "    verbose = getenv(\"REPRO_VERBOSE\") != NULL;\n"
-    "    if (argc == 7 && !strcmp(argv[1], \"oracle\"))\n        return crash_oracle_cmd(argv + 2);\n"
+    "    if (argc >= 7 && argc <= 9 && !strcmp(argv[1], \"oracle\"))\n        return crash_oracle_cmd(argv + 2);\n"
     "    int one_step = !strcmp(what, \"step\") || !strcmp(what, \"sync\") || !strcmp(what, \"fault\");\n"
     "    if (argc < 2 || argc > 4 || (one_step && argc != 4)) {\n"
     "        fprintf(stderr, \"usage: %s MOUNT_POINT [all | pre | step K | sync K | fault K | together | tree | list]\\n\", argv[0]);\n"

@@ -1,22 +1,10 @@
-/* run.sh's pieces that every case of it uses: quoting, mkfs, images, tmpfs options, where RefFS is, a FUSE target's directories. */
+/* run.sh's pieces that every case of it uses: mkfs, images, tmpfs options, where RefFS is, a FUSE target's directories. */
 #include "emitstep/emit.h"
 
 #include <inttypes.h>
 #include <string.h>
 
 #include "lib/text/placeholders.h"
-
-/* Single-quoted for sh. */
-void emitsh_quote(FILE *f, const char *s)
-{
-    fputc('\'', f);
-    for (; *s; s++)
-        if (*s == '\'')
-            fputs("'\\''", f);
-        else
-            fputc(*s, f);
-    fputc('\'', f);
-}
 
 void emitsh_mkfs(FILE *f, const struct fs_config *c, uint64_t size)
 {

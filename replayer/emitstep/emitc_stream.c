@@ -27,12 +27,15 @@ static const char oracle_cmd[] =
     "        if (rest)\n            fprintf(out, \"%.*s %c%s\", (int)(rest - line - 2), line + 2, line[0], rest);\n"
     "    }\n    if (in)\n        fclose(in);\n    if (out)\n        fclose(out);\n"
     "    return text ? text : strdup(\"\");\n}\n\n"
-    "/* oracle PRE POST REC ATOMIC DATAOP: what Metis's crash check holds every state to. */\n"
+    "/* oracle PRE POST REC ATOMIC DATAOP [PATH [PATH2]]: what Metis's crash check holds every\n"
+    " * state to; PATH and PATH2 are the names the operation gives. */\n"
     "static int crash_oracle_cmd(char **argv)\n{\n"
     "    char why[2048];\n"
+    "    static struct crash_named named;\n"
+    "    crash_oracle_names(argv[5], argv[5] ? argv[6] : NULL, &named);\n"
     "    char *pre = oracle_listing(argv[0]), *post = oracle_listing(argv[1]), *rec = oracle_listing(argv[2]);\n"
-    "    int bad = crash_oracle_kept(pre, post, rec, why, sizeof why) ||\n"
-    "              (atoi(argv[3]) && crash_oracle_atomic(pre, post, rec, atoi(argv[4]), why, sizeof why));\n"
+    "    int bad = crash_oracle_kept(pre, post, rec, &named, why, sizeof why) ||\n"
+    "              (atoi(argv[3]) && crash_oracle_atomic(pre, post, rec, &named, atoi(argv[4]), why, sizeof why));\n"
     "    if (bad)\n        printf(\"repro: %s\\n\", why);\n"
     "    free(pre);\n    free(post);\n    free(rec);\n    return bad;\n}\n\n";
 
@@ -72,6 +75,21 @@ static void record_step(FILE *f, const struct emit *e, const struct fs_config *c
             r->crash_states_max);
 }
 
+/* The names the last operation gives, as the oracle's PATH [PATH2] words (a symlink's second
+ * is its target, no name). */
+static void oracle_names(FILE *f, const struct trace *t)
+{
+    const struct op_args *a = t->nops ? &t->ops[t->nops - 1].args : NULL;
+    if (!a || !a->path[0])
+        return;
+    fputc(' ', f);
+    emitsh_quote(f, a->path);
+    if ((op_desc_of(a->op)->fields & OPF_PATH2) && a->op != OP_symlink) {
+        fputc(' ', f);
+        emitsh_quote(f, a->path2);
+    }
+}
+
 /* One state: built (its skipped write left out), recovered and checked; the base's listing
  * kept as the tree before the operation; then the oracle, and the promise once synced. */
 static void check_state(FILE *f, const struct emit *e, const struct fs_config *c, int mode)
@@ -85,8 +103,10 @@ static void check_state(FILE *f, const struct emit *e, const struct fs_config *c
     fprintf(f, "  [ \"$kind\" = base ] && [ -f \"$work/rec.txt\" ] && cp \"$work/rec.txt\" \"$work/pre.txt\"\n"
             "  atomic=%s\n"
             "  [ $crash = 0 ] && [ -f \"$work/rec.txt\" ] && { \"$here/repro\" oracle \"$work/pre.txt\" "
-            "\"$work/live.txt\" \"$work/rec.txt\" $atomic %d || crash=1; }\n",
+            "\"$work/live.txt\" \"$work/rec.txt\" $atomic %d",
             mode == CRASH_ANY ? "1" : "$((1 - syncing))", data_op);
+    oracle_names(f, t);
+    fprintf(f, " || crash=1; }\n");
     emitc_crash_compare(f, mode, "[ $crash = 0 ] && [ $synced = 1 ] && ");
     fprintf(f, "    [ $crash = 1 ] && { echo \"repro: crash state $n ($kind: the step's writes before "
             "record $end of its block log${but:+ but $but}, syncs $([ $synced = 1 ] && echo returned || "

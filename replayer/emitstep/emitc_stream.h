@@ -7,7 +7,8 @@
 
 /* 1 when fs c is crash-checked on the states of its recorded stream. */
 int emitc_stream_mode(const struct metis_config *cfg, const struct fs_config *c);
-/* repro.c's crash_oracle_cmd(argv) for "repro oracle PRE POST REC ATOMIC DATAOP": the engine's
+/* repro.c's crash_oracle_cmd(argv) for "repro oracle PRE POST REC ATOMIC DATAOP [PATH [PATH2]]"
+ * (PATH, PATH2: the names the operation gives): the engine's
  * crash oracle (crash_oracle.c, pasted) on three "list" files; exit 1 with the breach printed.
  * A stub that exits 2 when the fs under test is not crash-checked on recorded states. */
 void emitc_stream_oracle(FILE *f, const struct emit *e);

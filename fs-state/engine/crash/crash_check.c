@@ -56,6 +56,7 @@ struct crash_check {
     struct faultdev *dev;       /* the recording device (the backend's) */
     int recording, data_op;
     char *pre_text;             /* the listing of the state the step started from */
+    struct crash_named named;   /* the paths the step's operation names */
     size_t pre_len;
     struct recovered *seen;     /* the step's states recovered so far (room for states_max) */
     size_t nseen;
@@ -333,6 +334,7 @@ int crash_capture(struct crash_check *c, int rootfd, const struct op_args *a,
     c->nprom = 0;
     c->pending = 0;
     c->data_op = crash_data_op(op_name(a->op));
+    crash_oracle_names(a->path, a->op == OP_symlink ? NULL : a->path2, &c->named);
     if (mark(c, MARK_SYNCING) < 0)
         return -1;
     if (c->mode == CRASH_FSYNC && sync_touched(c, rootfd, a, skip || whole) < 0)
@@ -498,9 +500,11 @@ static void judge_state(struct crash_check *c, const struct stream *s, const str
 {
     int syncing = stream_marked_before(s, st->crash_at, MARK_SYNCING);
     int synced = stream_marked_before(s, st->crash_at, MARK_SYNCED);
-    if (crash_oracle_kept(c->pre_text, c->live_text, c->rec_text, r->detail, sizeof r->detail) ||
-        ((!syncing || c->mode == CRASH_ANY) && crash_oracle_atomic(c->pre_text, c->live_text, c->rec_text, c->data_op,
-                                         r->detail, sizeof r->detail)))
+    if (crash_oracle_kept(c->pre_text, c->live_text, c->rec_text, &c->named, r->detail,
+                          sizeof r->detail) ||
+        ((!syncing || c->mode == CRASH_ANY) &&
+         crash_oracle_atomic(c->pre_text, c->live_text, c->rec_text, &c->named, c->data_op,
+                             r->detail, sizeof r->detail)))
         r->kinds |= CRASH_LOST;
     else if (synced && c->mode == CRASH_FSYNC)
         judge_fsync(c, r);

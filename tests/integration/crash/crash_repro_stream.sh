@@ -88,6 +88,8 @@ oracle 1 0 | grep -q "half there" || fail "the oracle misses a rename at both na
 oracle 0 0 > /dev/null || fail "the oracle holds the rename to all or nothing once its syncs began"
 printf 'd / 0755 3 0 0 -\nf /b 0644 1 0 0 3 h1\nf /keep 0644 1 0 0 0 h0\n' > "$T/rec"
 oracle 0 0 | grep -q "untouched by the operation" || fail "the oracle misses an untouched file changed (rule 1)"
+oracle 0 0 /a /keep > /dev/null || fail "the oracle holds a name the operation gives as untouched (rule 1)"
+oracle 1 0 /a /keep | grep -q "half there" || fail "the oracle lets a named entry change in flight (rule 2)"
 printf 'd / 0755 3 0 0 -\nf /b 0644 1 0 0 3 h1\nf /keep 0644 1 0 0 1 h2\nf /new 0644 1 0 0 0 h0\n' > "$T/rec"
 oracle 0 0 | grep -q "neither before nor after" || fail "the oracle misses garbage (rule 1)"
 printf 'd / 0755 3 0 0 -\nf /a 0644 1 0 0 3 h1\nf /keep 0644 1 0 0 1 h2\n' > "$T/pre"
