@@ -158,6 +158,9 @@ int spawn_wait_limited(pid_t pid, const struct spawn_limits *l)
         double now = now_seconds();
         int due = (l->stop && *l->stop) || (l->deadline > 0 && now > l->deadline);
         if (!termed && due) {
+            /* To the group: a shell runs its TERM trap (a reproducer's clean-up) only once its
+             * foreground command ends, and that command may be the one that hangs. */
+            kill(-pid, SIGTERM);
             kill(pid, SIGTERM);
             termed = now;
         } else if (termed && now > termed + l->grace) {

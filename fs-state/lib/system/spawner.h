@@ -49,8 +49,8 @@ int spawn_wait_for(pid_t pid, double timeout);
 void spawn_stop(pid_t pid, double grace);
 
 /* When a wait gives up: at the deadline (on the monotonic clock of now_seconds, 0 for none)
- * or once *stop is set, the child gets one SIGTERM, and grace seconds later its group a
- * SIGKILL. */
+ * or once *stop is set, the child and its group get one SIGTERM, and grace seconds later its
+ * group a SIGKILL. */
 struct spawn_limits {
     double deadline, grace;
     const volatile sig_atomic_t *stop;

@@ -149,6 +149,27 @@ Test(spawner, limited_wait_terms_then_kills)
     cr_assert_lt(now_seconds() - t, 5);
 }
 
+/* The SIGTERM reaches the group: a shell whose foreground command hangs runs its TERM trap
+ * (a reproducer's clean-up) before the SIGKILL, not never. */
+Test(spawner, limited_wait_terms_the_group)
+{
+    char path[] = "/tmp/metis-spawner-trap-XXXXXX", cmd[256], got[16] = "";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    snprintf(cmd, sizeof cmd, "trap 'echo cleaned > %s; exit 130' TERM; sleep 20", path);
+    char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+    struct spawn_how how = { .flags = SPAWN_OWN_GROUP | SPAWN_QUIET };
+    double t = now_seconds();
+    pid_t pid = spawn_start(argv, &how);
+    struct spawn_limits lim = { .deadline = t + 0.2, .grace = 10 };
+    cr_assert_eq(spawn_wait_limited(pid, &lim), 130);
+    cr_assert_lt(now_seconds() - t, 5, "the trap waited for the hung command");
+    cr_assert_eq(pread(fd, got, sizeof got - 1, 0), 8);
+    cr_expect_str_eq(got, "cleaned\n");
+    close(fd);
+    unlink(path);
+}
+
 Test(spawner, limited_wait_stops_on_flag)
 {
     static volatile sig_atomic_t stop = 1;
