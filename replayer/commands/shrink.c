@@ -28,7 +28,7 @@ struct target {
  * candidate sharing a prefix with it restores sid[prefix] instead of replaying from scratch. */
 struct shrinker {
     struct session s;
-    struct trace *t;            /* its last concurrent step may lose calls (drop_calls) */
+    struct trace *t;            /* its concurrent steps may lose calls (drop_calls) */
     int tries;                  /* a concurrent step is tried this many times at most: it
                                    reproduces when one try goes wrong */
     struct metis_config cfg;
@@ -745,34 +745,86 @@ static void whole_order(struct trace_op *op)
                                  j + 1);
 }
 
-/* The last concurrent step keeps only the calls it needs: each call goes when the step still
- * goes wrong at least once in sh->tries tries without it (2 calls at least). 0 or a TEST_ code. */
-static int drop_calls(struct shrinker *sh, const size_t *cur, size_t n)
+/* A concurrent step's calls, order and kind, to put back when a candidate without one of its
+ * calls lost the target. */
+struct step_copy {
+    struct op_args calls[TOGETHER_MAX];
+    int ncalls, tries;
+    char order[sizeof ((struct trace_op *)0)->order];
+};
+
+static void step_keep(struct step_copy *c, const struct trace_op *op)
 {
-    struct trace_op *op = &sh->t->ops[cur[n - 1]];
-    struct op_args kept[TOGETHER_MAX];
-    char order[sizeof op->order];
-    if (!sh->want.together || !op->tries)
-        return 0;
-    for (int c = op->ncalls - 1; c >= 0 && op->ncalls > 2; c--) {
-        int k = op->ncalls;
-        memcpy(kept, op->calls, (size_t)k * sizeof *kept);
-        memcpy(order, op->order, sizeof order);
-        remove_call(op, c);
-        whole_order(op);
-        drop_cache_after(sh, n - 1);
+    memcpy(c->calls, op->calls, (size_t)op->ncalls * sizeof *c->calls);
+    c->ncalls = op->ncalls;
+    c->tries = op->tries;
+    memcpy(c->order, op->order, sizeof c->order);
+}
+
+static void step_put_back(struct trace_op *op, const struct step_copy *c)
+{
+    memcpy(op->calls, c->calls, (size_t)c->ncalls * sizeof *c->calls);
+    op->ncalls = c->ncalls;
+    op->tries = c->tries;
+    op->args = c->calls[0];
+    memcpy(op->order, c->order, sizeof op->order);
+}
+
+/* Call c out of concurrent step op; an earlier step left with one call becomes the plain
+ * operation it is (a trace holds no concurrent step of one call). */
+static void drop_call(struct trace_op *op, int c)
+{
+    remove_call(op, c);
+    whole_order(op);
+    if (op->ncalls == 1) {
+        op->ncalls = 0;   /* calls[] stays allocated for trace_free and a put back */
+        op->tries = 0;
+        op->order[0] = '\0';
+    }
+}
+
+/* Concurrent step j of cur keeps only the calls it needs: each call goes when the trace still
+ * ends in the target without it. The last step of a race keeps 2 calls at least; an earlier
+ * step only made the state the race starts from, so its calls go down to none but one. The
+ * number of calls dropped, or a TEST_ code. */
+static long drop_calls_at(struct shrinker *sh, const size_t *cur, size_t n, size_t j)
+{
+    struct trace_op *op = &sh->t->ops[cur[j]];
+    int least = j + 1 == n ? 2 : 1;
+    long dropped = 0;
+    struct step_copy kept;
+    for (int c = op->ncalls - 1; c >= 0 && op->tries && op->ncalls > least; c--) {
+        step_keep(&kept, op);
+        drop_call(op, c);
+        drop_cache_after(sh, j);
         long r = test(sh, cur, n);
         if (r < 0)
-            return (int)r;
-        if (r == (long)n)
+            return r;
+        if (r == (long)n) {
+            dropped++;
             continue;
-        memcpy(op->calls, kept, (size_t)k * sizeof *kept);
-        op->ncalls = k;
-        op->args = kept[0];
-        memcpy(op->order, order, sizeof order);
-        drop_cache_after(sh, n - 1);
+        }
+        step_put_back(op, &kept);
+        drop_cache_after(sh, j);
     }
-    return 0;
+    return dropped;
+}
+
+/* Every concurrent step keeps only the calls it needs, the last first (the last only when it
+ * is the race the class is about). The calls dropped from earlier steps, or a TEST_ code. */
+static long drop_calls(struct shrinker *sh, const size_t *cur, size_t n)
+{
+    long earlier = 0;
+    for (size_t j = n; j-- > 0;) {
+        const struct trace_op *op = &sh->t->ops[cur[j]];
+        if (op->is_call || !op->tries || (j + 1 == n && !sh->want.together))
+            continue;
+        long r = drop_calls_at(sh, cur, n, j);
+        if (r < 0)
+            return r;
+        earlier += j + 1 < n ? r : 0;
+    }
+    return earlier;
 }
 
 static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t *cur,
@@ -810,8 +862,12 @@ static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t 
         r = remove_singles(sh, cur, &n, scratch);
     if (r >= 0)
         r = shrink_prefix(sh, cur, &n, scratch);
-    if (r >= 0)
-        r = drop_calls(sh, cur, n);
+    /* Calls gone from earlier concurrent steps may leave whole steps that nothing needs. */
+    long dropped = r >= 0 ? drop_calls(sh, cur, n) : 0;
+    if (dropped > 0)
+        r = remove_singles(sh, cur, &n, scratch);
+    else if (dropped < 0)
+        r = (int)dropped;
     return r < 0 && r != TEST_TIMEUP ? finish(sh, r) : write_result(sh, cur, n, o, total, t0, r < 0);
 }
 
