@@ -45,15 +45,19 @@ attempt() {
     *) report INFRA - "$tag" "$seed" - "rc=$rc: $(tail -n1 "$dir.out")" ;;
   esac
   local seq fss what opline
-  # A class of set-up's (what it adapted to before operation 1) is a `setup` record.
-  seq=$(awk '$1 == "discrepancy" || $1 == "setup" { print $2; exit }' "$dir/log.txt")
-  fss=$(awk -v s="$seq" '($1 == "discrepancy" || $1 == "setup") && $2 == s { sub(/^fs=/, "", $3); printf "%s ", $3 }' "$dir/log.txt")
+  # A class of set-up's (what it adapted to before operation 1) is a `setup` record; the
+  # mutant failing as a target (a tree its read-back cannot walk) is a `target` record.
+  seq=$(awk '$1 == "discrepancy" || $1 == "setup" || $1 == "target" { print $2; exit }' "$dir/log.txt")
+  fss=$(awk -v s="$seq" '($1 == "discrepancy" || $1 == "setup" || $1 == "target") && $2 == s { sub(/^fs=/, "", $3); printf "%s ", $3 }' "$dir/log.txt")
   what=$(awk -v s="$seq" '$1 == "discrepancy" && $2 == s && $3 == "fs=mut" {
            for (i = 4; i <= NF; i++) if ($i ~ /differs/) { sub(/=differs/, "", $i); w = w (w ? "+" : "") $i }
-           print w }' "$dir/log.txt")
+           print w }
+         $1 == "target" && $2 == s && $3 == "fs=mut" { sub(/^failure=/, "", $4); print "target-" $4 }' "$dir/log.txt")
   opline=$(awk -v s="$seq" '$1 == "op" && $2 == s { $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print; exit }' "$dir/log.txt")
   [ -n "$opline" ] || opline=$(awk -v s="$seq" '$1 == "setup" && $2 == s && $3 == "fs=mut" {
            sub(/^attr=/, "", $4); print "setup root " $4; exit }' "$dir/log.txt")
+  [ -n "$opline" ] || opline=$(awk -v s="$seq" '$1 == "target" && $2 == s && $3 == "fs=mut" {
+           for (i = 4; i <= NF; i++) if ($i ~ /^op=/) { sub(/^op=/, "", $i); print $i; exit } }' "$dir/log.txt")
   [ -n "$what" ] || what=setup
   case " $fss" in
     *" reffs "*) report BASELINE "${opline%% *}" "$tag" "$seed" "$seq" "plain RefFS differs: $opline" ;;

@@ -1,6 +1,8 @@
-/* Cause groups of a run's classes: each class's group key from its hint rule's cause or the known delta it belongs to, and the groups for summary.json. */
+/* Cause groups of a run's classes: each class's group key from its hint rule's cause, an owner the kernel cannot map, or the known delta it belongs to, and the groups for summary.json. */
 #include "engine/classify/causes.h"
 #include "lib/system/helpers.h"
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 void causes_key(const char *cause_id, const char *fs, char *out, size_t len)
@@ -39,8 +41,83 @@ static const char *delta_item(const struct dclass *c, const struct cause_path *p
     return held ? held : item_of_kind(p->made, c->attr);
 }
 
+/* The kernel's overflow id ("uid" or "gid"): what stat shows for an id it cannot map. */
+static unsigned overflow_id(const char *which)
+{
+    char path[64];
+    unsigned id = 65534;
+    snprintf(path, sizeof path, "/proc/sys/kernel/overflow%s", which);
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (fscanf(f, "%u", &id) != 1)
+            id = 65534;
+        fclose(f);
+    }
+    return id;
+}
+
+/* An owner difference ("owner<TAB>ref uid:gid<TAB>fs uid:gid") in which the fs shows the
+ * overflow id where the reference has another: a daemon sent an id the kernel cannot map,
+ * such as the -1 of a chown that leaves the owner or group as it is. */
+static int unmapped_owner_item(const char *item)
+{
+    static unsigned ouid, ogid;
+    unsigned ru, rg, fu, fg;
+    if (sscanf(item, "owner\t%u:%u\t%u:%u", &ru, &rg, &fu, &fg) != 4)
+        return 0;
+    if (!ouid) {
+        ouid = overflow_id("uid");
+        ogid = overflow_id("gid");
+    }
+    return (fu == ouid && ru != ouid) || (fg == ogid && rg != ogid);
+}
+
+static int has_unmapped_owner(const struct tree_delta *d)
+{
+    for (size_t k = 0; d && k < d->n; k++)
+        if (unmapped_owner_item(d->item[k]))
+            return 1;
+    return 0;
+}
+
+/* On an inode whose owner the kernel cannot map, root has no override of its permission bits
+ * (EACCES), holds no capability as its owner (EPERM: a sticky directory's xattrs) and the VFS
+ * refuses any change of it (EOVERFLOW): every such refusal below that owner, and the owner
+ * difference itself, is one cause whatever the operation. */
+static int unmapped_owner_cause(const struct dclass *c, const struct cause_path *p)
+{
+    if (c->kinds == DIFF_STATE && c->attr == TREE_DIFF_OWNER)
+        return has_unmapped_owner(p->made) || has_unmapped_owner(p->below);
+    int e = c->res.err;
+    int refused = c->res.ret < 0 && (e == EACCES || e == EOVERFLOW || e == EPERM);
+    return (c->kinds & DIFF_ERRNO) && refused && c->ref.err != e && has_unmapped_owner(p->below);
+}
+
+/* A hint's cause stands, but for an EPERM taken for a refused family (a lacks word): below an
+ * owner the kernel cannot map, the owner explains it, and the fs may well have the family. */
+static int cause_open_to_owner(const struct dclass *c)
+{
+    return !c->cause_id[0] || (!strncmp(c->cause_id, "lacks:", 6) && c->res.err == EPERM);
+}
+
+static void unmapped_owner_assign(struct dclass *c)
+{
+    c->lacks[0] = '\0';   /* an EPERM below such an owner declares nothing the fs lacks */
+    snprintf(c->cause_id, sizeof c->cause_id, "unmapped-owner");
+    snprintf(c->cause, sizeof c->cause, "an owner the kernel cannot map (the overflow id): root "
+             "has no override there (EACCES, EPERM) and changes are refused (EOVERFLOW)");
+    snprintf(c->hint, sizeof c->hint, "The file system shows an owner as the kernel's overflow "
+             "id (%u:%u): it sent a uid or gid the kernel cannot map, as a daemon does that "
+             "stores the -1 of chown(path, -1, gid) or chown(path, uid, -1) (\"leave it as it "
+             "is\") as the id. On such an inode root has no override of the permission bits "
+             "(EACCES) nor the owner's rights (EPERM), and the VFS refuses every change "
+             "(EOVERFLOW).", overflow_id("uid"), overflow_id("gid"));
+}
+
 void causes_assign(struct dclass *c, const char *fs, const struct cause_path *p)
 {
+    if (p && cause_open_to_owner(c) && unmapped_owner_cause(c, p))
+        unmapped_owner_assign(c);
     const char *item = !c->cause_id[0] && p ? delta_item(c, p) : NULL;
     if (p && p->below_text)
         snprintf(c->below_delta, sizeof c->below_delta, "%s", p->below_text);

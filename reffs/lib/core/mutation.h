@@ -64,6 +64,7 @@
     X(MUT_ROOT_KEEPS_0700, "the root directory starts 0755 and takes the mode a chmod gives it (here it starts 0700 and keeps it, answering the chmod with success)") \
     X(MUT_ROOT_NLINK_0, "the root directory reports its link count, 2 and one per subdirectory (here 0, the FUSE convention of a file system that does not count directory links)") \
     X(MUT_ROOT_CHOWN_ENOSYS, "the root directory starts owned by 0:0 and a chown of any file takes (here the root starts owned by 1:1 and every chown fails with ENOSYS)") \
+    X(MUT_CHGRP_STORES_MINUS_ONE, "chown(f, -1, gid) keeps the owner (here the owner becomes (uid_t)-1, which the kernel cannot map, as a high-level libfuse daemon's chown(path, -1, gid) stores it when it takes the -1 for an id)") \
     X(MUT_RACE_INODE_LIMIT, "two creations at once never pass the inode limit together (here the lock is let go for 2 ms between the limit check and the count, so both may)")
 
 enum reffs_mutation {

@@ -44,6 +44,9 @@ static void set_owner(struct rinode *ip, const struct reffs_setattr *sa)
     if (!(sa->valid & REFFS_SET_UID) && (sa->valid & REFFS_SET_GID) && sa->gid != (gid_t)-1 &&
         sa->gid != ip->gid && mutated(MUT_CHOWN_GID_UID0))
         ip->uid = 0;
+    if (!(sa->valid & REFFS_SET_UID) && (sa->valid & REFFS_SET_GID) &&
+        mutated(MUT_CHGRP_STORES_MINUS_ONE))
+        ip->uid = (uid_t)-1;
     if ((sa->valid & REFFS_SET_GID) && sa->gid != (gid_t)-1)
         ip->gid = sa->gid;
     /* Linux's chown kills setuid, and setgid when group-exec makes it a real setgid, on

@@ -1,4 +1,4 @@
-/* Unit tests of cause groups: each hint rule's stable cause id, the group key of a class (hint first, then a known delta of its own attribute, else its signature) and the groups of a table. */
+/* Unit tests of cause groups: each hint rule's stable cause id, the group key of a class (hint first, an owner the kernel cannot map, then a known delta of its own attribute, else its signature) and the groups of a table. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <linux/falloc.h>
@@ -160,6 +160,63 @@ Test(causes, group_keys)
     c = a_class("daemon-died bindfs", DIFF_DAEMON_DIED, TREE_DIFF_NONE, "");
     causes_assign(&c, "bindfs", NULL);
     cr_expect_str_eq(c.group, "daemon-died bindfs");
+}
+
+/* A class with outcome errno e (the reference's ref_err) and owner attr below p. */
+static struct dclass refused_class(const char *sig, int e, int ref_err)
+{
+    struct dclass c = a_class(sig, DIFF_RET | DIFF_ERRNO | DIFF_STATE, TREE_DIFF_MISSING, "");
+    c.res = (struct op_result){ -1, e };
+    c.ref = (struct op_result){ ref_err ? -1 : 0, ref_err };
+    return c;
+}
+
+Test(causes, an_owner_the_kernel_cannot_map_is_one_cause)
+{
+    char *below_items[] = { "mode\tbits 0022", "owner\t0:0\t65534:0" }, *plain[] = { "owner\t0:0\t1000:0" };
+    struct tree_delta below = delta_of(below_items, 2), other = delta_of(plain, 1);
+    struct cause_path p = { &below, &below, NULL }, start = { NULL, &below, NULL };
+    /* the refusals below it, whatever the operation, and the owner difference itself */
+    struct dclass c = refused_class("link am errno EACCES, reference 0", EACCES, 0);
+    causes_assign(&c, "am", &p);
+    cr_expect_str_eq(c.group, "unmapped-owner am");
+    cr_expect(strstr(c.hint, "overflow id (65534:65534)") != NULL, "%s", c.hint);
+    c = refused_class("rmdir am errno EOVERFLOW, reference ENOTEMPTY", EOVERFLOW, ENOTEMPTY);
+    causes_assign(&c, "am", &p);
+    cr_expect_str_eq(c.group, "unmapped-owner am");
+    c = a_class("chgrp_file am state owner", DIFF_STATE, TREE_DIFF_OWNER, "");
+    causes_assign(&c, "am", &start);
+    cr_expect_str_eq(c.group, "unmapped-owner am");
+    /* no such owner below, another errno, or the reference's errno alike: not this cause */
+    struct cause_path q = { &other, &other, NULL };
+    c = refused_class("link am errno EACCES, reference 0", EACCES, 0);
+    causes_assign(&c, "am", &q);
+    cr_expect_str_eq(c.group, c.signature);
+    c = a_class("chown_file am state owner", DIFF_STATE, TREE_DIFF_OWNER, "");
+    causes_assign(&c, "am", &q);
+    cr_expect_str_eq(c.group, "delta:owner-0:0-1000:0 am");
+    c = refused_class("link am errno ENOENT, reference 0", ENOENT, 0);
+    causes_assign(&c, "am", &p);
+    cr_expect_str_eq(c.group, c.signature);
+    /* an EPERM the lacks rule took for a refused family: the owner explains it */
+    c = refused_class("setxattr am errno EPERM, reference 0", EPERM, 0);
+    snprintf(c.cause_id, sizeof c.cause_id, "lacks:xattrs");
+    snprintf(c.lacks, sizeof c.lacks, "xattrs");
+    causes_assign(&c, "am", &p);
+    cr_expect_str_eq(c.group, "unmapped-owner am");
+    cr_expect_str_eq(c.lacks, "");
+    /* an EOPNOTSUPP stays a refusal */
+    c = refused_class("setxattr am errno EOPNOTSUPP, reference 0", EOPNOTSUPP, 0);
+    snprintf(c.cause_id, sizeof c.cause_id, "lacks:xattrs");
+    causes_assign(&c, "am", &p);
+    cr_expect_str_eq(c.group, "lacks:xattrs am");
+    /* the reference shows the overflow id too: nothing the fs did */
+    char *both[] = { "owner\t65534:0\t65534:0" };
+    struct tree_delta same = delta_of(both, 1);
+    struct cause_path r = { &same, &same, NULL };
+    c = refused_class("link am errno EACCES, reference 0", EACCES, 0);
+    causes_assign(&c, "am", &r);
+    cr_expect_str_eq(c.group, c.signature);
 }
 
 Test(causes, delta_ids_are_one_word)
