@@ -2,7 +2,7 @@
 # A reproducer's run.sh leaves no process behind: a target whose mount command also starts a
 # process in a session of its own that names the mount point and holds nothing open under it
 # (as an archivemount daemon spinning after its mount went), is gone when the triage's
-# reproducer runs have ended, as are their files.
+# reproducer runs have ended, as are their files, also after a TERM during the clean-up.
 . "$(dirname "$0")/../../lib/common.sh"
 need_tools cc python3 pgrep setsid
 B=$METIS_BIN
@@ -13,13 +13,18 @@ mkdir -p "$REPRO_TMP"
 on_exit "pkill -9 -f -- '$REPRO_TMP/' 2>/dev/null"
 
 # mount.sh BIN MNT: the mutant; for a reproducer's mount (below a metis-repro.* directory)
-# also a process of its own session naming the mount point, its descriptors elsewhere.
+# also a process of its own session naming the mount point, its descriptors elsewhere (with
+# HOLD set, one under the reproducer's work directory, which its clean-up waits for).
 cat >"$T/mount.sh" <<'SH'
 #!/bin/sh
 bin=$1 mnt=$2
 case $mnt in
 */metis-repro.*)
-    setsid sh -c 'while :; do sleep 1; done' orphan "$mnt.orphan" </dev/null >/dev/null 2>&1 & ;;
+    if [ -n "${HOLD:-}" ]; then
+        setsid sh -c 'exec 3>"$1.held"; while :; do sleep 1; done' orphan "$mnt" </dev/null >/dev/null 2>&1 &
+    else
+        setsid sh -c 'while :; do sleep 1; done' orphan "$mnt.orphan" </dev/null >/dev/null 2>&1 &
+    fi ;;
 esac
 exec "$bin/reffs-mutant" -o "noopen,nosnapshots,capacity=256K,mutation=REMOVEXATTR_ENOENT" "$mnt"
 SH
@@ -59,4 +64,30 @@ PY
 left=$(pgrep -a -f -- "$REPRO_TMP/")
 [ -z "$left" ] || fail "processes a reproducer left: $left"
 [ -z "$(ls -A "$REPRO_TMP")" ] || fail "reproducer files left behind: $(ls -A "$REPRO_TMP")"
+
+# A TERM to run.sh's group while it cleans up (the triage's at its time limit, when the run
+# itself had just ended) does not cut the clean-up short: dash ran 'exit 130' inside the
+# clean-up and left an archivemount daemon spinning and its work directory.
+repro=$(ls -d "$T"/run/class-*-repro | head -n 1)
+FAIL_LOG=$T/term.out
+HOLD=1 setsid "$repro/run.sh" >"$T/term.out" 2>&1 &
+rpid=$!
+work=
+for _ in $(seq 1 600); do   # mounted first, then the mount gone: the clean-up has begun
+    work=$(ls -d "$REPRO_TMP"/metis-repro.* 2>/dev/null | head -n 1)
+    [ -n "$work" ] && mountpoint -q "$work/mnt" && break
+    sleep 0.05
+done
+mountpoint -q "$work/mnt" || fail "the reproducer's target never got mounted"
+for _ in $(seq 1 1200); do
+    mountpoint -q "$work/mnt" || break
+    sleep 0.05
+done
+[ -e "$work/mnt.held" ] || fail "the held file is gone before the clean-up's wait"
+kill -TERM -- "-$rpid"
+wait "$rpid"
+echo "run.sh exited $? after a TERM in its clean-up"
+left=$(pgrep -a -f -- "$REPRO_TMP/")
+[ -z "$left" ] || fail "a TERM in the clean-up left processes: $left"
+[ -z "$(ls -A "$REPRO_TMP")" ] || fail "a TERM in the clean-up left files: $(ls -A "$REPRO_TMP")"
 echo PASS
