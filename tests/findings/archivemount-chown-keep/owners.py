@@ -24,12 +24,13 @@ def write_open(path, flags):
 
 
 def file_line(top, label, uid, gid):
-    """A file of mode 600, chowned (uid, gid), then chmod, an append and its unlink."""
+    """A file of mode 600, chowned (uid, gid), then chmod, utime, an append and its unlink."""
     f = os.path.join(top, label + "-file")
     write_open(f, os.O_CREAT)
     os.chmod(f, 0o600)
     got = ["chown(%d,%d) %s" % (uid, gid, attempt(lambda: os.chown(f, uid, gid))), "owner " + owner(f),
            "chmod " + attempt(lambda: os.chmod(f, 0o644)),
+           "utime " + attempt(lambda: os.utime(f, (1, 1))),
            "append " + attempt(lambda: write_open(f, os.O_APPEND)),
            "unlink " + attempt(lambda: os.unlink(f))]
     return "%s file: %s" % (label, " ".join(got))

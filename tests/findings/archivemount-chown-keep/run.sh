@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Confirms outside Metis that archivemount stores a chown's -1 ("leave unchanged") as the owner: the kernel then shows the overflow id and refuses chmod, writes, unlink and creates inside (EOVERFLOW, EACCES), and the archive written at the unmount is empty; tmpfs as the control.
+# Confirms outside Metis that archivemount stores a chown's -1 ("leave unchanged") as the owner: the kernel then shows the overflow id and refuses chmod, utime, writes, unlink and creates inside (EOVERFLOW, EACCES), and the archive written at the unmount is empty; tmpfs as the control.
 # usage: tests/findings/archivemount-chown-keep/run.sh   (root)
 # Exit 0 when archivemount shows all of it (what the cause table says) and tmpfs none, 1
 # otherwise, 77 when archivemount (or tar, python3) is missing.
@@ -18,7 +18,7 @@ expect_archivemount() {
   local k
   for k in "keep-uid -1 0 $over_u:0" "keep-gid 0 -1 0:$over_g"; do
     set -- $k
-    echo "$1 file: chown($2,$3) ok owner $4 chmod EOVERFLOW append EACCES unlink EOVERFLOW"
+    echo "$1 file: chown($2,$3) ok owner $4 chmod EOVERFLOW utime EOVERFLOW append EACCES unlink EOVERFLOW"
     echo "$1 dir: chown($2,$3) ok owner $4 chmod EOVERFLOW create EACCES | chown(0,0) ok owner 0:0 create ok"
   done
 }
@@ -26,7 +26,7 @@ expect_tmpfs() {
   local k
   for k in "keep-uid -1 0" "keep-gid 0 -1"; do
     set -- $k
-    echo "$1 file: chown($2,$3) ok owner 0:0 chmod ok append ok unlink ok"
+    echo "$1 file: chown($2,$3) ok owner 0:0 chmod ok utime ok append ok unlink ok"
     echo "$1 dir: chown($2,$3) ok owner 0:0 chmod ok create ok | chown(0,0) ok owner 0:0 create ok"
   done
 }
