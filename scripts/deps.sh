@@ -15,6 +15,7 @@ if [ "${1:-}" = "--targets" ]; then
   pkgs+=(ntfs-3g exfat-fuse exfatprogs fuse-overlayfs unionfs-fuse mergerfs gocryptfs sshfs)
   pkgs+=(securefs encfs cryfs fuse-posixovl disorderfs loggedfs)
   pkgs+=(gdb)   # tests/findings/cryfs-full-hang: the deadlocked CryFS daemon's stacks
+  pkgs+=(archivemount)   # tests/findings/archivemount-chown-keep: its chown stores -1 as the owner
 fi
 # --fuzz: clang and its libFuzzer runtime, for make fuzz (make check replays the corpora with gcc).
 if [ "${1:-}" = "--fuzz" ]; then

@@ -3,12 +3,17 @@
 # (made) and returns 0, or prints "NAME: not installed" and returns 1; version_of NAME prints
 # the Debian version of the package that serves NAME. Everything mounted is unmounted at exit.
 # Every runner needs root (mounts) and cc (its program): without them it cannot run here (77).
+# A daemon mount_target starts in the foreground (archivemount) is in _finding_daemons: the
+# clean-up waits for it after the unmount (archivemount writes the archive back then) and kills
+# it by its pid if it has not ended in 10 s.
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root (mounts)"; exit 77; }
 command -v cc >/dev/null || { echo "skip: no cc"; exit 77; }
 W=$(mktemp -d /tmp/metis-finding.XXXXXX)
+_finding_daemons=()
 _finding_cleanup() {
   local m d
   for m in $(findmnt -rn -o TARGET | grep -- "^$W/" | sort -r); do umount "$m" 2>/dev/null || umount -l "$m"; done
+  for d in "${_finding_daemons[@]}"; do daemon_wait "$d" 10 || kill -9 "$d" 2>/dev/null; done
   for d in $(losetup -n -O NAME -j "$W/exfat.img" 2>/dev/null); do losetup -d "$d"; done
   rm -rf --one-file-system "$W"
 }
@@ -16,8 +21,14 @@ trap _finding_cleanup EXIT
 
 version_of() {   # $1 target name: its package's version
   local pkg=$1
-  case $1 in exfat-fuse|fuse2fs|unionfs-fuse|mergerfs|sshfs|securefs|ntfs-3g|gocryptfs) ;; *) pkg= ;; esac
+  case $1 in exfat-fuse|fuse2fs|unionfs-fuse|mergerfs|sshfs|securefs|ntfs-3g|gocryptfs|archivemount) ;; *) pkg= ;; esac
   [ -n "$pkg" ] && dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null
+}
+
+daemon_wait() {   # $1 pid of a daemon we started, $2 seconds: 0 once it has ended, 1 if still running
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null; return 0; }; sleep 0.1; done
+  return 1
 }
 
 _need() { local c; for c in "$@"; do command -v "$c" >/dev/null 2>&1 || return 1; done; }
@@ -66,6 +77,15 @@ mount_target() {   # $1 name, $2 mount point
     mkdir -p "$W/gocryptfs-cipher" &&
       gocryptfs -q -init -extpass 'echo metis' "$W/gocryptfs-cipher" >/dev/null 2>&1 &&
       gocryptfs -q -ko default_permissions -extpass 'echo metis' "$W/gocryptfs-cipher" "$mnt" 2>/dev/null ;;
+  archivemount)
+    # As the first run's profile (tests/bench/targets/first_runs/archivemount.ini) does, on an
+    # empty tar unless $W/archive.tar exists; -f keeps the daemon ours, to wait for its save.
+    _need archivemount tar || { echo "$name: not installed"; return 1; }
+    [ -e "$W/archive.tar" ] || tar -cf "$W/archive.tar" -T /dev/null || return 1
+    archivemount -f "$W/archive.tar" "$mnt" 2>>"$W/archivemount.log" &
+    _finding_daemons+=($!)
+    for s in $(seq 1 100); do mountpoint -q "$mnt" && return 0; kill -0 $! 2>/dev/null || break; sleep 0.1; done
+    echo "$name: did not mount: $(tail -n 1 "$W/archivemount.log")"; return 1 ;;
   *) echo "mount_target: unknown target $name" >&2; return 2 ;;
   esac
 }
