@@ -80,10 +80,11 @@ static int has_unmapped_owner(const struct tree_delta *d)
     return 0;
 }
 
-/* On an inode whose owner the kernel cannot map, root has no override of its permission bits
- * (EACCES), holds no capability as its owner (EPERM: a sticky directory's xattrs) and the VFS
- * refuses any change of it (EOVERFLOW): every such refusal below that owner, and the owner
- * difference itself, is one cause whatever the operation. */
+/* On an inode whose owner the kernel cannot map, the VFS refuses any write access
+ * (inode_permission: EACCES, for every caller, as it could not write the ids back) and any
+ * change of its attributes or names (EOVERFLOW), and root holds no capability as its owner
+ * (EPERM): every such refusal below that owner, and the owner difference itself, is one
+ * cause whatever the operation. */
 static int unmapped_owner_cause(const struct dclass *c, const struct cause_path *p)
 {
     if (c->kinds == DIFF_STATE && c->attr == TREE_DIFF_OWNER)
@@ -104,14 +105,15 @@ static void unmapped_owner_assign(struct dclass *c)
 {
     c->lacks[0] = '\0';   /* an EPERM below such an owner declares nothing the fs lacks */
     snprintf(c->cause_id, sizeof c->cause_id, "unmapped-owner");
-    snprintf(c->cause, sizeof c->cause, "an owner the kernel cannot map (the overflow id): root "
-             "has no override there (EACCES, EPERM) and changes are refused (EOVERFLOW)");
+    snprintf(c->cause, sizeof c->cause, "an owner the kernel cannot map (the overflow id): "
+             "write access refused (EACCES), changes refused (EOVERFLOW), no owner's rights "
+             "(EPERM)");
     snprintf(c->hint, sizeof c->hint, "The file system shows an owner as the kernel's overflow "
              "id (%u:%u): it sent a uid or gid the kernel cannot map, as a daemon does that "
              "stores the -1 of chown(path, -1, gid) or chown(path, uid, -1) (\"leave it as it "
-             "is\") as the id. On such an inode root has no override of the permission bits "
-             "(EACCES) nor the owner's rights (EPERM), and the VFS refuses every change "
-             "(EOVERFLOW).", overflow_id("uid"), overflow_id("gid"));
+             "is\") as the id. The VFS refuses any write access to such an inode (EACCES, for "
+             "root too) and any change of it (EOVERFLOW), and root has no owner's rights there "
+             "(EPERM).", overflow_id("uid"), overflow_id("gid"));
 }
 
 void causes_assign(struct dclass *c, const char *fs, const struct cause_path *p)
