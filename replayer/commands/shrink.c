@@ -56,38 +56,65 @@ struct shrinker {
     double restore_s;           /* the steps of a test's first step that restored a state */
     size_t restores;            /* how many did (a fresh mount and a replay, on a history) */
     size_t target_failed;       /* candidates in which the target failed (target_failed) */
+    size_t target_hangs;        /* ... of them, by a step or unmount that outlasted op_timeout */
     size_t suffix_tried;        /* the longest suffix tried alone (try_suffixes), 0: none */
 };
 
 /* State ids of imported states: far above the ones the shrinker saves itself (as repro). */
 #define IMPORT_SID_BASE (1ull << 40)
 
-enum { TEST_INFRA = -1, TEST_STOP = -2, TEST_TIMEUP = -3 };
+/* TEST_TARGET: the target failed or hung in too many candidates; like TEST_TIMEUP, the
+ * shortest trace found so far stands. */
+enum { TEST_INFRA = -1, TEST_STOP = -2, TEST_TIMEUP = -3, TEST_TARGET = -4 };
 
-/* A target that fails in a candidate's replay gives a session afresh this many times at most. */
+/* A target that fails in a candidate's replay gives a session afresh this many times at most,
+ * and of those this many may be hangs, each of which costs the fs's op_timeout: archivemount
+ * hangs at its unmount once a FIFO is made (its save opens the FIFO's copy), which ended 12 of
+ * a first run's shrinks before they had cut their traces at all. */
 #define TARGET_FAILURES_MOST 10
+#define TARGET_HANGS_MOST 2
 
 /* A step failed. When the fs that failed is the target, not the reference (a daemon whose
  * read-back fails: mhddfs's "Too many levels of symbolic links" or EIO after a few thousand
  * steps, which ended 24 of 60 shrinks of a first run), the candidate did not end in the
- * class: the session is started afresh from the initial state and the shrink goes on. 1 then,
- * 0 when the failure stays an infrastructure failure (the reference's, a hang, which costs its
- * op_timeout each time, a shrink from a saved state, too many, or no session can be started
- * again). */
+ * class: the session is started afresh from the initial state and the shrink goes on (0).
+ * After too many such failures or hangs the session is started afresh all the same and the
+ * shrink stops there (TEST_TARGET). TEST_INFRA when the failure stays an infrastructure
+ * failure (the reference's, a shrink from a saved state, or no session can be started). */
 static int target_failed(struct shrinker *sh)
 {
-    int fs = sh->s.g.failed_fs;
-    if (fs <= 0 || fs != sh->want.fs || sh->s.g.timed_out || sh->sid[0] != 0 || sh->first ||
-        sh->target_failed >= TARGET_FAILURES_MOST)
-        return 0;
-    fprintf(stderr, "metis-replay: shrink: the target failed in a candidate (%s): not the "
-            "class; the session starts afresh\n", sh->s.err);
+    int fs = sh->s.g.failed_fs, hang = sh->s.g.timed_out != 0;
+    if (fs <= 0 || fs != sh->want.fs || sh->sid[0] != 0 || sh->first)
+        return TEST_INFRA;
+    int enough = sh->target_failed + 1 > TARGET_FAILURES_MOST ||
+                 (hang && sh->target_hangs + 1 > TARGET_HANGS_MOST);
+    fprintf(stderr, "metis-replay: shrink: the target %s in a candidate (%s): not the class; "
+            "the session starts afresh%s\n", hang ? "hung" : "failed", sh->s.err,
+            enough ? ", and the shrink stops at the shortest trace so far" : "");
     session_stop(&sh->s);
     for (size_t k = 0; k < sh->n; k++)
         tree_delta_free(&sh->delta[k + 1]);
     sh->n = 0;
     sh->target_failed++;
-    return session_start(&sh->s, &sh->cfg) == 0;
+    sh->target_hangs += (size_t)hang;
+    if (session_start(&sh->s, &sh->cfg) < 0)
+        return TEST_INFRA;
+    return enough ? TEST_TARGET : 0;
+}
+
+/* METIS_TEST_SHRINK_HANGS=N: the target hangs in the step of every Nth candidate, as
+ * archivemount did, for a test of what a hang in a candidate costs. 1 when this one does. */
+static int test_hook_hang(struct shrinker *sh)
+{
+    const char *v = getenv("METIS_TEST_SHRINK_HANGS");
+    long every = v ? atol(v) : 0;
+    if (every <= 0 || sh->tests % (size_t)every != 0)
+        return 0;
+    sh->s.g.failed_fs = sh->want.fs;
+    sh->s.g.timed_out = 1;
+    snprintf(sh->s.err, sizeof sh->s.err, "%s: a step timed out (METIS_TEST_SHRINK_HANGS)",
+             sh->cfg.fs[sh->want.fs].name);
+    return 1;
 }
 
 static void drop_cache_after(struct shrinker *sh, size_t keep)
@@ -202,8 +229,9 @@ static long test(struct shrinker *sh, const size_t *cand, size_t n)
         const struct trace_op *op = &sh->t->ops[cand[j]];
         double t = now_seconds();
         sh->s.g.checkpoint_next = j + 1 == n;   /* a kept fs's remount check ends a candidate */
-        if (replay_step_in(&sh->s, sh->t, cand, n, j, sh->tries, from, to) < 0)
-            return target_failed(sh) ? 0 : TEST_INFRA;
+        if (replay_step_in(&sh->s, sh->t, cand, n, j, sh->tries, from, to) < 0 ||
+            (j == common && test_hook_hang(sh)))
+            return target_failed(sh);
         sh->step_s += now_seconds() - t;
         if (from != SESSION_NO_STATE) {
             sh->restore_s += now_seconds() - t;
@@ -550,6 +578,9 @@ static int finish(struct shrinker *sh, int rc)
     say_costs(sh);
     if (rc == TEST_INFRA)
         fprintf(stderr, "metis-replay: infrastructure failure: %s\n", sh->s.err);
+    if (rc == TEST_TARGET)
+        fprintf(stderr, "metis-replay: shrink: the target failed or hung in %zu candidates "
+                "before the discrepancy reproduced\n", sh->target_failed);
     if (rc == TEST_TIMEUP && sh->suffix_tried)
         fprintf(stderr, "metis-replay: shrink: the time limit came before the discrepancy "
                 "reproduced (its last %zu operations alone did not show it, and the whole trace "
@@ -562,7 +593,7 @@ static int finish(struct shrinker *sh, int rc)
 }
 
 static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct cli_opts *o,
-                        size_t from, double t0, int timeup)
+                        size_t from, double t0, int stopped)
 {
     struct trace out;
     char err[1400];
@@ -584,7 +615,9 @@ static int write_result(struct shrinker *sh, size_t *cur, size_t n, const struct
     fprintf(stderr, "metis-replay: shrink: %zu -> %zu operations%s in %.3f s (%zu tests, %zu "
             "steps)%s%s%s\n", from, n, sh->t->ncalls ? " and restore calls" : "",
             now_seconds() - t0, sh->tests, sh->steps,
-            timeup ? ", stopped by the time limit (shortest so far, maybe not minimal)" : "",
+            stopped == TEST_TIMEUP ? ", stopped by the time limit (shortest so far, maybe not "
+            "minimal)" : stopped == TEST_TARGET ? ", stopped after the target failed or hung in "
+            "candidates (shortest so far, maybe not minimal)" : "",
             o->out ? ", written to " : "", o->out ? o->out : "");
     if (rc < 0)
         fprintf(stderr, "metis-replay: %s\n", o->out ? err : "writing the trace failed");
@@ -868,7 +901,8 @@ static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t 
         r = remove_singles(sh, cur, &n, scratch);
     else if (dropped < 0)
         r = (int)dropped;
-    return r < 0 && r != TEST_TIMEUP ? finish(sh, r) : write_result(sh, cur, n, o, total, t0, r < 0);
+    int kept = r == TEST_TIMEUP || r == TEST_TARGET;
+    return r < 0 && !kept ? finish(sh, r) : write_result(sh, cur, n, o, total, t0, r < 0 ? r : 0);
 }
 
 static int shrink_loaded(struct shrinker *sh, const struct cli_opts *o)
