@@ -5,15 +5,19 @@
 # Every runner needs root (mounts) and cc (its program): without them it cannot run here (77).
 # A daemon mount_target starts in the foreground (archivemount) is in _finding_daemons: the
 # clean-up waits for it after the unmount (archivemount writes the archive back then) and kills
-# it by its pid if it has not ended in 10 s.
+# it by its pid if it has not ended in 10 s; then the paths in _finding_leftovers (patterns a
+# runner added: the temporary copies a killed archivemount leaves in /tmp) are removed.
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root (mounts)"; exit 77; }
 command -v cc >/dev/null || { echo "skip: no cc"; exit 77; }
 W=$(mktemp -d /tmp/metis-finding.XXXXXX)
 _finding_daemons=()
+_finding_leftovers=()
 _finding_cleanup() {
-  local m d
+  local m d p
   for m in $(findmnt -rn -o TARGET | grep -- "^$W/" | sort -r); do umount "$m" 2>/dev/null || umount -l "$m"; done
-  for d in "${_finding_daemons[@]}"; do daemon_wait "$d" 10 || kill -9 "$d" 2>/dev/null; done
+  for d in "${_finding_daemons[@]}"; do daemon_wait "$d" 10 || { kill -9 "$d" 2>/dev/null; wait "$d" 2>/dev/null; }; done
+  # Unquoted: each entry is a glob naming only what its runner made.
+  for p in "${_finding_leftovers[@]}"; do rm -f -- $p; done
   for d in $(losetup -n -O NAME -j "$W/exfat.img" 2>/dev/null); do losetup -d "$d"; done
   rm -rf --one-file-system "$W"
 }
