@@ -14,8 +14,8 @@ pkgs+=(libxml2-utils)   # xmllint: tests validate --junit output against tests/j
 if [ "${1:-}" = "--targets" ]; then
   pkgs+=(ntfs-3g exfat-fuse exfatprogs fuse-overlayfs unionfs-fuse mergerfs gocryptfs sshfs)
   pkgs+=(securefs encfs cryfs fuse-posixovl disorderfs loggedfs)
-  pkgs+=(gdb)   # tests/findings/cryfs-full-hang: the deadlocked CryFS daemon's stacks
-  pkgs+=(archivemount)   # tests/findings/archivemount-chown-keep: its chown stores -1 as the owner
+  pkgs+=(gdb)   # tests/findings/fuse/cryfs-full-hang: the deadlocked CryFS daemon's stacks
+  pkgs+=(archivemount)   # tests/findings/fuse/archivemount-chown-keep: its chown stores -1 as the owner
 fi
 # --fuzz: clang and its libFuzzer runtime, for make fuzz (make check replays the corpora with gcc).
 if [ "${1:-}" = "--fuzz" ]; then

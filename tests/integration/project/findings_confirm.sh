@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every cause FINDINGS.md files as a bug or withdraws still confirms outside Metis: each tests/findings/*/run.sh on the targets installed here, races at a shorter length, its measured rates printed.
+# Every cause FINDINGS.md files as a bug or withdraws still confirms outside Metis: each tests/findings/ROOM/CAUSE/run.sh (tests/findings/*/*/run.sh) on the targets installed here, races at a shorter length, its measured rates printed.
 . "$(dirname "$0")/../../lib/common.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root (mounts)"
 need_tools cc
@@ -12,7 +12,7 @@ retry_rounds=$((rounds * 10))
 takes_rounds() { case $1 in libfuse2-open-unlink|gocryptfs-open-unlink|fuse-estale-unlink) return 0 ;; esac; return 1; }
 
 ran=0
-for runner in tests/findings/*/run.sh; do
+for runner in tests/findings/*/*/run.sh; do
   name=$(basename "$(dirname "$runner")")
   args=()
   takes_rounds "$name" && args=("$rounds")

@@ -7,7 +7,7 @@ need_tools python3
 # three rows and a report: what the check is to judge is the table alone.
 mk_tree() {  # DIR: the tree with a good table
   local d=$1
-  mkdir -p "$d/configs/targets/reports" "$d/tests/findings/demo" "$d/camp/demo"
+  mkdir -p "$d/configs/targets/reports" "$d/tests/findings/fuse/demo" "$d/camp/demo"
   printf '; package: demo\n; reference: tmpfs\n' >"$d/configs/targets/demo.ini"
   echo "not installed" >"$d/camp/demo/campaign-status"
   printf '# demo: a title\n\n## Code location\n\nsrc/demo.c:42, demo_open\n\n## Upstream search\n\nissues searched for "open": none\n' \
@@ -17,8 +17,8 @@ mk_tree() {  # DIR: the tree with a good table
 
 | component | cause | tested version | upstream status | confirmation, rate | trace |
 |---|---|---|---|---|---|
-| demo | open fails ([report](configs/targets/reports/demo-open.md)) | 1.0 | not found upstream | `tests/findings/demo`: 5 of 5 | 1 |
-| demo | mkdir masks the mode (src/demo.c, demo_mkdir) | 1.0 | fixed: commit 0123abcd | `tests/findings/demo`: 3 of 3 | 1 |
+| demo | open fails ([report](configs/targets/reports/demo-open.md)) | 1.0 | not found upstream | `tests/findings/fuse/demo`: 5 of 5 | 1 |
+| demo | mkdir masks the mode (src/demo.c, demo_mkdir) | 1.0 | fixed: commit 0123abcd | `tests/findings/fuse/demo`: 3 of 3 | 1 |
 | demo | **withdrawn as a bug** (design) | 1.0 | https://example.org/1 | none | — |
 EOF
 }
@@ -31,13 +31,13 @@ findings "$T/good" || fail "a table with every bug row complete failed: $(cat "$
 grep -q "^## Causes" "$T/good/F.md" || fail "FINDINGS.md does not open with the cause table"
 
 mk_tree "$T/noconf"
-sed -i 's|`tests/findings/demo`: 5 of 5|rate not measured|' "$T/noconf/configs/targets/causes.md"
+sed -i 's|`tests/findings/fuse/demo`: 5 of 5|rate not measured|' "$T/noconf/configs/targets/causes.md"
 findings "$T/noconf" && fail "a bug row without a confirmation passed: $(cat "$T/noconf/out")"
 grep -q "causes.md:5: bug 'demo' lacks a confirmation" "$T/noconf/out" || fail "row not named: $(cat "$T/noconf/out")"
 [ "$(grep -c lacks "$T/noconf/out")" = 1 ] || fail "more than the confirmation flagged: $(cat "$T/noconf/out")"
 
 mk_tree "$T/gone"
-sed -i 's|`tests/findings/demo`: 3 of 3|`tests/findings/gone`: 3 of 3|' "$T/gone/configs/targets/causes.md"
+sed -i 's|`tests/findings/fuse/demo`: 3 of 3|`tests/findings/fuse/gone`: 3 of 3|' "$T/gone/configs/targets/causes.md"
 findings "$T/gone" && fail "a confirmation path that does not exist passed"
 grep -q "causes.md:6: bug 'demo' lacks a confirmation" "$T/gone/out" || fail "row not named: $(cat "$T/gone/out")"
 
@@ -59,7 +59,7 @@ python3 scripts/findings.py --causes "$T/only/F.md" "$T/only/configs/targets" >"
 grep -q "old table" "$T/only/F.md" && fail "--causes kept the old cause table"
 grep -q "^| demo | open fails" "$T/only/F.md" || fail "--causes did not write the table"
 grep -q "class rows kept" "$T/only/F.md" || fail "--causes lost the classes below the table"
-sed -i 's|`tests/findings/demo`: 5 of 5|rate not measured|' "$T/only/configs/targets/causes.md"
+sed -i 's|`tests/findings/fuse/demo`: 5 of 5|rate not measured|' "$T/only/configs/targets/causes.md"
 python3 scripts/findings.py --causes "$T/only/F.md" "$T/only/configs/targets" >"$T/only/out" 2>&1 &&
   fail "--causes passed a bug row without a confirmation"
 

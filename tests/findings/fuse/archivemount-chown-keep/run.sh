@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Confirms outside Metis that archivemount stores a chown's -1 ("leave unchanged") as the owner: the kernel then shows the overflow id and refuses chmod, utime, writes, unlink and creates inside (EOVERFLOW, EACCES), and the archive written at the unmount is empty; tmpfs as the control.
-# usage: tests/findings/archivemount-chown-keep/run.sh   (root)
+# usage: tests/findings/fuse/archivemount-chown-keep/run.sh   (root)
 # Exit 0 when archivemount shows all of it (what the cause table says) and tmpfs none, 1
 # otherwise, 77 when archivemount (or tar, python3) is missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../mounts.sh"
+. "$here/../../lib/mounts.sh"
 command -v archivemount >/dev/null && command -v tar >/dev/null && command -v python3 >/dev/null ||
   { echo "skip: archivemount: not installed (or no tar, python3)"; exit 77; }
 over_u=$(cat /proc/sys/kernel/overflowuid) over_g=$(cat /proc/sys/kernel/overflowgid)

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Confirms outside Metis that archivemount never ends after the unmount of an archive that got a FIFO (its save opens the FIFO's temporary copy in /tmp for reading and waits for a writer for ever) or a socket (the open fails and the save retries it for ever); a regular file as the control.
-# usage: tests/findings/archivemount-fifo-hang/run.sh   (root)
+# usage: tests/findings/fuse/archivemount-fifo-hang/run.sh   (root)
 # Exit 0 when the FIFO's daemon waits in the open and the socket's spins while the archive is
 # left unsaved, and the regular file's daemon saves and ends; 1 otherwise; 77 when archivemount
 # (or tar, python3) is missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../mounts.sh"
+. "$here/../../lib/mounts.sh"
 command -v archivemount >/dev/null && command -v tar >/dev/null && command -v python3 >/dev/null ||
   { echo "skip: archivemount: not installed (or no tar, python3)"; exit 77; }
 status=0

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Confirms outside Metis that CryFS deadlocks once its base directory is full: three writers fill a 2-MiB base, and gdb shows the daemon's threads stuck in the fork handler its error path's backtrace runs (cpputils::ThreadSystem::_stopAllThreadsForRestart).
-# usage: tests/findings/cryfs-full-hang/run.sh   (root; about 1 to 2 min: CryFS's scrypt at mount)
+# usage: tests/findings/fuse/cryfs-full-hang/run.sh   (root; about 1 to 2 min: CryFS's scrypt at mount)
 # Exit 0 when a call hung and the daemon's stacks show one thread joining in
 # _stopAllThreadsForRestart while another waits there for its mutex; 1 when no call hung or the
 # stacks differ; 77 when cryfs or gdb is missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../mounts.sh"
+. "$here/../../lib/mounts.sh"
 command -v cryfs >/dev/null && command -v gdb >/dev/null || { echo "skip: cryfs or gdb: not installed"; exit 77; }
 mkdir -p "$W/base" "$W/mnt" "$W/home"
 mount -t tmpfs -o size=2M tmpfs "$W/base" || exit 2

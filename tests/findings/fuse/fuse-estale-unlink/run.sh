@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Confirms outside Metis the mergerfs and sshfs ESTALE classes: chmod or truncate racing an unlink of the name, by path (the kernel retries ESTALE), through an O_PATH descriptor resolved before both (as Metis issues them), and through one after the unlink with no race; prints each rate.
-# usage: tests/findings/fuse-estale-unlink/run.sh [ROUNDS]   (root; default 5000 by path, a tenth through a descriptor)
+# usage: tests/findings/fuse/fuse-estale-unlink/run.sh [ROUNDS]   (root; default 5000 by path, a tenth through a descriptor)
 # Exit 0 when, on every installed target, no path call gave ESTALE and every one of 200 calls
 # through a descriptor after the unlink did (what the findings now say), 1 otherwise, 77
 # when neither target is installed. tmpfs is run alike as the control.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 rounds=${1:-5000}
-. "$here/../mounts.sh"
-cc -O2 -pthread -o "$W/race" "$here/../race/race.c" || exit 2
+. "$here/../../lib/mounts.sh"
+cc -O2 -pthread -o "$W/race" "$here/../../lib/race.c" || exit 2
 ran=0 status=0
 for t in mergerfs sshfs tmpfs; do
   mount_target "$t" "$W/$t" || continue

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Confirms outside Metis that lowntfs-3g dies (segfault) when a device read fails while it enters a new security descriptor: an LD_PRELOAD shim fails its reads from the Nth on, and a symlink is made; prints, for each N, the symlink's answer.
-# usage: tests/findings/ntfs-3g-read-error-segv/run.sh   (root)
+# usage: tests/findings/fuse/ntfs-3g-read-error-segv/run.sh   (root)
 # Exit 0 when some N makes the daemon die (the call answers ECONNABORTED, "Software caused
 # connection abort": the kernel's answer once a FUSE daemon is gone) and the same N does so in
 # 5 of 5 further runs; 1 otherwise; 77 when lowntfs-3g is not installed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../mounts.sh"
+. "$here/../../lib/mounts.sh"
 command -v lowntfs-3g >/dev/null && command -v mkfs.ntfs >/dev/null || { echo "skip: ntfs-3g: not installed"; exit 77; }
 cc -shared -fPIC -O2 -o "$W/failread.so" "$here/failread.c" -ldl || exit 2
 opts=permissions,posix_nlink,special_files=wsl   # as configs/targets/ntfs-3g.ini

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Confirms outside Metis that lowntfs-3g lists fewer entries than exist when read with 128-byte getdents64 buffers (no .metis-filler, no Metis), against tmpfs; prints the counts.
-# usage: tests/findings/ntfs-3g-readdir/run.sh   (root)
+# usage: tests/findings/fuse/ntfs-3g-readdir/run.sh   (root)
 # Exit 0 when ntfs-3g missed entries in both listings and tmpfs in none (what the finding
 # says), 1 otherwise, 77 when lowntfs-3g is not installed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../mounts.sh"
+. "$here/../../lib/mounts.sh"
 cc -O2 -o "$W/listing" "$here/listing.c" || exit 2
 mount_target ntfs-3g "$W/ntfs" 2>/dev/null || exit 77
 status=0

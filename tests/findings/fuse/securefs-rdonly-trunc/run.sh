@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Confirms outside Metis what open(O_RDONLY|O_TRUNC) does to a securefs file (EBADF, unreadable) and that an open for writing, then a remount, read it again; tmpfs as the control.
-# usage: tests/findings/securefs-rdonly-trunc/run.sh   (root)
+# usage: tests/findings/fuse/securefs-rdonly-trunc/run.sh   (root)
 # Exit 0 when securefs showed the EBADF and the file was readable again after a writing open
 # and after a remount (what the finding now says), 1 otherwise, 77 when securefs is missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../mounts.sh"
+. "$here/../../lib/mounts.sh"
 cc -O2 -o "$W/trunc" "$here/trunc.c" || exit 2
 mount_target securefs "$W/s" 2>/dev/null || exit 77
 echo "securefs $(version_of securefs):"

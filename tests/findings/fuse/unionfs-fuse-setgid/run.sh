@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Confirms outside Metis what unionfs-fuse does in a set-group-ID directory: mkdir loses the inherited S_ISGID (any caller), and a caller other than root gets its own group on every new entry; the kernel overlayfs on the same layers is the reference.
-# usage: tests/findings/unionfs-fuse-setgid/run.sh   (root)
+# usage: tests/findings/fuse/unionfs-fuse-setgid/run.sh   (root)
 # Exit 0 when unionfs-fuse shows both (what the cause table says) and the overlay neither, 1
 # otherwise, 77 when unionfs-fuse, setpriv or the overlay file system is missing.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../mounts.sh"
+. "$here/../../lib/mounts.sh"
 command -v unionfs >/dev/null && command -v setpriv >/dev/null || { echo "skip: unionfs-fuse: not installed (or no setpriv)"; exit 77; }
 grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null || { echo "skip: no overlayfs"; exit 77; }
 chmod 755 "$W"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # btrfs: a file moved to another directory, then only its new directory fsynced: a power cut right after that fsync leaves the file at both names (one inode, 2 links); once the old directory is fsynced too, at the new name only. ext4 as the control (the rename is one journal transaction).
-# usage: tests/findings/btrfs-rename-new-parent/run.sh   (root, cc, mkfs.btrfs, mkfs.ext4)
+# usage: tests/findings/kernel/btrfs-rename-new-parent/run.sh   (root, cc, mkfs.btrfs, mkfs.ext4)
 # Each case: a fresh 16-MiB image (btrfs -M, as Metis's crash configs; ext4 4 MiB) on a loop
 # device, /a/f written and the fs unmounted (all committed), mounted again, rename /a/f /b/f
 # and the fsyncs (rename_fsync.c), then the image file copied while the fs is still mounted:
@@ -10,7 +10,7 @@
 # btrfs shows both names after the new directory's fsync and the new name alone after both,
 # and ext4 the new name alone in both; 1 otherwise; 77 when a tool is missing.
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../mounts.sh"
+. "$here/../../lib/mounts.sh"
 command -v mkfs.btrfs >/dev/null && command -v mkfs.ext4 >/dev/null || { echo "skip: needs mkfs.btrfs and mkfs.ext4"; exit 77; }
 cc -O2 -o "$W/rename_fsync" "$here/rename_fsync.c" || exit 1
 # Every loop device backed by a file of $W (each case runs in a subshell of its own).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ext4 with inline_data: fallocate on a small (inline) file moves its bytes to a block behind the page cache's back: a punch or zero range of part of it answers 0, its fsync writes the zeros to the block, and then the older copy the conversion journalled as metadata is written over them from the block device's cache (after a remount the old bytes are back), and after a remount any fallocate, even one refused with EINVAL, or a truncate past the inline size makes reads show zeros until the next remount. The default ext4 does neither.
-# usage: tests/findings/ext4-inline-punch/run.sh   (root; mkfs.ext4, xfs_io, losetup)
+# usage: tests/findings/kernel/ext4-inline-punch/run.sh   (root; mkfs.ext4, xfs_io, losetup)
 # For each of fpunch and fzero (with and without keep-size) on a 12-byte file written and synced
 # first: the op, fsync, the block read from the image file (not from the loop device: an
 # O_DIRECT read of the device writes its dirty cache first), unmount, mount, read. Then, cold: the file

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The kernel's own trace of the ext4 inline_data finding: which function puts a converted file's bytes in its block, and who writes that block when (the report's "Trace" section).
-# usage: tests/findings/ext4-inline-punch/trace.sh   (root; tracefs, mkfs.ext4, xfs_io, losetup)
+# usage: tests/findings/kernel/ext4-inline-punch/trace.sh   (root; tracefs, mkfs.ext4, xfs_io, losetup)
 # Two runs on a 2-MiB ext4 with -O inline_data and a 12-byte file, under ext4, jbd2 and block
 # trace events (stack traces on the block ones) in a tracefs instance of its own, filtered on
 # its loop device: warm (`fpunch 2 5` and fsync, then unmount) and cold (remount,

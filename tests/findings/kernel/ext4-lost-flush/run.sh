@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Traces the shipped ext4 lost-write reproducer (tests/faults/faults-ext4/jbd2-tail) with kernel trace events, to show which flush failed, who dropped its error and what moved the journal tail after it; prints the excerpt.
-# usage: tests/findings/ext4-lost-flush/run.sh   (root, tracefs, Metis built: bin/metis-replay)
+# usage: tests/findings/kernel/ext4-lost-flush/run.sh   (root, tracefs, Metis built: bin/metis-replay)
 # Events only (block, ext4_sync_fs, jbd2), with stack traces on flush bios, ext4_sync_fs and
 # jbd2_update_log_tail: needs no function_graph tracer or kprobes. Exit 0 when the trace shows
 # the failed flush issued by ext4_sync_fs under generic_shutdown_super, then a flush that
 # succeeded in jbd2_cleanup_journal_tail and the tail update after it; 1 otherwise; 77 when
 # tracefs, root or the tools are missing.
 set -u
-top=$(cd "$(dirname "$0")/../../.." && pwd)
+top=$(cd "$(dirname "$0")/../../../.." && pwd)
 bin=${METIS_BIN:-$top/bin}
 tracefs=/sys/kernel/tracing
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
