@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Every room of the folders laid out in rooms (the engine, the backend, the command line, report.html, the swarm, the replayer, the integration tests) has a README that says what it owns and may use and names each of its sources and tests (a source and its header by either name), and the layout maps name every room; no integration test stands outside a room or shares its NAME.
+# Every room of the folders laid out in rooms (the engine, the backend, the command line, report.html, the swarm, the replayer, the integration tests, the findings' runners) has a README that says what it owns and may use and names each of its sources and tests (a source and its header by either name), and the layout maps name every room; no integration test stands outside a room or shares its NAME.
 . "$(dirname "$0")/../../lib/common.sh"
 
 # The folders laid out in rooms; each has a README.md whose table names its rooms.
 tops="fs-state/lib fs-state/engine fs-state/backend fs-state/backend/logical fs-state/front/cli
-      fs-state/front/report fs-state/front/swarm replayer reffs/lib tests/integration"
+      fs-state/front/report fs-state/front/swarm replayer reffs/lib tests/integration
+      tests/findings"
 # The map that names a top's rooms: fs-state/README.md's tree for fs-state, the top README's
 # Layout row for the replayer, reffs/README.md's module table for RefFS's library; the
-# integration tests' own README is their map (checked below).
+# integration tests' and the findings' own READMEs are their maps (checked below).
 in_map() {
   case $1 in
-    tests/integration) return 0 ;;
+    tests/integration|tests/findings) return 0 ;;
     replayer) grep '^| `replayer/` |' README.md | grep -qF "\`$2/\`" ;;
     reffs/lib) grep -qF "| \`lib/$2/\` |" reffs/README.md ;;
     *) grep -qE "^ +$2/ " fs-state/README.md ;;
@@ -52,4 +53,18 @@ for t in tests/integration/*.sh; do
 done
 dups=$(for t in tests/integration/*/*.sh; do basename "$t"; done | sort | uniq -d)
 [ -z "$dups" ] || fail "tests/integration: test names in more than one room: $dups"
+# A finding's runner is a folder in a room (findings_confirm.sh runs tests/findings/*/*/run.sh):
+# its room's README names the folder and each of its files, the index (tests/findings/README.md)
+# names the folder; a runner is named by its folder alone, so no two rooms share one.
+for cause in tests/findings/*/*/; do
+  cause=${cause%/}
+  readme=$(dirname "$cause")/README.md
+  grep -qF "\`$(basename "$cause")/\`" "$readme" || fail "$readme does not name the runner $(basename "$cause")/"
+  grep -qF "\`$(basename "$cause")/\`" tests/findings/README.md || fail "tests/findings/README.md's index does not name $cause/"
+  for f in "$cause"/*; do
+    grep -qF "$(basename "$f")" "$readme" || fail "$readme does not name $f"
+  done
+done
+dups=$(for c in tests/findings/*/*/; do basename "$c"; done | sort | uniq -d)
+[ -z "$dups" ] || fail "tests/findings: runner names in more than one room: $dups"
 exit 0
