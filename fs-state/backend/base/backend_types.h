@@ -136,6 +136,12 @@ struct backend {
     int record_history;         /* set by the engine: a backend whose restores leave more in the
                                    fs than its saved state (one without snapshots) records what
                                    they did in history, for a replay of its real history */
+    int lingering_known;        /* set by the replayer, or by a backend once it saw one: a
+                                   daemon may live on after its unmount (archivemount's save of
+                                   a FIFO never ends), so an unmount that discards the daemon's
+                                   state kills one still there after BK_LINGER_GRACE seconds
+                                   instead of failing after op_timeout */
+    uint64_t lingering_killed;  /* ... daemons killed so */
     struct buf history;         /* ... one line per event: "fresh sid=S" (mounted afresh and
                                    brought to state S by replay), "call ret=R errno=E KIND ARGS"
                                    (a logical restore's call, rcalls.h); the engine logs the

@@ -61,6 +61,9 @@ int bk_unmount(const char *path, double timeout);
  * can be finished by the kernel after close(2) returned (a deferred fput), a daemon can still
  * be exiting; on a loaded machine either was seen to take longer than 0.2 s. */
 #define BK_BUSY_SECONDS 3.0
+/* How long an unmount that discards a daemon's state waits for the daemon once one of its fs
+ * was seen to live on after an unmount (struct backend's lingering_known). */
+#define BK_LINGER_GRACE 0.2
 
 /* Replaces {mnt}, {img} and {bin} in tmpl (lib/text/placeholders.h). -1 if the result does not fit. */
 int bk_subst(const struct backend *b, const char *tmpl, char *out, size_t outlen);

@@ -270,9 +270,41 @@ static int unmount_cmd(struct backend *b, const char *cmd, double timeout, char 
     }
 }
 
-/* Unmounts and waits until the daemon is gone, so the image holds everything it wrote. An
- * unmount that fails for good is the target's failure (b->unmount_failed), not Metis's. */
-static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
+/* How long an unmount waits for the daemon to go: op_timeout; half of it when the unmount
+ * discards the daemon's state (a restore's, within a step that op_timeout limits too, which
+ * would otherwise end first, as a hang of the step), and BK_LINGER_GRACE once a daemon of this
+ * fs was seen to live on. */
+static double daemon_wait(const struct backend *b, int discard, double timeout)
+{
+    if (!discard)
+        return timeout;
+    if (b->lingering_known && timeout > BK_LINGER_GRACE)
+        return BK_LINGER_GRACE;
+    return timeout / 2;
+}
+
+/* A daemon still there after the wait: killed and counted when the unmount discards its state
+ * and lingering is known (0), else the target's failure, learnt for the next time (-1). */
+static int daemon_lingers(struct backend *b, struct fpriv *p, int discard, const char *step,
+                          const char *what)
+{
+    if (discard && b->lingering_known) {
+        if (p->pid > 0 && !p->daemonizes)
+            spawn_stop(p->pid, 1.0);
+        bk_kill_given(arg_is, b->mnt);
+        p->pid = 0;
+        b->lingering_killed++;
+        return 0;
+    }
+    b->lingering_known = 1;
+    b->unmount_failed = 1;
+    return bk_err(b, step, "%s", what);
+}
+
+/* Unmounts and waits until the daemon is gone, so the image holds everything it wrote; with
+ * discard, for a state thrown away next (a restore, an import, the teardown). An unmount that
+ * fails for good is the target's failure (b->unmount_failed), not Metis's. */
+static int f_unmount(struct backend *b, struct fpriv *p, const char *step, int discard)
 {
     char cmd[4096], out[512];
     const char *tmpl = b->cfg->unmount_cmd[0] ? b->cfg->unmount_cmd : "fusermount3 -u {mnt}";
@@ -291,21 +323,26 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
                       rc == SPAWN_TIMED_OUT ? (int)timeout : rc, out[0] ? ": " : "", out);
     }
     b->mounted = 0;
+    double wait = daemon_wait(b, discard, timeout);
+    char what[1200];
     if (p->pid > 0 && !p->daemonizes) {
-        if (spawn_wait_for(p->pid, timeout) == -1) {
+        if (spawn_wait_for(p->pid, wait) == -1) {
             spawn_stop(p->pid, 1.0);
             p->pid = 0;
-            b->unmount_failed = 1;
-            return bk_err(b, step, "the fs daemon did not exit after the unmount");
+            if (daemon_lingers(b, p, discard, step, "the fs daemon did not exit after the "
+                               "unmount") < 0)
+                return -1;
         }
         p->pid = 0;
-    } else if (p->has_image && wait_gone(image_open, b, p, timeout) < 0) {
-        b->unmount_failed = 1;
-        return bk_err(b, step, "the fs daemon still has %s open after the unmount", b->image);
-    } else if (!p->has_image && wait_daemon_gone(b, p, timeout) < 0) {
-        b->unmount_failed = 1;
-        return bk_err(b, step, "the fs daemon was still running %g s after the unmount "
-                      "(killed)", timeout);
+    } else if (p->has_image && wait_gone(image_open, b, p, wait) < 0) {
+        snprintf(what, sizeof what, "the fs daemon still has %s open after the unmount", b->image);
+        if (daemon_lingers(b, p, discard, step, what) < 0)
+            return -1;
+    } else if (!p->has_image && wait_daemon_gone(b, p, wait) < 0) {
+        snprintf(what, sizeof what, "the fs daemon was still running %g s after the unmount "
+                 "(killed)", wait);
+        if (daemon_lingers(b, p, discard, step, what) < 0)
+            return -1;
     }
     p->faulty = 0;
     return 0;
@@ -314,7 +351,7 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step)
 /* How the kept mode (kept.h) unmounts and mounts the daemon. */
 static int unmount_daemon(struct backend *b, const char *step)
 {
-    return f_unmount(b, b->priv, step);
+    return f_unmount(b, b->priv, step, 0);
 }
 
 static int mount_daemon(struct backend *b, const char *step)
@@ -470,7 +507,7 @@ static int fu_end(struct backend *b)
     struct fpriv *p = b->priv;
     bk_close_root(b);
     if (p && p->has_image && b->cfg->remount && b->mounted)
-        return f_unmount(b, p, "end");
+        return f_unmount(b, p, "end", 0);
     return 0;
 }
 
@@ -554,7 +591,7 @@ static int replay(struct backend *b, struct fpriv *p, uint64_t id)
         return bk_err(b, "restore", "state %llu: no image to restore and no replay hook",
                       (unsigned long long)id);
     uint64_t from;
-    if ((b->mounted && f_unmount(b, p, "restore: unmount") < 0) ||
+    if ((b->mounted && f_unmount(b, p, "restore: unmount", 1) < 0) ||
         replay_dirs(b, p, id, &from) < 0 || f_mount(b, p, "restore: fresh mount") < 0)
         return -1;
     p->replays++;
@@ -621,7 +658,7 @@ static int fu_restore(struct backend *b, uint64_t id)
     if (!imgstore_has(p->im.store, id))
         return bk_err(b, "restore", "state %llu was never saved (or was discarded)",
                       (unsigned long long)id);
-    if (b->mounted && f_unmount(b, p, "restore: unmount") < 0)
+    if (b->mounted && f_unmount(b, p, "restore: unmount", 1) < 0)
         return -1;
     return bimage_restore(b, &p->im, id);
 }
@@ -676,7 +713,7 @@ static int fu_import(struct backend *b, const char *path, uint64_t id)
     if (!p || !p->set_up || !p->dck)
         return bk_err(b, "import", "only a {dir}-backed fs restored without snapshots loads "
                       "exported directories");
-    if ((b->mounted && f_unmount(b, p, "import: unmount") < 0) ||
+    if ((b->mounted && f_unmount(b, p, "import: unmount", 1) < 0) ||
         scratch_fresh(b, &p->scratch) < 0 || dck_import(p->dck, b, path, id) < 0 ||
         f_mount(b, p, "import: mount") < 0 || remember(b, p, id) < 0)
         return -1;
@@ -697,7 +734,7 @@ static void fu_teardown(struct backend *b)
     if (p->ctlfd >= 0)
         close(p->ctlfd);
     p->ctlfd = -1;
-    if ((b->mounted || bk_is_mounted(b->mnt)) && f_unmount(b, p, "teardown") < 0) {
+    if ((b->mounted || bk_is_mounted(b->mnt)) && f_unmount(b, p, "teardown", 1) < 0) {
         bk_unmount(b->mnt, 1.0);        /* lazy if still busy */
         b->mounted = 0;
     }
@@ -769,7 +806,7 @@ static int fu_kept_read_back(struct backend *b, struct fpriv *p, const struct tr
 
 static int dir_unmount(struct backend *b)
 {
-    return f_unmount(b, b->priv, "read-back: checkpoint");
+    return f_unmount(b, b->priv, "read-back: checkpoint", 0);
 }
 
 static int dir_mount(struct backend *b)
@@ -820,6 +857,8 @@ static void fu_stats(struct backend *b, FILE *json)
         fprintf(json, ",\"snapshot_restores\":%llu", (unsigned long long)p->snapshot_restores);
     if (b->populated)
         fprintf(json, ",\"fresh_initial\":%llu", (unsigned long long)p->fresh_restores);
+    if (b->lingering_killed)
+        fprintf(json, ",\"lingering_killed\":%llu", (unsigned long long)b->lingering_killed);
     if (p->lr || p->kept)
         lr_print_stats(p->kept ? kept_lr(p->kept) : p->lr, json);
     if (p->dck)

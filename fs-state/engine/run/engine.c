@@ -125,6 +125,7 @@ int engine_init(struct engine *e)
     mkdir(path, 0755);
     if (fsgroup_open(&e->g, &e->cfg, e->run_id, path) < 0)
         return fail(e, e->g.err);
+    search_apply_learnt(e);
     int histories = 0;
     for (int i = 0; i < e->g.nfs; i++)
         histories |= may_keep_history(&e->cfg.fs[i]);

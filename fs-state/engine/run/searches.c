@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CARRY_MAGIC 0x3443535349544d45ull    /* "EMTISSC4": this build's carry layout */
+#define CARRY_MAGIC 0x3543535349544d45ull    /* "EMTISSC5": this build's carry layout */
 
 /* The reach and coverage tables are arrays of counters only: added word by word. */
 _Static_assert(sizeof(((struct reach *)0)->row) % sizeof(uint64_t) == 0, "reach rows hold only counters");
@@ -222,7 +222,17 @@ void search_fold(struct engine *e)
         o->t_abstract += p->t[i][2];
         o->t_finish += p->t[i][3];
     }
+    for (int i = 0; i < e->g.nfs; i++)
+        if (e->g.be[i])
+            e->g.be[i]->lingering_killed += p->lingering_killed[i];
     e->t_start = p->t_first;
+}
+
+void search_apply_learnt(struct engine *e)
+{
+    for (int i = 0; i < e->g.nfs && e->search.index > 1; i++)
+        if (e->g.be[i])
+            e->g.be[i]->lingering_known |= e->search.prior.lingering_known[i];
 }
 
 int search_save(const struct engine *e)
@@ -251,6 +261,11 @@ int search_save(const struct engine *e)
     c.fail_streak = e->search.fail_streak;
     memcpy(c.fail_signature, e->search.fail_signature, sizeof c.fail_signature);
     c.bounded = e->search.bounded;
+    for (int i = 0; i < e->g.nfs; i++)
+        if (e->g.be[i]) {
+            c.lingering_known[i] = (unsigned char)e->g.be[i]->lingering_known;
+            c.lingering_killed[i] = e->g.be[i]->lingering_killed;
+        }
     carry_path(e, path, sizeof path);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "wb");

@@ -26,6 +26,9 @@ void search_warn(const struct engine *e, FILE *f);
 int search_note_failure(struct search_run *s, const char *signature, uint64_t ops_done);
 /* At engine_close, before the report: the previous searches' totals added in. */
 void search_fold(struct engine *e);
+/* Right after the fs group is opened: what the previous searches learnt of each fs (a daemon
+ * that lives on after its unmount) holds in this one too. */
+void search_apply_learnt(struct engine *e);
 /* ... after the report: the totals for the next search. -1 on a write error. */
 int search_save(const struct engine *e);
 

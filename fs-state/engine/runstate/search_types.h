@@ -60,6 +60,8 @@ struct search_carry {
     int fail_streak;             /* the search ended on a target failure: how many in a row */
     char fail_signature[160];    /* ... of this class, with no operation done in between */
     struct bounded_progress bounded;
+    unsigned char lingering_known[METIS_MAX_FS];   /* struct backend's, learnt so far */
+    uint64_t lingering_killed[METIS_MAX_FS];
 };
 
 /* A target that fails this many times in a row, the same class each time and no operation done
