@@ -6,6 +6,7 @@
 #include "lib/text/numbers.h"
 #include "lib/text/buf.h"
 #include "engine/classify/causes.h"
+#include "engine/classify/hardlink_alias.h"
 #include "engine/step/fsset.h"
 #include "engine/records/log.h"
 #include "engine/ops/opflags.h"
@@ -403,12 +404,28 @@ static double run_seconds(const struct engine *e)
     return start > 0 ? now_seconds() - start : 0;
 }
 
+/* A new class of a FUSE fs that two inodes for one file would explain: the reference's tree
+ * says whether its operation met a hard-linked file (read for new classes only). */
+static void check_alias(struct engine *e, int i, const struct op_args *a, struct dclass *c)
+{
+    if (e->cfg.fs[i].type != FS_FUSE || !alias_may_apply(c, a))
+        return;
+    for (int k = 0; k < e->classes.n; k++)
+        if (strcmp(e->classes.v[k].signature, c->signature) == 0)
+            return;
+    char *ref = classes_read_listing(&e->g, 0);
+    if (ref)
+        alias_assign(c, a, ref);
+    free(ref);
+}
+
 /* The class's group: its cause, or the known delta of fs i along the path (the one the step
  * came from, and the one the state it made has). */
 static void assign_cause(struct engine *e, int i, const struct op_args *a, struct dclass *c)
 {
     char below[400];
     struct cause_path p = { NULL, NULL, NULL };
+    check_alias(e, i, a, c);
     if (a && e->depth >= 1) {
         p.made = known_delta_at(e, e->depth - 1, i);
         p.below = e->depth >= 2 ? known_delta_at(e, e->depth - 2, i) : NULL;

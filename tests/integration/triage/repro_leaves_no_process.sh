@@ -72,18 +72,16 @@ repro=$(ls -d "$T"/run/class-*-repro | head -n 1)
 FAIL_LOG=$T/term.out
 HOLD=1 setsid "$repro/run.sh" >"$T/term.out" 2>&1 &
 rpid=$!
-work=
-for _ in $(seq 1 600); do   # mounted first, then the mount gone: the clean-up has begun
-    work=$(ls -d "$REPRO_TMP"/metis-repro.* 2>/dev/null | head -n 1)
-    [ -n "$work" ] && mountpoint -q "$work/mnt" && break
-    sleep 0.05
-done
-mountpoint -q "$work/mnt" || fail "the reproducer's target never got mounted"
+# The verdict is run.sh's last line before its exit runs the clean-up, which then waits (up to
+# 10 s) for the process that holds a file under its work directory.
 for _ in $(seq 1 1200); do
-    mountpoint -q "$work/mnt" || break
+    grep -q '^repro: ' "$T/term.out" && break
+    kill -0 "$rpid" 2>/dev/null || fail "run.sh ended before its verdict"
     sleep 0.05
 done
-[ -e "$work/mnt.held" ] || fail "the held file is gone before the clean-up's wait"
+grep -q '^repro: ' "$T/term.out" || fail "run.sh gave no verdict in 60 s"
+work=$(ls -d "$REPRO_TMP"/metis-repro.* 2>/dev/null | head -n 1)
+[ -n "$work" ] && [ -e "$work/mnt.held" ] || fail "the clean-up had nothing left to wait for"
 kill -TERM -- "-$rpid"
 wait "$rpid"
 echo "run.sh exited $? after a TERM in its clean-up"

@@ -10,6 +10,7 @@
 
 #include "engine/classify/causes.h"
 #include "engine/classify/hints.h"
+#include "engine/classify/hardlink_alias.h"
 #include "engine/vocab/differs.h"
 
 static struct metis_config cfg;
@@ -217,6 +218,56 @@ Test(causes, an_owner_the_kernel_cannot_map_is_one_cause)
     c = refused_class("link am errno EACCES, reference 0", EACCES, 0);
     causes_assign(&c, "am", &r);
     cr_expect_str_eq(c.group, c.signature);
+}
+
+/* The reference's tree: /d0/f1 and /d1/f0 are one file of two names, /f2 a file of one. */
+static const char alias_listing[] =
+    "/ d 0755 4 0 0 0 - -\n"
+    "/d0 d 0755 2 0 0 0 - -\n"
+    "/d0/f1 f 0644 2 0 0 10 abc -\n"
+    "/d1 d 0755 2 0 0 0 - -\n"
+    "/d1/f0 f 0644 2 0 0 10 abc -\n"
+    "/f2 f 0644 1 0 0 5 xyz -\n";
+
+Test(causes, two_names_of_one_file_on_a_fuse_daemon_are_one_cause)
+{
+    struct op_args w = { .op = OP_write_file }, cp = { .op = OP_copy_range };
+    snprintf(w.path, sizeof w.path, "/d1/f0");
+    snprintf(cp.path, sizeof cp.path, "/d1/f0");
+    snprintf(cp.path2, sizeof cp.path2, "/d0/f1");
+    /* another name's stale size after a write through the first */
+    struct dclass c = a_class("write_file fz state size", DIFF_STATE, TREE_DIFF_SIZE, "");
+    snprintf(c.d.entry, sizeof c.d.entry, "/d0/f1");
+    cr_assert(alias_may_apply(&c, &w));
+    cr_expect(alias_assign(&c, &w, alias_listing));
+    causes_assign(&c, "fz", NULL);
+    cr_expect_str_eq(c.group, "fuse-hard-link-alias fz");
+    cr_expect(strstr(c.hint, "copy_file_range") != NULL, "%s", c.hint);
+    /* copy_file_range between the two names: the reference refused an overlapping copy */
+    c = refused_class("copy_range fz errno ok, reference EINVAL", 0, EINVAL);
+    c.res = (struct op_result){ 500, 0 };
+    cr_assert(alias_may_apply(&c, &cp));
+    cr_expect(alias_assign(&c, &cp, alias_listing));
+    /* the other name after an open_unlink of the first: one link left, another name changed */
+    struct op_args ou = { .op = OP_open_unlink };
+    snprintf(ou.path, sizeof ou.path, "/d1/f9");
+    c = a_class("open_unlink/fd_truncate fz state size", DIFF_STATE, TREE_DIFF_SIZE, "");
+    snprintf(c.d.entry, sizeof c.d.entry, "/f2");
+    cr_expect(alias_assign(&c, &ou, alias_listing));
+    /* a file of one name, a directory, or a kind aliasing does not explain: not this cause */
+    struct op_args one = { .op = OP_write_file };
+    snprintf(one.path, sizeof one.path, "/f2");
+    c = a_class("write_file fz state size", DIFF_STATE, TREE_DIFF_SIZE, "");
+    snprintf(c.d.entry, sizeof c.d.entry, "/f2");
+    cr_expect(!alias_assign(&c, &one, alias_listing));
+    snprintf(one.path, sizeof one.path, "/d0");
+    snprintf(c.d.entry, sizeof c.d.entry, "/d0");
+    cr_expect(!alias_assign(&c, &one, alias_listing));
+    cr_expect_str_eq(c.cause_id, "");
+    c = a_class("chmod fz state mode", DIFF_STATE, TREE_DIFF_MODE, "");
+    cr_expect(!alias_may_apply(&c, &w));
+    c = a_class("write_file fz state size", DIFF_STATE, TREE_DIFF_SIZE, "lacks:fallocate");
+    cr_expect(!alias_may_apply(&c, &w));
 }
 
 Test(causes, delta_ids_are_one_word)
