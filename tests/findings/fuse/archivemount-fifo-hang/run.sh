@@ -79,9 +79,10 @@ else
   copy=$(copy_of "$tag-sock")
   echo "  5 s after the unmount the daemon is alive: state $(ps -o stat= -p "$pid"), $(((t1 - t0) * 100 / hz)) cs of CPU in 2 s;" \
     "its copy ${copy:-none} ($(stat -c %F "$copy" 2>/dev/null)); the archive: $(archive_state)"
-  # The open fails (ENXIO) and save's loop finds the node still modified: a busy loop. Half a
-  # CPU-second in two leaves room for the load of a shared 2-core host.
-  [ $(((t1 - t0) * 100 / hz)) -ge 50 ] || { echo "  not spinning: not confirmed"; status=1; }
+  # The open fails (ENXIO) and save's loop finds the node still modified: a busy loop, where
+  # a daemon that waits (the FIFO's) takes no CPU at all. 5 cs in 2 s leaves room for a loaded
+  # 2-core host: make check beside first runs gave it 39 (the bound was 50 and failed there).
+  [ $(((t1 - t0) * 100 / hz)) -ge 5 ] || { echo "  not spinning: not confirmed"; status=1; }
   unsaved "$tag-sock" || { echo "  the archive was saved meanwhile: not confirmed"; status=1; }
   kill -9 "$pid"; wait "$pid" 2>/dev/null
   echo "  killed; its copy left behind: $(copy_of "$tag-sock")"
