@@ -844,14 +844,15 @@ static long drop_calls_at(struct shrinker *sh, const size_t *cur, size_t n, size
         drop_call(op, c);
         drop_cache_after(sh, j);
         long r = test(sh, cur, n);
-        if (r < 0)
-            return r;
         if (r == (long)n) {
             dropped++;
             continue;
         }
+        /* also when the shrink stops here: the trace written is one that reproduced */
         step_put_back(op, &kept);
         drop_cache_after(sh, j);
+        if (r < 0)
+            return r;
     }
     return dropped;
 }

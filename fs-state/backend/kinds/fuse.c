@@ -285,14 +285,10 @@ static double daemon_wait(const struct backend *b, int discard, double timeout)
 
 /* A daemon still there after the wait: killed and counted when the unmount discards its state
  * and lingering is known (0), else the target's failure, learnt for the next time (-1). */
-static int daemon_lingers(struct backend *b, struct fpriv *p, int discard, const char *step,
-                          const char *what)
+static int daemon_lingers(struct backend *b, int discard, const char *step, const char *what)
 {
     if (discard && b->lingering_known) {
-        if (p->pid > 0 && !p->daemonizes)
-            spawn_stop(p->pid, 1.0);
-        bk_kill_given(arg_is, b->mnt);
-        p->pid = 0;
+        bk_kill_given(arg_is, b->mnt);    /* a foreground daemon was stopped by the caller */
         b->lingering_killed++;
         return 0;
     }
@@ -329,19 +325,19 @@ static int f_unmount(struct backend *b, struct fpriv *p, const char *step, int d
         if (spawn_wait_for(p->pid, wait) == -1) {
             spawn_stop(p->pid, 1.0);
             p->pid = 0;
-            if (daemon_lingers(b, p, discard, step, "the fs daemon did not exit after the "
+            if (daemon_lingers(b, discard, step, "the fs daemon did not exit after the "
                                "unmount") < 0)
                 return -1;
         }
         p->pid = 0;
     } else if (p->has_image && wait_gone(image_open, b, p, wait) < 0) {
         snprintf(what, sizeof what, "the fs daemon still has %s open after the unmount", b->image);
-        if (daemon_lingers(b, p, discard, step, what) < 0)
+        if (daemon_lingers(b, discard, step, what) < 0)
             return -1;
     } else if (!p->has_image && wait_daemon_gone(b, p, wait) < 0) {
         snprintf(what, sizeof what, "the fs daemon was still running %g s after the unmount "
                  "(killed)", wait);
-        if (daemon_lingers(b, p, discard, step, what) < 0)
+        if (daemon_lingers(b, discard, step, what) < 0)
             return -1;
     }
     p->faulty = 0;

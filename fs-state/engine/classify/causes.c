@@ -42,7 +42,7 @@ static const char *delta_item(const struct dclass *c, const struct cause_path *p
 }
 
 /* The kernel's overflow id ("uid" or "gid"): what stat shows for an id it cannot map. */
-static unsigned overflow_id(const char *which)
+static unsigned read_overflow_id(const char *which)
 {
     char path[64];
     unsigned id = 65534;
@@ -56,19 +56,27 @@ static unsigned overflow_id(const char *which)
     return id;
 }
 
+/* The overflow uid and gid, read once. */
+static void overflow_ids(unsigned *uid, unsigned *gid)
+{
+    static unsigned ouid, ogid;
+    if (!ouid) {
+        ouid = read_overflow_id("uid");
+        ogid = read_overflow_id("gid");
+    }
+    *uid = ouid;
+    *gid = ogid;
+}
+
 /* An owner difference ("owner<TAB>ref uid:gid<TAB>fs uid:gid") in which the fs shows the
  * overflow id where the reference has another: a daemon sent an id the kernel cannot map,
  * such as the -1 of a chown that leaves the owner or group as it is. */
 static int unmapped_owner_item(const char *item)
 {
-    static unsigned ouid, ogid;
-    unsigned ru, rg, fu, fg;
+    unsigned ru, rg, fu, fg, ouid, ogid;
     if (sscanf(item, "owner\t%u:%u\t%u:%u", &ru, &rg, &fu, &fg) != 4)
         return 0;
-    if (!ouid) {
-        ouid = overflow_id("uid");
-        ogid = overflow_id("gid");
-    }
+    overflow_ids(&ouid, &ogid);
     return (fu == ouid && ru != ouid) || (fg == ogid && rg != ogid);
 }
 
@@ -103,6 +111,8 @@ static int cause_open_to_owner(const struct dclass *c)
 
 static void unmapped_owner_assign(struct dclass *c)
 {
+    unsigned ouid, ogid;
+    overflow_ids(&ouid, &ogid);
     c->lacks[0] = '\0';   /* an EPERM below such an owner declares nothing the fs lacks */
     snprintf(c->cause_id, sizeof c->cause_id, "unmapped-owner");
     snprintf(c->cause, sizeof c->cause, "an owner the kernel cannot map (the overflow id): "
@@ -113,7 +123,7 @@ static void unmapped_owner_assign(struct dclass *c)
              "stores the -1 of chown(path, -1, gid) or chown(path, uid, -1) (\"leave it as it "
              "is\") as the id. The VFS refuses any write access to such an inode (EACCES, for "
              "root too) and any change of it (EOVERFLOW), and root has no owner's rights there "
-             "(EPERM).", overflow_id("uid"), overflow_id("gid"));
+             "(EPERM).", ouid, ogid);
 }
 
 void causes_assign(struct dclass *c, const char *fs, const struct cause_path *p)

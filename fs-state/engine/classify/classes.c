@@ -164,15 +164,23 @@ void classes_target_failure(struct fsgroup *g, int i, unsigned kind, const struc
     sign(c, g->cfg);
 }
 
+int classes_find(const struct dclass_table *t, const char *signature)
+{
+    for (int k = 0; k < t->n; k++)
+        if (strcmp(t->v[k].signature, signature) == 0)
+            return k;
+    return -1;
+}
+
 int classes_add(struct dclass_table *t, const struct dclass *c, uint64_t seq, double secs,
                 int *fresh)
 {
     *fresh = 0;
-    for (int k = 0; k < t->n; k++)
-        if (strcmp(t->v[k].signature, c->signature) == 0) {
-            t->v[k].hits++;
-            return k;
-        }
+    int known = classes_find(t, c->signature);
+    if (known >= 0) {
+        t->v[known].hits++;
+        return known;
+    }
     size_t room = (size_t)t->cap;
     if (array_reserve(&t->v, &room, (size_t)t->n + 1, sizeof *t->v))
         return -1;

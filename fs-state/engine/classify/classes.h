@@ -51,6 +51,8 @@ void classes_target_failure(struct fsgroup *g, int i, unsigned kind, const struc
 /* Counts a hit of c's class at operation seq, secs seconds into the run; adds the class when
  * it is new. Returns the class's index in t and sets *fresh to 1 for a new class, or -1 when
  * out of memory. */
+/* The index of the class signed signature, or -1. */
+int classes_find(const struct dclass_table *t, const char *signature);
 int classes_add(struct dclass_table *t, const struct dclass *c, uint64_t seq, double secs,
                 int *fresh);
 /* One line for reports: "class 2: mkdir on bad: state differs (mode of /d0/d1: reference

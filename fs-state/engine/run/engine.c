@@ -408,11 +408,9 @@ static double run_seconds(const struct engine *e)
  * says whether its operation met a hard-linked file (read for new classes only). */
 static void check_alias(struct engine *e, int i, const struct op_args *a, struct dclass *c)
 {
-    if (e->cfg.fs[i].type != FS_FUSE || !alias_may_apply(c, a))
+    if (e->cfg.fs[i].type != FS_FUSE || !alias_may_apply(c, a) ||
+        classes_find(&e->classes, c->signature) >= 0)
         return;
-    for (int k = 0; k < e->classes.n; k++)
-        if (strcmp(e->classes.v[k].signature, c->signature) == 0)
-            return;
     char *ref = classes_read_listing(&e->g, 0);
     if (ref)
         alias_assign(c, a, ref);
