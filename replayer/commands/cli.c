@@ -23,7 +23,7 @@ static const struct {
       "Replays a trace on fresh file systems, up to R tries (default 5).\n" },
     { "repro", "RUN_DIR|DETAIL [--config CONFIG] [--tries R] [--fs NAME]",
       "Reproduces a run's discrepancy from the newest concrete state it exported.\n" },
-    { "shrink", "RUN_DIR|DETAIL|TRACE [--config CONFIG] [--tries R] [--fs NAME] [--seconds S] [-o FILE]",
+    { "shrink", "RUN_DIR|DETAIL|TRACE [--config CONFIG] [--tries R] [--fs NAME] [--seconds S] [--fresh-mounts] [-o FILE]",
       "Reduces the trace to a 1-minimal one that still shows the discrepancy (the same\n"
       "operation, fs, kinds and first differing attribute).\n" },
     { "emit-c", "TRACE [--config CONFIG] [--fs NAME] [-o DIR]",
@@ -58,6 +58,11 @@ static const struct {
               "                   that disagrees after the last operation)\n" },
     { "--seconds", "  --seconds S      stop shrinking after S seconds and keep the shortest\n"
                    "                   trace found so far (default: no limit)\n" },
+    { "--fresh-mounts", "  --fresh-mounts   start every candidate of a target without snapshots on a\n"
+                        "                   fresh mount, as a replay does (default: candidates\n"
+                        "                   restore its states logically, and the shrunk trace\n"
+                        "                   is checked on fresh mounts, shrunk again so if it\n"
+                        "                   does not show the discrepancy there)\n" },
 };
 
 static const char exit_text[] =
@@ -94,6 +99,7 @@ int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o)
         { "verbose", no_argument, NULL, 'v' },
         { "fs", required_argument, NULL, 'f' },
         { "seconds", required_argument, NULL, 's' },
+        { "fresh-mounts", no_argument, NULL, 'F' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -112,6 +118,14 @@ int cli_parse(int argc, char **argv, const char *cmd, struct cli_opts *o)
         case 'o': o->out = optarg; break;
         case 'v': o->verbose = 1; break;
         case 'f': o->fs = optarg; break;
+        case 'F':
+            if (strcmp(cmd, "shrink") != 0) {
+                fprintf(stderr, "metis-replay %s: --fresh-mounts is an option of shrink only\n",
+                        cmd);
+                return -1;
+            }
+            o->fresh_mounts = 1;
+            break;
         case 's':
             errno = 0;
             o->seconds = strtod(optarg, &end);

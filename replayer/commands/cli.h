@@ -27,6 +27,7 @@ struct cli_opts {
     int verbose;                /* -v */
     const char *fs;             /* --fs: the fs whose discrepancy counts (shrink, emit-c) */
     double seconds;             /* --seconds: shrink's time limit, 0 = none */
+    int fresh_mounts;           /* --fresh-mounts: shrink's every candidate on fresh mounts */
 };
 
 /* What cli_parse returns when -h/--help printed the command's usage: the command then ends

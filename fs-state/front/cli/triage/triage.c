@@ -86,6 +86,11 @@ static void keep_signature(const char *repro_dir, const struct run_class *c)
     triage_write_text(repro_dir, "group", text);
 }
 
+/* An unshrunk trace longer than this gets no reproducer from the triage: emit-c of a 70,600-step
+ * archivemount history took 151 s of the triage's bound, and a maintainer reads no such
+ * program; the other classes' shrinks get the time instead. */
+#define UNSHRUNK_EMIT_MOST 2000
+
 static void emit_class(const struct triage *t, struct run_class *c, struct class_paths *p,
                        double last)
 {
@@ -96,6 +101,13 @@ static void emit_class(const struct triage *t, struct run_class *c, struct class
         return;
     snprintf(c->trace, sizeof c->trace, "class-%d.trace", c->id);
     c->trace_ops = count_ops(p->trace);
+    size_t n = strlen(c->triage);
+    if (!strncmp(c->triage, "not shrunk", 10) && c->trace_ops > UNSHRUNK_EMIT_MOST) {
+        snprintf(c->triage + n, sizeof c->triage - n, "; no reproducer for %d unshrunk steps "
+                 "(over %d; metis-replay emit-c writes one by hand)", (int)c->trace_ops,
+                 UNSHRUNK_EMIT_MOST);
+        return;
+    }
     double until = now_seconds() + EMIT_SECONDS;
     if (triage_run_child(t, emit, p->log, until < last ? until : last) == 0) {
         snprintf(c->repro, sizeof c->repro, "class-%d-repro/run.sh", c->id);
@@ -103,7 +115,6 @@ static void emit_class(const struct triage *t, struct run_class *c, struct class
         return;
     }
     triage_last_line(p->log, NULL, said, sizeof said);
-    size_t n = strlen(c->triage);
     snprintf(c->triage + n, sizeof c->triage - n, "; no reproducer (%.150s)", said);
 }
 
