@@ -50,6 +50,7 @@ struct shrinker {
     size_t first;               /* ops[0..first) made the saved state sid[0] (0: initial state) */
     uint64_t base_seq;          /* the operation of the run that made it */
     uint64_t base_sid;          /* and its sid in the run (its exported files) */
+    const struct runlog_export *base;   /* its export, loaded again in a new session */
     double t0;                  /* when the shrink began */
     double step_s;              /* time spent in steps (not loading states) */
     double start_s;             /* the session's start: mounts, set-up, the initial state */
@@ -577,70 +578,6 @@ static int record(struct shrinker *sh, const size_t *cur, size_t n, const char *
     }
 }
 
-/* ---- candidates restored logically, the result checked on fresh mounts ---- */
-
-/* A target without snapshots replays on a fresh mount in a replay, so that it runs nothing the
- * trace does not hold. A shrink's candidates restore its states logically instead (restore
- * calls, a replay where they miss): archivemount's candidates spent 9.7 of 11.0 s of their
- * steps remounting it, and a cryfs mount takes 16 to 37 s. The calls such a restore adds are
- * in no trace, so the shrunk trace is checked on fresh mounts before it is written
- * (fresh_check). The fs of the config whose restores this changes, as a mask. */
-static unsigned logical_candidates(struct shrinker *sh, const struct cli_opts *o)
-{
-    unsigned mask = 0;
-    for (int i = 0; !o->fresh_mounts && i < sh->cfg.nfs; i++)
-        if (sh->cfg.fs[i].replay_logical) {
-            sh->cfg.fs[i].replay_logical = 0;
-            mask |= 1u << i;
-        }
-    return mask;
-}
-
-/* The session started afresh with every fs restoring as a replay does, the cache emptied. */
-static int to_fresh_mounts(struct shrinker *sh)
-{
-    session_stop(&sh->s);
-    for (int i = 0; i < sh->cfg.nfs; i++)
-        sh->cfg.fs[i].replay_logical |= (sh->logical >> i) & 1;
-    sh->logical = 0;
-    for (size_t k = 0; k < sh->n; k++)
-        tree_delta_free(&sh->delta[k + 1]);
-    sh->n = 0;
-    return shrink_session_start(sh);
-}
-
-static int verify_full(struct shrinker *sh, size_t *cur, size_t *n, int tries);
-
-/* cur[0..n) replayed on fresh mounts, without the time limit (the shrink kept time for it,
- * logical_deadline): 1 when it ends in the class (n: where), 0 when it does not in two
- * tries, or a TEST_ code. */
-static int fresh_check(struct shrinker *sh, size_t *cur, size_t *n)
-{
-    double deadline = sh->deadline;
-    size_t m = *n;
-    if (to_fresh_mounts(sh) < 0)
-        return TEST_INFRA;
-    sh->deadline = 0;
-    int r = verify_full(sh, cur, n, 2);
-    sh->deadline = deadline;
-    if (r == 1)
-        fprintf(stderr, "metis-replay: shrink: the shrunk trace shows the discrepancy on fresh "
-                "mounts too (its candidates restored states logically)\n");
-    else if (r == 0)
-        fprintf(stderr, "metis-replay: shrink: the shrunk trace of %zu operations does not show "
-                "the discrepancy on fresh mounts (the logical restores between its candidates "
-                "did): shrinking again, every candidate on fresh mounts\n", m);
-    return r;
-}
-
-/* Time for fresh_check out of the shrink's: a session start and a replay of the shrunk trace
- * from its initial state, each at most as long as the first session start. */
-static void logical_deadline(struct shrinker *sh)
-{
-    if (sh->logical && sh->deadline > 0)
-        sh->deadline -= 2 * sh->start_s + 1;
-}
-
 /* ---- the command ---- */
 
 static int verify_full(struct shrinker *sh, size_t *cur, size_t *n, int tries)
@@ -761,6 +698,7 @@ static int load_saved(struct shrinker *sh, const struct runlog_export *x, size_t
     }
     sh->sid[0] = IMPORT_SID_BASE + x->sid;
     sh->at_start = 0;
+    sh->base = x;
     sh->first = first;
     sh->base_seq = x->seq;
     sh->base_sid = x->sid;
@@ -954,6 +892,71 @@ static long drop_calls(struct shrinker *sh, const size_t *cur, size_t n)
         earlier += j + 1 < n ? r : 0;
     }
     return earlier;
+}
+
+/* ---- candidates restored logically, the result checked on fresh mounts ---- */
+
+/* A target without snapshots replays on a fresh mount in a replay, so that it runs nothing the
+ * trace does not hold. A shrink's candidates restore its states logically instead (restore
+ * calls, a replay where they miss): archivemount's candidates spent 9.7 of 11.0 s of their
+ * steps remounting it, and a cryfs mount takes 16 to 37 s. The calls such a restore adds are
+ * in no trace, so the shrunk trace is checked on fresh mounts before it is written
+ * (fresh_check). The fs of the config whose restores this changes, as a mask. */
+static unsigned logical_candidates(struct shrinker *sh, const struct cli_opts *o)
+{
+    unsigned mask = 0;
+    for (int i = 0; !o->fresh_mounts && i < sh->cfg.nfs; i++)
+        if (sh->cfg.fs[i].replay_logical) {
+            sh->cfg.fs[i].replay_logical = 0;
+            mask |= 1u << i;
+        }
+    return mask;
+}
+
+/* The session started afresh with every fs restoring as a replay does, the cache emptied. */
+static int to_fresh_mounts(struct shrinker *sh)
+{
+    session_stop(&sh->s);
+    for (int i = 0; i < sh->cfg.nfs; i++)
+        sh->cfg.fs[i].replay_logical |= (sh->logical >> i) & 1;
+    sh->logical = 0;
+    for (size_t k = 0; k < sh->n; k++)
+        tree_delta_free(&sh->delta[k + 1]);
+    sh->n = 0;
+    return shrink_session_start(sh);
+}
+
+/* cur[0..n) replayed on fresh mounts, without the time limit (the shrink kept time for it,
+ * logical_deadline): 1 when it ends in the class (n: where), 0 when it does not in two
+ * tries, or a TEST_ code. */
+static int fresh_check(struct shrinker *sh, size_t *cur, size_t *n)
+{
+    double deadline = sh->deadline;
+    size_t m = *n;
+    if (to_fresh_mounts(sh) < 0)
+        return TEST_INFRA;
+    int loaded = sh->first ? load_saved(sh, sh->base, sh->first) : 0;
+    if (loaded != 0)
+        return loaded == TEST_INFRA ? TEST_INFRA : 0;
+    sh->deadline = 0;
+    int r = verify_full(sh, cur, n, 2);
+    sh->deadline = deadline;
+    if (r == 1)
+        fprintf(stderr, "metis-replay: shrink: the shrunk trace shows the discrepancy on fresh "
+                "mounts too (its candidates restored states logically)\n");
+    else if (r == 0)
+        fprintf(stderr, "metis-replay: shrink: the shrunk trace of %zu operations does not show "
+                "the discrepancy on fresh mounts (the logical restores between its candidates "
+                "did): shrinking again, every candidate on fresh mounts\n", m);
+    return r;
+}
+
+/* Time for fresh_check out of the shrink's: a session start and a replay of the shrunk trace
+ * from its initial state, each at most as long as the first session start. */
+static void logical_deadline(struct shrinker *sh)
+{
+    if (sh->logical && sh->deadline > 0)
+        sh->deadline -= 2 * sh->start_s + 1;
 }
 
 static int shrink_started(struct shrinker *sh, const struct cli_opts *o, size_t *cur,
