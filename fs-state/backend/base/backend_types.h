@@ -115,6 +115,10 @@ struct backend {
     backend_replay_fn replay_fn;   /* set by the engine; needed only where snapshots are not */
     void *replay_ctx;              /* ... and the context of populate_fn too */
     backend_populate_fn populate_fn;  /* set by the engine */
+    int history_restores;       /* set by the backend: its states come back logically or by a
+                                   replay on a fresh mount (a daemon without snapshots or an
+                                   image), so a class's trace is what it ran since its last
+                                   fresh mount */
     int populated;              /* set by the backend: its mounts show the initial state's
                                    entries already, so the engine does not make them */
     uint64_t grown_bytes, grown_inodes;   /* after grow: its capacity and inode limit (0: the

@@ -408,6 +408,7 @@ static int choose_mode(struct backend *b, struct fpriv *p)
                       "ioctls (REFFS_IOC_SAVE/DISCARD on its root)");
     int replayed = strcmp(want, "replay") == 0 || b->cfg->replay_logical;
     p->mode = answers ? FM_SNAPSHOT : replayed ? FM_REPLAY : FM_LOGICAL;
+    b->history_restores = p->mode != FM_SNAPSHOT;
     if (p->mode == FM_LOGICAL && !(p->lr = lr_open(b)))
         return bk_err(b, "setup", "out of memory");
     if (p->mode == FM_LOGICAL && b->record_history)

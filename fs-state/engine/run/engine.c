@@ -104,9 +104,10 @@ int engine_init(struct engine *e)
         return -1;
     equalize_quiet(e->search.index > 1);
     vary_apply(&e->cfg);
-    /* Short searches are the config's routine: their variants are in each search's log. */
+    /* Short searches are the config's routine, or a history target's (driver.c): their
+     * variants are in each search's log. */
     if ((e->cfg.vary.long_names_on || e->cfg.vary.fill_on || e->cfg.vary.fill_inodes_on ||
-         e->cfg.vary.mtime_on) && !e->cfg.run.search_ops)
+         e->cfg.vary.mtime_on) && !e->cfg.run.search_ops && !e->search.prior.history_length)
         fprintf(stderr, "metis: search %d (seed %llu) varies: %s\n", e->search.index,
                 (unsigned long long)e->cfg.run.seed, vary_describe(&e->cfg, err, sizeof err));
     snprintf(e->run_id, sizeof e->run_id, "%s", env_or("METIS_RUN_ID", "manual"));

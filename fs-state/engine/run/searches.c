@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CARRY_MAGIC 0x3543535349544d45ull    /* "EMTISSC5": this build's carry layout */
+#define CARRY_MAGIC 0x3643535349544d45ull    /* "EMTISSC6": this build's carry layout */
 
 /* The reach and coverage tables are arrays of counters only: added word by word. */
 _Static_assert(sizeof(((struct reach *)0)->row) % sizeof(uint64_t) == 0, "reach rows hold only counters");
@@ -261,6 +261,7 @@ int search_save(const struct engine *e)
     c.fail_streak = e->search.fail_streak;
     memcpy(c.fail_signature, e->search.fail_signature, sizeof c.fail_signature);
     c.bounded = e->search.bounded;
+    c.history_length = e->search.prior.history_length + e->search.history_length;
     for (int i = 0; i < e->g.nfs; i++)
         if (e->g.be[i]) {
             c.lingering_known[i] = (unsigned char)e->g.be[i]->lingering_known;

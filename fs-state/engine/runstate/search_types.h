@@ -57,6 +57,7 @@ struct search_carry {
     struct together_counts together;
     struct cache_stale stale[METIS_MAX_FS];
     double t[METIS_MAX_FS][4];   /* each fs's prepare, operation, abstract, finish seconds */
+    int history_length;          /* searches so far ended at HISTORY_SEARCH_OPS (driver.c) */
     int fail_streak;             /* the search ended on a target failure: how many in a row */
     char fail_signature[160];    /* ... of this class, with no operation done in between */
     struct bounded_progress bounded;
@@ -79,6 +80,9 @@ struct search_run {
     uint64_t init_draws, init_ok;            /* operations drawn at the initial state */
     uint64_t init_err[ERRNO_MAX];            /* ... their errnos on the reference */
     struct bounded_progress bounded;         /* search = bounded only */
+    double t_began, setup_s;                 /* when this search began, after its set-up of
+                                                setup_s seconds */
+    int history_length;                      /* it ends at HISTORY_SEARCH_OPS (driver.c) */
 };
 
 #endif

@@ -274,13 +274,52 @@ static void finish_at_exit(void)
     next_search(st, "search complete");
 }
 
-/* [run] search_ops: a search of its length ends and the next one, with the next derived seed
+/* Without [run] search_ops, a search on a target whose states come back logically or by a
+ * replay (a daemon without snapshots: history_restores) ends after this many operations: a
+ * class's trace is what the target ran since its last fresh mount, and a first run's single
+ * search of two minutes left histories of 10,000 to 70,000 steps that no shrink could replay
+ * once in its share (archivemount, encfs, disorderfs). Searches of 1,000 also found the
+ * mutations sooner than searches of 3,000 (README, "Searches of a length"). */
+#define HISTORY_SEARCH_OPS 1000
+/* ... but only once the search has run this many times as long as its set-up: a fresh set-up
+ * costs at most a tenth of the time (a cryfs mount takes 16 to 37 s). */
+#define HISTORY_SETUP_TIMES 10.0
+
+static int history_target(void)
+{
+    for (int i = 0; i < E.g.nfs; i++)
+        if (E.g.be[i] && E.g.be[i]->history_restores)
+            return 1;
+    return 0;
+}
+
+/* This search's length in operations: [run] search_ops, else HISTORY_SEARCH_OPS on a history
+ * target once its set-up is paid for, else none (0). */
+static uint64_t search_length(double now)
+{
+    if (E.cfg.run.search_ops)
+        return E.cfg.run.search_ops;
+    if (search_kind_parse(E.cfg.run.search) != SEARCH_DFS || !history_target() ||
+        now - E.search.t_began < HISTORY_SETUP_TIMES * E.search.setup_s)
+        return 0;
+    return HISTORY_SEARCH_OPS;
+}
+
+/* A search of its length (search_length) ends and the next one, with the next derived seed
  * (and so its own [vary] variants), starts from fresh file systems. */
 static void end_search_at_its_length(double now)
 {
-    if (!E.cfg.run.search_ops || E.ops < E.cfg.run.search_ops || stop_signal ||
-        !search_should_restart(&E, now))
+    uint64_t length = E.ops >= HISTORY_SEARCH_OPS || E.cfg.run.search_ops ? search_length(now) : 0;
+    if (!length || E.ops < length || stop_signal || !search_should_restart(&E, now))
         return;
+    if (!E.cfg.run.search_ops && E.search.prior.history_length == 0)
+        fprintf(stderr, "metis: search %d ends after %llu operations: a target without "
+                "snapshots has a class's trace in what it ran since its last fresh mount, so "
+                "searches of %d operations keep traces short to shrink ([run] search_ops sets "
+                "another length); search %d follows with seed %llu\n", E.search.index,
+                (unsigned long long)E.ops, HISTORY_SEARCH_OPS, E.search.index + 1,
+                (unsigned long long)search_seed(E.search.base_seed, E.search.index + 1));
+    E.search.history_length = !E.cfg.run.search_ops;
     next_search(verdict(), "search operation limit");
 }
 
@@ -625,6 +664,7 @@ static void start_bounded(void)
 
 void metis_start(void)
 {
+    double t_setup = now_seconds();   /* the search's set-up: loading, carry, mounts */
     install_signals();
     prof.on = getenv("METIS_STEP_PROFILE") && atoi(getenv("METIS_STEP_PROFILE")) > 0;
     if (getenv("METIS_TEST_STEP_BUSY_US"))
@@ -652,11 +692,13 @@ void metis_start(void)
      * too; a mount that could not be made, or anything else, is Metis's own failure. */
     if (engine_start(&E) < 0)
         step_failed(NULL, 0, 0);
+    E.search.setup_s = now_seconds() - t_setup;
     track_view();
     track_state(0, 0);
     if (bounded_on && bounded_note_initial(&bounded, metis_abs) < 0)
         infra_failure("out of memory for the states met");
     E.t_start = now_seconds();
+    E.search.t_began = E.t_start;
     search_begin(&E);
     E.last_progress = E.t_start;
     report_sampler_open(&E.sampler, E.out_dir);   /* without it the run goes on, unsampled */
