@@ -275,7 +275,8 @@ static void finish_at_exit(void)
 }
 
 /* Without [run] search_ops, a search on a target whose states come back logically or by a
- * replay (a daemon without snapshots: history_restores) ends after this many operations: a
+ * replay (a {dir}-backed daemon without snapshots: history_target) ends after this many
+ * operations: a
  * class's trace is what the target ran since its last fresh mount, and a first run's single
  * search of two minutes left histories of 10,000 to 70,000 steps that no shrink could replay
  * once in its share (archivemount, encfs, disorderfs). Searches of 1,000 also found the
@@ -285,10 +286,13 @@ static void finish_at_exit(void)
  * costs at most a tenth of the time (a cryfs mount takes 16 to 37 s). */
 #define HISTORY_SETUP_TIMES 10.0
 
+/* A target whose states come back logically or by replay, over {dir} directories that Metis
+ * makes empty for each set-up: a daemon over a directory of the config's own (bindfs over a
+ * fixed path) would start the next search on what the last one left there. */
 static int history_target(void)
 {
     for (int i = 0; i < E.g.nfs; i++)
-        if (E.g.be[i] && E.g.be[i]->history_restores)
+        if (E.g.be[i] && E.g.be[i]->history_restores && E.cfg.fs[i].dir_backed)
             return 1;
     return 0;
 }
