@@ -298,6 +298,11 @@ int session_compare(struct session *s, int initial)
 
 void session_stop(struct session *s)
 {
+    /* A step that timed out left a worker blocked on the hung daemon: it is killed and its
+     * connection aborted first, or the worker wakes into what the close freed (a shrink that
+     * started afresh after mhddfs hung in a rename ended with SIGSEGV). */
+    if (s->g.timed_out && s->g.failed_fs >= 0 && s->g.failed_fs < s->g.nfs)
+        fsgroup_recover(&s->g, s->g.failed_fs, TF_HANG);
     fsgroup_close(&s->g);
     if (s->started)
         backend_sweep(session_run_id());

@@ -333,23 +333,15 @@ static int left_in_pass(const struct shrink_plan *plan, int j, int n)
     return m;
 }
 
-/* A long trace's need counts at most this many times an even share of the bound left among
- * the classes still to shrink: archivemount's 88 classes met the bound after 33, three of which
- * had spent 30 s each to end at 76 to 110 operations. */
-#define FAIR_TIMES 3.0
-
 /* Class plan[j]'s share: an equal share of the pool left among the rest of its pass, but at
- * least what its trace needs (need_of: the floor at least; up to FAIR_TIMES an even share of
- * what is left), and never past the triage's bound (a teardown's grace before it: a quarter of
- * a short bound). */
+ * least what its trace needs (need_of: the floor at least), and never past the triage's bound
+ * (a teardown's grace before it: a quarter of a short bound). */
 static double share_of(const struct budget *b, const struct shrink_plan *plan, int j, int n)
 {
     double now = now_seconds(), need = need_of(b, plan[j].steps);
     double share = (b->pool_end - now) / left_in_pass(plan, j, n);
     double grace = b->most / 4 < TRIAGE_GRACE_SECONDS ? b->most / 4 : TRIAGE_GRACE_SECONDS;
     double cap = b->end - grace - now;
-    double fair = FAIR_TIMES * cap / (n - j);
-    need = need < fair ? need : fair > b->floor ? fair : b->floor;
     share = share > need ? share : need;
     return share < cap ? share : cap;
 }
