@@ -95,6 +95,14 @@ static int shrink_session_start(struct shrinker *sh)
     return 0;
 }
 
+/* The cached candidate's states died with its session: only their deltas are left to free. */
+static void forget_cache(struct shrinker *sh)
+{
+    for (size_t k = 0; k < sh->n; k++)
+        tree_delta_free(&sh->delta[k + 1]);
+    sh->n = 0;
+}
+
 /* A step failed. When the fs that failed is the target, not the reference (a daemon whose
  * read-back fails: mhddfs's "Too many levels of symbolic links" or EIO after a few thousand
  * steps, which ended 24 of 60 shrinks of a first run), the candidate did not end in the
@@ -113,9 +121,7 @@ static int target_failed(struct shrinker *sh)
             "the session starts afresh%s\n", hang ? "hung" : "failed", sh->s.err,
             enough ? ", and the shrink stops at the shortest trace so far" : "");
     session_stop(&sh->s);
-    for (size_t k = 0; k < sh->n; k++)
-        tree_delta_free(&sh->delta[k + 1]);
-    sh->n = 0;
+    forget_cache(sh);
     sh->target_failed++;
     sh->target_hangs += (size_t)hang;
     if (shrink_session_start(sh) < 0)
@@ -920,9 +926,7 @@ static int to_fresh_mounts(struct shrinker *sh)
     for (int i = 0; i < sh->cfg.nfs; i++)
         sh->cfg.fs[i].replay_logical |= (sh->logical >> i) & 1;
     sh->logical = 0;
-    for (size_t k = 0; k < sh->n; k++)
-        tree_delta_free(&sh->delta[k + 1]);
-    sh->n = 0;
+    forget_cache(sh);
     return shrink_session_start(sh);
 }
 

@@ -297,14 +297,17 @@ static int history_target(void)
     return 0;
 }
 
+/* Whether this search ends at HISTORY_SEARCH_OPS: decided once, after set-up, since the length
+ * is asked after every operation. */
+static int history_length_on;
+
 /* This search's length in operations: [run] search_ops, else HISTORY_SEARCH_OPS on a history
  * target once its set-up is paid for, else none (0). */
 static uint64_t search_length(double now)
 {
     if (E.cfg.run.search_ops)
         return E.cfg.run.search_ops;
-    if (search_kind_parse(E.cfg.run.search) != SEARCH_DFS || !history_target() ||
-        now - E.search.t_began < HISTORY_SETUP_TIMES * E.search.setup_s)
+    if (!history_length_on || now - E.search.t_began < HISTORY_SETUP_TIMES * E.search.setup_s)
         return 0;
     return HISTORY_SEARCH_OPS;
 }
@@ -313,7 +316,7 @@ static uint64_t search_length(double now)
  * (and so its own [vary] variants), starts from fresh file systems. */
 static void end_search_at_its_length(double now)
 {
-    uint64_t length = E.ops >= HISTORY_SEARCH_OPS || E.cfg.run.search_ops ? search_length(now) : 0;
+    uint64_t length = search_length(now);
     if (!length || E.ops < length || stop_signal || !search_should_restart(&E, now))
         return;
     if (!E.cfg.run.search_ops && E.search.prior.history_length == 0)
@@ -703,6 +706,8 @@ void metis_start(void)
         infra_failure("out of memory for the states met");
     E.t_start = now_seconds();
     E.search.t_began = E.t_start;
+    history_length_on = !E.cfg.run.search_ops &&
+                        search_kind_parse(E.cfg.run.search) == SEARCH_DFS && history_target();
     search_begin(&E);
     E.last_progress = E.t_start;
     report_sampler_open(&E.sampler, E.out_dir);   /* without it the run goes on, unsampled */
